@@ -1,0 +1,45 @@
+import { Command, CommanderError } from 'commander';
+import { RgeError, errorMessage } from '../util/errors.ts';
+import { registerCorpusCommands } from './corpus.ts';
+import { type CliIO, processIO } from './io.ts';
+import { registerRetrievalCommands } from './retrieval.ts';
+
+export function buildProgram(io: CliIO): Command {
+  const program = new Command('rge')
+    .description('RAG grounding eval: measure how faithfully LLMs answer from retrieved documents')
+    .version('0.1.0')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .showHelpAfterError('(add --help for usage)');
+  registerCorpusCommands(program, io);
+  registerRetrievalCommands(program, io);
+  // Every subcommand inherits exitOverride and the output streams.
+  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  return program;
+}
+
+function allCommands(cmd: Command): Command[] {
+  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 usage error. */
+export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv]);
+    return io.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
+      if (err.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (err instanceof RgeError) {
+      io.err(`rge: ${err.message}\n`);
+      return err.exitCode;
+    }
+    io.err(`rge: ${errorMessage(err)}\n`);
+    if (process.env.RGE_DEBUG && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
+    return 1;
+  }
+}

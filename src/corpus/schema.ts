@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** A fiscal year label as the methodology writes it: FY23, FY24. */
+export const FiscalYear = z.string().regex(/^FY\d{2}$/, 'fiscal year must look like FY24');
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
+
+/** One document of `data/corpus/sources.yaml`. Without url or sha256 it is "unpinned". */
+export const SourceDocument = z
+  .object({
+    company: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank'),
+    company_name: z.string().min(1).optional(),
+    fy: FiscalYear,
+    url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    sha256: Sha256.nullable().default(null),
+    accessed_on: z.iso.date().nullable().default(null),
+    file: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]+\.pdf$/, 'file must be a plain file name ending in .pdf (no folders)'),
+    note: z.string().optional(),
+  })
+  .strict();
+export type SourceDocument = z.infer<typeof SourceDocument>;
+
+export const SourcesFile = z
+  .object({
+    version: z.literal(1),
+    documents: z.array(SourceDocument).min(1),
+  })
+  .strict();
+export type SourcesFile = z.infer<typeof SourcesFile>;
+
+/** How a page's text was obtained: the plain text layer, or the table-aware layout path. */
+export const ExtractionMethod = z.enum(['text', 'table']);
+export type ExtractionMethod = z.infer<typeof ExtractionMethod>;
+
+/** The text of one PDF page; `page` is 1-indexed. */
+export const PageText = z.object({
+  page: z.number().int().positive(),
+  text: z.string(),
+  method: ExtractionMethod,
+});
+export type PageText = z.infer<typeof PageText>;
+
+/** A retrievable passage. `pages` is the 1-indexed, inclusive page range the text came from. */
+export const Chunk = z
+  .object({
+    id: z.string().regex(/^[a-z0-9-]+-(?:FY\d{2}|fyNA)-[0-9a-f]{8}$/),
+    company: z.string(),
+    fy: FiscalYear.nullable(),
+    source: z.string(),
+    heading: z.string().nullable(),
+    pages: z.tuple([z.number().int().positive(), z.number().int().positive()]),
+    tokens: z.number().int().positive(),
+    text: z.string().min(1),
+  })
+  .strict();
+export type Chunk = z.infer<typeof Chunk>;

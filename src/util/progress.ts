@@ -1,0 +1,57 @@
+import cliProgress from 'cli-progress';
+
+/**
+ * Progress for long steps. A bar on an interactive terminal; plain lines (at most one every
+ * `lineEveryMs`, plus the last) when stdout is not a TTY or `CI` is set, so logs stay readable.
+ */
+export interface Progress {
+  tick(n?: number, label?: string): void;
+  done(): void;
+}
+
+export interface ProgressOptions {
+  total: number;
+  label: string;
+  stream?: NodeJS.WriteStream;
+  quiet?: boolean;
+  lineEveryMs?: number;
+}
+
+export function isInteractive(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return Boolean(stream.isTTY) && !process.env.CI;
+}
+
+export function createProgress(opts: ProgressOptions): Progress {
+  const stream = opts.stream ?? process.stderr;
+  if (opts.quiet) return { tick() {}, done() {} };
+  let value = 0;
+  if (isInteractive(stream)) {
+    const bar = new cliProgress.SingleBar(
+      { format: `${opts.label} [{bar}] {value}/{total} {item}`, stream, hideCursor: true, clearOnComplete: false },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(opts.total, 0, { item: '' });
+    return {
+      tick(n = 1, label = '') {
+        value += n;
+        bar.update(value, { item: label });
+      },
+      done() {
+        bar.stop();
+      },
+    };
+  }
+  const every = opts.lineEveryMs ?? 2000;
+  let last = 0;
+  return {
+    tick(n = 1, label = '') {
+      value += n;
+      const now = Date.now();
+      if (now - last >= every || value >= opts.total) {
+        last = now;
+        stream.write(`${opts.label}: ${value}/${opts.total}${label ? ` ${label}` : ''}\n`);
+      }
+    },
+    done() {},
+  };
+}

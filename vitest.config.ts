@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'evals',
+          include: ['evals/**/*.eval.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
+        },
+      },
+    ],
+  },
+});
