@@ -36,7 +36,14 @@ export function throughputRow(
   reference: { name: string; value: number } | null,
   note?: string,
 ): BenchRow {
-  return { name, unit, value, reference, ratio: reference ? value / reference.value : null, ...(note ? { note } : {}) };
+  return {
+    name,
+    unit,
+    value,
+    reference,
+    ratio: reference ? value / reference.value : null,
+    ...(note ? { note } : {}),
+  };
 }
 
 export function latencyRow(
@@ -46,7 +53,14 @@ export function latencyRow(
   reference: { name: string; value: number } | null,
   note?: string,
 ): BenchRow {
-  return { name, unit, value, reference, ratio: reference ? reference.value / value : null, ...(note ? { note } : {}) };
+  return {
+    name,
+    unit,
+    value,
+    reference,
+    ratio: reference ? reference.value / value : null,
+    ...(note ? { note } : {}),
+  };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {

@@ -20,7 +20,8 @@ const files = (await readdir(join(root, 'bench')))
   .filter((f) => names.length === 0 || names.some((n) => f.includes(n)))
   .sort();
 
-const fmt = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toPrecision(3));
+const fmt = (x: number) =>
+  Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 1 ? x.toFixed(2) : x.toPrecision(3);
 const all: BenchRow[] = [];
 for (const file of files) {
   const tmp = await mkdtemp(join(tmpdir(), 'rge-bench-'));

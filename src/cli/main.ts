@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { RgeError, errorMessage } from '../util/errors.ts';
+import { errorMessage, RgeError } from '../util/errors.ts';
 import { registerCorpusCommands } from './corpus.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
@@ -14,7 +14,8 @@ export function buildProgram(io: CliIO): Command {
   registerCorpusCommands(program, io);
   registerRetrievalCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
-  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  for (const cmd of allCommands(program))
+    cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   return program;
 }
 
@@ -30,7 +31,8 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     return io.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0)
+        return 0;
       if (err.code === 'commander.help') return 0;
       return 2;
     }

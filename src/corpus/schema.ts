@@ -8,10 +8,15 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase h
 /** One document of `data/corpus/sources.yaml`. Without url or sha256 it is "unpinned". */
 export const SourceDocument = z
   .object({
-    company: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank'),
+    company: z
+      .string()
+      .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank'),
     company_name: z.string().min(1).optional(),
     fy: FiscalYear,
-    url: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    url: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .default(null),
     sha256: Sha256.nullable().default(null),
     accessed_on: z.iso.date().nullable().default(null),
     file: z
@@ -45,7 +50,7 @@ export type PageText = z.infer<typeof PageText>;
 /** A retrievable passage. `pages` is the 1-indexed, inclusive page range the text came from. */
 export const Chunk = z
   .object({
-    id: z.string().regex(/^[a-z0-9-]+-(?:FY\d{2}|fyNA)-[0-9a-f]{8}$/),
+    id: z.string().regex(/^[a-z0-9-]+-(?:FY\d{2}|FYNA)-[0-9a-f]{8}$/),
     company: z.string(),
     fy: FiscalYear.nullable(),
     source: z.string(),

@@ -9,7 +9,10 @@ export class RgeError extends Error {
   readonly file: string | undefined;
   readonly line: number | undefined;
 
-  constructor(message: string, opts: { exitCode?: ExitCode; file?: string; line?: number; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    opts: { exitCode?: ExitCode; file?: string; line?: number; cause?: unknown } = {},
+  ) {
     const where = opts.file ? `${opts.file}${opts.line !== undefined ? `:${opts.line}` : ''}: ` : '';
     super(`${where}${message}`, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'RgeError';

@@ -1,0 +1,146 @@
+/**
+ * Chunking: pages of one document -> retrievable chunks of at most 800 cl100k tokens with a 100-token
+ * overlap, each with its nearest preceding heading, page range and content-addressed id.
+ *
+ * Chunks are cut at line boundaries (a line is one visual line of the page, or one table row from the
+ * layout path), so a table row or a figure is never split between two chunks. Only a single line longer
+ * than the chunk size is cut inside, at token boundaries. The overlap is the longest run of whole trailing
+ * lines of the previous chunk that fits in `overlapTokens`. See docs/adr/0003-chunking.md.
+ */
+import { decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import { sha1 } from '../util/fs.ts';
+import {
+  cleanHeading,
+  detectFurniture,
+  isCapitalised,
+  isHeading,
+  isNumberedHeading,
+  stripFurniture,
+} from './headings.ts';
+import type { Chunk, PageText } from './schema.ts';
+
+export interface ChunkOptions {
+  maxTokens?: number;
+  overlapTokens?: number;
+}
+
+export interface DocumentMeta {
+  company: string;
+  /** FY24 etc.; null when unknown (ids then carry FYNA) */
+  fy: string | null;
+  /** the source file name */
+  source: string;
+}
+
+export const CHUNK_TOKENS = 800;
+export const OVERLAP_TOKENS = 100;
+
+interface Line {
+  text: string;
+  page: number;
+  tokens: number;
+  heading: string | null;
+}
+
+export function chunkId(company: string, fy: string | null, text: string): string {
+  return `${company}-${fy ?? 'FYNA'}-${sha1(text).slice(0, 8)}`;
+}
+
+/** Token count of a line as it stands in a chunk (followed by a newline). */
+function lineTokens(text: string): number {
+  return encode(`${text}\n`).length;
+}
+
+/** Splits a line longer than `max` tokens into pieces of at most `max` tokens. */
+function splitLongLine(text: string, max: number): string[] {
+  const tokens = encode(text);
+  const pieces: string[] = [];
+  for (let i = 0; i < tokens.length; i += max - 1) pieces.push(decode(tokens.slice(i, i + max - 1)).trim());
+  return pieces.filter((p) => p !== '');
+}
+
+/** The content lines of a document: furniture removed, headings tracked, long lines split. */
+export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKENS): Line[] {
+  const pageLines = pages.map((p) => p.text.split(/\r?\n/));
+  const furniture = detectFurniture(pageLines);
+  const lines: Line[] = [];
+  let heading: string | null = null;
+  let previousWasCapsHeading = false;
+  for (const [i, page] of pages.entries()) {
+    for (const raw of stripFurniture(pageLines[i] as string[], furniture)) {
+      const text = raw.replace(/[ \t\u00a0]+/g, ' ').trim();
+      if (text === '') continue;
+      const continues =
+        previousWasCapsHeading && isCapitalised(text) && !isNumberedHeading(text) && text.length <= 90;
+      const headingLine = continues || isHeading(text);
+      if (headingLine) {
+        // A capitalised heading that wraps onto a second line continues, rather than replaces, the first.
+        heading = continues && heading ? cleanHeading(`${heading} ${text}`) : cleanHeading(text);
+      }
+      previousWasCapsHeading = headingLine && isCapitalised(text) && !previousWasCapsHeading;
+      const tokens = lineTokens(text);
+      if (tokens <= maxTokens) {
+        lines.push({ text, page: page.page, tokens, heading });
+        continue;
+      }
+      for (const piece of splitLongLine(text, maxTokens)) {
+        lines.push({ text: piece, page: page.page, tokens: lineTokens(piece), heading });
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * Chunks one document. Deterministic: the same pages give the same chunks and ids. Chunks whose text
+ * repeats an earlier chunk of the document (same id) are dropped.
+ */
+export function chunkDocument(
+  pages: readonly PageText[],
+  meta: DocumentMeta,
+  opts: ChunkOptions = {},
+): Chunk[] {
+  const maxTokens = opts.maxTokens ?? CHUNK_TOKENS;
+  const overlapTokens = opts.overlapTokens ?? OVERLAP_TOKENS;
+  if (overlapTokens >= maxTokens) throw new Error('overlap must be smaller than the chunk size');
+  const lines = documentLines(pages, maxTokens);
+  const chunks: Chunk[] = [];
+  const seen = new Set<string>();
+  let start = 0;
+  while (start < lines.length) {
+    let end = start;
+    let tokens = 0;
+    while (end < lines.length && tokens + (lines[end] as Line).tokens <= maxTokens) {
+      tokens += (lines[end] as Line).tokens;
+      end++;
+    }
+    const window = lines.slice(start, end);
+    const text = window.map((l) => l.text).join('\n');
+    const id = chunkId(meta.company, meta.fy, text);
+    if (!seen.has(id)) {
+      seen.add(id);
+      const first = window[0] as Line;
+      const last = window[window.length - 1] as Line;
+      chunks.push({
+        id,
+        company: meta.company,
+        fy: meta.fy,
+        source: meta.source,
+        heading: first.heading,
+        pages: [first.page, last.page],
+        tokens,
+        text,
+      });
+    }
+    if (end >= lines.length) break;
+    // Step back over whole trailing lines that fit in the overlap, but always move forward.
+    let next = end;
+    let overlap = 0;
+    while (next - 1 > start && overlap + (lines[next - 1] as Line).tokens <= overlapTokens) {
+      next--;
+      overlap += (lines[next] as Line).tokens;
+    }
+    start = next;
+  }
+  return chunks;
+}

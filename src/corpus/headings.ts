@@ -1,0 +1,181 @@
+/**
+ * Section headings and page furniture in annual reports.
+ *
+ * Page furniture is what repeats on many pages at the same place: running headers and footers
+ * ("Reliance Industries Limited | Integrated Annual Report 2023-24"), page numbers ("12", "Page 12 of
+ * 300", "- 12 -"). It is detected across the pages of one document and removed before chunking, so it
+ * neither pads chunks nor poses as a heading.
+ *
+ * A heading is a line that opens a section: numbered ("1. Revenue from operations", "Note 12", "Item 7.",
+ * "2.3 Borrowings", "IV. Risks"), capitalised ("CONSOLIDATED BALANCE SHEET"), or a short title-case line
+ * without final punctuation ("Report on Corporate Governance"). Table rows, sentences and figures are not.
+ */
+
+/** Lines examined at the top and at the bottom of each page when looking for furniture. */
+const FURNITURE_EDGE_LINES = 3;
+
+const PAGE_NUMBER =
+  /^(?:page\s*)?[-–—(]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
+
+/**
+ * The shape of a line with its spacing folded and, when it holds at most two numbers (a year, a page
+ * number), its digits too, so "Annual Report 2023 | 14" matches page 15's. Lines with more numbers are
+ * content (table rows, figures) and keep their digits.
+ */
+export function furnitureKey(line: string): string {
+  const text = line.toLowerCase().replace(/\s+/g, ' ').trim();
+  return (text.match(/\d+/g)?.length ?? 0) <= 2 ? text.replace(/\d+/g, '#') : text;
+}
+
+export function isPageNumber(line: string): boolean {
+  return PAGE_NUMBER.test(line.trim());
+}
+
+/**
+ * The furniture keys of a document: line shapes found among the top or bottom lines of at least
+ * max(3, 30%) of its pages. Documents of fewer than 4 pages have no furniture but page numbers.
+ */
+export function detectFurniture(pages: readonly (readonly string[])[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const lines of pages) {
+    const edge = new Set<string>();
+    const nonEmpty = lines.filter((l) => l.trim() !== '');
+    for (const l of nonEmpty.slice(0, FURNITURE_EDGE_LINES)) edge.add(furnitureKey(l));
+    for (const l of nonEmpty.slice(-FURNITURE_EDGE_LINES)) edge.add(furnitureKey(l));
+    for (const key of edge) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const furniture = new Set<string>();
+  if (pages.length < 4) return furniture;
+  const threshold = Math.max(3, Math.ceil(pages.length * 0.3));
+  for (const [key, n] of counts) if (n >= threshold && key.length > 0) furniture.add(key);
+  return furniture;
+}
+
+/** Removes page numbers and furniture from the top and bottom lines of a page. */
+export function stripFurniture(lines: readonly string[], furniture: ReadonlySet<string>): string[] {
+  const isFurniture = (l: string) => isPageNumber(l) || furniture.has(furnitureKey(l));
+  const out = lines.map((l) => l.trim());
+  // Only the edges of a page hold furniture; the same words mid-page are content.
+  let top = 0;
+  let removedTop = 0;
+  while (top < out.length && removedTop < FURNITURE_EDGE_LINES + 2) {
+    const l = out[top] as string;
+    if (l === '') {
+      top++;
+      continue;
+    }
+    if (!isFurniture(l)) break;
+    out[top] = '';
+    removedTop++;
+    top++;
+  }
+  let bottom = out.length - 1;
+  let removedBottom = 0;
+  while (bottom >= top && removedBottom < FURNITURE_EDGE_LINES + 2) {
+    const l = out[bottom] as string;
+    if (l === '') {
+      bottom--;
+      continue;
+    }
+    if (!isFurniture(l)) break;
+    out[bottom] = '';
+    removedBottom++;
+    bottom--;
+  }
+  return out.filter((l) => l !== '');
+}
+
+const NUMBERED =
+  /^(?:(?:note|item|section|part|schedule|annexure)\s+[0-9ivxlc]+[a-z]?[.:)]?|\d{1,2}(?:\.\d{1,2}){0,3}[.)]?|[ivxlc]{1,6}[.)]|[a-h][.)])\s+(\S.*)$/i;
+const SMALL_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'as',
+  'at',
+  'by',
+  'for',
+  'from',
+  'in',
+  'into',
+  'of',
+  'on',
+  'or',
+  'the',
+  'to',
+  'with',
+  'vs',
+  'per',
+  '&',
+]);
+const MAX_HEADING_CHARS = 90;
+const MAX_TITLE_WORDS = 9;
+
+function letterShare(s: string): number {
+  const letters = s.match(/\p{L}/gu)?.length ?? 0;
+  return letters / Math.max(1, s.replace(/\s/g, '').length);
+}
+
+function digitShare(s: string): number {
+  const digits = s.match(/\d/g)?.length ?? 0;
+  return digits / Math.max(1, s.replace(/\s/g, '').length);
+}
+
+function isTitleCase(words: readonly string[]): boolean {
+  let major = 0;
+  for (const [i, w] of words.entries()) {
+    const bare = w.replace(/^[("'‘“]+|[)"'’”:,]+$/g, '');
+    if (bare === '') continue;
+    if (i > 0 && SMALL_WORDS.has(bare.toLowerCase())) continue;
+    if (!/^[\p{Lu}\d]/u.test(bare)) return false;
+    major++;
+  }
+  return major > 0;
+}
+
+/**
+ * Whether a line reads as a section heading. `line` is one visual line of a page, already trimmed.
+ * Conservative by design: a missed heading leaves the previous one in force, a false one mislabels
+ * every chunk that follows it.
+ */
+export function isHeading(line: string): boolean {
+  const text = line.trim();
+  if (text.length < 3 || text.length > MAX_HEADING_CHARS) return false;
+  if (text.includes(' | ')) return false; // a table row from the layout path
+  if (/[.;,]$/.test(text) && !/^(?:note|item)\s/i.test(text)) return false; // sentences and list items end so
+  if (digitShare(text) > 0.25 || letterShare(text) < 0.6) return false;
+  if (/[₹$€£%]|\b(?:rs|inr|usd)\.?\s*\d/i.test(text)) return false;
+
+  if (/^(?:mr|ms|mrs|dr|shri|smt|prof)\.?\s/i.test(text)) return false; // names under signatures
+  const numbered = NUMBERED.exec(text);
+  if (numbered) {
+    const rest = numbered[1] as string;
+    return (
+      /^[\p{Lu}]/u.test(rest) && rest.split(/\s+/).length <= MAX_TITLE_WORDS + 3 && !/[.!?]\s/.test(rest)
+    );
+  }
+  if (/^(?:total|sub-?total|grand total|less|add)\b/i.test(text)) return false; // statement row labels
+  if (/\S:\s+\S/.test(text)) return false; // "Place: Mumbai", "Date: 12 May 2024"
+  const words = text.split(/\s+/);
+  const letters = text.replace(/[^\p{L}]/gu, '');
+  if (letters.length >= 4 && letters === letters.toUpperCase() && /\p{Lu}/u.test(letters)) {
+    return words.length <= MAX_TITLE_WORDS + 3;
+  }
+  return words.length >= 2 && words.length <= MAX_TITLE_WORDS && /^\p{Lu}/u.test(text) && isTitleCase(words);
+}
+
+/** Whether a line opens with a section number ("12.", "Note 3", "ITEM 7A", "PART II"). */
+export function isNumberedHeading(line: string): boolean {
+  return NUMBERED.test(line.trim()) || /^(?:item|part|note)\s+[0-9ivxlc]+[a-z]?\b/i.test(line.trim());
+}
+
+/** Whether a heading line is written in capitals (its continuation line, if any, is too). */
+export function isCapitalised(line: string): boolean {
+  const letters = line.replace(/[^\p{L}]/gu, '');
+  return letters.length >= 4 && letters === letters.toUpperCase();
+}
+
+/** Normalises a heading for display: inner whitespace folded, a trailing colon dropped. */
+export function cleanHeading(line: string): string {
+  return line.replace(/\s+/g, ' ').replace(/:$/, '').trim();
+}

@@ -1,0 +1,219 @@
+/**
+ * Ingest: PDFs -> pages -> chunks -> embeddings -> index. Orchestrates the corpus and retrieval stages.
+ *
+ * A document that cannot be read (missing, corrupt, encrypted, text-less) is reported with its file
+ * name and skipped; the others still ingest. Extracted pages are cached by the PDF's sha256 and the
+ * extractor settings, embeddings by (embedder, chunk id), so re-ingesting an unchanged corpus only
+ * re-chunks and rewrites the index.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type ChunkOptions, chunkDocument } from '../corpus/chunk.ts';
+import { documentIdentity } from '../corpus/naming.ts';
+import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
+import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
+import { buildIndex } from '../retrieval/index.ts';
+import { errorMessage, RgeError } from '../util/errors.ts';
+import { sha256File, writeFileAtomic } from '../util/fs.ts';
+
+/** Bump when extraction output changes, so cached pages are not reused across versions. */
+export const EXTRACTOR_VERSION = 1;
+
+export interface IngestDocument {
+  path: string;
+  company: string;
+  fy: string | null;
+  source: string;
+  /** the pinned sha256, verified before ingest when present */
+  sha256?: string | null;
+}
+
+export type TablesMode = 'auto' | 'always' | 'never';
+
+export interface IngestOptions {
+  indexDir: string;
+  embedder: string;
+  cacheDir: string;
+  tables?: TablesMode;
+  concurrency?: number;
+  chunking?: ChunkOptions;
+  onStage?: (stage: 'extract' | 'chunk' | 'embed', done: number, total: number, label?: string) => void;
+}
+
+export interface DocumentReport {
+  source: string;
+  company: string;
+  fy: string | null;
+  status: 'ok' | 'failed';
+  pages: number;
+  tablePages: number;
+  chunks: number;
+  fromCache: boolean;
+  error?: string;
+}
+
+export interface IngestReport {
+  documents: DocumentReport[];
+  failed: number;
+  chunks: number;
+  duplicateChunks: number;
+  index: { dir: string; checksum: string; embedder: string; embedded: number; cached: number } | null;
+}
+
+/** The documents of a sources.yaml whose PDFs sit in `pdfDir`. */
+export function documentsFromSources(docs: readonly SourceDocument[], pdfDir: string): IngestDocument[] {
+  return docs.map((d) => ({
+    path: join(pdfDir, d.file),
+    company: d.company,
+    fy: d.fy,
+    source: d.file,
+    sha256: d.sha256,
+  }));
+}
+
+/** Every PDF of a folder (sorted by name), company = file name stem, fiscal year from the name. */
+export async function documentsFromFolder(dir: string): Promise<IngestDocument[]> {
+  if (!existsSync(dir)) throw new RgeError(`no such folder: ${dir}`);
+  const names = (await readdir(dir)).filter((n) => n.toLowerCase().endsWith('.pdf')).sort();
+  if (names.length === 0) throw new RgeError(`no PDF files in ${dir}`);
+  return names.map((n) => ({ path: resolve(dir, n), ...documentIdentity(n) }));
+}
+
+function pageCachePath(cacheDir: string, hash: string, tables: TablesMode): string {
+  return join(cacheDir, 'pages', `${hash}-v${EXTRACTOR_VERSION}-${tables}.json`);
+}
+
+async function readPageCache(path: string): Promise<PageText[] | null> {
+  if (!existsSync(path)) return null;
+  try {
+    return PageText.array().parse(JSON.parse(await readFile(path, 'utf8')));
+  } catch {
+    return null; // a damaged cache entry is re-extracted, not trusted
+  }
+}
+
+interface Extracted {
+  doc: IngestDocument;
+  pages?: PageText[];
+  fromCache: boolean;
+  error?: string;
+}
+
+async function extractAll(docs: readonly IngestDocument[], opts: IngestOptions): Promise<Extracted[]> {
+  const tables = opts.tables ?? 'auto';
+  const results: Extracted[] = docs.map((doc) => ({ doc, fromCache: false }));
+  const hashes: (string | null)[] = [];
+  const toExtract: number[] = [];
+  let done = 0;
+  for (const [i, doc] of docs.entries()) {
+    const slot = results[i] as Extracted;
+    if (!existsSync(doc.path)) {
+      slot.error = `${doc.path}: file not found${doc.sha256 !== undefined ? ' (run `rge corpus fetch` first)' : ''}`;
+      hashes.push(null);
+      opts.onStage?.('extract', ++done, docs.length, doc.source);
+      continue;
+    }
+    const hash = await sha256File(doc.path);
+    hashes.push(hash);
+    if (doc.sha256 && doc.sha256 !== hash) {
+      slot.error = `${doc.path}: sha256 ${hash} does not match the pinned ${doc.sha256}; refusing to ingest it`;
+      opts.onStage?.('extract', ++done, docs.length, doc.source);
+      continue;
+    }
+    const cached = await readPageCache(pageCachePath(opts.cacheDir, hash, tables));
+    if (cached) {
+      slot.pages = cached;
+      slot.fromCache = true;
+      opts.onStage?.('extract', ++done, docs.length, doc.source);
+      continue;
+    }
+    toExtract.push(i);
+  }
+  const extracted = await extractMany(
+    toExtract.map((i) => (docs[i] as IngestDocument).path),
+    {
+      tables,
+      ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+      onDocument: () => opts.onStage?.('extract', ++done, docs.length),
+    },
+  );
+  for (const [j, r] of extracted.entries()) {
+    const i = toExtract[j] as number;
+    const slot = results[i] as Extracted;
+    if (r.error || !r.result) {
+      slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
+      continue;
+    }
+    slot.pages = (r.result as ExtractedDocument).pages;
+    await writeFileAtomic(
+      pageCachePath(opts.cacheDir, hashes[i] as string, tables),
+      JSON.stringify(slot.pages),
+    );
+  }
+  return results;
+}
+
+/** Chunks every extracted document; a chunk id already taken by an earlier document is dropped. */
+export function chunkAll(
+  extracted: readonly { doc: IngestDocument; pages?: PageText[] }[],
+  chunking?: ChunkOptions,
+): { byDocument: Chunk[][]; chunks: Chunk[]; duplicates: number } {
+  const seen = new Set<string>();
+  const chunks: Chunk[] = [];
+  let duplicates = 0;
+  const byDocument = extracted.map(({ doc, pages }) => {
+    if (!pages) return [];
+    const own = chunkDocument(pages, doc, chunking).filter((c) => {
+      if (seen.has(c.id)) {
+        duplicates++;
+        return false;
+      }
+      seen.add(c.id);
+      return true;
+    });
+    chunks.push(...own);
+    return own;
+  });
+  return { byDocument, chunks, duplicates };
+}
+
+export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
+  const extracted = await extractAll(docs, opts);
+  const { byDocument, chunks, duplicates } = chunkAll(extracted, opts.chunking);
+  opts.onStage?.('chunk', chunks.length, chunks.length);
+  const documents: DocumentReport[] = extracted.map((e, i) => ({
+    source: e.doc.source,
+    company: e.doc.company,
+    fy: e.doc.fy,
+    status: e.pages ? 'ok' : 'failed',
+    pages: e.pages?.length ?? 0,
+    tablePages: e.pages?.filter((p) => p.method === 'table').length ?? 0,
+    chunks: byDocument[i]?.length ?? 0,
+    fromCache: e.fromCache,
+    ...(e.error ? { error: e.error } : {}),
+  }));
+  const failed = documents.filter((d) => d.status === 'failed').length;
+  if (chunks.length === 0) {
+    return { documents, failed, chunks: 0, duplicateChunks: duplicates, index: null };
+  }
+  const built = await buildIndex(chunks, {
+    dir: opts.indexDir,
+    embedder: opts.embedder,
+    cacheDir: join(opts.cacheDir, 'embeddings'),
+    onProgress: (done, total) => opts.onStage?.('embed', done, total),
+  });
+  return {
+    documents,
+    failed,
+    chunks: chunks.length,
+    duplicateChunks: duplicates,
+    index: {
+      dir: opts.indexDir,
+      checksum: built.checksum,
+      embedder: opts.embedder,
+      embedded: built.embedded,
+      cached: built.cached,
+    },
+  };
+}
