@@ -1,0 +1,96 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type FetchResult, fetchSources } from '../corpus/fetch.ts';
+import { loadSources } from '../corpus/sources.ts';
+import { UsageError } from '../util/errors.ts';
+import { createProgress } from '../util/progress.ts';
+import type { CliIO } from './io.ts';
+
+interface FetchFlags {
+  sources: string;
+  dest: string;
+  from?: string;
+  pin?: boolean;
+  quiet?: boolean;
+}
+
+/** `rge corpus fetch`: download (or copy from a mirror) the PDFs of sources.yaml and verify their sha256. */
+export function registerFetchCommand(corpus: Command, io: CliIO): void {
+  corpus
+    .command('fetch')
+    .description(
+      'download the PDFs listed in sources.yaml into the PDF folder, verifying each sha256; ' +
+        'interrupted downloads resume from their .part file',
+    )
+    .option('--sources <file>', 'sources file listing the documents', 'data/corpus/sources.yaml')
+    .option('--dest <dir>', 'folder the PDFs are written to', 'data/corpus/pdfs')
+    .option('--from <dir>', 'copy <dir>/<file> instead of downloading, when it is there (same verification)')
+    .option('--pin', 'for documents with a url but no sha256: fetch and record sha256 and accessed_on')
+    .option('-q, --quiet', 'no progress output')
+    .action(async (flags: FetchFlags) => {
+      const results = await runFetch(flags, io);
+      io.out(formatFetchReport(results));
+      if (results.some((r) => r.status === 'failed')) io.exitCode = 1;
+    });
+}
+
+async function runFetch(flags: FetchFlags, io: CliIO): Promise<FetchResult[]> {
+  const at = (p: string) => resolve(io.cwd, p);
+  const sourcesPath = at(flags.sources);
+  if (!(await isFile(sourcesPath))) throw new UsageError(`no sources file at ${sourcesPath} (see --sources)`);
+  const mirrorDir = flags.from === undefined ? undefined : at(flags.from);
+  if (mirrorDir !== undefined && !(await isDirectory(mirrorDir))) {
+    throw new UsageError(`--from ${flags.from}: no such folder`);
+  }
+  const sources = await loadSources(sourcesPath);
+  const progress = createProgress({
+    total: sources.documents.length,
+    label: 'fetch',
+    quiet: flags.quiet ?? false,
+  });
+  const results = await fetchSources(sources, {
+    destDir: at(flags.dest),
+    from: mirrorDir,
+    pin: flags.pin ?? false,
+    sourcesPath,
+    onProgress: (result) => progress.tick(1, `${result.doc.file} ${result.status}`),
+  });
+  progress.done();
+  return results;
+}
+
+/** One line per document (status, company, fiscal year, file, sha256 or the reason), then a summary. */
+export function formatFetchReport(results: readonly FetchResult[]): string {
+  const companyWidth = Math.max(0, ...results.map((r) => r.doc.company.length));
+  const fileWidth = Math.max(0, ...results.map((r) => r.doc.file.length));
+  const lines = results.map((r) => {
+    const detail = r.error ?? r.sha256 ?? '';
+    const columns = [
+      r.status.padEnd(10),
+      r.doc.company.padEnd(companyWidth),
+      r.doc.fy,
+      r.doc.file.padEnd(fileWidth),
+    ];
+    return `${columns.join(' ')}  ${detail}`.trimEnd();
+  });
+  const counts = new Map<string, number>();
+  for (const r of results) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  lines.push(`${results.length} documents: ${summary || 'none'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
