@@ -1,4 +1,104 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { openIndex, type RetrievedChunk, verifyIndex } from '../retrieval/index.ts';
+import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 
-export function registerRetrievalCommands(_program: Command, _io: CliIO): void {}
+const DEFAULT_INDEX = 'data/index';
+
+function parseK(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`--k must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseFy(raw: string): string {
+  const fy = raw.toUpperCase();
+  if (!/^FY\d{2}$/.test(fy)) throw new UsageError(`--fy must look like FY24, got "${raw}"`);
+  return fy;
+}
+
+function score(x: number): string {
+  return x.toFixed(4);
+}
+
+function pages(c: RetrievedChunk): string {
+  return c.pages[0] === c.pages[1] ? `p. ${c.pages[0]}` : `pp. ${c.pages[0]}-${c.pages[1]}`;
+}
+
+export function registerRetrievalCommands(program: Command, io: CliIO): void {
+  const index = program
+    .command('index')
+    .description('inspect the retrieval index (built by `rge corpus ingest`)');
+
+  index
+    .command('checksum')
+    .description('print the index checksum: sha256 over the embedder id, the chunk ids and their vectors')
+    .option('--index <dir>', 'index folder', DEFAULT_INDEX)
+    .option('--verify', 'recompute the checksum from the stored vectors; exit 1 on mismatch')
+    .action(async (opts: { index: string; verify?: boolean }) => {
+      const dir = resolve(io.cwd, opts.index);
+      if (!opts.verify) {
+        const idx = await openIndex(dir);
+        io.out(`${idx.checksum}\n`);
+        return;
+      }
+      const result = await verifyIndex(dir);
+      if (result.ok) {
+        io.out(`${result.stored}\nok: recomputed checksum matches\n`);
+        return;
+      }
+      io.out(`${result.stored}\n`);
+      for (const p of result.problems) io.err(`rge: ${dir}: ${p}\n`);
+      io.exitCode = 1;
+    });
+
+  program
+    .command('retrieve')
+    .description('print the chunks the index retrieves for a question, best first')
+    .argument('<question>', 'the question, in quotes')
+    .option('--index <dir>', 'index folder', DEFAULT_INDEX)
+    .option('--k <n>', 'how many chunks', parseK, 5)
+    .option('--company <slug>', 'only chunks of this company, e.g. hdfc-bank')
+    .option('--fy <FY>', 'only chunks of this fiscal year, e.g. FY24', parseFy)
+    .option(
+      '--model-dir <dir>',
+      'bge-m3 indexes: folder with the Xenova/bge-m3 files (or env RGE_BGE_M3_DIR)',
+    )
+    .option('--json', 'print a JSON array instead of text')
+    .action(
+      async (
+        question: string,
+        opts: { index: string; k: number; company?: string; fy?: string; modelDir?: string; json?: boolean },
+      ) => {
+        if (question.trim() === '') throw new UsageError('the question is empty');
+        const idx = await openIndex(resolve(io.cwd, opts.index), {
+          embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
+        });
+        const hits = await idx.retrieve(question, { k: opts.k, company: opts.company, fy: opts.fy });
+        if (opts.json) {
+          const rows = hits.map((c) => ({
+            id: c.id,
+            company: c.company,
+            fy: c.fy,
+            source: c.source,
+            heading: c.heading,
+            pages: [c.pages[0], c.pages[1]],
+            score: c.score,
+            text: c.text,
+          }));
+          io.out(`${JSON.stringify(rows, null, 2)}\n`);
+          return;
+        }
+        if (hits.length === 0) {
+          io.out('no chunks matched\n');
+          return;
+        }
+        hits.forEach((c, i) => {
+          io.out(
+            `${i + 1}. ${c.id}  ${pages(c)}  score ${score(c.score)}\n   ${c.heading ?? '(no heading)'}\n`,
+          );
+        });
+      },
+    );
+}

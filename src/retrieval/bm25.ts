@@ -1,0 +1,173 @@
+import type { EmbedderOptions, LexicalEmbedder, TermCounts } from './embedder.ts';
+
+/**
+ * Lexical retrieval with Okapi BM25. Tokens are lowercase words and numbers; a number keeps its
+ * thousands separators, decimal point and percent sign ("34,229", "12.5%"), because in annual reports
+ * the figure is usually the most specific thing a question shares with its passage.
+ */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const BM25_TOKENIZER_VERSION = 1;
+
+/** Light stop-words: function words only, so "net", "total", "profit" still count. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been being but by did do does for from had has have he her his how i if in into is it ' +
+    'its of on or our s she so such than that the their them then there these they this those to was we were what ' +
+    'when where which who whom why will with would you your'
+  ).split(' '),
+);
+
+// a number with optional grouping/decimal parts and an optional percent sign, or a word that starts with a letter
+const TOKEN = /\p{N}+(?:[.,]\p{N}+)*%?|\p{L}[\p{L}\p{N}]*/gu;
+
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.toLowerCase().matchAll(TOKEN)) {
+    const t = m[0];
+    if (!STOP_WORDS.has(t)) out.push(t);
+  }
+  return out;
+}
+
+export function termCounts(text: string): TermCounts {
+  const tokens = tokenize(text);
+  const terms = new Map<string, number>();
+  for (const t of tokens) terms.set(t, (terms.get(t) ?? 0) + 1);
+  return { terms, length: tokens.length };
+}
+
+export function bm25EmbedderId(k1: number = BM25_K1, b: number = BM25_B): string {
+  return `bm25:tokenizer-v${BM25_TOKENIZER_VERSION}:k1=${k1}:b=${b}`;
+}
+
+export function createBm25Embedder(opts: EmbedderOptions = {}): LexicalEmbedder {
+  const batchSize = opts.batchSize ?? 256;
+  return {
+    kind: 'lexical',
+    name: 'bm25',
+    id: bm25EmbedderId(),
+    batchSize,
+    k1: BM25_K1,
+    b: BM25_B,
+    async embedPassages(texts, onBatch) {
+      const out: TermCounts[] = [];
+      for (const text of texts) {
+        out.push(termCounts(text));
+        if (out.length % batchSize === 0 || out.length === texts.length) onBatch?.(out.length);
+      }
+      return out;
+    },
+    async embedQuery(text) {
+      return termCounts(text);
+    },
+  };
+}
+
+/**
+ * The statistics BM25 scores with: per document its length, and per term its postings (document
+ * number, term frequency). Documents are numbered in chunk-id order, terms kept in code-unit order.
+ * In memory the postings are a Map (a term such as "constructor" must never hit Object.prototype); on
+ * disk they are an array of [term, postings] pairs, because object keys such as "2023" would be
+ * reordered by JSON.parse.
+ */
+export interface Bm25Stats {
+  k1: number;
+  b: number;
+  /** chunk ids, sorted */
+  ids: string[];
+  /** token count of each document, parallel to `ids` */
+  lengths: number[];
+  /** term -> [doc, tf, doc, tf, ...] with doc ascending */
+  postings: Map<string, number[]>;
+}
+
+export interface Bm25File {
+  format: 'rge-bm25';
+  formatVersion: 1;
+  k1: number;
+  b: number;
+  ids: string[];
+  lengths: number[];
+  terms: [string, number[]][];
+}
+
+export function buildBm25Stats(
+  ids: readonly string[],
+  counts: readonly TermCounts[],
+  k1: number,
+  b: number,
+): Bm25Stats {
+  const order = ids.map((_, i) => i).sort((x, y) => compareIds(ids[x] as string, ids[y] as string));
+  const postings = new Map<string, number[]>();
+  const lengths: number[] = [];
+  order.forEach((src, doc) => {
+    const c = counts[src] as TermCounts;
+    lengths.push(c.length);
+    for (const [term, tf] of c.terms) {
+      let list = postings.get(term);
+      if (!list) {
+        list = [];
+        postings.set(term, list);
+      }
+      list.push(doc, tf);
+    }
+  });
+  const sorted = new Map([...postings.entries()].sort((x, y) => compareIds(x[0], y[0])));
+  return { k1, b, ids: order.map((i) => ids[i] as string), lengths, postings: sorted };
+}
+
+export function bm25ToFile(stats: Bm25Stats): Bm25File {
+  const terms = [...stats.postings.entries()].sort((x, y) => compareIds(x[0], y[0]));
+  return {
+    format: 'rge-bm25',
+    formatVersion: 1,
+    k1: stats.k1,
+    b: stats.b,
+    ids: stats.ids,
+    lengths: stats.lengths,
+    terms,
+  };
+}
+
+export function bm25FromFile(file: Bm25File): Bm25Stats {
+  return { k1: file.k1, b: file.b, ids: file.ids, lengths: file.lengths, postings: new Map(file.terms) };
+}
+
+/** Code-unit order, independent of locale: the order used everywhere for ids and terms. */
+export function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Scores every document that shares at least one query term. `allowed` (by document number) applies
+ * the company / fiscal-year filter before ranking; idf is the non-negative Lucene form
+ * ln(1 + (N - df + 0.5) / (df + 0.5)) over the whole index.
+ */
+export function bm25Scores(
+  stats: Bm25Stats,
+  query: TermCounts,
+  allowed?: (doc: number) => boolean,
+): Map<number, number> {
+  const n = stats.ids.length;
+  let total = 0;
+  for (const l of stats.lengths) total += l;
+  const avgdl = n > 0 ? total / n : 0;
+  const scores = new Map<number, number>();
+  for (const term of query.terms.keys()) {
+    const list = stats.postings.get(term);
+    if (!list) continue;
+    const df = list.length / 2;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    for (let i = 0; i < list.length; i += 2) {
+      const doc = list[i] as number;
+      if (allowed && !allowed(doc)) continue;
+      const tf = list[i + 1] as number;
+      const dl = stats.lengths[doc] as number;
+      const norm = avgdl > 0 ? 1 - stats.b + (stats.b * dl) / avgdl : 1;
+      const s = (idf * tf * (stats.k1 + 1)) / (tf + stats.k1 * norm);
+      scores.set(doc, (scores.get(doc) ?? 0) + s);
+    }
+  }
+  return scores;
+}

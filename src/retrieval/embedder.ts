@@ -1,0 +1,102 @@
+import { RgeError } from '../util/errors.ts';
+
+/**
+ * An embedder turns passages and questions into what an index compares. Dense embedders give one
+ * L2-normalised Float32Array per text (compared by cosine); the lexical embedder gives term counts
+ * (scored by BM25 against the document frequencies of the indexed chunks).
+ *
+ * `id` names the model and its version; it is part of every cache key and of the index checksum, so
+ * two ids are equal only when the same text is guaranteed to give the same representation.
+ */
+export type EmbedderName = 'use-lite' | 'bge-m3' | 'bm25';
+
+export const EMBEDDER_NAMES: readonly EmbedderName[] = ['use-lite', 'bge-m3', 'bm25'];
+
+interface EmbedderBase {
+  /** the registry name (or a custom name for embedders built outside the registry) */
+  readonly name: string;
+  /** model + version + anything else that changes the output */
+  readonly id: string;
+  /** how many passages go to the model at once */
+  readonly batchSize: number;
+}
+
+export interface DenseEmbedder extends EmbedderBase {
+  readonly kind: 'dense';
+  /** vector length; known once the model has produced a vector, `null` before for some models */
+  readonly dimensions: number | null;
+  /** embeds in batches of `batchSize`; one unit-length vector per text, in input order */
+  embedPassages(texts: readonly string[], onBatch?: (done: number) => void): Promise<Float32Array[]>;
+  embedQuery(text: string): Promise<Float32Array>;
+}
+
+/** Term counts of one text, as BM25 needs them: term -> frequency, plus the token count. */
+export interface TermCounts {
+  readonly terms: ReadonlyMap<string, number>;
+  readonly length: number;
+}
+
+export interface LexicalEmbedder extends EmbedderBase {
+  readonly kind: 'lexical';
+  readonly k1: number;
+  readonly b: number;
+  embedPassages(texts: readonly string[], onBatch?: (done: number) => void): Promise<TermCounts[]>;
+  embedQuery(text: string): Promise<TermCounts>;
+}
+
+export type Embedder = DenseEmbedder | LexicalEmbedder;
+
+export interface EmbedderOptions {
+  /** passages per model call */
+  batchSize?: number;
+  /** bge-m3 only: a folder holding the Xenova/bge-m3 files (config.json, tokenizer.json, onnx/) */
+  modelDir?: string;
+  /** bge-m3 only: which ONNX weights to load; by default the first of fp32, q8, fp16 present */
+  dtype?: 'fp32' | 'fp16' | 'q8';
+}
+
+export function isEmbedderName(name: string): name is EmbedderName {
+  return (EMBEDDER_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * The registry. Each embedder lives in its own module, imported on demand, so that choosing bm25 never
+ * loads TensorFlow and choosing use-lite never loads transformers.js.
+ */
+export async function createEmbedder(name: EmbedderName, opts: EmbedderOptions = {}): Promise<Embedder> {
+  switch (name) {
+    case 'use-lite': {
+      const { createUseLiteEmbedder } = await import('./use-lite.ts');
+      return createUseLiteEmbedder(opts);
+    }
+    case 'bge-m3': {
+      const { createBgeM3Embedder } = await import('./bge-m3.ts');
+      return createBgeM3Embedder(opts);
+    }
+    case 'bm25': {
+      const { createBm25Embedder } = await import('./bm25.ts');
+      return createBm25Embedder(opts);
+    }
+    default:
+      throw new RgeError(`unknown embedder "${String(name)}"; choose one of ${EMBEDDER_NAMES.join(', ')}`, {
+        exitCode: 2,
+      });
+  }
+}
+
+/** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */
+export function l2Normalise(v: Float32Array): Float32Array {
+  let sum = 0;
+  for (let i = 0; i < v.length; i++) sum += (v[i] as number) * (v[i] as number);
+  const norm = Math.sqrt(sum);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / norm;
+  return v;
+}
+
+/** Splits `items` into consecutive batches of at most `size`. */
+export function batches<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  const n = Math.max(1, Math.floor(size));
+  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
+  return out;
+}

@@ -1,0 +1,34 @@
+/**
+ * Retrieval: embedders, the embedding cache, the persistent index with its checksum, and top-k
+ * retrieval. The public surface of the stage; the modules behind it are private.
+ */
+export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './bge-m3.ts';
+export { BM25_B, BM25_K1, termCounts, tokenize } from './bm25.ts';
+export { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
+export {
+  createEmbedder,
+  type DenseEmbedder,
+  EMBEDDER_NAMES,
+  type Embedder,
+  type EmbedderName,
+  type EmbedderOptions,
+  isEmbedderName,
+  type LexicalEmbedder,
+  type TermCounts,
+} from './embedder.ts';
+export {
+  type BuildIndexOptions,
+  type BuildIndexResult,
+  buildIndex,
+  DEFAULT_K,
+  Index,
+  IndexManifest,
+  type OpenIndexOptions,
+  openIndex,
+  passageText,
+  type RetrievedChunk,
+  type RetrieveOptions,
+  type VerifyResult,
+  verifyIndex,
+} from './store.ts';
+export { loadUseLiteModel } from './use-lite.ts';

@@ -1,0 +1,166 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIO } from '../../src/cli/io.ts';
+import { main } from '../../src/cli/main.ts';
+import { buildIndex } from '../../src/retrieval/index.ts';
+import { chunkStarting, testChunks } from './chunks.ts';
+
+function capture(cwd: string): CliIO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    cwd,
+    exitCode: 0,
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
+  };
+  return io;
+}
+
+async function rge(cwd: string, ...args: string[]) {
+  const io = capture(cwd);
+  const code = await main(['node', 'rge', ...args], io);
+  return { code, out: io.stdout, err: io.stderr };
+}
+
+const chunks = testChunks();
+let cwd: string;
+let checksums: Record<string, string>;
+
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), 'rge-cli-'));
+  const cacheDir = join(cwd, '.cache');
+  checksums = {
+    bm25: (await buildIndex(chunks, { dir: join(cwd, 'data', 'index'), embedder: 'bm25' })).checksum,
+    'use-lite': (await buildIndex(chunks, { dir: join(cwd, 'dense'), embedder: 'use-lite', cacheDir }))
+      .checksum,
+  };
+});
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
+describe('rge retrieve', () => {
+  it.each([
+    ['bm25', []],
+    ['use-lite', ['--index', 'dense']],
+  ])('prints a JSON array of ranked chunks (%s)', async (_name, indexArgs) => {
+    const { code, out, err } = await rge(
+      cwd,
+      'retrieve',
+      'Which share buyback did the Board approve?',
+      ...indexArgs,
+      '--k',
+      '3',
+      '--json',
+    );
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const rows = JSON.parse(out) as Record<string, unknown>[];
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual([
+        'company',
+        'fy',
+        'heading',
+        'id',
+        'pages',
+        'score',
+        'source',
+        'text',
+      ]);
+      expect(row.pages).toEqual([expect.any(Number), expect.any(Number)]);
+      expect(typeof row.score).toBe('number');
+    }
+    const expected = chunkStarting(chunks, 'The Board approved a buyback');
+    expect(rows[0]).toMatchObject({
+      id: expected.id,
+      company: 'infosys',
+      fy: 'FY23',
+      source: expected.source,
+      heading: 'Share buyback',
+      pages: [15, 15],
+      text: expected.text,
+    });
+    const scores = rows.map((r) => r.score as number);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('filters by company and fiscal year', async () => {
+    const { code, out } = await rge(
+      cwd,
+      'retrieve',
+      'dividend',
+      '--company',
+      'infosys',
+      '--fy',
+      'fy24',
+      '--json',
+    );
+    expect(code).toBe(0);
+    const rows = JSON.parse(out) as { company: string; fy: string }[];
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r) => r.company === 'infosys' && r.fy === 'FY24')).toBe(true);
+  });
+
+  it('prints id, heading, pages and score as text by default', async () => {
+    const { code, out } = await rge(cwd, 'retrieve', 'How many branches are in the network?', '--k', '2');
+    expect(code).toBe(0);
+    const first = chunkStarting(chunks, 'We added 913 branches');
+    const lines = out.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(new RegExp(`^1\\. ${first.id}  p\\. 30  score \\d+\\.\\d{4}$`));
+    expect(lines[1]?.trim()).toBe('Branch network');
+  });
+
+  it('rejects a bad --k with a usage error (exit 2)', async () => {
+    for (const k of ['0', '-1', 'abc', '2.5']) {
+      const { code, err } = await rge(cwd, 'retrieve', 'dividend', '--k', k);
+      expect(code).toBe(2);
+      expect(err).toMatch(/--k must be a positive integer/);
+    }
+  });
+
+  it('names the folder and `rge corpus ingest` when the index is missing', async () => {
+    const { code, err } = await rge(cwd, 'retrieve', 'dividend', '--index', 'nowhere');
+    expect(code).toBe(1);
+    expect(err).toContain(join(cwd, 'nowhere'));
+    expect(err).toContain('rge corpus ingest');
+  });
+});
+
+describe('rge index checksum', () => {
+  it('prints the stored checksum, resolving --index against the working folder', async () => {
+    expect(await rge(cwd, 'index', 'checksum')).toEqual({ code: 0, out: `${checksums.bm25}\n`, err: '' });
+    const dense = await rge(cwd, 'index', 'checksum', '--index', 'dense');
+    expect(dense.out).toBe(`${checksums['use-lite']}\n`);
+  });
+
+  it('--verify recomputes and exits 1 on a mismatch', async () => {
+    const ok = await rge(cwd, 'index', 'checksum', '--index', 'dense', '--verify');
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain('ok');
+    const dir = join(cwd, 'tampered');
+    await buildIndex(chunks, { dir, embedder: 'use-lite', cacheDir: join(cwd, '.cache') });
+    const path = join(dir, 'index.json');
+    const data = JSON.parse(await readFile(path, 'utf8')) as { items: { vector: number[] }[] };
+    data.items[0]?.vector.reverse();
+    await writeFile(path, JSON.stringify(data));
+    const bad = await rge(cwd, 'index', 'checksum', '--index', 'tampered', '--verify');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/checksum mismatch/);
+  });
+
+  it('has help text', async () => {
+    const { code, out } = await rge(cwd, 'retrieve', '--help');
+    expect(code).toBe(0);
+    expect(out).toMatch(/--company/);
+    expect(out).toMatch(/--fy/);
+  });
+});
