@@ -1,0 +1,214 @@
+/**
+ * Layout reconstruction for table pages. A PDF's text layer is a list of positioned runs in the order
+ * the producer drew them; financial statements are often drawn column by column, so reading the runs in
+ * stream order puts a row's label and its numbers on different lines. Here the runs are put back where
+ * they sit on the page: grouped into visual lines by baseline, ordered left to right, and joined with a
+ * space, or with ` | ` where the horizontal gap is wide enough to be a column gap. Pure functions only.
+ */
+
+/** The fields of a pdf.js text item that the layout needs (`TextItem` in pdfjs-dist). */
+export interface PdfTextItem {
+  str: string;
+  /** [a, b, c, d, e, f]: text space to page space; (e, f) is the start of the baseline */
+  transform: number[];
+  width: number;
+  height: number;
+  hasEOL?: boolean;
+}
+
+/** A text run placed on the page in viewport space: x to the right, y downwards, units of 1/72 inch. */
+export interface PlacedRun {
+  text: string;
+  x: number;
+  /** baseline */
+  y: number;
+  width: number;
+  fontSize: number;
+}
+
+export interface LayoutLine {
+  y: number;
+  /** the line's text split at column gaps; a line of prose has one cell */
+  cells: string[];
+}
+
+export interface PageLayout {
+  lines: LayoutLine[];
+  /** runs that are not upright (margin labels, rotated headers), in stream order */
+  rotated: string[];
+}
+
+/** A gap wider than this many font sizes separates two columns. */
+export const COLUMN_GAP_EM = 1.2;
+/** A gap wider than this many font sizes separates two words (narrower gaps join fragments of a word). */
+export const WORD_GAP_EM = 0.15;
+/** Two baselines closer than this many font sizes are the same visual line (allows super/subscripts). */
+export const BASELINE_TOLERANCE_EM = 0.45;
+
+export const COLUMN_SEPARATOR = ' | ';
+
+type Matrix = readonly [number, number, number, number, number, number];
+
+function multiply(m: Matrix, t: readonly number[]): Matrix {
+  const [t0 = 1, t1 = 0, t2 = 0, t3 = 1, t4 = 0, t5 = 0] = t;
+  return [
+    m[0] * t0 + m[2] * t1,
+    m[1] * t0 + m[3] * t1,
+    m[0] * t2 + m[2] * t3,
+    m[1] * t2 + m[3] * t3,
+    m[0] * t4 + m[2] * t5 + m[4],
+    m[1] * t4 + m[3] * t5 + m[5],
+  ];
+}
+
+const DIRECTIONS: readonly (readonly [number, number])[] = [
+  [1, 0],
+  [0, 1],
+  [-1, 0],
+  [0, -1],
+];
+
+/**
+ * Places pdf.js text items on the page in the frame of the page's dominant reading direction.
+ * `viewportTransform` is the page viewport's transform at scale 1 (crop box and /Rotate). Statement
+ * pages are often typeset landscape on a portrait page (the text runs bottom to top); the direction
+ * that carries most characters is taken as "upright" and coordinates are rotated so that x runs along
+ * the text and y runs down the lines. Runs in any other direction are returned apart, in stream order.
+ */
+export function placeRuns(
+  items: readonly PdfTextItem[],
+  viewportTransform: readonly number[],
+): { upright: PlacedRun[]; rotated: string[] } {
+  const [v0 = 1, v1 = 0, v2 = 0, v3 = -1, v4 = 0, v5 = 0] = viewportTransform;
+  const vt: Matrix = [v0, v1, v2, v3, v4, v5];
+  const placed: { text: string; m: Matrix; direction: number; width: number; height: number }[] = [];
+  const weight = [0, 0, 0, 0];
+  for (const item of items) {
+    const text = item.str.replace(/\s+/g, ' ');
+    if (text.trim() === '') continue;
+    const m = multiply(vt, item.transform);
+    const scale = Math.hypot(m[0], m[1]);
+    const quarter = Math.round(Math.atan2(m[1], m[0]) / (Math.PI / 2));
+    const direction = ((quarter % 4) + 4) % 4;
+    const [ux, uy] = DIRECTIONS[direction] as readonly [number, number];
+    // skewed or obliquely rotated text is not laid out
+    const aligned = scale > 0 && (m[0] * ux + m[1] * uy) / scale > 0.998;
+    placed.push({ text, m, direction: aligned ? direction : -1, width: item.width, height: item.height });
+    if (aligned) weight[direction] = (weight[direction] ?? 0) + text.length;
+  }
+  let dominant = 0;
+  for (let d = 1; d < 4; d++) if ((weight[d] ?? 0) > (weight[dominant] ?? 0)) dominant = d;
+  const [ux, uy] = DIRECTIONS[dominant] as readonly [number, number];
+  const upright: PlacedRun[] = [];
+  const rotated: string[] = [];
+  for (const { text, m, direction, width, height } of placed) {
+    if (direction !== dominant) {
+      rotated.push(text.trim());
+      continue;
+    }
+    const fontSize = Math.hypot(m[2], m[3]) || height || 10;
+    // along the text: u; down the lines: u turned a quarter clockwise (viewport y points down)
+    upright.push({ text, x: m[4] * ux + m[5] * uy, y: -m[4] * uy + m[5] * ux, width, fontSize });
+  }
+  return { upright, rotated };
+}
+
+/** Groups runs into visual lines by baseline, orders each line left to right and splits it at column gaps. */
+export function buildLines(runs: readonly PlacedRun[]): LayoutLine[] {
+  const sorted = [...runs].sort((a, b) => a.y - b.y || a.x - b.x);
+  const groups: { y: number; fontSize: number; runs: PlacedRun[] }[] = [];
+  for (const run of sorted) {
+    const last = groups[groups.length - 1];
+    if (last && run.y - last.y <= BASELINE_TOLERANCE_EM * Math.min(run.fontSize, last.fontSize)) {
+      last.runs.push(run);
+    } else {
+      groups.push({ y: run.y, fontSize: run.fontSize, runs: [run] });
+    }
+  }
+  return groups.map((g) => ({ y: g.y, cells: joinCells(g.runs.sort((a, b) => a.x - b.x || a.y - b.y)) }));
+}
+
+const CURRENCY_ONLY = /^[$₹€£¥]$/;
+
+function joinCells(runs: readonly PlacedRun[]): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let prev: PlacedRun | undefined;
+  for (const run of runs) {
+    if (prev === undefined) {
+      cell = run.text;
+      prev = run;
+      continue;
+    }
+    const gap = run.x - (prev.x + prev.width);
+    const em = Math.max(prev.fontSize, run.fontSize);
+    if (CURRENCY_ONLY.test(cell.trim())) {
+      // A currency sign set apart from its amount ("$      34,229") belongs to the amount.
+      cell = `${cell.trim()}${run.text.trim()}`;
+    } else if (gap > COLUMN_GAP_EM * em || (CURRENCY_ONLY.test(run.text.trim()) && gap > WORD_GAP_EM * em)) {
+      cells.push(cell);
+      cell = run.text;
+    } else if (gap > WORD_GAP_EM * em && !cell.endsWith(' ') && !run.text.startsWith(' ')) {
+      cell += ` ${run.text}`;
+    } else {
+      cell += run.text;
+    }
+    prev = run;
+  }
+  cells.push(cell);
+  return cells.map((c) => c.trim()).filter((c) => c !== '');
+}
+
+export function layoutPage(items: readonly PdfTextItem[], viewportTransform: readonly number[]): PageLayout {
+  const { upright, rotated } = placeRuns(items, viewportTransform);
+  return { lines: buildLines(upright), rotated };
+}
+
+/** The table path's text: one line per visual line, cells joined with ` | `, rotated runs at the end. */
+export function renderLayout(layout: PageLayout): string {
+  const lines = layout.lines.map((l) => l.cells.join(COLUMN_SEPARATOR));
+  return [...lines, ...layout.rotated].join('\n');
+}
+
+/** An amount as statements print it: 34,229 / (2,724) / 1,21,219 / 12.5% / $5,777 / -0.3. */
+const NUMERIC_TOKEN = /^\(?[-–−]?[$₹€£¥]?\d[\d,]*(?:\.\d+)?\)?%?$/;
+/** A cell that stands for nil in a statement column. */
+const NIL_CELL = /^[-–—−]$/;
+
+export function numericTokenCount(cell: string): number {
+  if (NIL_CELL.test(cell.trim())) return 1;
+  let n = 0;
+  for (const token of cell.split(/\s+/)) if (NUMERIC_TOKEN.test(token)) n++;
+  return n;
+}
+
+export interface TableSignal {
+  lines: number;
+  /** lines with a column gap and at least two amounts: the rows of a table */
+  numericRows: number;
+}
+
+export function tableSignal(layout: PageLayout): TableSignal {
+  let numericRows = 0;
+  for (const line of layout.lines) {
+    if (line.cells.length < 2) continue;
+    let amounts = 0;
+    for (const cell of line.cells) amounts += numericTokenCount(cell);
+    if (amounts >= 2) numericRows++;
+  }
+  return { lines: layout.lines.length, numericRows };
+}
+
+/** A page needs at least this many table rows ... */
+export const MIN_TABLE_ROWS = 3;
+/** ... making up at least this share of its visual lines, to be read through the table path in 'auto'. */
+export const MIN_TABLE_ROW_SHARE = 0.2;
+
+/**
+ * The 'auto' rule: a page is table-heavy when at least MIN_TABLE_ROWS of its visual lines, and at least
+ * MIN_TABLE_ROW_SHARE of them, are table rows (a column gap and two or more amounts on the line).
+ * Prose rarely has a column gap inside a line, so running text with many years and figures stays plain.
+ */
+export function isTableHeavy(signal: TableSignal): boolean {
+  return signal.numericRows >= MIN_TABLE_ROWS && signal.numericRows >= MIN_TABLE_ROW_SHARE * signal.lines;
+}

@@ -1,0 +1,306 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PDFParse } from 'pdf-parse';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLines, isTableHeavy, layoutPage, tableSignal } from '../../src/corpus/layout.ts';
+import { type ExtractedDocument, extractMany, extractPdf, PdfError } from '../../src/corpus/pdf.ts';
+import { PageText } from '../../src/corpus/schema.ts';
+import { makeDrawingOnlyPdf, makeStatementPdf, makeTextPdf, type StatementRow } from '../helpers/make-pdf.ts';
+
+let dir: string;
+const file = (name: string) => join(dir, name);
+
+const STATEMENT_ROWS: StatementRow[] = [
+  { label: 'Net sales', values: ['34,229', '35,355', '32,184'] },
+  { label: 'Cost of sales', values: ['19,232', '18,795', '16,605'] },
+  { label: 'Selling, general and administrative expenses', values: ['9,049', '7,197', '6,929'] },
+  { label: 'Gain on business divestitures', values: ['(2,724)', '—', '(389)'] },
+  { label: 'Operating income', values: ['6,539', '7,369', '7,161'] },
+];
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rge-pdf-'));
+  const multi = await makeTextPdf(['Alpha page one.', '', 'Gamma page three mentions revenue of 1,234.']);
+  await writeFile(file('multi.pdf'), multi);
+  await writeFile(
+    file('statement.pdf'),
+    await makeStatementPdf('Statement of Income', ['2022', '2021', '2020'], STATEMENT_ROWS),
+  );
+  await writeFile(file('encrypted.pdf'), await makeTextPdf(['secret figures'], { userPassword: 'hunter2' }));
+  await writeFile(file('drawing.pdf'), await makeDrawingOnlyPdf());
+  await writeFile(file('garbage.pdf'), Buffer.from('this is not a PDF, just some bytes\n'.repeat(40)));
+  await writeFile(file('truncated.pdf'), multi.subarray(0, Math.floor(multi.length / 2)));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function expectPdfError(path: string, kind: PdfError['kind'], message: RegExp): Promise<PdfError> {
+  const err = await extractPdf(path).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PdfError);
+  const pdfError = err as PdfError;
+  expect(pdfError.kind).toBe(kind);
+  expect(pdfError.file).toBe(path);
+  expect(pdfError.message.startsWith(`${path}: `)).toBe(true);
+  expect(pdfError.message).toMatch(message);
+  return pdfError;
+}
+
+/** A row is intact when one line of the text holds its label followed, in order, by all its values. */
+function rowIntact(text: string, row: StatementRow): boolean {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const values = row.values.filter((v) => v !== '-' && v !== '—');
+  const pattern = new RegExp(
+    [esc(row.label), ...values.map((v) => `(?<![\\d,.])${esc(v)}(?![\\d,.])`)].join('.*?'),
+  );
+  return text.split('\n').some((line) => pattern.test(line));
+}
+
+function rowIntegrity(text: string, rows: readonly StatementRow[]): number {
+  return rows.filter((r) => rowIntact(text, r)).length / rows.length;
+}
+
+describe('extractPdf', () => {
+  it('returns every page, 1-indexed, with empty text for a page without text', async () => {
+    const doc = await extractPdf(file('multi.pdf'));
+    expect(doc.file).toBe(file('multi.pdf'));
+    expect(doc.pageCount).toBe(3);
+    expect(doc.pages.map((p) => p.page)).toEqual([1, 2, 3]);
+    for (const p of doc.pages) expect(PageText.parse(p)).toEqual(p);
+    expect(doc.pages[0]?.text).toContain('Alpha page one.');
+    expect(doc.pages[1]?.text).toBe('');
+    expect(doc.pages[2]?.text).toContain('Gamma page three mentions revenue of 1,234.');
+    expect(doc.pages.every((p) => p.method === 'text')).toBe(true);
+  });
+
+  it('gives the plain text exactly as pdf-parse getText does', async () => {
+    const bytes = await readFile(file('statement.pdf'));
+    const parser = new PDFParse({ data: new Uint8Array(bytes) });
+    const reference = await parser.getText();
+    await parser.destroy();
+    const doc = await extractPdf(file('statement.pdf'), { tables: 'never' });
+    expect(doc.pages.map((p) => p.text)).toEqual(reference.pages.map((p) => p.text));
+  });
+
+  it('keeps the rows of a column-by-column statement together on the table path', async () => {
+    const plain = await extractPdf(file('statement.pdf'), { tables: 'never' });
+    const auto = await extractPdf(file('statement.pdf'));
+    const page = auto.pages[0] as PageText;
+    expect(page.method).toBe('table');
+    expect(page.text).toContain('Net sales | 34,229 | 35,355 | 32,184');
+    expect(page.text).toContain('Gain on business divestitures | (2,724) | — | (389)');
+    expect(page.text.split('\n')[1]).toBe('2022 | 2021 | 2020');
+    expect(rowIntegrity(page.text, STATEMENT_ROWS)).toBe(1);
+    expect(rowIntegrity(plain.pages[0]?.text ?? '', STATEMENT_ROWS)).toBe(0);
+  });
+
+  it("reads prose through the plain path in 'auto' and through the table path in 'always'", async () => {
+    const auto = await extractPdf(file('multi.pdf'));
+    expect(auto.pages.map((p) => p.method)).toEqual(['text', 'text', 'text']);
+    const always = await extractPdf(file('multi.pdf'), { tables: 'always' });
+    expect(always.pages.map((p) => p.method)).toEqual(['table', 'table', 'table']);
+    expect(always.pages[0]?.text).toBe('Alpha page one.');
+  });
+
+  it('is deterministic: the same file twice gives identical pages', async () => {
+    const a = await extractPdf(file('statement.pdf'));
+    const b = await extractPdf(file('statement.pdf'));
+    expect(b).toEqual(a);
+  });
+
+  it('reports an encrypted PDF', async () => {
+    await expectPdfError(
+      file('encrypted.pdf'),
+      'encrypted',
+      /: encrypted PDF \(needs a password\); rge cannot extract it$/,
+    );
+  });
+
+  it('reports a PDF without any text as no-text, saying OCR is not supported', async () => {
+    await expectPdfError(
+      file('drawing.pdf'),
+      'no-text',
+      /no extractable text on any of its 2 page\(s\).*OCR is not supported/,
+    );
+  });
+
+  it('reports garbage bytes and a truncated PDF as corrupt', async () => {
+    await expectPdfError(file('garbage.pdf'), 'corrupt', /not a readable PDF/);
+    await expectPdfError(file('truncated.pdf'), 'corrupt', /damaged or truncated/);
+  });
+
+  it('reports a missing file as not-found', async () => {
+    await expectPdfError(file('nope.pdf'), 'not-found', /: PDF not found$/);
+  });
+});
+
+describe('layout', () => {
+  const item = (str: string, x: number, y: number, size = 9) => ({
+    str,
+    transform: [size, 0, 0, size, x, y],
+    width: str.length * size * 0.5,
+    height: size,
+  });
+  const upright = [1, 0, 0, -1, 0, 800];
+
+  it('joins word fragments, spaces words and separates columns', () => {
+    const layout = layoutPage(
+      [
+        item('T', 40, 700),
+        item('otal', 44.5, 700),
+        item('assets', 70, 700),
+        item('1,000', 300, 700.8),
+        item('(20)', 400, 700),
+      ],
+      upright,
+    );
+    expect(layout.lines.map((l) => l.cells)).toEqual([['Total assets', '1,000', '(20)']]);
+  });
+
+  it('reads a table typeset landscape on a portrait page (text running bottom to top)', () => {
+    // rotated 90 degrees: text advances along +y in PDF space; lines progress along +x
+    const rot = (str: string, line: number, along: number) => ({
+      str,
+      transform: [0, 9, -9, 0, 100 + line * 12, 100 + along],
+      width: str.length * 4.5,
+      height: 9,
+    });
+    const layout = layoutPage(
+      [rot('Additions', 1, 0), rot('1,685', 1, 300), rot('Disposals', 2, 0), rot('(5)', 2, 300)],
+      upright,
+    );
+    expect(layout.lines.map((l) => l.cells)).toEqual([
+      ['Additions', '1,685'],
+      ['Disposals', '(5)'],
+    ]);
+  });
+
+  it('calls a page table-heavy only when enough of its lines are rows of amounts', () => {
+    const row = (y: number) => [item('Label', 40, y), item('1,000', 300, y), item('2,000', 400, y)];
+    const prose = (y: number) => [item('In 2022 and 2021 sales rose 4% to 34,229', 40, y)];
+    const table = layoutPage([...row(700), ...row(688), ...row(676), ...prose(600)], upright);
+    expect(isTableHeavy(tableSignal(table))).toBe(true);
+    const text = layoutPage(
+      [...row(700), ...row(688), ...Array.from({ length: 20 }, (_, i) => prose(600 - 12 * i)).flat()],
+      upright,
+    );
+    expect(isTableHeavy(tableSignal(text))).toBe(false);
+    expect(buildLines([])).toEqual([]);
+  });
+});
+
+describe('extractMany', () => {
+  it('extracts on worker threads, in path order, with failures as data', async () => {
+    const paths = [
+      file('statement.pdf'),
+      file('nope.pdf'),
+      file('multi.pdf'),
+      file('encrypted.pdf'),
+      file('garbage.pdf'),
+    ];
+    const seen: string[] = [];
+    const results = await extractMany(paths, { concurrency: 2, onDocument: (r) => seen.push(r.path) });
+    expect(results.map((r) => r.path)).toEqual(paths);
+    expect([...seen].sort()).toEqual([...paths].sort());
+    expect(results.map((r) => r.error?.kind ?? 'ok')).toEqual([
+      'ok',
+      'not-found',
+      'ok',
+      'encrypted',
+      'corrupt',
+    ]);
+    for (const r of results) if (r.error) expect(r.error).toBeInstanceOf(PdfError);
+    expect(results[1]?.error?.message).toBe(`${file('nope.pdf')}: PDF not found`);
+    expect(results[0]?.result).toEqual(await extractPdf(file('statement.pdf')));
+    expect(results[2]?.result?.pageCount).toBe(3);
+    expect(await extractMany([])).toEqual([]);
+  });
+});
+
+const sharedCorpus = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
+const hasShared = existsSync(sharedCorpus);
+
+/** 3M 2022 10-K, page 48 (1-indexed): Consolidated Statement of Income. */
+const THREE_M_INCOME: StatementRow[] = [
+  { label: 'Net sales', values: ['34,229', '35,355', '32,184'] },
+  { label: 'Cost of sales', values: ['19,232', '18,795', '16,605'] },
+  { label: 'Selling, general and administrative expenses', values: ['9,049', '7,197', '6,929'] },
+  { label: 'Research, development and related expenses', values: ['1,862', '1,994', '1,878'] },
+  { label: 'Total operating expenses', values: ['27,690', '27,986', '25,023'] },
+  { label: 'Operating income', values: ['6,539', '7,369', '7,161'] },
+  { label: 'Income before income taxes', values: ['6,392', '7,204', '6,795'] },
+  { label: 'Provision for income taxes', values: ['612', '1,285', '1,337'] },
+  { label: 'Net income attributable to 3M', values: ['5,777', '5,921', '5,449'] },
+];
+
+/** Rane Holdings Annual Report FY2024-25, page 191: note 3, property, plant and equipment (landscape). */
+const RANE_PPE: StatementRow[] = [
+  { label: 'Additions', values: ['1,685', '16,207', '106', '561', '70', '18,629'] },
+  { label: 'Disposals', values: ['(3,953)', '(5)', '(686)', '(36)', '(39)', '(9)', '(4,728)'] },
+  {
+    label: 'Balance at March 31, 2024',
+    values: ['7,272', '23,339', '1,15,425', '1,267', '4,053', '488', '1,51,844'],
+  },
+  { label: 'Asset held for sale', values: ['(2,613)', '(2,613)'] },
+  {
+    label: 'Balance at March 31, 2025',
+    values: ['17,790', '29,017', '1,74,484', '1,675', '6,599', '555', '2,30,120'],
+  },
+  { label: 'Depreciation expense', values: ['17', '926', '11,398', '136', '489', '51', '13,017'] },
+];
+
+const sharedTitle = `row integrity on real statement pages${hasShared ? '' : " (skipped: ../shared/corpus absent (a user's clone))"}`;
+
+describe.skipIf(!hasShared)(sharedTitle, () => {
+  let threeM: { plain: ExtractedDocument; auto: ExtractedDocument };
+  let rane: { plain: ExtractedDocument; auto: ExtractedDocument };
+
+  beforeAll(async () => {
+    const m = join(sharedCorpus, 'financebench/pdfs/3M_2022_10K.pdf');
+    const r = join(sharedCorpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf');
+    const [[mp, ma], [rp, ra]] = await Promise.all([
+      Promise.all([extractPdf(m, { tables: 'never' }), extractPdf(m)]),
+      Promise.all([extractPdf(r, { tables: 'never' }), extractPdf(r)]),
+    ]);
+    threeM = { plain: mp, auto: ma };
+    rane = { plain: rp, auto: ra };
+  });
+
+  it('3M 10-K p48, income statement: every row on one line on the table path', () => {
+    const plain = rowIntegrity(threeM.plain.pages[47]?.text ?? '', THREE_M_INCOME);
+    const table = threeM.auto.pages[47] as PageText;
+    const tableScore = rowIntegrity(table.text, THREE_M_INCOME);
+    process.stdout.write(`row integrity 3M p48: table ${tableScore.toFixed(2)}, plain ${plain.toFixed(2)}\n`);
+    expect(table.method).toBe('table');
+    expect(tableScore).toBe(1);
+    // pdf-parse 2.4.5 already keeps this page's rows on one line (tab-separated), so the plain path
+    // scores 1 here too; the table path must not do worse.
+    expect(tableScore).toBeGreaterThanOrEqual(plain);
+    expect(table.text).toContain('Net sales | $34,229 | $35,355 | $32,184');
+  });
+
+  it('Rane FY25 p191, PPE schedule (landscape): table path keeps rows, plain text scatters them', () => {
+    const plain = rowIntegrity(rane.plain.pages[190]?.text ?? '', RANE_PPE);
+    const table = rane.auto.pages[190] as PageText;
+    const tableScore = rowIntegrity(table.text, RANE_PPE);
+    process.stdout.write(
+      `row integrity Rane p191: table ${tableScore.toFixed(2)}, plain ${plain.toFixed(2)}\n`,
+    );
+    expect(table.method).toBe('table');
+    expect(tableScore).toBe(1);
+    expect(plain).toBeLessThanOrEqual(0.2);
+  });
+
+  it("keeps narrative pages on the plain path in 'auto'", () => {
+    // 3M p5 is Item 1, Business: prose
+    expect(threeM.auto.pages[4]?.method).toBe('text');
+    expect(threeM.auto.pages[4]?.text).toBe(threeM.plain.pages[4]?.text);
+  });
+});
