@@ -88,11 +88,11 @@ export function resolveBgeM3Dir(opts: {
 
 export function bgeM3MissingError(lookup: BgeM3Lookup): RgeError {
   return new RgeError(
-    `the bge-m3 model was not found. Looked in:\n${lookup.searched.map((s) => `  - ${s}`).join('\n')}\n` +
+    `the bge-m3 model was not found; looked in: ${lookup.searched.join(', ')}\n` +
       `rge never downloads models. On a machine with internet access, download the ${BGE_M3_MODEL} files ` +
       '(config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx + onnx/model.onnx_data, or ' +
-      `onnx/model_quantized.onnx) from https://huggingface.co/${BGE_M3_MODEL}, copy the folder here and point ` +
-      'RGE_BGE_M3_DIR (or --model-dir) at it.',
+      `onnx/model_quantized.onnx) from https://huggingface.co/${BGE_M3_MODEL}, copy the folder to this machine and ` +
+      'point RGE_BGE_M3_DIR (or --model-dir) at it.',
   );
 }
 

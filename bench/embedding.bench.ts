@@ -1,0 +1,173 @@
+/**
+ * Embedding throughput (passages/s) of each embedder's batched `embedPassages`, against the raw model
+ * on the same batches: for use-lite the @energetic-ai `model.embed` call itself, so the ratio is what
+ * our wrapper (Float32 copy, L2 normalisation, batching) costs; for bm25 a plain lowercase split +
+ * count. Passages are 200-800 cl100k tokens of real annual-report text (pdftotext of a report in
+ * ../shared/corpus), or seeded synthetic report prose when that is unavailable.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import seedrandom from 'seedrandom';
+import {
+  batches,
+  createEmbedder,
+  type DenseEmbedder,
+  type LexicalEmbedder,
+} from '../src/retrieval/embedder.ts';
+import { loadUseLiteModel } from '../src/retrieval/use-lite.ts';
+import { type Bench, type BenchRow, throughputRow } from './harness.ts';
+
+const REPORT = 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf';
+
+function reportText(ctx: { sharedCorpus: string | null }): string | null {
+  if (!ctx.sharedCorpus) return null;
+  const pdf = join(ctx.sharedCorpus, REPORT);
+  if (!existsSync(pdf)) return null;
+  try {
+    return execFileSync('pdftotext', ['-enc', 'UTF-8', pdf, '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  } catch {
+    return null;
+  }
+}
+
+const SENTENCES = [
+  'Revenue from operations grew {p}% to ₹{n} crore, driven by higher volumes across segments.',
+  'The Board recommended a final dividend of ₹{d} per equity share for the financial year.',
+  'Gross non-performing assets stood at {d}% of gross advances as of March 31, 2024.',
+  'EBITDA margin improved by {d} basis points owing to operating leverage and cost discipline.',
+  'The company added {n} employees during the year and attrition declined to {p}%.',
+  'Capital expenditure of ₹{n} crore was incurred on new hubs, vehicles and technology.',
+  'Key risks include fuel price volatility, regulatory changes and competitive intensity.',
+  'CSR spend amounted to ₹{d} crore under programmes for education, health and rural development.',
+];
+
+function syntheticText(rng: () => number, tokens: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  while (n < tokens) {
+    const s = (SENTENCES[Math.floor(rng() * SENTENCES.length)] as string)
+      .replace('{p}', (rng() * 40).toFixed(1))
+      .replace('{d}', (rng() * 100).toFixed(2))
+      .replace('{n}', Math.floor(rng() * 99_999).toLocaleString('en-IN'));
+    parts.push(s);
+    n += encode(s).length;
+  }
+  return parts.join(' ');
+}
+
+/** `count` passages of 200-800 tokens, cut from the report text when there is one. */
+function passages(count: number, text: string | null): { texts: string[]; source: string } {
+  const rng = seedrandom('rge-embedding-bench');
+  const out: string[] = [];
+  if (text) {
+    const ids = encode(text.replace(/\s+/g, ' '));
+    let at = 0;
+    while (out.length < count && at + 800 < ids.length) {
+      const len = 200 + Math.floor(rng() * 601);
+      out.push(decode(ids.slice(at, at + len)));
+      at += len;
+    }
+    if (out.length === count) return { texts: out, source: 'VRL annual report text' };
+  }
+  while (out.length < count) out.push(syntheticText(rng, 200 + Math.floor(rng() * 601)));
+  return { texts: out, source: 'synthetic report prose' };
+}
+
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await fn();
+  return (performance.now() - t0) / 1000;
+}
+
+const bench: Bench = async (ctx) => {
+  const count = ctx.quick ? 40 : 200;
+  const { texts, source } = passages(count, reportText(ctx));
+  const tokens = texts.reduce((s, t) => s + encode(t).length, 0);
+  ctx.log(`${texts.length} passages from ${source}, mean ${(tokens / texts.length).toFixed(0)} tokens`);
+  const rows: BenchRow[] = [];
+
+  // use-lite: ours vs the raw model call on the same batches, alternating, best of `reps`
+  const use = (await createEmbedder('use-lite')) as DenseEmbedder;
+  const model = await loadUseLiteModel();
+  await use.embedPassages(texts.slice(0, use.batchSize)); // warm-up: graph compilation, first allocation
+  const reps = ctx.quick ? 1 : 2;
+  let ours = Number.POSITIVE_INFINITY;
+  let raw = Number.POSITIVE_INFINITY;
+  const rawRun = () =>
+    timed(async () => {
+      for (const b of batches(texts, use.batchSize)) await model.embed(b);
+    });
+  const oursRun = () => timed(() => use.embedPassages(texts));
+  for (let r = 0; r < reps; r++) {
+    // alternate which goes first, so that warm-up and GC debt do not always favour the same side
+    if (r % 2 === 0) {
+      raw = Math.min(raw, await rawRun());
+      ours = Math.min(ours, await oursRun());
+    } else {
+      ours = Math.min(ours, await oursRun());
+      raw = Math.min(raw, await rawRun());
+    }
+    ctx.log(`use-lite rep ${r + 1}: best ours ${ours.toFixed(2)} s, best raw ${raw.toFixed(2)} s`);
+  }
+  rows.push(
+    throughputRow(
+      `use-lite embedPassages passages/s (batch ${use.batchSize})`,
+      'passages/s',
+      texts.length / ours,
+      { name: '@energetic-ai model.embed', value: texts.length / raw },
+      `${source}, ${texts.length} passages`,
+    ),
+  );
+
+  // bge-m3: only when the model is on disk
+  try {
+    const bge = (await createEmbedder('bge-m3')) as DenseEmbedder;
+    const sample = texts.slice(0, ctx.quick ? 8 : 40);
+    await bge.embedPassages(sample.slice(0, 2));
+    const s = await timed(() => bge.embedPassages(sample));
+    rows.push(
+      throughputRow(
+        `bge-m3 embedPassages passages/s (batch ${bge.batchSize})`,
+        'passages/s',
+        sample.length / s,
+        null,
+      ),
+    );
+  } catch (err) {
+    rows.push({
+      ...throughputRow('bge-m3 embedPassages passages/s', 'passages/s', 0, null),
+      skipped: `model not available here: ${(err as Error).message.split('\n')[0]}`,
+    });
+  }
+
+  // bm25: our tokeniser + counts vs a plain lowercase split + count
+  const bm25 = (await createEmbedder('bm25')) as LexicalEmbedder;
+  const lexReps = ctx.quick ? 5 : 20;
+  const plain = (t: string) => {
+    const m = new Map<string, number>();
+    for (const w of t.toLowerCase().split(/\W+/)) if (w) m.set(w, (m.get(w) ?? 0) + 1);
+    return m;
+  };
+  let oursLex = Number.POSITIVE_INFINITY;
+  let plainLex = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < lexReps; r++) {
+    oursLex = Math.min(oursLex, await timed(() => bm25.embedPassages(texts)));
+    plainLex = Math.min(
+      plainLex,
+      await timed(async () => {
+        for (const t of texts) plain(t);
+      }),
+    );
+  }
+  rows.push(
+    throughputRow('bm25 embedPassages passages/s', 'passages/s', texts.length / oursLex, {
+      name: 'lowercase split(/\\W+/) + count',
+      value: texts.length / plainLex,
+    }),
+  );
+  return rows;
+};
+
+export default bench;
