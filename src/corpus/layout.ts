@@ -26,10 +26,19 @@ export interface PlacedRun {
   fontSize: number;
 }
 
+/** A stretch of a line between column gaps, with its horizontal extent. */
+export interface LayoutCell {
+  text: string;
+  x0: number;
+  x1: number;
+}
+
 export interface LayoutLine {
   y: number;
-  /** the line's text split at column gaps; a line of prose has one cell */
-  cells: string[];
+  /** the line's text split at column gaps, left to right; a line of prose has one cell */
+  cells: LayoutCell[];
+  /** font size of the line's first run */
+  fontSize: number;
 }
 
 export interface PageLayout {
@@ -125,48 +134,150 @@ export function buildLines(runs: readonly PlacedRun[]): LayoutLine[] {
       groups.push({ y: run.y, fontSize: run.fontSize, runs: [run] });
     }
   }
-  return groups.map((g) => ({ y: g.y, cells: joinCells(g.runs.sort((a, b) => a.x - b.x || a.y - b.y)) }));
+  return groups.map((g) => ({
+    y: g.y,
+    fontSize: g.fontSize,
+    cells: joinCells(g.runs.sort((a, b) => a.x - b.x || a.y - b.y)),
+  }));
 }
 
 const CURRENCY_ONLY = /^[$₹€£¥]$/;
 
-function joinCells(runs: readonly PlacedRun[]): string[] {
-  const cells: string[] = [];
-  let cell = '';
+function joinCells(runs: readonly PlacedRun[]): LayoutCell[] {
+  const cells: LayoutCell[] = [];
+  let cell: LayoutCell | undefined;
   let prev: PlacedRun | undefined;
   for (const run of runs) {
-    if (prev === undefined) {
-      cell = run.text;
+    const end = run.x + run.width;
+    if (cell === undefined || prev === undefined) {
+      cell = { text: run.text, x0: run.x, x1: end };
       prev = run;
       continue;
     }
     const gap = run.x - (prev.x + prev.width);
     const em = Math.max(prev.fontSize, run.fontSize);
-    if (CURRENCY_ONLY.test(cell.trim())) {
+    if (CURRENCY_ONLY.test(cell.text.trim())) {
       // A currency sign set apart from its amount ("$      34,229") belongs to the amount.
-      cell = `${cell.trim()}${run.text.trim()}`;
+      cell.text = `${cell.text.trim()}${run.text.trim()}`;
     } else if (gap > COLUMN_GAP_EM * em || (CURRENCY_ONLY.test(run.text.trim()) && gap > WORD_GAP_EM * em)) {
       cells.push(cell);
-      cell = run.text;
-    } else if (gap > WORD_GAP_EM * em && !cell.endsWith(' ') && !run.text.startsWith(' ')) {
-      cell += ` ${run.text}`;
+      cell = { text: run.text, x0: run.x, x1: end };
+    } else if (gap > WORD_GAP_EM * em && !cell.text.endsWith(' ') && !run.text.startsWith(' ')) {
+      cell.text += ` ${run.text}`;
     } else {
-      cell += run.text;
+      cell.text += run.text;
     }
+    cell.x1 = Math.max(cell.x1, end);
     prev = run;
   }
-  cells.push(cell);
-  return cells.map((c) => c.trim()).filter((c) => c !== '');
+  if (cell) cells.push(cell);
+  return cells.map((c) => ({ ...c, text: c.text.trim() })).filter((c) => c.text !== '');
+}
+
+function letters(text: string): number {
+  return (text.match(/\p{L}/gu) ?? []).length;
+}
+
+function digits(text: string): number {
+  return (text.match(/\d/g) ?? []).length;
+}
+
+/** Words rather than figures: a stretch of a text column, a heading, a label. */
+function isWords(cell: LayoutCell): boolean {
+  const l = letters(cell.text);
+  return l >= 4 && l >= digits(cell.text);
+}
+
+/** A line that runs across two columns of prose: two cells, each a good stretch of words. */
+function isTwoColumnProse(line: LayoutLine): boolean {
+  return line.cells.length === 2 && line.cells.every((c) => isWords(c) && letters(c.text) >= 20);
+}
+
+/** Which side of a gutter whose right column starts at `split` a line's cells fall on, if they all fit. */
+function sides(line: LayoutLine, split: number): { left?: string; right?: string } | null {
+  const em = line.fontSize;
+  const out: { left?: string; right?: string } = {};
+  for (const c of line.cells) {
+    if (!isWords(c)) return null;
+    if (c.x0 >= split - em) {
+      if (out.right !== undefined) return null;
+      out.right = c.text;
+    } else if (c.x1 <= split - 0.5 * em) {
+      if (out.left !== undefined || out.right !== undefined) return null;
+      out.left = c.text;
+    } else {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Two-column prose lines a region needs before it is read column by column. */
+export const MIN_PROSE_COLUMN_LINES = 3;
+
+/**
+ * Pages that mix a table with two columns of running text would have the columns interleaved line by
+ * line ("left sentence | right sentence"). A region of consecutive lines whose cells all sit on either
+ * side of one gutter, with at least MIN_PROSE_COLUMN_LINES lines of prose on both sides, is re-read
+ * column by column: its left column's lines, then its right column's, each as a one-cell line.
+ */
+export function readProseColumns(lines: readonly LayoutLine[]): LayoutLine[] {
+  const out: LayoutLine[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const seed = lines[i] as LayoutLine;
+    if (!isTwoColumnProse(seed)) {
+      out.push(seed);
+      i++;
+      continue;
+    }
+    const split = (seed.cells[1] as LayoutCell).x0;
+    let start = i;
+    while (
+      start - 1 >= 0 &&
+      out.length > 0 &&
+      out[out.length - 1] === lines[start - 1] &&
+      sides(lines[start - 1] as LayoutLine, split)
+    ) {
+      start--;
+      out.pop();
+    }
+    let end = i + 1;
+    while (end < lines.length && sides(lines[end] as LayoutLine, split)) end++;
+    const region = lines.slice(start, end);
+    if (region.filter(isTwoColumnProse).length < MIN_PROSE_COLUMN_LINES) {
+      out.push(...region);
+      i = end;
+      continue;
+    }
+    const left: LayoutLine[] = [];
+    const right: LayoutLine[] = [];
+    for (const line of region) {
+      const s = sides(line, split) as { left?: string; right?: string };
+      if (s.left !== undefined)
+        left.push({ y: line.y, fontSize: line.fontSize, cells: [line.cells[0] as LayoutCell] });
+      if (s.right !== undefined) {
+        right.push({
+          y: line.y,
+          fontSize: line.fontSize,
+          cells: [line.cells[line.cells.length - 1] as LayoutCell],
+        });
+      }
+    }
+    out.push(...left, ...right);
+    i = end;
+  }
+  return out;
 }
 
 export function layoutPage(items: readonly PdfTextItem[], viewportTransform: readonly number[]): PageLayout {
   const { upright, rotated } = placeRuns(items, viewportTransform);
-  return { lines: buildLines(upright), rotated };
+  return { lines: readProseColumns(buildLines(upright)), rotated };
 }
 
 /** The table path's text: one line per visual line, cells joined with ` | `, rotated runs at the end. */
 export function renderLayout(layout: PageLayout): string {
-  const lines = layout.lines.map((l) => l.cells.join(COLUMN_SEPARATOR));
+  const lines = layout.lines.map((l) => l.cells.map((c) => c.text).join(COLUMN_SEPARATOR));
   return [...lines, ...layout.rotated].join('\n');
 }
 
@@ -193,7 +304,7 @@ export function tableSignal(layout: PageLayout): TableSignal {
   for (const line of layout.lines) {
     if (line.cells.length < 2) continue;
     let amounts = 0;
-    for (const cell of line.cells) amounts += numericTokenCount(cell);
+    for (const cell of line.cells) amounts += numericTokenCount(cell.text);
     if (amounts >= 2) numericRows++;
   }
   return { lines: layout.lines.length, numericRows };

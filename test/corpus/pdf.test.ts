@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildLines, isTableHeavy, layoutPage, tableSignal } from '../../src/corpus/layout.ts';
+import { buildLines, isTableHeavy, layoutPage, renderLayout, tableSignal } from '../../src/corpus/layout.ts';
 import { type ExtractedDocument, extractMany, extractPdf, PdfError } from '../../src/corpus/pdf.ts';
 import { PageText } from '../../src/corpus/schema.ts';
 import { makeDrawingOnlyPdf, makeStatementPdf, makeTextPdf, type StatementRow } from '../helpers/make-pdf.ts';
@@ -161,7 +161,7 @@ describe('layout', () => {
       ],
       upright,
     );
-    expect(layout.lines.map((l) => l.cells)).toEqual([['Total assets', '1,000', '(20)']]);
+    expect(layout.lines.map((l) => l.cells.map((c) => c.text))).toEqual([['Total assets', '1,000', '(20)']]);
   });
 
   it('reads a table typeset landscape on a portrait page (text running bottom to top)', () => {
@@ -176,9 +176,39 @@ describe('layout', () => {
       [rot('Additions', 1, 0), rot('1,685', 1, 300), rot('Disposals', 2, 0), rot('(5)', 2, 300)],
       upright,
     );
-    expect(layout.lines.map((l) => l.cells)).toEqual([
+    expect(layout.lines.map((l) => l.cells.map((c) => c.text))).toEqual([
       ['Additions', '1,685'],
       ['Disposals', '(5)'],
+    ]);
+  });
+
+  it('reads two columns of prose beside a table column by column, not line by line', () => {
+    const left = [
+      'The total income for the year under review is',
+      'higher than in the previous financial year,',
+      'registering an increase of twelve percent.',
+    ];
+    const right = [
+      'The Board recommends a final dividend per',
+      'equity share, subject to the approval of the',
+      'members at the annual general meeting.',
+    ];
+    const items = [
+      item('Particulars', 40, 700),
+      item('2024-25', 300, 700),
+      item('2023-24', 400, 700),
+      item('Revenue', 40, 688),
+      item('1,000', 300, 688),
+      item('900', 400, 688),
+      ...left.map((t, i) => item(t, 40, 660 - 12 * i)),
+      ...right.map((t, i) => item(t, 320, 660 - 12 * i)),
+    ].map((it) => ({ ...it, width: it.str.length * 3.5 }));
+    const text = renderLayout(layoutPage(items, upright));
+    expect(text.split('\n')).toEqual([
+      'Particulars | 2024-25 | 2023-24',
+      'Revenue | 1,000 | 900',
+      ...left,
+      ...right,
     ]);
   });
 
