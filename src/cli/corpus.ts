@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { loadSources } from '../corpus/sources.ts';
+import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
 import {
   documentsFromFolder,
   documentsFromSources,
@@ -26,7 +27,7 @@ interface IngestFlags {
   pdfDir: string;
   pdfs?: string;
   index: string;
-  embedder: string;
+  embedder: EmbedderName;
   cacheDir: string;
   tables: 'auto' | 'always' | 'never';
   allowFailures?: boolean;
@@ -67,7 +68,7 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
 }
 
 async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
-  if (!['use-lite', 'bge-m3', 'bm25'].includes(flags.embedder)) {
+  if (!isEmbedderName(flags.embedder)) {
     throw new UsageError(`unknown embedder "${flags.embedder}" (use-lite, bge-m3 or bm25)`);
   }
   const at = (p: string) => resolve(io.cwd, p);

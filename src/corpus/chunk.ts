@@ -65,14 +65,14 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
   const furniture = detectFurniture(pageLines);
   const lines: Line[] = [];
   let heading: string | null = null;
-  let previousWasCapsHeading = false;
+  let previousWasCapsHeading: boolean = false;
   for (const [i, page] of pages.entries()) {
     for (const raw of stripFurniture(pageLines[i] as string[], furniture)) {
       const text = raw.replace(/[ \t\u00a0]+/g, ' ').trim();
       if (text === '') continue;
-      const continues =
+      const continues: boolean =
         previousWasCapsHeading && isCapitalised(text) && !isNumberedHeading(text) && text.length <= 90;
-      const headingLine = continues || isHeading(text);
+      const headingLine: boolean = continues || isHeading(text);
       if (headingLine) {
         // A capitalised heading that wraps onto a second line continues, rather than replaces, the first.
         heading = continues && heading ? cleanHeading(`${heading} ${text}`) : cleanHeading(text);

@@ -13,7 +13,7 @@ import { type ChunkOptions, chunkDocument } from '../corpus/chunk.ts';
 import { documentIdentity } from '../corpus/naming.ts';
 import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
-import { buildIndex } from '../retrieval/index.ts';
+import { buildIndex, type EmbedderName } from '../retrieval/index.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256File, writeFileAtomic } from '../util/fs.ts';
 
@@ -33,7 +33,7 @@ export type TablesMode = 'auto' | 'always' | 'never';
 
 export interface IngestOptions {
   indexDir: string;
-  embedder: string;
+  embedder: EmbedderName;
   cacheDir: string;
   tables?: TablesMode;
   concurrency?: number;
@@ -100,7 +100,10 @@ interface Extracted {
   error?: string;
 }
 
-async function extractAll(docs: readonly IngestDocument[], opts: IngestOptions): Promise<Extracted[]> {
+async function extractAll(
+  docs: readonly IngestDocument[],
+  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'onStage'>,
+): Promise<Extracted[]> {
   const tables = opts.tables ?? 'auto';
   const results: Extracted[] = docs.map((doc) => ({ doc, fromCache: false }));
   const hashes: (string | null)[] = [];
@@ -178,7 +181,20 @@ export function chunkAll(
   return { byDocument, chunks, duplicates };
 }
 
-export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
+export interface PreparedCorpus {
+  documents: DocumentReport[];
+  failed: number;
+  /** the chunks of every document, in document order; empty for a failed document */
+  byDocument: Chunk[][];
+  chunks: Chunk[];
+  duplicateChunks: number;
+}
+
+/** Extracts (or loads cached pages) and chunks every document; no embedding. */
+export async function prepareCorpus(
+  docs: readonly IngestDocument[],
+  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'chunking' | 'onStage'>,
+): Promise<PreparedCorpus> {
   const extracted = await extractAll(docs, opts);
   const { byDocument, chunks, duplicates } = chunkAll(extracted, opts.chunking);
   opts.onStage?.('chunk', chunks.length, chunks.length);
@@ -194,9 +210,12 @@ export async function ingest(docs: readonly IngestDocument[], opts: IngestOption
     ...(e.error ? { error: e.error } : {}),
   }));
   const failed = documents.filter((d) => d.status === 'failed').length;
-  if (chunks.length === 0) {
-    return { documents, failed, chunks: 0, duplicateChunks: duplicates, index: null };
-  }
+  return { documents, failed, byDocument, chunks, duplicateChunks: duplicates };
+}
+
+export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
+  const { documents, failed, chunks, duplicateChunks } = await prepareCorpus(docs, opts);
+  if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null };
   const built = await buildIndex(chunks, {
     dir: opts.indexDir,
     embedder: opts.embedder,
@@ -207,7 +226,7 @@ export async function ingest(docs: readonly IngestDocument[], opts: IngestOption
     documents,
     failed,
     chunks: chunks.length,
-    duplicateChunks: duplicates,
+    duplicateChunks,
     index: {
       dir: opts.indexDir,
       checksum: built.checksum,

@@ -31,7 +31,11 @@ export interface PageRecallResult {
   misses: string[];
 }
 
-export function coversGoldPage(chunk: RetrievedPages, company: string, goldPages: readonly number[]): boolean {
+export function coversGoldPage(
+  chunk: RetrievedPages,
+  company: string,
+  goldPages: readonly number[],
+): boolean {
   const [first, last] = chunk.pages;
   return chunk.company === company && goldPages.some((p) => p >= first && p <= last);
 }
