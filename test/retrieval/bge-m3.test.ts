@@ -1,6 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder, resolveBgeM3Dir } from '../../src/retrieval/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
@@ -75,5 +79,34 @@ describe('bge-m3 model lookup', () => {
     await fakeModelFolder(join(root, 'tc3', 'Xenova', 'bge-m3'));
     const lookup = resolveBgeM3Dir({ modelDir: partial, env: { TRANSFORMERS_CACHE: join(root, 'tc3') } });
     expect(lookup).toEqual({ found: null, searched: [partial] });
+  });
+});
+
+describe('loading', () => {
+  it('never loads transformers.js (onnxruntime) for use-lite or bm25', async () => {
+    const repo = resolve(import.meta.dirname, '..', '..');
+    const transformers = createRequire(join(repo, 'package.json')).resolve('@huggingface/transformers');
+    const script = join(root, 'load-check.mts');
+    await writeFile(
+      script,
+      [
+        `import { buildIndex, openIndex } from ${JSON.stringify(join(repo, 'src/retrieval/index.ts'))};`,
+        `import { testChunks } from ${JSON.stringify(join(repo, 'test/retrieval/chunks.ts'))};`,
+        "const onnx = () => process.report.getReport().sharedObjects.some((s) => s.includes('onnxruntime'));",
+        `const root = ${JSON.stringify(root)};`,
+        "for (const embedder of ['bm25', 'use-lite']) {",
+        "  const dir = root + '/load-' + embedder;",
+        "  await buildIndex(testChunks(), { dir, embedder, cacheDir: root + '/load-cache' });",
+        "  await (await openIndex(dir)).retrieve('dividend per share');",
+        '}',
+        'const before = onnx();',
+        `await import(${JSON.stringify(pathToFileURL(transformers).href)});`,
+        'process.stdout.write(JSON.stringify({ before, after: onnx() }));',
+      ].join('\n'),
+    );
+    const tsx = join(repo, 'node_modules', '.bin', 'tsx');
+    const { stdout } = await promisify(execFile)(tsx, [script]);
+    // `after` shows the probe works: importing transformers.js does load the onnxruntime library
+    expect(JSON.parse(stdout)).toEqual({ before: false, after: true });
   });
 });
