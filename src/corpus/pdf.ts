@@ -4,7 +4,7 @@
  * (see `layout.ts`). Which one a page keeps depends on `tables`: 'never' keeps the plain text, 'always'
  * the layout, 'auto' the layout on table-heavy pages only (`isTableHeavy`). Failures are `PdfError`s.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -193,6 +193,16 @@ export async function extractMany(
   if (paths.length === 0) return results;
   const size = Math.max(1, Math.min(opts.concurrency ?? availableParallelism(), paths.length));
   const tables = opts.tables ?? 'auto';
+  // Largest files first, so that one big report does not start last and leave the other workers idle.
+  const sizes = await Promise.all(
+    paths.map((p) =>
+      stat(p).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  const queue = paths.map((_, i) => i).sort((a, b) => (sizes[b] as number) - (sizes[a] as number) || a - b);
   const workers: Worker[] = [];
   let next = 0;
   try {
@@ -200,8 +210,8 @@ export async function extractMany(
       Array.from({ length: size }, async () => {
         const worker = spawnWorker();
         workers.push(worker);
-        while (next < paths.length) {
-          const id = next++;
+        while (next < queue.length) {
+          const id = queue[next++] as number;
           const path = paths[id] as string;
           const reply = await runJob(worker, { id, path, tables });
           let r: ExtractManyResult;
