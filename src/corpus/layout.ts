@@ -51,7 +51,7 @@ export interface PageLayout {
 export const COLUMN_GAP_EM = 1.2;
 /** A gap wider than this many font sizes separates two words (narrower gaps join fragments of a word). */
 export const WORD_GAP_EM = 0.15;
-/** Two baselines closer than this many font sizes are the same visual line (allows super/subscripts). */
+/** Two baselines closer than this many font sizes (of the larger type) are the same visual line (super/subscripts). */
 export const BASELINE_TOLERANCE_EM = 0.45;
 
 export const COLUMN_SEPARATOR = ' | ';
@@ -128,8 +128,13 @@ export function buildLines(runs: readonly PlacedRun[]): LayoutLine[] {
   const groups: { y: number; fontSize: number; runs: PlacedRun[] }[] = [];
   for (const run of sorted) {
     const last = groups[groups.length - 1];
-    if (last && run.y - last.y <= BASELINE_TOLERANCE_EM * Math.min(run.fontSize, last.fontSize)) {
+    if (last && run.y - last.y <= BASELINE_TOLERANCE_EM * Math.max(run.fontSize, last.fontSize)) {
       last.runs.push(run);
+      // The line's baseline is that of its largest type, not of a superscript that happens to come first.
+      if (run.fontSize > last.fontSize) {
+        last.y = run.y;
+        last.fontSize = run.fontSize;
+      }
     } else {
       groups.push({ y: run.y, fontSize: run.fontSize, runs: [run] });
     }

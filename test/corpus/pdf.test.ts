@@ -164,6 +164,20 @@ describe('layout', () => {
     expect(layout.lines.map((l) => l.cells.map((c) => c.text))).toEqual([['Total assets', '1,000', '(20)']]);
   });
 
+  it('keeps a footnote marker set above the baseline on its row (Infosys p26 geometry)', () => {
+    // PDF y grows upwards: the marker sits 3.9pt above the amounts, the label 1.1pt below them
+    const layout = layoutPage(
+      [
+        item('(1)', 335.7, 703.9, 6.6),
+        item('7', 726.5, 700, 10),
+        item('5', 830.5, 700, 10),
+        item('Accrued compensation to employees', 186.5, 698.9, 10),
+      ].map((it, i) => (i === 3 ? { ...it, width: 146.6 } : it)),
+      upright,
+    );
+    expect(renderLayout(layout)).toBe('Accrued compensation to employees (1) | 7 | 5');
+  });
+
   it('reads a table typeset landscape on a portrait page (text running bottom to top)', () => {
     // rotated 90 degrees: text advances along +y in PDF space; lines progress along +x
     const rot = (str: string, line: number, along: number) => ({
