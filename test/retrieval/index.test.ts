@@ -1,15 +1,18 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import seedrandom from 'seedrandom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../../src/corpus/schema.ts';
 import {
   buildIndex,
   createEmbedder,
+  type DenseEmbedder,
   type Embedder,
   type EmbedderName,
   type Index,
   openIndex,
+  passageText,
   verifyIndex,
 } from '../../src/retrieval/index.ts';
 import { chunkStarting, makeChunk, testChunks } from './chunks.ts';
@@ -187,5 +190,67 @@ describe('duplicate ids and missing indexes', () => {
     const d = fresh('nothing');
     await expect(openIndex(d)).rejects.toThrow(d);
     await expect(openIndex(d)).rejects.toThrow(/rge corpus ingest/);
+  });
+});
+
+describe('top-k over many vectors', () => {
+  const dims = 24;
+  const unit = (rng: () => number) => {
+    const v = Float32Array.from({ length: dims }, () => rng() * 2 - 1);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+  // A seeded embedder: the vector is a function of the text, so equal texts give equal vectors (ties).
+  const seeded: DenseEmbedder = {
+    kind: 'dense',
+    name: 'seeded-test',
+    id: 'seeded-test:v1',
+    batchSize: 64,
+    dimensions: dims,
+    async embedPassages(texts) {
+      return texts.map((t) => unit(seedrandom(t)));
+    },
+    async embedQuery(text) {
+      return unit(seedrandom(text));
+    },
+  };
+
+  it('matches a brute-force ranking (score desc, id asc) for every k and filter', async () => {
+    const chunks = Array.from({ length: 300 }, (_, i) =>
+      makeChunk(`co-${i % 7}`, i % 2 ? 'FY23' : 'FY24', 'h', 1, `passage ${i % 240}`),
+    );
+    const dir = fresh('seeded');
+    await buildIndex(chunks, { dir, embedder: seeded, cacheDir: fresh('seeded-cache') });
+    const index = await openIndex(dir, { embedder: seeded });
+    // the index embeds heading + text (passageText), so the reference does too
+    const vectors = new Map(chunks.map((c) => [c.id, unit(seedrandom(passageText(c)))]));
+    const rng = seedrandom('queries');
+    for (let q = 0; q < 20; q++) {
+      const query = q % 4 === 0 ? unit(seedrandom(`h\npassage ${q}`)) : unit(rng);
+      for (const [k, company] of [
+        [1, undefined],
+        [5, undefined],
+        [17, 'co-3'],
+        [300, undefined],
+        [400, 'co-1'],
+      ] as const) {
+        const expected = chunks
+          .filter((c) => !company || c.company === company)
+          .map((c) => {
+            const v = vectors.get(c.id) as Float32Array;
+            let dot = 0;
+            for (let j = 0; j < dims; j++) dot += (v[j] as number) * (query[j] as number);
+            return { id: c.id, score: dot };
+          })
+          .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+          .slice(0, k);
+        const got = index.retrieveByVector(query, { k, ...(company ? { company } : {}) });
+        expect(got.map((h) => h.id)).toEqual(expected.map((e) => e.id));
+        got.forEach((h, i) => {
+          expect(h.score).toBeCloseTo(expected[i]?.score as number, 5);
+        });
+      }
+    }
+    await expect(index.retrieve('passage 3', { k: 1 })).resolves.toHaveLength(1);
   });
 });
