@@ -275,9 +275,64 @@ export function readProseColumns(lines: readonly LayoutLine[]): LayoutLine[] {
   return out;
 }
 
+/**
+ * A row label too long for its column wraps, and the amounts are set beside the second line or
+ * between the two ("Acquisition through business combination (refer Note" / "13,131 | 4,398 | ..."
+ * / "49)"). When a line of words only is followed, within a line and a half, by a row of amounts with
+ * no label of its own and whose first amount starts right of where the words end, the words are that
+ * row's label; so is a last line of words half a line below the amounts (amounts centred between
+ * the label's two lines), e.g. "Acquisition through business combination (refer Note 49) | 13,131 | ...".
+ */
+export function attachWrappedLabels(lines: readonly LayoutLine[]): LayoutLine[] {
+  const out: LayoutLine[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const label = lines[i] as LayoutLine;
+    const row = lines[i + 1];
+    const words = label.cells[0];
+    const first = row?.cells[0];
+    if (
+      row !== undefined &&
+      words !== undefined &&
+      first !== undefined &&
+      label.cells.length === 1 &&
+      isWords(words) &&
+      numericTokenCount(words.text) === 0 &&
+      !isWords(first) &&
+      first.x0 > words.x1 &&
+      row.cells.filter((c) => numericTokenCount(c.text) > 0).length >= 2 &&
+      row.y - label.y <= 1.6 * label.fontSize
+    ) {
+      let labelCell = words;
+      i++;
+      // The label's last line, half a line below the amounts when they were centred between its lines.
+      const tail = lines[i + 1];
+      const tailCell = tail?.cells[0];
+      if (
+        tail !== undefined &&
+        tailCell !== undefined &&
+        tail.cells.length === 1 &&
+        tail.y - row.y <= 0.9 * row.fontSize &&
+        tailCell.x0 >= words.x0 - label.fontSize &&
+        tailCell.x1 < first.x0
+      ) {
+        labelCell = {
+          text: `${words.text} ${tailCell.text}`,
+          x0: words.x0,
+          x1: Math.max(words.x1, tailCell.x1),
+        };
+        i++;
+      }
+      out.push({ y: row.y, fontSize: row.fontSize, cells: [labelCell, ...row.cells] });
+      continue;
+    }
+    out.push(label);
+  }
+  return out;
+}
+
 export function layoutPage(items: readonly PdfTextItem[], viewportTransform: readonly number[]): PageLayout {
   const { upright, rotated } = placeRuns(items, viewportTransform);
-  return { lines: readProseColumns(buildLines(upright)), rotated };
+  return { lines: attachWrappedLabels(readProseColumns(buildLines(upright))), rotated };
 }
 
 /** The table path's text: one line per visual line, cells joined with ` | `, rotated runs at the end. */

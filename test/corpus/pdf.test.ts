@@ -178,6 +178,31 @@ describe('layout', () => {
     expect(renderLayout(layout)).toBe('Accrued compensation to employees (1) | 7 | 5');
   });
 
+  it('gives a wrapped row label to the amounts set between its two lines', () => {
+    const layout = layoutPage(
+      [
+        item('Balance at the start of the year', 40, 712),
+        item('100', 300, 712),
+        item('90', 400, 712),
+        item('Acquisition through business combination (refer Note', 40, 700),
+        item('13,131', 300, 694),
+        item('4,398', 400, 694),
+        item('49)', 40, 688),
+        item('Operating expenses', 40, 670),
+        item('Cost of sales', 40, 658),
+        item('19,232', 300, 658),
+        item('18,795', 400, 658),
+      ].map((it) => ({ ...it, width: it.str.length * 4 })),
+      upright,
+    );
+    expect(renderLayout(layout).split('\n')).toEqual([
+      'Balance at the start of the year | 100 | 90',
+      'Acquisition through business combination (refer Note 49) | 13,131 | 4,398',
+      'Operating expenses',
+      'Cost of sales | 19,232 | 18,795',
+    ]);
+  });
+
   it('reads a table typeset landscape on a portrait page (text running bottom to top)', () => {
     // rotated 90 degrees: text advances along +y in PDF space; lines progress along +x
     const rot = (str: string, line: number, along: number) => ({
@@ -293,6 +318,15 @@ const RANE_PPE: StatementRow[] = [
     values: ['7,272', '23,339', '1,15,425', '1,267', '4,053', '488', '1,51,844'],
   },
   { label: 'Asset held for sale', values: ['(2,613)', '(2,613)'] },
+  // labels wrapped over two lines, amounts set between them
+  {
+    label: 'Exchange differences on translation of foreign operations',
+    values: ['56', '(1)', '36', '4', '95'],
+  },
+  {
+    label: 'Acquisition through business combination (refer Note 49)',
+    values: ['13,131', '4,398', '48,513', '287', '1,844', '100', '68,273'],
+  },
   {
     label: 'Balance at March 31, 2025',
     values: ['17,790', '29,017', '1,74,484', '1,675', '6,599', '555', '2,30,120'],

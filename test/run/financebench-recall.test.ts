@@ -92,7 +92,7 @@ describe.skipIf(!sharedCorpus)(
       const bm25 = results.find((r) => r.embedder === 'bm25');
       const useLite = results.find((r) => r.embedder === 'use-lite');
       expect(bm25?.document?.recall).toBeGreaterThanOrEqual(0.5);
-      expect(useLite?.document?.recall).toBeGreaterThanOrEqual(0.4);
+      expect(useLite?.document?.recall).toBeGreaterThanOrEqual(0.3);
       // Retrieval over all filings can only be as good as within the right one, give or take ties.
       for (const r of results.filter((x) => x.document)) {
         expect(r.corpus?.recall ?? 0).toBeLessThanOrEqual((r.document?.recall ?? 0) + 0.1);
