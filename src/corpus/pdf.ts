@@ -191,7 +191,10 @@ export async function extractMany(
 ): Promise<ExtractManyResult[]> {
   const results: ExtractManyResult[] = new Array(paths.length);
   if (paths.length === 0) return results;
-  const size = Math.max(1, Math.min(opts.concurrency ?? availableParallelism(), paths.length));
+  const wanted = Number.isFinite(opts.concurrency)
+    ? Math.floor(opts.concurrency as number)
+    : availableParallelism();
+  const size = Math.max(1, Math.min(wanted, paths.length));
   const tables = opts.tables ?? 'auto';
   // Largest files first, so that one big report does not start last and leave the other workers idle.
   const sizes = await Promise.all(
