@@ -13,8 +13,8 @@ import {
   cleanHeading,
   detectFurniture,
   isCapitalised,
-  isHeading,
   isNumberedHeading,
+  opensSection,
   stripFurniture,
 } from './headings.ts';
 import type { Chunk, PageText } from './schema.ts';
@@ -67,12 +67,14 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
   let heading: string | null = null;
   let previousWasCapsHeading: boolean = false;
   for (const [i, page] of pages.entries()) {
-    for (const raw of stripFurniture(pageLines[i] as string[], furniture)) {
-      const text = raw.replace(/[ \t\u00a0]+/g, ' ').trim();
-      if (text === '') continue;
+    const content = stripFurniture(pageLines[i] as string[], furniture)
+      .map((raw) => raw.replace(/[ \t\u00a0]+/g, ' ').trim())
+      .filter((t) => t !== '');
+    for (const [j, text] of content.entries()) {
       const continues: boolean =
         previousWasCapsHeading && isCapitalised(text) && !isNumberedHeading(text) && text.length <= 90;
-      const headingLine: boolean = continues || isHeading(text);
+      const headingLine: boolean =
+        continues || opensSection(text, content[j - 1] ?? null, content[j + 1] ?? null);
       if (headingLine) {
         // A capitalised heading that wraps onto a second line continues, rather than replaces, the first.
         heading = continues && heading ? cleanHeading(`${heading} ${text}`) : cleanHeading(text);

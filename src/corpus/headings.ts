@@ -18,13 +18,16 @@ const PAGE_NUMBER =
   /^(?:page\s*)?[-–—(]?\s*(?:\d{1,4}|[ivxlcdm]{1,7})\s*[-–—)]?(?:\s*(?:of|\/)\s*\d{1,4})?$/i;
 
 /**
- * The shape of a line with its spacing folded and, when it holds at most two numbers (a year, a page
- * number), its digits too, so "Annual Report 2023 | 14" matches page 15's. Lines with more numbers are
- * content (table rows, figures) and keep their digits.
+ * The shape of a line with its spacing folded and, when it holds few numbers (a year, an edition, a
+ * page number: at most two, or four in a line that is mostly words and no table row), its digits too,
+ * so "VRL Logistics Limited 41st Annual Report 2023-24 111" matches page 112's. Lines with more numbers
+ * are content (table rows, figures) and keep their digits.
  */
 export function furnitureKey(line: string): string {
   const text = line.toLowerCase().replace(/\s+/g, ' ').trim();
-  return (text.match(/\d+/g)?.length ?? 0) <= 2 ? text.replace(/\d+/g, '#') : text;
+  const numbers = text.match(/\d+/g)?.length ?? 0;
+  const folds = numbers <= 2 || (numbers <= 4 && !text.includes(' | ') && letterShare(text) > 0.5);
+  return folds ? text.replace(/\d+/g, '#') : text;
 }
 
 export function isPageNumber(line: string): boolean {
@@ -143,6 +146,7 @@ export function isHeading(line: string): boolean {
   if (text.length < 3 || text.length > MAX_HEADING_CHARS) return false;
   if (text.includes(' | ')) return false; // a table row from the layout path
   if (/[.;,]$/.test(text) && !/^(?:note|item)\s/i.test(text)) return false; // sentences and list items end so
+  if (/[-–]$/.test(text)) return false; // a word hyphenated onto the next line
   if (digitShare(text) > 0.25 || letterShare(text) < 0.6) return false;
   if (/[₹$€£%]|\b(?:rs|inr|usd)\.?\s*\d/i.test(text)) return false;
 
@@ -156,12 +160,36 @@ export function isHeading(line: string): boolean {
   }
   if (/^(?:total|sub-?total|grand total|less|add)\b/i.test(text)) return false; // statement row labels
   if (/\S:\s+\S/.test(text)) return false; // "Place: Mumbai", "Date: 12 May 2024"
+  if (/\d[.,]\d/.test(text)) return false; // a figure such as 6.29 or 1,234 belongs to a table row
   const words = text.split(/\s+/);
   const letters = text.replace(/[^\p{L}]/gu, '');
   if (letters.length >= 4 && letters === letters.toUpperCase() && /\p{Lu}/u.test(letters)) {
-    return words.length <= MAX_TITLE_WORDS + 3;
+    // "NA NA NA", "YES NO": table cells, not headings; a heading has at least one real word.
+    return words.length <= MAX_TITLE_WORDS + 3 && words.some((w) => w.replace(/[^\p{L}]/gu, '').length >= 4);
   }
   return words.length >= 2 && words.length <= MAX_TITLE_WORDS && /^\p{Lu}/u.test(text) && isTitleCase(words);
+}
+
+const TRAILING_FUNCTION_WORD =
+  /\b(?:the|of|and|or|to|for|with|in|on|by|a|an|which|who|are|is|was|were|not|that|as|at|from|its|their|under)$/i;
+
+/**
+ * Whether a line opens a section, given its neighbours on the page (null at a page edge). A line that
+ * reads as a heading on its own is still a wrapped sentence when it ends on a function word, when the
+ * next line carries on in lower case, or when the line before it is prose cut mid-sentence.
+ */
+export function opensSection(line: string, previous: string | null, next: string | null): boolean {
+  if (!isHeading(line)) return false;
+  if (TRAILING_FUNCTION_WORD.test(line.trim().replace(/:$/, ''))) return false;
+  const nextIsListItem = next !== null && /^(?:[a-z]|[ivx]{1,4})[.)]\s/.test(next.trim());
+  if (next !== null && /^\p{Ll}/u.test(next.trim()) && !nextIsListItem) return false;
+  if (!isNumberedHeading(line) && /\p{Ll}\.\s+\p{Lu}/u.test(line)) return false; // "… Report. The Audit …"
+  if (previous !== null) {
+    const prev = previous.trim();
+    const proseCutMidSentence = prev.length >= 60 && /[\p{L},]$/u.test(prev) && letterShare(prev) > 0.8;
+    if (proseCutMidSentence && !isNumberedHeading(line) && !isCapitalised(line)) return false;
+  }
+  return true;
 }
 
 /** Whether a line opens with a section number ("12.", "Note 3", "ITEM 7A", "PART II"). */

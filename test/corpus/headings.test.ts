@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { detectFurniture, isHeading, isPageNumber, stripFurniture } from '../../src/corpus/headings.ts';
+import {
+  detectFurniture,
+  isHeading,
+  isPageNumber,
+  opensSection,
+  stripFurniture,
+} from '../../src/corpus/headings.ts';
 
 describe('isHeading', () => {
   it.each([
@@ -81,5 +87,27 @@ describe('page furniture', () => {
         ['Header', 'c'],
       ]).size,
     ).toBe(0);
+  });
+});
+
+describe('opensSection', () => {
+  it('rejects a heading-like line that is a wrapped sentence', () => {
+    expect(opensSection('Financial guarantee contracts which are not', null, 'measured at fair value')).toBe(
+      false,
+    );
+    expect(opensSection('Aggregate Amount of the Group Share of:', null, 'Profit | 4.57')).toBe(false);
+    expect(opensSection('General Meeting Resolutions', null, 'were passed by the members')).toBe(false);
+    const prose = 'The Board considered the report of the auditors and the recommendations of the';
+    expect(opensSection('Audit Committee Members', prose, 'The committee met four times.')).toBe(false);
+  });
+
+  it('accepts a heading followed by a list item or a new sentence', () => {
+    expect(opensSection('33. AUDITORS and AUDIT REPORTS', 'not applicable.', 'a) Statutory Auditors')).toBe(
+      true,
+    );
+    expect(
+      opensSection('Report on Corporate Governance', 'Annexure ends here.', 'The Company believes'),
+    ).toBe(true);
+    expect(opensSection('RISK MANAGEMENT', null, null)).toBe(true);
   });
 });

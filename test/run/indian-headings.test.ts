@@ -5,6 +5,8 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { documentLines } from '../../src/corpus/chunk.ts';
+import { extractPdf } from '../../src/corpus/pdf.ts';
 import { documentsFromFolder, type PreparedCorpus, prepareCorpus } from '../../src/run/ingest.ts';
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
@@ -43,22 +45,33 @@ describe.skipIf(!sharedCorpus)(
       }
     });
 
-    it("finds the Directors' Report sections of the VRL Logistics report", () => {
-      const i = prepared.documents.findIndex((d) => d.source.startsWith('VRL_Logistics'));
-      const headings = new Set((prepared.byDocument[i] ?? []).map((c) => c.heading));
-      const expected = ['8. DIVIDEND', '14. CREDIT RATING', '33. AUDITORS and AUDIT REPORTS'];
-      for (const h of expected)
-        expect(
-          [...headings].some((x) => x?.startsWith(h)),
-          h,
-        ).toBe(true);
+    it("detects the numbered sections of the VRL Logistics Directors' Report", async () => {
+      const vrl = await extractPdf(
+        join(sharedCorpus ?? '', 'indian', 'VRL_Logistics_Annual_Report_FY2023-24.pdf'),
+      );
+      const headings = new Set(documentLines(vrl.pages).map((l) => l.heading));
+      const expected = [
+        '8. DIVIDEND',
+        '14. CREDIT RATING',
+        '33. AUDITORS and AUDIT REPORTS',
+        '17. CORPORATE GOVERNANCE',
+      ];
+      for (const h of expected) expect(headings.has(h), h).toBe(true);
+      // A wrapped capitalised heading is joined with its second line.
+      expect(
+        [...headings].some(
+          (h) => h?.startsWith('32. SECURITIES AND EXCHANGE BOARD OF INDIA') && h.endsWith('2015'),
+        ),
+      ).toBe(true);
     });
 
-    it('never takes a page number or running header for a heading', () => {
+    it('never takes a page number, a running footer or a wrapped sentence for a heading', () => {
       for (const chunks of prepared.byDocument) {
         for (const c of chunks) {
-          expect(c.heading ?? '', c.id).not.toMatch(/^\d+$/);
-          expect(c.text.split('\n')[0], c.id).not.toMatch(/^(?:page\s*)?\d{1,3}$/i);
+          const h = c.heading ?? '';
+          expect(h, c.id).not.toMatch(/^\d+$/);
+          expect(h, c.id).not.toMatch(/annual report \d{4}-\d{2} \d{1,3}$/i);
+          expect(h, c.id).not.toMatch(/\b(?:the|of|and|which are not)$/i);
         }
       }
     });
