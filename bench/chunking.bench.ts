@@ -29,13 +29,18 @@ function hasPdftotext(): boolean {
 
 const bench: Bench = async (ctx) => {
   const name = 'chunking tokens/s';
-  if (!ctx.sharedCorpus) return [{ ...throughputRow(name, 'tok/s', 0, null), skipped: '../shared/corpus absent' }];
-  if (!hasPdftotext()) return [{ ...throughputRow(name, 'tok/s', 0, null), skipped: 'pdftotext not installed' }];
+  if (!ctx.sharedCorpus)
+    return [{ ...throughputRow(name, 'tok/s', 0, null), skipped: '../shared/corpus absent' }];
+  if (!hasPdftotext())
+    return [{ ...throughputRow(name, 'tok/s', 0, null), skipped: 'pdftotext not installed' }];
   const docs = (ctx.quick ? DOCS.slice(0, 1) : DOCS)
     .map((d) => join(ctx.sharedCorpus as string, d))
     .filter((p) => existsSync(p))
     .map((p) => {
-      const text = execFileSync('pdftotext', ['-enc', 'UTF-8', p, '-'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      const text = execFileSync('pdftotext', ['-enc', 'UTF-8', p, '-'], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      });
       return text.split('\f').map((t, i): PageText => ({ page: i + 1, text: t, method: 'text' }));
     });
   const reps = ctx.quick ? 1 : 3;
@@ -45,13 +50,16 @@ const bench: Bench = async (ctx) => {
   for (let r = 0; r < reps; r++) {
     let t0 = performance.now();
     let n = 0;
-    for (const pages of docs) n += chunkDocument(pages, { company: 'bench', fy: null, source: 'bench.pdf' }).length;
+    for (const pages of docs)
+      n += chunkDocument(pages, { company: 'bench', fy: null, source: 'bench.pdf' }).length;
     chunkMs = Math.min(chunkMs, performance.now() - t0);
     t0 = performance.now();
     tokens = 0;
     for (const pages of docs) tokens += encode(pages.map((p) => p.text).join('\n')).length;
     encodeMs = Math.min(encodeMs, performance.now() - t0);
-    ctx.log(`rep ${r + 1}: ${n} chunks, ${tokens} tokens, chunk ${chunkMs.toFixed(0)} ms, encode ${encodeMs.toFixed(0)} ms`);
+    ctx.log(
+      `rep ${r + 1}: ${n} chunks, ${tokens} tokens, chunk ${chunkMs.toFixed(0)} ms, encode ${encodeMs.toFixed(0)} ms`,
+    );
   }
   return [
     throughputRow(

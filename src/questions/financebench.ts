@@ -28,5 +28,7 @@ export async function loadFinanceBench(path: string): Promise<FinanceBenchQuesti
 
 /** The 1-indexed pages of a question's evidence in its own document. */
 export function evidencePages(q: FinanceBenchQuestion): number[] {
-  return [...new Set(q.evidence.filter((e) => e.doc_name === q.doc_name).map((e) => e.evidence_page_num + 1))];
+  return [
+    ...new Set(q.evidence.filter((e) => e.doc_name === q.doc_name).map((e) => e.evidence_page_num + 1)),
+  ];
 }

@@ -22,7 +22,10 @@ export function formatIssues(file: string, issues: readonly JsonlIssue[]): strin
  * Parses a JSONL file against a schema. Blank lines are skipped. Every bad line is reported in one
  * pass (file:line: field: message) in a single RgeError; nothing is returned unless all lines are good.
  */
-export async function readJsonl<S extends z.ZodType>(path: string, schema: S): Promise<JsonlRecord<z.infer<S>>[]> {
+export async function readJsonl<S extends z.ZodType>(
+  path: string,
+  schema: S,
+): Promise<JsonlRecord<z.infer<S>>[]> {
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
   });
