@@ -236,7 +236,7 @@ function binomialHalfProbability(k: number, n: number): number {
  * The largest term comes from Loader's saddle-point formula and the rest by the exact ratio
  * P(X = j - 1) / P(X = j) = j / (n - j + 1), summed from the largest down until they no longer count,
  * so large n (millions) costs O(sqrt n) and keeps ~1e-14 relative precision. k above n/2 uses the
- * symmetry P(X <= k) = 1 - P(X <= n - k - 1).
+ * symmetry P(X <= k) = 1 - P(X <= n - k - 1). For n <= 50 the sum of coefficients is exact.
  */
 export function binomialHalfCdf(k: number, n: number): number {
   if (!Number.isInteger(n) || n < 0)
@@ -245,6 +245,16 @@ export function binomialHalfCdf(k: number, n: number): number {
   if (m < 0) return 0;
   if (m >= n) return 1;
   if (2 * m > n) return 1 - binomialHalfCdf(n - m - 1, n);
+  if (n <= 50) {
+    // exact: j * C(n, j) (< 2^53 for n <= 50) and the sum of coefficients are integers a double holds
+    let coefficient = 1;
+    let count = 1;
+    for (let j = 1; j <= m; j++) {
+      coefficient = (coefficient * (n - j + 1)) / j;
+      count += coefficient;
+    }
+    return count * 2 ** -n;
+  }
   let term = 1;
   let sum = 1;
   for (let j = m; j >= 1; j--) {
