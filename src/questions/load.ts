@@ -1,0 +1,97 @@
+/**
+ * Reading questions files and the chunks of a built index. `loadQuestions` is for consumers that need
+ * a good file (it throws one error listing every bad line); `readQuestionLines` keeps going past bad
+ * lines so that the validator can report everything in one pass.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Chunk } from '../corpus/schema.ts';
+import { RgeError } from '../util/errors.ts';
+import { type JsonlIssue, type JsonlRecord, readJsonl } from '../util/jsonl.ts';
+import { Question } from './schema.ts';
+
+/** Every question of a JSONL file, with its line; throws an RgeError naming every bad line. */
+export async function loadQuestions(path: string): Promise<JsonlRecord<Question>[]> {
+  return readJsonl(path, Question);
+}
+
+/** One non-blank line of a questions file: its JSON (when it parses) and its schema result. */
+export interface QuestionLine {
+  line: number;
+  /** the parsed JSON, or undefined when the line is not JSON */
+  json: unknown;
+  /** the question when the line passes the schema */
+  question?: Question;
+  /** JSON and schema problems of this line */
+  issues: JsonlIssue[];
+}
+
+/** Parses each non-blank line of a questions file; never throws for bad lines (only for a missing file). */
+export async function readQuestionLines(path: string): Promise<QuestionLine[]> {
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
+  });
+  return parseQuestionLines(text);
+}
+
+/** Parses the text of a questions JSONL file line by line (see readQuestionLines). */
+export function parseQuestionLines(text: string): QuestionLine[] {
+  const lines: QuestionLine[] = [];
+  for (const [i, raw] of text.split('\n').entries()) {
+    const line = i + 1;
+    if (raw.trim() === '') continue;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      lines.push({
+        line,
+        json: undefined,
+        issues: [{ line, field: '', message: `invalid JSON (${(err as Error).message})` }],
+      });
+      continue;
+    }
+    const parsed = Question.safeParse(json);
+    lines.push(
+      parsed.success
+        ? { line, json, question: parsed.data, issues: [] }
+        : {
+            line,
+            json,
+            issues: parsed.error.issues.map((issue) => ({
+              line,
+              field: issue.path.map(String).join('.'),
+              message: issue.message,
+            })),
+          },
+    );
+  }
+  return lines;
+}
+
+/** The chunks of a built index folder (its `chunks.json`), without loading vectors or postings. */
+export async function loadIndexChunks(dir: string): Promise<Chunk[]> {
+  const abs = resolve(dir);
+  if (!existsSync(join(abs, 'manifest.json')))
+    throw new RgeError(`${abs} is not a built index (no manifest.json); run \`rge corpus ingest\` first`);
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(join(abs, 'chunks.json'), 'utf8'));
+  } catch (err) {
+    throw new RgeError(`cannot read chunks.json: ${(err as Error).message}`, {
+      file: join(abs, 'chunks.json'),
+    });
+  }
+  const parsed = Chunk.array().safeParse(json);
+  if (!parsed.success)
+    throw new RgeError(`chunks.json does not hold valid chunks: ${parsed.error.issues[0]?.message}`, {
+      file: join(abs, 'chunks.json'),
+    });
+  return parsed.data;
+}
+
+/** Collapses every run of whitespace to one space and trims: how gold quotes are compared with chunks. */
+export function normaliseWhitespace(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,152 @@
+/**
+ * The rge question: one line of a questions JSONL file. Every loader (the fixture set, FinanceBench,
+ * the Enterprise RAG Challenge) produces this record, and the validator checks it. Field names are
+ * snake_case as they appear in the JSON; the TypeScript types are inferred from the schemas.
+ *
+ * The cross-field rules that need no index live here (superRefine); the ones that need the built
+ * index (gold chunk ids exist, gold quotes appear in them) are in `validate.ts`.
+ */
+import { z } from 'zod';
+import { FiscalYear } from '../corpus/schema.ts';
+
+/** The current question-set format version. */
+export const QUESTION_VERSION = 1;
+
+/** The methodology's four categories, in report order. */
+export const QUESTION_CATEGORIES = [
+  'grounded-direct',
+  'grounded-multihop',
+  'adversarial',
+  'out-of-domain',
+] as const;
+export const QuestionCategory = z.enum(QUESTION_CATEGORIES);
+export type QuestionCategory = z.infer<typeof QuestionCategory>;
+
+/** What a good subject does: answer, answer but flag a trap or ambiguity, or decline. */
+export const ExpectedBehavior = z.enum(['answer', 'answer-with-caveat', 'refuse']);
+export type ExpectedBehavior = z.infer<typeof ExpectedBehavior>;
+
+export const Difficulty = z.enum(['easy', 'medium', 'hard']);
+export type Difficulty = z.infer<typeof Difficulty>;
+
+/** Units a numeric gold value is stated in; 'text' for a figure whose unit is not one of these. */
+export const NumericUnit = z.enum([
+  'INR crore',
+  'INR per share',
+  '%',
+  'tCO2e',
+  'count',
+  'USD million',
+  'text',
+]);
+export type NumericUnit = z.infer<typeof NumericUnit>;
+
+/** A figure the answer must state, compared with a relative tolerance. */
+export const NumericGold = z
+  .object({
+    /** what the figure is, e.g. "consolidated revenue FY24" */
+    label: z.string().min(1),
+    value: z.number().finite(),
+    unit: NumericUnit,
+    /** relative tolerance: |answer - value| <= tolerance * |value| (default 1%) */
+    tolerance: z.number().nonnegative().default(0.01),
+  })
+  .strict();
+export type NumericGold = z.infer<typeof NumericGold>;
+
+/** The trap an adversarial question plants, in the methodology's failure buckets. */
+export const DistractorKind = z.enum([
+  'consolidated-vs-standalone',
+  'other-fiscal-year',
+  'quarter-vs-full-year',
+  'interim-vs-final-dividend',
+  'parent-vs-subsidiary',
+  'unit-or-period-near-duplicate',
+  'other-company-same-page',
+]);
+export type DistractorKind = z.infer<typeof DistractorKind>;
+
+export const Distractor = z
+  .object({
+    kind: DistractorKind,
+    /** what the trap is and why a careless answer falls into it */
+    description: z.string().min(1),
+    /** the wrong figure a careless answer would give */
+    value: z.number().finite().optional(),
+    /** the passage that carries the wrong figure */
+    quote: z.string().min(1).optional(),
+  })
+  .strict();
+export type Distractor = z.infer<typeof Distractor>;
+
+/** Where an imported question came from: the dataset and its own id for the question. */
+export const QuestionSource = z
+  .object({
+    dataset: z.enum(['rge-fixture', 'financebench', 'erc']),
+    ref: z.string().min(1),
+  })
+  .strict();
+export type QuestionSource = z.infer<typeof QuestionSource>;
+
+const Slug = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank');
+
+export const Question = z
+  .object({
+    /** question-set version; all questions of a file share it (the validator checks) */
+    version: z.literal(QUESTION_VERSION),
+    /** unique within the file: a category prefix and a number, e.g. gd-001, gm-014, adv-033, ood-007, fb-00499 */
+    id: z
+      .string()
+      .regex(/^[a-z]+-\d+$/, 'id must be a lowercase prefix, a hyphen and a number, such as gd-001'),
+    category: QuestionCategory,
+    /** the question as the subject sees it */
+    text: z.string().min(1),
+    /** the reference answer; for out-of-domain questions, why the corpus cannot answer it */
+    gold_answer: z.string().min(1),
+    /** ids of the chunks that hold the answer ({company}-{fy}-{sha1[:8]}); empty for out-of-domain */
+    gold_chunk_ids: z.array(z.string().min(1)),
+    /** verbatim passages (whitespace aside) of the gold chunks that support the answer */
+    gold_quotes: z.array(z.string().min(1)),
+    expected_behavior: ExpectedBehavior,
+    /** company slugs the question is about; at least one unless out-of-domain */
+    companies: z.array(Slug),
+    /** fiscal years the question is about, FYxx */
+    fiscal_years: z.array(FiscalYear),
+    difficulty: Difficulty,
+    /** private: how the question was written and what it tests; never shown to a subject */
+    authoring_notes: z.string(),
+    /** strings a correct answer must contain (checked case-insensitively by the checks) */
+    must_include: z.array(z.string().min(1)),
+    /** strings a correct answer must not contain, e.g. the distractor's figure */
+    must_not_include: z.array(z.string().min(1)),
+    /** figures the answer must state, with unit and tolerance */
+    numeric_gold: z.array(NumericGold),
+    /** the planted trap: required for adversarial questions, null for the others */
+    distractor: Distractor.nullable(),
+    /** where an imported question came from */
+    source: QuestionSource.optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (q.category === 'out-of-domain') {
+      if (q.gold_chunk_ids.length > 0)
+        issue('gold_chunk_ids', 'out-of-domain questions must have no gold chunk ids');
+      if (q.expected_behavior !== 'refuse')
+        issue('expected_behavior', "out-of-domain questions must expect 'refuse'");
+    } else {
+      if (q.gold_chunk_ids.length === 0)
+        issue('gold_chunk_ids', `${q.category} needs at least one gold chunk id`);
+      if (q.gold_quotes.length === 0) issue('gold_quotes', `${q.category} needs at least one gold quote`);
+      if (q.companies.length === 0) issue('companies', `${q.category} needs at least one company`);
+    }
+    if (q.category === 'adversarial' && q.distractor === null)
+      issue('distractor', 'adversarial questions must name the distractor they plant');
+    if (q.category !== 'adversarial' && q.distractor !== null)
+      issue('distractor', 'only adversarial questions have a distractor (use null)');
+  });
+export type Question = z.infer<typeof Question>;
+/** A question as written in JSON (tolerance may be omitted). */
+export type QuestionInput = z.input<typeof Question>;
