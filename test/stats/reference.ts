@@ -7,7 +7,10 @@ import { expect } from 'vitest';
 
 type Interval = { low: number; high: number };
 type Bca = Interval & { z0: number; acceleration: number; alpha1: number; alpha2: number };
-type EndToEnd = { bca: Interval & { standardError: number }; percentile: Interval & { standardError: number } };
+type EndToEnd = {
+  bca: Interval & { standardError: number };
+  percentile: Interval & { standardError: number };
+};
 
 export interface ReferenceVectors {
   versions: Record<string, string>;
