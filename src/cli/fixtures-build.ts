@@ -1,0 +1,177 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Chunk } from '../corpus/schema.ts';
+import { buildFixtureCorpus, fixtureReports, loadFacts } from '../fixtures/build.ts';
+import { generateQuestions } from '../fixtures/questions.ts';
+import { FactIndex } from '../fixtures/report.ts';
+import { resolveGoldChunks } from '../questions/resolve.ts';
+import { type Question, Question as QuestionSchema } from '../questions/schema.ts';
+import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
+import { loadRunConfig } from '../run/config.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import { readJsonl } from '../util/jsonl.ts';
+import { createProgress } from '../util/progress.ts';
+import type { CliIO } from './io.ts';
+
+export const FIXTURE_DEFAULTS = {
+  config: 'configs/fixture.yaml',
+  facts: 'fixtures/facts.json',
+  questions: 'fixtures/questions.jsonl',
+  cacheDir: '.cache/rge',
+};
+
+interface Paths {
+  pdfDir: string;
+  index: string;
+  embedder: EmbedderName;
+  questions: string;
+}
+
+/** The corpus and question paths of a run config, overridable by flags. */
+async function pathsFrom(
+  io: CliIO,
+  flags: { config: string; index?: string; embedder?: string },
+): Promise<Paths> {
+  const at = (p: string) => resolve(io.cwd, p);
+  const config = await loadRunConfig(at(flags.config));
+  const embedder = flags.embedder ?? config.corpus.embedder;
+  if (!isEmbedderName(embedder)) throw new UsageError(`unknown embedder "${embedder}"`);
+  return {
+    pdfDir: at(config.corpus.pdfs),
+    index: at(flags.index ?? config.corpus.index),
+    embedder,
+    questions: at(config.questions.file),
+  };
+}
+
+async function indexedChunks(indexDir: string): Promise<Chunk[]> {
+  const file = resolve(indexDir, 'chunks.json');
+  if (!existsSync(file)) throw new RgeError(`no index at ${indexDir}; run \`rge fixtures build\` first`);
+  return JSON.parse(await readFile(file, 'utf8')) as Chunk[];
+}
+
+const toJsonl = (questions: readonly unknown[]) => `${questions.map((q) => JSON.stringify(q)).join('\n')}\n`;
+
+export function registerFixtureBuildCommands(program: Command, io: CliIO): void {
+  const fixtures = program.commands.find((c) => c.name() === 'fixtures') ?? program.command('fixtures');
+  fixtures
+    .command('build')
+    .description('write the 20 fixture report PDFs from the facts file and index them (deterministic)')
+    .option('--config <file>', 'run config naming the fixture corpus and index', FIXTURE_DEFAULTS.config)
+    .option('--facts <file>', 'facts file', FIXTURE_DEFAULTS.facts)
+    .option('--index <dir>', 'index folder (default: the config corpus.index)')
+    .option('--embedder <name>', 'use-lite | bge-m3 | bm25 (default: the config corpus.embedder)')
+    .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', FIXTURE_DEFAULTS.cacheDir)
+    .option('-q, --quiet', 'no progress output')
+    .action(
+      async (flags: {
+        config: string;
+        facts: string;
+        index?: string;
+        embedder?: string;
+        cacheDir: string;
+        quiet?: boolean;
+      }) => {
+        const paths = await pathsFrom(io, flags);
+        const facts = await loadFacts(resolve(io.cwd, flags.facts));
+        const bars = new Map<string, ReturnType<typeof createProgress>>();
+        const started = Date.now();
+        const build = await buildFixtureCorpus({
+          facts,
+          pdfDir: paths.pdfDir,
+          indexDir: paths.index,
+          embedder: paths.embedder,
+          cacheDir: resolve(io.cwd, flags.cacheDir),
+          onStage: (stage, done, total) => {
+            if (flags.quiet || stage === 'chunk') return;
+            const bar = bars.get(stage) ?? createProgress({ total, label: stage });
+            bars.set(stage, bar);
+            bar.set(done);
+          },
+        });
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        io.out(
+          `${build.files.length} fixture reports in ${build.pdfDir}; ${build.ingest.chunks} chunks indexed in ${paths.index} ` +
+            `(${paths.embedder}) in ${seconds} s\nindex checksum ${build.ingest.index?.checksum}\n`,
+        );
+      },
+    );
+
+  fixtures
+    .command('questions')
+    .description(
+      'generate the fixture question set from the facts and resolve its gold chunk ids in the index',
+    )
+    .option('--config <file>', 'run config naming the index and the questions file', FIXTURE_DEFAULTS.config)
+    .option('--facts <file>', 'facts file', FIXTURE_DEFAULTS.facts)
+    .option('--index <dir>', 'index folder (default: the config corpus.index)')
+    .option('--out <file>', 'questions file to write (default: the config questions.file)')
+    .option('--check', 'write nothing; exit 1 if the file differs from what would be generated')
+    .action(
+      async (flags: { config: string; facts: string; index?: string; out?: string; check?: boolean }) => {
+        const paths = await pathsFrom(io, flags);
+        const out = flags.out ? resolve(io.cwd, flags.out) : paths.questions;
+        const facts = await loadFacts(resolve(io.cwd, flags.facts));
+        const drafts = generateQuestions(new FactIndex(facts), fixtureReports(facts));
+        const resolutions = resolveGoldChunks(drafts, await indexedChunks(paths.index));
+        const unresolved = resolutions.filter((r) => r.unresolvedQuotes.length > 0);
+        if (unresolved.length > 0) {
+          const lines = unresolved.map((r) => `  ${r.id}: ${r.unresolvedQuotes.join(' | ')}`);
+          throw new RgeError(`gold quotes found in no chunk:\n${lines.join('\n')}`);
+        }
+        const questions = drafts.map((q, i) =>
+          QuestionSchema.parse({ ...q, gold_chunk_ids: resolutions[i]?.goldChunkIds }),
+        );
+        const text = toJsonl(questions);
+        if (flags.check) {
+          const current = existsSync(out) ? await readFile(out, 'utf8') : '';
+          if (current !== text) {
+            io.err(`${out} is stale: run \`rge fixtures questions\` to regenerate it\n`);
+            io.exitCode = 1;
+            return;
+          }
+          io.out(`${out} is current (${questions.length} questions)\n`);
+          return;
+        }
+        await writeFileAtomic(out, text);
+        io.out(`${questions.length} questions written to ${out}\n`);
+      },
+    );
+
+  const questionsCmd = program.commands.find((c) => c.name() === 'questions') ?? program.command('questions');
+  questionsCmd
+    .command('resolve')
+    .description("re-resolve gold chunk ids from each question's gold quotes against an index")
+    .option('--config <file>', 'run config naming the index and the questions file', FIXTURE_DEFAULTS.config)
+    .option('--questions <file>', 'questions file (default: the config questions.file)')
+    .option('--index <dir>', 'index folder (default: the config corpus.index)')
+    .option('--write', 'rewrite the questions file with the resolved ids (otherwise only report)')
+    .action(async (flags: { config: string; questions?: string; index?: string; write?: boolean }) => {
+      const paths = await pathsFrom(io, flags);
+      const file = flags.questions ? resolve(io.cwd, flags.questions) : paths.questions;
+      const records = await readJsonl(file, QuestionSchema);
+      const questions: Question[] = records.map((r) => r.value);
+      const resolutions = resolveGoldChunks(questions, await indexedChunks(paths.index));
+      let changed = 0;
+      const updated = questions.map((q, i) => {
+        const ids = resolutions[i]?.goldChunkIds ?? [];
+        if (ids.join() !== [...q.gold_chunk_ids].sort().join()) changed++;
+        return { ...q, gold_chunk_ids: ids };
+      });
+      const unresolved = resolutions.filter((r) => r.unresolvedQuotes.length > 0);
+      for (const r of unresolved) {
+        const line = records[resolutions.indexOf(r)]?.line;
+        io.err(
+          `${file}:${line}: gold_quotes: not found in any chunk of the index: ${r.unresolvedQuotes.join(' | ')}\n`,
+        );
+      }
+      io.out(
+        `${questions.length} questions, ${changed} with changed gold chunk ids, ${unresolved.length} unresolved\n`,
+      );
+      if (flags.write && unresolved.length === 0) await writeFileAtomic(file, toJsonl(updated));
+      if (unresolved.length > 0 || (!flags.write && changed > 0)) io.exitCode = 1;
+    });
+}
