@@ -1,0 +1,47 @@
+/**
+ * Questions: the schema every question set shares, loading, the validator, and importers for public
+ * question sets. The public surface of the stage; the modules behind it are private.
+ */
+export {
+  evidencePages,
+  type FinanceBenchFigure,
+  FinanceBenchQuestion,
+  financeBenchDocumentSlug,
+  isNotApplicableAnswer,
+  loadFinanceBench,
+  parseFinanceBenchFigure,
+} from './financebench.ts';
+export {
+  findGoldQuote,
+  formatImportSummary,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  type ImportResult,
+  type ImportSummary,
+  importErc,
+  importFinanceBench,
+  importQuestions,
+} from './import.ts';
+export {
+  loadIndexChunks,
+  loadQuestions,
+  normaliseWhitespace,
+  parseQuestionLines,
+  type QuestionLine,
+  readQuestionLines,
+} from './load.ts';
+export {
+  Difficulty,
+  Distractor,
+  DistractorKind,
+  ExpectedBehavior,
+  NumericGold,
+  NumericUnit,
+  QUESTION_CATEGORIES,
+  QUESTION_VERSION,
+  Question,
+  QuestionCategory,
+  type QuestionInput,
+  QuestionSource,
+} from './schema.ts';
+export { formatCounts, type ValidateOptions, type ValidationReport, validateQuestions } from './validate.ts';
