@@ -83,29 +83,11 @@ export function chunksCoveringPage(docChunks: readonly Chunk[], page: number): C
   return docChunks.filter((c) => c.pages[0] <= page && page <= c.pages[1]);
 }
 
-const MIN_SENTENCE_WORDS = 4;
+const MIN_SENTENCE_WORDS = 6;
 const MIN_FRAGMENT_WORDS = 5;
 
-/**
- * The passage of `evidence` to cite from `chunks`: the whole evidence when it appears in one of them
- * (whitespace-normalised, case-sensitive), else its longest sentence (or line) that does, else its
- * longest run of words that does; null when not even five consecutive words appear.
- */
-export function findGoldQuote(
-  evidence: string,
-  chunks: readonly Chunk[],
-): { quote: string; match: Exclude<QuoteMatch, 'figure'> } | null {
-  const texts = chunks.map((c) => normaliseWhitespace(c.text));
-  const appears = (s: string) => texts.some((t) => t.includes(s));
-  const whole = normaliseWhitespace(evidence);
-  if (whole !== '' && appears(whole)) return { quote: whole, match: 'verbatim' };
-  const sentences = evidence
-    .split(/(?<=[.!?])\s+|\n/)
-    .map(normaliseWhitespace)
-    .filter((s) => s.split(' ').length >= MIN_SENTENCE_WORDS && /[A-Za-z]/.test(s))
-    .sort((a, b) => b.length - a.length);
-  for (const s of sentences) if (appears(s)) return { quote: s, match: 'sentence' };
-  const words = whole.split(' ');
+/** The longest run of consecutive words of `words` (at least MIN_FRAGMENT_WORDS) that appears in a text. */
+function longestWordRun(words: readonly string[], texts: readonly string[]): string {
   let best = '';
   for (const t of texts) {
     for (let i = 0; i + MIN_FRAGMENT_WORDS <= words.length; i++) {
@@ -116,7 +98,35 @@ export function findGoldQuote(
       if (run.length > best.length) best = run;
     }
   }
-  return best && /[A-Za-z]/.test(best) ? { quote: best, match: 'fragment' } : null;
+  return best;
+}
+
+/**
+ * The passage of `evidence` to cite from `chunks`, compared whitespace-normalised and case-sensitive:
+ * - the whole evidence when it appears in one of them;
+ * - else its longest complete sentence that does (sentences end in . ! ?; line breaks are whitespace,
+ *   so a table row is not a sentence), unless a run of its words at least twice as long appears;
+ * - else its longest run of words that appears (at least five words; tables usually end here);
+ * null when not even five consecutive words appear.
+ */
+export function findGoldQuote(
+  evidence: string,
+  chunks: readonly Chunk[],
+): { quote: string; match: Exclude<QuoteMatch, 'figure'> } | null {
+  const texts = chunks.map((c) => normaliseWhitespace(c.text));
+  const appears = (s: string) => texts.some((t) => t.includes(s));
+  const whole = normaliseWhitespace(evidence);
+  if (whole !== '' && appears(whole)) return { quote: whole, match: 'verbatim' };
+  const sentence = whole
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9(“"$])/)
+    .filter((s) => s.split(' ').length >= MIN_SENTENCE_WORDS && /[A-Za-z]/.test(s))
+    .sort((a, b) => b.length - a.length)
+    .find(appears);
+  const run = longestWordRun(whole.split(' '), texts);
+  const runUsable = run !== '' && /[A-Za-z]/.test(run);
+  if (sentence && !(runUsable && run.length >= 2 * sentence.length))
+    return { quote: sentence, match: 'sentence' };
+  return runUsable ? { quote: run, match: 'fragment' } : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,7 +234,7 @@ function convertFinanceBench(
     if (!quotes.includes(found.quote)) quotes.push(found.quote);
     if (found.match !== 'verbatim')
       notes.push(
-        `evidence ${i + 1} (${e.doc_name} p. ${page}): the whole evidence text is not verbatim in the chunks; quoted its longest ${found.match === 'sentence' ? 'sentence' : 'run of words'} that is.`,
+        `evidence ${i + 1} (${e.doc_name} p. ${page}): the whole evidence text is not verbatim in the chunks; quoted its longest ${found.match === 'sentence' ? 'complete sentence' : 'run of words'} that is.`,
       );
   }
   if (goldIds.size === 0) return { skip: 'no chunk covers any evidence page' };
@@ -513,7 +523,7 @@ export function formatImportSummary(s: ImportSummary, out: string): string {
   const lines = [
     `${s.format}: ${s.considered} questions, ${s.notInIndex} skipped (document not in the index), ${s.imported} imported to ${out}`,
     `  ${cats}`,
-    `  gold quotes: ${s.quotes.verbatim} whole evidence verbatim, ${s.quotes.sentence} longest evidence sentence, ${s.quotes.fragment} longest run of evidence words, ${s.quotes.figure} line printing the answer's figure; ${s.evidenceWithoutQuote} evidence passage(s) with no quote (noted in authoring_notes)`,
+    `  gold quotes: ${s.quotes.verbatim} whole evidence verbatim, ${s.quotes.sentence} longest evidence sentence, ${s.quotes.fragment} longest run of evidence words (tables, mostly), ${s.quotes.figure} line printing the answer's figure; ${s.evidenceWithoutQuote} evidence passage(s) with no quote (noted in authoring_notes)`,
     ...s.skipped.map((k) => `  skipped ${k.ref}: ${k.reason}`),
   ];
   return `${lines.join('\n')}\n`;
