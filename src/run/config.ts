@@ -1,0 +1,373 @@
+/**
+ * The run config (`configs/*.yaml`): what corpus, which subjects and judges, how many runs, the budget,
+ * the thresholds that gate CI. One zod schema, `RunConfig`, validates every config; `loadRunConfig`
+ * reports every problem of a file in one pass as `file:line: field: message`.
+ *
+ * Paths in a config (corpus.sources, corpus.pdfs, corpus.index, questions.file, subjects[].replay_file)
+ * are relative to the repository root, i.e. the working folder rge runs in, NOT to the config file's
+ * folder: `configs/fixture.yaml` says `fixtures/questions.jsonl`, exactly as a `--questions` flag would.
+ * `resolveRunPaths` makes them absolute.
+ *
+ * Locating a zod issue at its YAML line follows `src/corpus/sources.ts` (parseDocument + LineCounter,
+ * the deepest existing node on the issue's path) and reports in its `SourcesIssue` shape.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
+import { errorMessage, RgeError } from '../util/errors.ts';
+import { sha256 } from '../util/fs.ts';
+
+const Path = z.string().min(1, 'must be a path');
+const Id = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'must be lowercase letters, digits, dot, dash or underscore');
+/** A score threshold on the 0-2 rubric scale; null records the score without gating on it. */
+const Threshold = z.number().min(0).max(2).nullable();
+
+export const EMBEDDERS = ['use-lite', 'bge-m3', 'bm25'] as const;
+export const SUBJECT_PROVIDERS = ['offline', 'replay', 'anthropic', 'openai', 'gemini'] as const;
+export const JUDGE_PROVIDERS = ['heuristic', 'anthropic', 'openai', 'gemini'] as const;
+
+export const Subject = z
+  .object({
+    id: Id,
+    provider: z.enum(SUBJECT_PROVIDERS),
+    model: z.string().min(1),
+    family: z.string().min(1).describe('vendor family; no judge judges a subject of its own family'),
+    temperature: z.number().min(0).max(2),
+    max_tokens: z.number().int().positive(),
+    replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
+  })
+  .strict();
+export type Subject = z.infer<typeof Subject>;
+
+export const Judge = z
+  .object({
+    id: Id,
+    provider: z.enum(JUDGE_PROVIDERS),
+    model: z.string().min(1),
+    family: z.string().min(1).describe('vendor family; the judge never judges a subject of this family'),
+    temperature: z.number().min(0).max(2),
+  })
+  .strict();
+export type Judge = z.infer<typeof Judge>;
+
+export const DEFAULT_GFS_WEIGHTS = { grounding: 0.4, correctness: 0.35, calibration: 0.25 } as const;
+
+const Weight = z.number().min(0).max(1);
+
+export const RunConfig = z
+  .object({
+    version: z.literal(1),
+    name: z.string().min(1),
+    seed: z.string().min(1).describe('recorded in the results so a run can be reproduced'),
+    corpus: z
+      .object({
+        sources: Path.optional().describe(
+          'sources.yaml (url and sha256 per document); absent for a corpus that is not fetched',
+        ),
+        pdfs: Path.describe('folder of the corpus PDFs'),
+        index: Path.describe('folder of the retrieval index'),
+        embedder: z.enum(EMBEDDERS),
+        chunk_tokens: z.number().int().positive().default(800),
+        overlap_tokens: z.number().int().min(0).default(100),
+      })
+      .strict(),
+    retrieval: z.object({ k: z.number().int().min(1).default(5) }).strict(),
+    questions: z.object({ file: Path, version: z.number().int().min(1) }).strict(),
+    subjects: z.array(Subject).min(1),
+    judges: z.array(Judge).min(1),
+    runs: z.number().int().min(1).describe('repeated runs per question, to measure subject and judge noise'),
+    budget: z
+      .object({
+        cap_usd: z.number().min(0).describe('hard cap in USD; 0 = nothing may be spent (offline providers)'),
+        warn_usd: z.number().min(0).describe('warn when the estimate or spend passes this; below cap_usd'),
+      })
+      .strict(),
+    thresholds: z
+      .object({
+        correctness: Threshold,
+        grounding: Threshold,
+        calibration: Threshold,
+        gfs: z.number().min(0).max(1).nullable(),
+      })
+      .strict()
+      .describe('gate on each mean score (rubric 0-2; gfs 0-1); null records the score without gating'),
+    judge_prompt: z
+      .object({
+        version: z.string().min(1),
+        sha256: z
+          .string()
+          .regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits')
+          .nullable()
+          .describe('sha256 of the prompt text; null = not pinned'),
+        text: z
+          .string()
+          .min(1)
+          .nullable()
+          .describe('the prompt text; null = the built-in prompt of that version'),
+      })
+      .strict(),
+    gfs_weights: z
+      .object({ grounding: Weight, correctness: Weight, calibration: Weight })
+      .strict()
+      .default({ ...DEFAULT_GFS_WEIGHTS })
+      .describe('weights of the grounding-faithfulness score; must sum to 1'),
+    latency_budget_ms: z.number().int().positive().describe('per answer, in milliseconds'),
+  })
+  .strict()
+  // Cross-field rules run even when other fields are broken, so one pass reports everything.
+  .superRefine((config, ctx) => crossFieldIssues(config, ctx), { when: () => true });
+export type RunConfig = z.infer<typeof RunConfig>;
+export type RunConfigInput = z.input<typeof RunConfig>;
+
+type Ctx = z.core.$RefinementCtx<unknown>;
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function records(x: unknown): [number, Record<string, unknown>][] {
+  return Array.isArray(x)
+    ? x.flatMap((item, i): [number, Record<string, unknown>][] => (isRecord(item) ? [[i, item]] : []))
+    : [];
+}
+
+/** Rules across fields; written over unknown data, since they run on partly invalid configs too. */
+function crossFieldIssues(value: unknown, ctx: Ctx): void {
+  if (!isRecord(value)) return;
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message, input: undefined });
+
+  const corpus = value.corpus;
+  if (
+    isRecord(corpus) &&
+    typeof corpus.chunk_tokens === 'number' &&
+    typeof corpus.overlap_tokens === 'number'
+  )
+    if (corpus.overlap_tokens >= corpus.chunk_tokens)
+      issue(['corpus', 'overlap_tokens'], `must be less than chunk_tokens (${corpus.chunk_tokens})`);
+
+  const budget = value.budget;
+  if (isRecord(budget) && typeof budget.cap_usd === 'number' && typeof budget.warn_usd === 'number') {
+    const offline = budget.cap_usd === 0 && budget.warn_usd === 0;
+    if (!offline && budget.warn_usd >= budget.cap_usd)
+      issue(
+        ['budget', 'warn_usd'],
+        `must be less than cap_usd (${budget.cap_usd}); only a 0 cap allows a 0 warning`,
+      );
+  }
+
+  const weights = value.gfs_weights;
+  if (isRecord(weights)) {
+    const parts = [weights.grounding, weights.correctness, weights.calibration];
+    if (parts.every((w) => typeof w === 'number')) {
+      const sum = (parts as number[]).reduce((a, b) => a + b, 0);
+      if (Math.abs(sum - 1) > 1e-9)
+        issue(['gfs_weights'], `weights must sum to 1, they sum to ${+sum.toFixed(6)}`);
+    }
+  }
+
+  const prompt = value.judge_prompt;
+  if (isRecord(prompt) && typeof prompt.text === 'string' && typeof prompt.sha256 === 'string')
+    if (sha256(prompt.text) !== prompt.sha256)
+      issue(['judge_prompt', 'sha256'], `does not match the text (its sha256 is ${sha256(prompt.text)})`);
+
+  const subjects = records(value.subjects);
+  const judges = records(value.judges);
+  for (const [key, list] of [
+    ['subjects', subjects],
+    ['judges', judges],
+  ] as const) {
+    const first = new Map<unknown, number>();
+    for (const [i, item] of list) {
+      if (typeof item.id !== 'string') continue;
+      const at = first.get(item.id);
+      if (at === undefined) first.set(item.id, i);
+      else issue([key, i, 'id'], `duplicate id ${item.id} (first at ${key}[${at}])`);
+    }
+  }
+  for (const [i, s] of subjects) {
+    if (s.provider === 'replay' && s.replay_file === undefined)
+      issue(['subjects', i, 'replay_file'], 'required when provider is replay');
+    if (s.provider !== 'replay' && s.replay_file !== undefined)
+      issue(
+        ['subjects', i, 'replay_file'],
+        `only a replay subject reads a replay file (provider is ${String(s.provider)})`,
+      );
+    if (typeof s.family !== 'string' || judges.length === 0) continue;
+    if (!judges.some(([, j]) => typeof j.family === 'string' && j.family !== s.family))
+      issue(
+        ['subjects', i, 'family'],
+        `no judge of another family than ${s.family}: a family may not judge itself`,
+      );
+  }
+}
+
+/** Subjects' judges: every judge whose family differs from the subject's (the cross-family panel). */
+export function crossFamilyPanel(config: RunConfig, subjectId: string): Judge[] {
+  const subject = config.subjects.find((s) => s.id === subjectId);
+  if (!subject) throw new RgeError(`no subject ${subjectId} in run config ${config.name}`);
+  return config.judges.filter((j) => j.family !== subject.family);
+}
+
+/** One problem of a config, at the 1-based line of the offending YAML node. */
+export type RunConfigIssue = SourcesIssue;
+
+/** A config that does not parse or validate; the message lists every issue as `file:line: field: message`. */
+export class RunConfigError extends RgeError {
+  readonly issues: readonly RunConfigIssue[];
+
+  constructor(issues: readonly RunConfigIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+    this.name = 'RunConfigError';
+    this.issues = issues;
+  }
+}
+
+/** Reads and validates a run config; throws `RunConfigError` naming every problem at once. */
+export async function loadRunConfig(path: string): Promise<RunConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new RgeError(
+      code === 'ENOENT' ? 'config file not found' : `cannot read config: ${errorMessage(err)}`,
+      {
+        file: path,
+        cause: err,
+      },
+    );
+  }
+  return parseRunConfig(text, path);
+}
+
+/** Parses run-config YAML text; `file` only names the file in error messages. */
+export function parseRunConfig(text: string, file: string): RunConfig {
+  const lineCounter = new LineCounter();
+  const yaml = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const lineOf = (offset: number): number => lineCounter.linePos(offset).line;
+  const issues: RunConfigIssue[] = [...yaml.errors, ...yaml.warnings].map((err) => ({
+    file,
+    line: err.linePos?.[0].line ?? lineOf(err.pos[0]),
+    field: 'yaml',
+    message: err.message.split('\n')[0] ?? err.message,
+  }));
+  const parsed = RunConfig.safeParse(yaml.toJS());
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) issues.push(...locate(issue, yaml, file, lineOf));
+  if (issues.length > 0 || !parsed.success)
+    throw new RunConfigError(issues.sort((a, b) => a.line - b.line || a.field.localeCompare(b.field)));
+  return parsed.data;
+}
+
+type PathKey = string | number;
+
+function locate(
+  issue: z.core.$ZodIssue,
+  yaml: Document,
+  file: string,
+  lineOf: (offset: number) => number,
+): RunConfigIssue[] {
+  const path = issue.path.filter((k): k is PathKey => typeof k !== 'symbol');
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({
+      file,
+      line: lineOf(keyOffset(yaml, path, key) ?? nearestOffset(yaml, path)),
+      field: fieldName([...path, key]),
+      message: 'unknown field',
+    }));
+  const present = yaml.getIn(path, true) !== undefined;
+  const message =
+    present || issue.code === 'custom' ? issue.message : `required field is missing (${issue.message})`;
+  return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
+}
+
+/** The start offset of the deepest node on `path` that exists: the node itself, else its closest parent. */
+function nearestOffset(yaml: Document, path: readonly PathKey[]): number {
+  for (let depth = path.length; depth >= 0; depth--) {
+    const node = depth === 0 ? yaml.contents : yaml.getIn(path.slice(0, depth), true);
+    const range = (node as Node | null | undefined)?.range;
+    if (range) return range[0];
+  }
+  return 0;
+}
+
+function keyOffset(yaml: Document, path: readonly PathKey[], key: string): number | undefined {
+  const map = path.length === 0 ? yaml.contents : yaml.getIn(path, true);
+  if (!isMap(map)) return undefined;
+  const pair = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+  return isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
+}
+
+function fieldName(path: readonly PathKey[]): string {
+  if (path.length === 0) return '(root)';
+  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
+
+/** The config with every path made absolute against `root` (the repository root = the working folder). */
+export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  return {
+    ...config,
+    corpus: {
+      ...config.corpus,
+      ...(config.corpus.sources === undefined ? {} : { sources: abs(config.corpus.sources) }),
+      pdfs: abs(config.corpus.pdfs),
+      index: abs(config.corpus.index),
+    },
+    questions: { ...config.questions, file: abs(config.questions.file) },
+    subjects: config.subjects.map((s) =>
+      s.replay_file === undefined ? s : { ...s, replay_file: abs(s.replay_file) },
+    ),
+  };
+}
+
+/** The JSON Schema of a config file for editors (what a YAML file may say, so defaulted fields are optional). */
+export function runConfigJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(RunConfig, { io: 'input', target: 'draft-07' }),
+    title: 'rge run config',
+    description:
+      'A run config of rge (configs/*.yaml). Paths are relative to the repository root (the working folder). ' +
+      'Generated from src/run/config.ts by `rge config schema`; do not edit by hand.',
+  };
+}
+
+/** The schema as committed: two-space JSON laid out as Biome formats it, newline-terminated. */
+export function runConfigJsonSchemaText(): string {
+  return `${formattedJson(runConfigJsonSchema(), 0, 0)}\n`;
+}
+
+const LINE_WIDTH = 110;
+
+/**
+ * JSON with two-space indentation where arrays of scalars stay on one line when they fit the line
+ * width (as Biome formats JSON), so the written file passes `biome check` unchanged.
+ * `column` is where the value starts on its line.
+ */
+function formattedJson(value: unknown, depth: number, column: number): string {
+  const pad = '  '.repeat(depth + 1);
+  const end = '  '.repeat(depth);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    const scalars = value.every((v) => v === null || typeof v !== 'object');
+    const inline = `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
+    if (scalars && column + inline.length + 1 <= LINE_WIDTH) return inline;
+    const items = value.map((v) => `${pad}${formattedJson(v, depth + 1, pad.length)}`);
+    return `[\n${items.join(',\n')}\n${end}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return '{}';
+    const items = entries.map(([k, v]) => {
+      const key = `${JSON.stringify(k)}: `;
+      return `${pad}${key}${formattedJson(v, depth + 1, pad.length + key.length)}`;
+    });
+    return `{\n${items.join(',\n')}\n${end}}`;
+  }
+  return JSON.stringify(value);
+}
