@@ -12,7 +12,7 @@ export interface BootstrapOptions {
   seed: string;
   /**
    * default: the mean (fast path, resampling the sum). A custom statistic receives a reused buffer:
-   * read it, do not keep it.
+   * it may reorder it (e.g. sort it for a median) but must not keep it. It must return a finite number.
    */
   statistic?: (xs: ArrayLike<number>) => number;
 }
@@ -245,7 +245,7 @@ export function resamplingStreams(seed: string): [even: () => number, odd: () =>
 }
 
 function checkStatistic(fn: string, value: number, where: string): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new RangeError(`${fn}: the statistic returned ${String(value)} on ${where}`);
   }
   return value;
@@ -286,7 +286,8 @@ function bootstrapSample(
   statistic?: (xs: ArrayLike<number>) => number,
 ) {
   const n = xs.length;
-  const estimate = statistic ? checkStatistic(fn, statistic(xs), 'the data') : meanOf(xs);
+  // the statistic gets a copy of the data, so one that sorts its input in place cannot disturb it
+  const estimate = statistic ? checkStatistic(fn, statistic(xs.slice()), 'the data') : meanOf(xs);
   const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
   if (allEqual(xs)) return { low: estimate, high: estimate, ...base, degenerate: true };
 
@@ -341,7 +342,7 @@ function bootstrapSample(
  * with a single value gives that point, `degenerate: true`; where BCa is undefined (distribution all on
  * one side of the estimate, zero jackknife spread) the percentile endpoints with `degenerate: true`.
  * `method` is the method asked for. Throws RangeError/TypeError for empty or non-finite values, bad
- * options, or a statistic returning NaN.
+ * options, or a statistic returning NaN or an infinity.
  */
 export function bootstrapCI(values: readonly number[], opts: BootstrapOptions): BootstrapResult {
   const fn = 'bootstrapCI';
@@ -376,7 +377,8 @@ export function pairedBootstrapCI(
  * Cluster bootstrap CI (clusters are questions, rows their runs): each resample draws as many clusters
  * as there are, with replacement, and keeps all rows of each drawn cluster. The default statistic is
  * the mean over all rows of the resample (sum of the drawn clusters' sums over the sum of their
- * sizes), so unequal cluster sizes weight rows equally. BCa's acceleration is the cluster-level
+ * sizes), so unequal cluster sizes weight rows equally; a custom statistic's estimate sees the rows
+ * grouped by cluster (clusters in order of first appearance). BCa's acceleration is the cluster-level
  * jackknife (leave one cluster out), as `scipy.stats.bootstrap((sums, sizes), ratio, paired=True,
  * method='BCa')` over per-cluster sums and sizes, against which it is checked. A custom `statistic`
  * receives the values of the resample's rows, clusters in drawn order and rows in input order.
@@ -430,7 +432,7 @@ export function clusterBootstrapCI(
   }
   offsets[k] = at;
   const statistic = opts.statistic;
-  const estimate = statistic ? checkStatistic(fn, statistic(grouped), 'the data') : meanOf(values);
+  const estimate = statistic ? checkStatistic(fn, statistic(grouped.slice()), 'the data') : meanOf(values);
   const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
   if (k < 2 || allEqual(values)) return { low: estimate, high: estimate, ...base, degenerate: true };
 

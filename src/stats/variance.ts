@@ -65,13 +65,13 @@ export function varianceDecomposition(rows: readonly VarianceRow[]): VarianceDec
     group.values.push(value);
   });
 
-  const perQuestionSD: Record<string, number> = {};
+  const perQuestionSD: [string, number][] = [];
   const means: number[] = [];
   let varianceSum = 0;
   let withRuns = 0;
   for (const [question, { values }] of byQuestion) {
     const variance = sampleVariance(values);
-    perQuestionSD[question] = Math.sqrt(variance);
+    perQuestionSD.push([question, Math.sqrt(variance)]);
     if (values.length >= 2) {
       varianceSum += variance;
       withRuns++;
@@ -83,7 +83,8 @@ export function varianceDecomposition(rows: readonly VarianceRow[]): VarianceDec
   const withinQuestionVariance = withRuns > 0 ? varianceSum / withRuns : Number.NaN;
   return {
     withinQuestionSD: Math.sqrt(withinQuestionVariance),
-    perQuestionSD,
+    // fromEntries defines own properties, so a question named "__proto__" is kept like any other
+    perQuestionSD: Object.fromEntries(perQuestionSD),
     betweenQuestionVariance: sampleVariance(means),
     withinQuestionVariance,
   };

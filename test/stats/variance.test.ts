@@ -37,6 +37,15 @@ describe('varianceDecomposition', () => {
     expect(r.betweenQuestionVariance).toBe(9); // means 2, 5, 8
   });
 
+  it('keeps any question id, even "__proto__"', () => {
+    const r = varianceDecomposition([
+      { question: '__proto__', run: 0, value: 1 },
+      { question: '__proto__', run: 1, value: 3 },
+    ]);
+    expect(Object.keys(r.perQuestionSD)).toEqual(['__proto__']);
+    expect(r.withinQuestionVariance).toBe(2);
+  });
+
   it('NaN terms where undefined; errors on bad rows', () => {
     const single = varianceDecomposition([{ question: 'a', run: 0, value: 1 }]);
     expect(single.withinQuestionVariance).toBeNaN();
