@@ -202,6 +202,18 @@ describe('rge questions validate', () => {
 
   it('exits 2 on a usage error and 1 when the index is missing', async () => {
     expect((await rgeQuestions(dir, 'questions', 'validate', '--bogus')).code).toBe(2);
+    const format = await rgeQuestions(
+      dir,
+      'questions',
+      'import',
+      'x.json',
+      '--format',
+      'squad',
+      '--index',
+      'index',
+    );
+    expect(format.code).toBe(2);
+    expect(format.err).toMatch(/unknown --format "squad"/);
     const r = await rgeQuestions(
       dir,
       'questions',
