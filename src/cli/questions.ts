@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
 import {
   formatCounts,
   formatImportSummary,
@@ -13,6 +11,7 @@ import {
   readQuestionLines,
   validateQuestions,
 } from '../questions/index.ts';
+import { loadRunConfig } from '../run/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { formatIssues } from '../util/jsonl.ts';
@@ -22,55 +21,6 @@ const DEFAULTS = {
   questions: 'fixtures/questions.jsonl',
   index: 'data/index',
 } as const;
-
-/** The fields of a run config that the questions commands need. */
-interface QuestionsConfigFields {
-  corpusIndex?: string;
-  questionsFile?: string;
-  questionsVersion?: number;
-}
-
-/**
- * Reads `corpus.index` and `questions.{file,version}` from a run config.
- * TODO: replace with `loadRunConfig(path)` from src/run/config.ts once it lands (it validates the whole
- * config; this reads only the three fields the questions commands need).
- */
-async function readQuestionsConfig(path: string): Promise<QuestionsConfigFields> {
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RgeError(err.code === 'ENOENT' ? 'config file not found' : err.message, { file: path });
-  });
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (err) {
-    throw new RgeError(`invalid YAML (${(err as Error).message})`, { file: path });
-  }
-  const obj = (x: unknown): Record<string, unknown> =>
-    typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : {};
-  const corpus = obj(obj(doc).corpus);
-  const questions = obj(obj(doc).questions);
-  const fields: QuestionsConfigFields = {};
-  if (corpus.index !== undefined) {
-    if (typeof corpus.index !== 'string')
-      throw new RgeError('corpus.index must be a folder path', { file: path });
-    fields.corpusIndex = corpus.index;
-  }
-  if (questions.file !== undefined) {
-    if (typeof questions.file !== 'string')
-      throw new RgeError('questions.file must be a file path', { file: path });
-    fields.questionsFile = questions.file;
-  }
-  if (questions.version !== undefined) {
-    if (
-      typeof questions.version !== 'number' ||
-      !Number.isInteger(questions.version) ||
-      questions.version < 1
-    )
-      throw new RgeError('questions.version must be a positive integer', { file: path });
-    fields.questionsVersion = questions.version;
-  }
-  return fields;
-}
 
 export function registerQuestionCommands(program: Command, io: CliIO): void {
   const questions = program.command('questions').description('validate and import question sets');
@@ -92,15 +42,15 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     )
     .action(async (opts: { questions?: string; config?: string; index?: string }) => {
       const at = (p: string) => resolve(io.cwd, p);
-      const config = opts.config ? await readQuestionsConfig(at(opts.config)) : {};
-      // Paths in a config are relative to the working folder, as for every rge command.
-      const file = at(opts.questions ?? config.questionsFile ?? DEFAULTS.questions);
-      const indexDir = at(opts.index ?? config.corpusIndex ?? DEFAULTS.index);
+      // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
+      const config = opts.config ? await loadRunConfig(at(opts.config)) : undefined;
+      const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
+      const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
       const lines = await readQuestionLines(file);
       const chunks = await loadIndexChunks(indexDir);
       const report = validateQuestions(lines, {
         chunks,
-        ...(config.questionsVersion !== undefined ? { expectedVersion: config.questionsVersion } : {}),
+        ...(config ? { expectedVersion: config.questions.version } : {}),
       });
       io.out(`${formatCounts(report)}\n`);
       const shown = relative(io.cwd, file) || file;

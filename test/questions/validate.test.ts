@@ -1,7 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { Question, type QuestionInput } from '../../src/questions/schema.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
 import { chunk, rgeQuestions } from './cli-helpers.ts';
@@ -107,10 +108,11 @@ beforeAll(async () => {
   await buildIndex([hdfc24, hdfc23, itc24], { dir: join(dir, 'index'), embedder: 'bm25' });
   await writeFile(join(dir, 'good.jsonl'), `${GOOD.map(line).join('\n')}\n`);
   await writeFile(join(dir, 'broken.jsonl'), `${BROKEN}\n`);
-  await writeFile(
-    join(dir, 'run.yaml'),
-    'corpus:\n  index: index\nquestions:\n  file: good.jsonl\n  version: 2\n',
-  );
+  // the repository's fixture config, pointed at this test's index and questions, expecting version 2
+  const config = parseYaml(await readFile(new URL('../../configs/fixture.yaml', import.meta.url), 'utf8'));
+  config.corpus.index = 'index';
+  config.questions = { file: 'good.jsonl', version: 2 };
+  await writeFile(join(dir, 'run.yaml'), stringifyYaml(config));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
