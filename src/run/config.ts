@@ -75,7 +75,10 @@ export const RunConfig = z
         overlap_tokens: z.number().int().min(0).default(100),
       })
       .strict(),
-    retrieval: z.object({ k: z.number().int().min(1).default(5) }).strict(),
+    retrieval: z
+      .object({ k: z.number().int().min(1).default(5) })
+      .strict()
+      .default({ k: 5 }),
     questions: z.object({ file: Path, version: z.number().int().min(1) }).strict(),
     subjects: z.array(Subject).min(1),
     judges: z.array(Judge).min(1),
@@ -281,8 +284,9 @@ function locate(
       message: 'unknown field',
     }));
   const present = yaml.getIn(path, true) !== undefined;
+  const expected = issue.code === 'invalid_type' ? `expected ${issue.expected}` : issue.message;
   const message =
-    present || issue.code === 'custom' ? issue.message : `required field is missing (${issue.message})`;
+    present || issue.code === 'custom' ? issue.message : `required field is missing (${expected})`;
   return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
 }
 

@@ -1,0 +1,278 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerConfigCommands } from '../../src/cli/config.ts';
+import type { CliIO } from '../../src/cli/io.ts';
+import {
+  crossFamilyPanel,
+  loadRunConfig,
+  parseRunConfig,
+  RunConfig,
+  RunConfigError,
+  type RunConfigIssue,
+  resolveRunPaths,
+  runConfigJsonSchemaText,
+} from '../../src/run/config.ts';
+import { sha256 } from '../../src/util/fs.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const FIXTURE = join(ROOT, 'configs/fixture.yaml');
+const PUBLISHED = join(ROOT, 'configs/published.yaml');
+const SCHEMA = join(ROOT, 'configs/config.schema.json');
+
+function issuesOf(text: string, file = 'run.yaml'): RunConfigIssue[] {
+  try {
+    parseRunConfig(text, file);
+  } catch (err) {
+    if (err instanceof RunConfigError) return [...err.issues];
+    throw err;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('the committed configs', () => {
+  it('configs/fixture.yaml validates: fixture corpus, use-lite, offline subjects, heuristic judges', async () => {
+    const config = await loadRunConfig(FIXTURE);
+    expect(config).toMatchObject({
+      version: 1,
+      corpus: { pdfs: 'fixtures/generated/pdfs', index: 'fixtures/generated/index', embedder: 'use-lite' },
+      retrieval: { k: 5 },
+      questions: { file: 'fixtures/questions.jsonl', version: 1 },
+      runs: 3,
+      budget: { cap_usd: 0, warn_usd: 0 },
+    });
+    expect(config.subjects.map((s) => [s.id, s.provider, s.family, s.temperature])).toEqual([
+      ['extractive', 'offline', 'rge-offline-extractive', 0.7],
+      ['eager', 'offline', 'rge-offline-eager', 0.7],
+    ]);
+    expect(config.judges.map((j) => [j.id, j.provider, j.family])).toEqual([
+      ['numeric', 'heuristic', 'rge-heuristic-numeric'],
+      ['lexical', 'heuristic', 'rge-heuristic-lexical'],
+    ]);
+    expect(config.seed).not.toBe('');
+  });
+
+  it('configs/published.yaml validates: the methodology', async () => {
+    const config = await loadRunConfig(PUBLISHED);
+    expect(config).toMatchObject({
+      corpus: { sources: 'data/corpus/sources.yaml', pdfs: 'data/corpus/pdfs', embedder: 'bge-m3' },
+      retrieval: { k: 5 },
+      runs: 3,
+      budget: { cap_usd: 100, warn_usd: 50 },
+      gfs_weights: { grounding: 0.4, correctness: 0.35, calibration: 0.25 },
+    });
+    expect(config.subjects.map((s) => s.provider).sort()).toEqual(['anthropic', 'gemini', 'openai']);
+    expect(config.subjects.every((s) => s.temperature === 0)).toBe(true);
+    // every subject is judged only by other families, and by at least two of them
+    for (const s of config.subjects) {
+      const panel = crossFamilyPanel(config, s.id);
+      expect(panel.length).toBeGreaterThanOrEqual(2);
+      expect(panel.every((j) => j.family !== s.family)).toBe(true);
+    }
+    const text = await readFile(PUBLISHED, 'utf8');
+    expect(text).toMatch(/to be confirmed/i);
+  });
+
+  it('both point editors at the schema on their first line', async () => {
+    for (const path of [FIXTURE, PUBLISHED])
+      expect((await readFile(path, 'utf8')).split('\n')[0]).toBe(
+        '# yaml-language-server: $schema=./config.schema.json',
+      );
+  });
+
+  it('configs/config.schema.json equals a fresh export (regenerate with `rge config schema`)', async () => {
+    expect(await readFile(SCHEMA, 'utf8')).toBe(runConfigJsonSchemaText());
+    const schema = JSON.parse(runConfigJsonSchemaText());
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(schema.properties.corpus.properties.embedder.enum).toEqual(['use-lite', 'bge-m3', 'bm25']);
+    // defaulted fields are optional in a file
+    expect(schema.properties.corpus.required).not.toContain('chunk_tokens');
+    expect(schema.required).toContain('thresholds');
+  });
+});
+
+describe('defaults and paths', () => {
+  it('fills the methodology defaults: chunk 800/100, k 5, GFS weights 0.40/0.35/0.25', async () => {
+    const text = (await readFile(FIXTURE, 'utf8'))
+      .replace(/ {2}chunk_tokens: 800\n {2}overlap_tokens: 100\n/, '')
+      .replace(/retrieval:\n {2}k: 5\n/, '')
+      .replace(/gfs_weights:\n(?: {2}.*\n){3}/, '');
+    const config = parseRunConfig(text, 'defaults.yaml');
+    expect(config.corpus).toMatchObject({ chunk_tokens: 800, overlap_tokens: 100 });
+    expect(config.retrieval.k).toBe(5);
+    expect(config.gfs_weights).toEqual({ grounding: 0.4, correctness: 0.35, calibration: 0.25 });
+  });
+
+  it('resolves relative paths against the repository root, not the config folder', async () => {
+    const config = resolveRunPaths(await loadRunConfig(PUBLISHED), '/repo');
+    expect(config.corpus).toMatchObject({
+      sources: '/repo/data/corpus/sources.yaml',
+      pdfs: '/repo/data/corpus/pdfs',
+      index: '/repo/data/index',
+    });
+    expect(config.questions.file).toBe('/repo/fixtures/questions.jsonl');
+  });
+});
+
+describe('a broken config', () => {
+  const BROKEN = `# yaml-language-server: $schema=./config.schema.json
+version: 2
+name: broken
+seed: s
+corpus:
+  pdfs: fixtures/generated/pdfs
+  index: fixtures/generated/index
+  embedder: word2vec
+  chunk_tokens: 100
+  overlap_tokens: 200
+retrieval:
+  k: 0
+questions:
+  file: fixtures/questions.jsonl
+subjects:
+  - id: a
+    provider: replay
+    model: m
+    family: acme
+    temperature: 0
+    max_tokens: 100
+  - id: a
+    provider: offline
+    model: m
+    family: acme
+    temperature: 3
+    max_tokens: 100
+judges:
+  - id: j
+    provider: heuristic
+    model: m
+    family: acme
+    temperature: 0
+    colour: blue
+runs: 0
+budget:
+  cap_usd: 10
+  warn_usd: 20
+thresholds:
+  correctness: 2.5
+  grounding: null
+  calibration: null
+  gfs: 1.5
+judge_prompt:
+  version: v1
+  sha256: "${'0'.repeat(64)}"
+  text: Judge the answer.
+gfs_weights:
+  grounding: 0.5
+  correctness: 0.35
+  calibration: 0.25
+latency_budget_ms: 1000
+`;
+
+  it('reports every problem in one pass, each with its line and field', () => {
+    const issues = issuesOf(BROKEN, 'broken.yaml');
+    const at = (field: string) => issues.filter((i) => i.field === field).map((i) => i.line);
+    expect(at('version')).toEqual([2]);
+    expect(at('corpus.embedder')).toEqual([8]);
+    expect(at('corpus.overlap_tokens')).toEqual([10]);
+    expect(at('retrieval.k')).toEqual([12]);
+    expect(at('questions.version')).toEqual([14]); // missing: where its parent's map starts
+    expect(at('subjects[0].replay_file')).toEqual([16]);
+    expect(at('subjects[1].id')).toEqual([22]);
+    expect(at('subjects[1].temperature')).toEqual([26]);
+    expect(at('judges[0].colour')).toEqual([34]);
+    expect(at('runs')).toEqual([35]);
+    expect(at('budget.warn_usd')).toEqual([38]);
+    expect(at('thresholds.correctness')).toEqual([40]);
+    expect(at('thresholds.gfs')).toEqual([43]);
+    expect(at('judge_prompt.sha256')).toEqual([46]);
+    expect(at('gfs_weights')).toEqual([49]);
+    // a subject whose family is the only judge family cannot be judged
+    expect(at('subjects[0].family')).toEqual([19]);
+    expect(issues.every((i) => i.file === 'broken.yaml')).toBe(true);
+    const fields = new Set(issues.map((i) => i.field));
+    expect(fields.size).toBeGreaterThanOrEqual(16);
+  });
+
+  it('formats each issue as file:line: field: message', () => {
+    let message = '';
+    try {
+      parseRunConfig(BROKEN, 'broken.yaml');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const lines = message.split('\n');
+    expect(lines).toContain(
+      'broken.yaml:38: budget.warn_usd: must be less than cap_usd (10); only a 0 cap allows a 0 warning',
+    );
+    expect(lines).toContain('broken.yaml:34: judges[0].colour: unknown field');
+    expect(lines).toContain('broken.yaml:14: questions.version: required field is missing (expected number)');
+    expect(lines).toContain(
+      `broken.yaml:46: judge_prompt.sha256: does not match the text (its sha256 is ${sha256('Judge the answer.')})`,
+    );
+  });
+
+  it('reports YAML syntax errors and duplicate keys with their lines too', () => {
+    const issues = issuesOf('version: 1\nname: a\nname: b\nseed: [unclosed\n', 'bad.yaml');
+    expect(issues.some((i) => i.field === 'yaml' && i.line === 3)).toBe(true);
+    expect(issues.some((i) => i.field === 'yaml' && i.line >= 4)).toBe(true);
+  });
+
+  it('accepts a 0 cap only with a 0 warning, and a replay subject only with its file', async () => {
+    const fixture = await readFile(FIXTURE, 'utf8');
+    const capped = fixture.replace('warn_usd: 0', 'warn_usd: 1');
+    expect(issuesOf(capped).map((i) => i.field)).toEqual(['budget.warn_usd']);
+    const replay = fixture.replace(
+      'provider: offline\n    model: eager',
+      'provider: replay\n    model: eager\n    replay_file: fixtures/replay/eager.jsonl',
+    );
+    expect(parseRunConfig(replay, 'r.yaml').subjects[1]?.replay_file).toBe('fixtures/replay/eager.jsonl');
+  });
+
+  it('RunConfig.parse applies the same rules to plain objects', async () => {
+    const config = await loadRunConfig(FIXTURE);
+    const bad = { ...config, gfs_weights: { grounding: 0.4, correctness: 0.4, calibration: 0.4 } };
+    expect(RunConfig.safeParse(bad).success).toBe(false);
+    expect(RunConfig.parse(config)).toEqual(config);
+  });
+});
+
+function capture(cwd: string): CliIO & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), cwd, exitCode: 0, stdout, stderr };
+}
+
+async function rgeConfig(cwd: string, ...args: string[]): Promise<string> {
+  const io = capture(cwd);
+  const program = new Command('rge').exitOverride();
+  registerConfigCommands(program, io);
+  await program.parseAsync(['node', 'rge', 'config', ...args]);
+  return io.stdout.join('');
+}
+
+describe('rge config', () => {
+  let work: string;
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'rge-config-'));
+  });
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('validate passes the committed configs and throws every issue of a broken one', async () => {
+    expect(await rgeConfig(ROOT, 'validate')).toMatch(/configs\/fixture\.yaml: ok/);
+    expect(await rgeConfig(ROOT, 'validate', '--config', 'configs/published.yaml')).toMatch(/ok \(published/);
+    await writeFile(join(work, 'bad.yaml'), 'version: 1\nname: x\n');
+    await expect(rgeConfig(work, 'validate', '--config', 'bad.yaml')).rejects.toThrow(
+      /bad\.yaml:1: seed: required field is missing/,
+    );
+  });
+
+  it('schema writes the same bytes as the committed file', async () => {
+    await rgeConfig(work, 'schema', '--out', 'schema.json');
+    expect(await readFile(join(work, 'schema.json'), 'utf8')).toBe(await readFile(SCHEMA, 'utf8'));
+  });
+});
