@@ -127,6 +127,11 @@ export const Question = z
     distractor: Distractor.nullable(),
     /** where an imported question came from */
     source: QuestionSource.optional(),
+    /**
+     * out-of-domain only: the key facts (phrases) the question asks about that no chunk of the corpus
+     * contains, so that a test can prove the question is unanswerable from the corpus
+     */
+    absent_facts: z.array(z.string().min(1)).optional(),
   })
   .strict()
   .superRefine((q, ctx) => {
@@ -144,6 +149,8 @@ export const Question = z
     }
     if (q.category === 'adversarial' && q.distractor === null)
       issue('distractor', 'adversarial questions must name the distractor they plant');
+    if (q.category !== 'out-of-domain' && q.absent_facts !== undefined)
+      issue('absent_facts', 'only out-of-domain questions list absent facts');
     if (q.category !== 'adversarial' && q.distractor !== null)
       issue('distractor', 'only adversarial questions have a distractor (use null)');
   });

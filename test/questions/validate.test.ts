@@ -142,6 +142,17 @@ describe('Question schema', () => {
   });
 });
 
+describe('Question schema: absent_facts', () => {
+  it('lists the key facts an out-of-domain question asks about, and only there', () => {
+    const ood = GOOD[3] as QuestionInput;
+    expect(Question.safeParse({ ...ood, absent_facts: ['FY19 net profit'] }).success).toBe(true);
+    const r = Question.safeParse({ ...GOOD[0], absent_facts: ['x'] });
+    expect(r.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
+      'absent_facts: only out-of-domain questions list absent facts',
+    ]);
+  });
+});
+
 describe('rge questions validate', () => {
   it('passes a good file over the index and prints the counts per category', async () => {
     const r = await rgeQuestions(
