@@ -24,6 +24,7 @@ export const FIXTURE_DEFAULTS = {
 };
 
 interface Paths {
+  chunking: { maxTokens: number; overlapTokens: number };
   pdfDir: string;
   index: string;
   embedder: EmbedderName;
@@ -40,6 +41,7 @@ async function pathsFrom(
   const embedder = flags.embedder ?? config.corpus.embedder;
   if (!isEmbedderName(embedder)) throw new UsageError(`unknown embedder "${embedder}"`);
   return {
+    chunking: { maxTokens: config.corpus.chunk_tokens, overlapTokens: config.corpus.overlap_tokens },
     pdfDir: at(config.corpus.pdfs),
     index: at(flags.index ?? config.corpus.index),
     embedder,

@@ -1,7 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { errorMessage, RgeError } from '../util/errors.ts';
+import { registerConfigCommands } from './config.ts';
 import { registerCorpusCommands } from './corpus.ts';
+import { registerFixturesCommands } from './fixtures.ts';
+import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { type CliIO, processIO } from './io.ts';
+import { registerQuestionCommands } from './questions.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
 
 export function buildProgram(io: CliIO): Command {
@@ -13,6 +17,10 @@ export function buildProgram(io: CliIO): Command {
     .showHelpAfterError('(add --help for usage)');
   registerCorpusCommands(program, io);
   registerRetrievalCommands(program, io);
+  registerQuestionCommands(program, io);
+  registerFixturesCommands(program, io);
+  registerFixtureBuildCommands(program, io);
+  registerConfigCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
     cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
