@@ -12,6 +12,7 @@ import {
   validateQuestions,
 } from '../questions/index.ts';
 import { loadRunConfig } from '../run/config.ts';
+import { ensureCorpusIndex } from '../run/corpus-index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { formatIssues } from '../util/jsonl.ts';
@@ -46,6 +47,7 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       const config = opts.config ? await loadRunConfig(at(opts.config)) : undefined;
       const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
       const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
+      if (config && !opts.index) await ensureCorpusIndex(config, at, { log: (l) => io.err(`${l}\n`) });
       const lines = await readQuestionLines(file);
       const chunks = await loadIndexChunks(indexDir);
       const report = validateQuestions(lines, {

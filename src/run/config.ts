@@ -68,6 +68,9 @@ export const RunConfig = z
         sources: Path.optional().describe(
           'sources.yaml (url and sha256 per document); absent for a corpus that is not fetched',
         ),
+        generated_from: Path.optional().describe(
+          'facts file the corpus PDFs are generated from (the fixture world); then the PDFs and the index are built on first use',
+        ),
         pdfs: Path.describe('folder of the corpus PDFs'),
         index: Path.describe('folder of the retrieval index'),
         embedder: z.enum(EMBEDDERS),
@@ -320,6 +323,9 @@ export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
     corpus: {
       ...config.corpus,
       ...(config.corpus.sources === undefined ? {} : { sources: abs(config.corpus.sources) }),
+      ...(config.corpus.generated_from === undefined
+        ? {}
+        : { generated_from: abs(config.corpus.generated_from) }),
       pdfs: abs(config.corpus.pdfs),
       index: abs(config.corpus.index),
     },
