@@ -1,0 +1,89 @@
+/**
+ * One interface for every model call, subject or judge, live or offline. Live providers (Anthropic,
+ * OpenAI, Gemini; a later issue) send `system` + `messages`; offline providers compute their reply from
+ * `structured`, the same information in typed form, and ignore the text. Everything a reply costs is in
+ * `usage`, `latencyMs` and `costUsd`, so the budget ledger and reports never ask the provider again.
+ */
+import { z } from 'zod';
+
+export const ChatMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict();
+export type ChatMessage = z.infer<typeof ChatMessage>;
+
+/** A retrieved chunk as subjects and judges see it. */
+export interface ContextChunk {
+  id: string;
+  company: string;
+  fy: string | null;
+  heading: string | null;
+  pages: readonly [number, number];
+  text: string;
+}
+
+/** What a subject is asked: the question and the retrieved chunks (top-k, fixed across models). */
+export interface SubjectInput {
+  kind: 'subject';
+  questionId: string;
+  question: string;
+  chunks: readonly ContextChunk[];
+}
+
+/** What a judge is shown: the case, the expected behaviour, the gold answer and the subject's answer. */
+export interface JudgeInput {
+  kind: 'judge';
+  questionId: string;
+  question: string;
+  category: string;
+  expectedBehavior: 'answer' | 'answer-with-caveat' | 'refuse';
+  goldAnswer: string;
+  goldQuotes: readonly string[];
+  numericGold: readonly { label: string; value: number; unit: string; tolerance: number }[];
+  chunks: readonly ContextChunk[];
+  answer: string;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: readonly ChatMessage[];
+  temperature: number;
+  maxTokens: number;
+  /** JSON Schema the reply must follow (structured output), when the caller parses JSON */
+  jsonSchema?: Record<string, unknown>;
+  /** the typed form of the prompt, for offline providers */
+  structured?: SubjectInput | JudgeInput;
+  /** identifies the cell, for replay and for seeding sampling at temperature > 0 */
+  cell?: { questionId: string; runIndex: number; subjectId?: string; seed: string };
+}
+
+export const Usage = z
+  .object({
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+    cacheReadTokens: z.number().int().min(0),
+    cacheWriteTokens: z.number().int().min(0),
+  })
+  .strict();
+export type Usage = z.infer<typeof Usage>;
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+export interface ModelReply {
+  text: string;
+  /** the reply parsed as JSON when a jsonSchema was requested and the text parsed */
+  json?: unknown;
+  usage: Usage;
+  latencyMs: number;
+  costUsd: number;
+  /** the model that answered, as the provider names it */
+  model: string;
+  /** for replay: the chunk ids recorded with the answer, if any */
+  retrievedIds?: readonly string[];
+}
+
+export interface Provider {
+  /** e.g. "offline/extractive", "heuristic/numeric", "anthropic/claude-sonnet-4-5" */
+  readonly id: string;
+  /** the model family; no judge may judge a subject of its own family */
+  readonly family: string;
+  complete(request: ModelRequest): Promise<ModelReply>;
+}
