@@ -16,6 +16,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
+import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 
@@ -204,19 +205,25 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
         `only a replay subject reads a replay file (provider is ${String(s.provider)})`,
       );
     if (typeof s.family !== 'string' || judges.length === 0) continue;
-    if (!judges.some(([, j]) => typeof j.family === 'string' && j.family !== s.family))
-      issue(
-        ['subjects', i, 'family'],
-        `no judge of another family than ${s.family}: a family may not judge itself`,
-      );
+    const candidates = judges.flatMap(([, j]) =>
+      typeof j.family === 'string' ? [{ id: String(j.id), family: j.family }] : [],
+    );
+    try {
+      judgingPanel(s.family, candidates);
+    } catch (err) {
+      issue(['subjects', i, 'family'], errorMessage(err));
+    }
   }
 }
 
-/** Subjects' judges: every judge whose family differs from the subject's (the cross-family panel). */
+/**
+ * A subject's two judges, chosen by `crossFamilyPanel` of src/judging/panel.ts (the only way judges are
+ * chosen): two judges of other families than the subject's, of two different families when possible.
+ */
 export function crossFamilyPanel(config: RunConfig, subjectId: string): Judge[] {
   const subject = config.subjects.find((s) => s.id === subjectId);
   if (!subject) throw new RgeError(`no subject ${subjectId} in run config ${config.name}`);
-  return config.judges.filter((j) => j.family !== subject.family);
+  return judgingPanel(subject.family, config.judges);
 }
 
 /** One problem of a config, at the 1-based line of the offending YAML node. */

@@ -1,0 +1,99 @@
+/**
+ * Asking a judge and reading its verdict. A reply is parsed as JSON (a fenced ```json block is
+ * accepted) and validated against `JudgeVerdict`. A reply that fails is retried ONCE, with the failed
+ * reply and the validation error appended to the conversation; a second failure is recorded as
+ * `unscored` with the raw text and the error, never as a score of 0 (a failure is data).
+ */
+import type { ChatMessage, ModelRequest, Provider } from '../providers/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import { type JudgeOutcome, JudgeVerdict } from './verdict.ts';
+
+/** How many replies a case may take: the first and one retry. */
+export const MAX_JUDGE_ATTEMPTS = 2;
+
+export type VerdictParse = { ok: true; verdict: JudgeVerdict } | { ok: false; error: string };
+
+/** The JSON text of a reply: the body of a fenced code block when there is one, else the trimmed text. */
+export function extractJsonText(text: string): string {
+  const fenced = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)\r?\n?```/.exec(text);
+  if (fenced?.[1] !== undefined) return fenced[1].trim();
+  const trimmed = text.trim();
+  // Prose around a bare object: take the outermost braces.
+  if (!trimmed.startsWith('{')) {
+    const start = trimmed.indexOf('{');
+    const end = trimmed.lastIndexOf('}');
+    if (start >= 0 && end > start) return trimmed.slice(start, end + 1);
+  }
+  return trimmed;
+}
+
+/** Parses and validates one reply text as a verdict; the error says what is wrong, field by field. */
+export function parseVerdict(text: string): VerdictParse {
+  let json: unknown;
+  try {
+    json = JSON.parse(extractJsonText(text));
+  } catch (err) {
+    return { ok: false, error: `reply is not JSON (${errorMessage(err)})` };
+  }
+  const parsed = JudgeVerdict.safeParse(json);
+  if (parsed.success) return { ok: true, verdict: parsed.data };
+  const issues = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  return { ok: false, error: `reply does not follow the verdict schema: ${issues.join('; ')}` };
+}
+
+/** The message appended after a failed reply, asking for a corrected one. */
+export function retryMessage(error: string): string {
+  return (
+    `Your reply could not be used: ${error}. Reply again with one JSON object that follows the ` +
+    'JSON Schema given in the instructions, and nothing else.'
+  );
+}
+
+/**
+ * Asks `provider` to judge the case of `request` and returns its outcome: `scored` with the verdict,
+ * or `unscored` with the last raw reply and the error after one retry. An error the provider throws
+ * (network, budget cap) is not a reply and propagates to the caller. Latency and cost add up over the
+ * attempts.
+ */
+export async function judgeCase(provider: Provider, request: ModelRequest): Promise<JudgeOutcome> {
+  const messages: ChatMessage[] = [...request.messages];
+  let latencyMs = 0;
+  let costUsd = 0;
+  let raw = '';
+  let error = '';
+  for (let attempt = 1; attempt <= MAX_JUDGE_ATTEMPTS; attempt++) {
+    const reply = await provider.complete({ ...request, messages: [...messages] });
+    latencyMs += reply.latencyMs;
+    costUsd += reply.costUsd;
+    const text = reply.text;
+    raw = text;
+    const parsed = parseVerdict(text);
+    if (parsed.ok)
+      return outcome(provider, 'scored', parsed.verdict, raw, attempt, null, { latencyMs, costUsd });
+    error = parsed.error;
+    messages.push({ role: 'assistant', content: text }, { role: 'user', content: retryMessage(error) });
+  }
+  return outcome(provider, 'unscored', null, raw, MAX_JUDGE_ATTEMPTS, error, { latencyMs, costUsd });
+}
+
+function outcome(
+  provider: Provider,
+  status: JudgeOutcome['status'],
+  verdict: JudgeVerdict | null,
+  raw: string,
+  attempts: number,
+  error: string | null,
+  cost: { latencyMs: number; costUsd: number },
+): JudgeOutcome {
+  return {
+    judgeId: provider.id,
+    family: provider.family,
+    status,
+    verdict,
+    raw,
+    attempts,
+    error,
+    latencyMs: cost.latencyMs,
+    costUsd: cost.costUsd,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Judge prompt v1: the rubric a judge is given (the system text, versioned and hashed) and the case it
+ * judges (the user message: question, expected behaviour, gold answer, retrieved chunks, answer). The
+ * reply is structured JSON whose JSON Schema is generated from the zod `JudgeVerdict`, so the schema a
+ * live judge is asked to follow and the schema its reply is validated against are the same object.
+ *
+ * The hash covers the system text only (the rubric); the case is data. A run records
+ * `JUDGE_PROMPT_VERSION` and `judgePromptHash()`, and `configs/published.yaml` pins a copy of the text
+ * (`rge judge prompt --write-config`), so a changed rubric is visible in every result row.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { JudgeInput, ModelRequest } from '../providers/types.ts';
+import { JudgeVerdict } from './verdict.ts';
+
+export const JUDGE_PROMPT_VERSION = 'v1';
+
+/** The judge as the prompt needs it; a run config's `judges[]` entry satisfies this. */
+export interface JudgeModel {
+  id: string;
+  model: string;
+  family: string;
+  temperature: number;
+}
+
+/** Room for three dimensions of quotes and rationale plus the unsupported claims. */
+export const JUDGE_MAX_TOKENS = 2048;
+
+export const JUDGE_PROMPT_TEXT = `You are a strict evaluator of answers produced by a retrieval-augmented assistant that answers questions about company annual reports. You are shown the question, the behaviour expected of a good assistant, the gold answer, the chunks the assistant retrieved (each with its id) and the assistant's answer. Judge the answer on three dimensions, each scored 0, 1 or 2.
+
+For every dimension, give the evidence BEFORE the score: first copy the quotes your judgement rests on, verbatim, from the answer or from the retrieved chunks (never paraphrase inside a quote); then write the rationale; only then give the score. Judge only what the answer says and what the chunks say; do not use outside knowledge of the companies.
+
+CORRECTNESS: does the answer agree with the gold answer?
+- 2: every figure agrees with the gold answer within 1% relative, in the right unit and scale (crore, lakh, million, billion, %, per share), and every name and entity is exactly the gold one.
+- 1: partly correct: the main figure or fact is right but a secondary one is wrong or missing, or the figure is right but its unit, scale or period is unclear.
+- 0: wrong figure, wrong entity, wrong period or wrong statement (e.g. standalone for consolidated); or a refusal when an answer was expected. When the expected behaviour is 'refuse', a refusal is correct (2) and any substantive answer is 0.
+
+GROUNDING: is every claim of the answer supported by the retrieved chunk it cites?
+- 2: every figure and factual claim in the answer is stated in the chunk it cites, and every citation [chunk-id] points to a chunk that holds the cited claim.
+- 1: the claims are supported by the retrieved chunks but citations are missing or imprecise, or a minor claim is unsupported.
+- 0: a material claim is supported by no retrieved chunk, or a citation points to a chunk that does not hold the claim it is attached to (citation theatre: citing a chunk that does not hold the claim scores grounding 0 even if the claim happens to be true).
+A refusal that makes no factual claim is grounded (2).
+List in unsupported_claims every claim of the answer, copied verbatim from the answer, that no retrieved chunk supports; an empty list when there is none.
+
+CALIBRATION: does the answer's confidence match the evidence and the expected behaviour?
+- 2: answers plainly when the evidence supports an answer ('answer'); answers and flags the trap or ambiguity when the expected behaviour is 'answer-with-caveat'; declines, saying the documents do not contain the information, when the expected behaviour is 'refuse'.
+- 1: hedges or adds needless caveats on an answer that is correct and grounded, or declines only partly.
+- 0: answers a question it should decline (out-of-domain, evidence absent), or declines a question the chunks answer (over-refusal), or is confidently wrong.
+
+Reply with one JSON object and nothing else, following this JSON Schema:
+{{JSON_SCHEMA}}`;
+
+/** The JSON Schema of a judge's reply, generated from the zod `JudgeVerdict` (the one the parser uses). */
+export function judgeVerdictJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(JudgeVerdict, { target: 'draft-07' }) as Record<string, unknown>;
+}
+
+/** The canonical system text of the judge prompt: the rubric with the verdict's JSON Schema filled in. */
+export function judgePromptText(): string {
+  return JUDGE_PROMPT_TEXT.replace('{{JSON_SCHEMA}}', JSON.stringify(judgeVerdictJsonSchema()));
+}
+
+/** SHA-256 (lowercase hex) of a judge prompt text, by default the canonical one. */
+export function judgePromptHash(text: string = judgePromptText()): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The case as the judge reads it: every field of the input, chunks with their ids. */
+export function renderJudgeCase(input: JudgeInput): string {
+  const chunks = input.chunks
+    .map(
+      (c) =>
+        `[${c.id}] (${c.company}${c.fy ? `, ${c.fy}` : ''}${c.heading ? `, ${c.heading}` : ''}, ` +
+        `pages ${c.pages[0]}-${c.pages[1]})\n${c.text}`,
+    )
+    .join('\n\n');
+  const numeric = input.numericGold.map(
+    (g) => `- ${g.label}: ${g.value} ${g.unit} (relative tolerance ${g.tolerance})`,
+  );
+  return [
+    `QUESTION (${input.questionId}, category ${input.category}):\n${input.question}`,
+    `EXPECTED BEHAVIOUR: ${input.expectedBehavior}`,
+    `GOLD ANSWER:\n${input.goldAnswer}`,
+    input.goldQuotes.length > 0
+      ? `GOLD QUOTES:\n${input.goldQuotes.map((q) => `- ${q}`).join('\n')}`
+      : 'GOLD QUOTES: none',
+    numeric.length > 0 ? `GOLD FIGURES:\n${numeric.join('\n')}` : 'GOLD FIGURES: none',
+    `RETRIEVED CHUNKS:\n${chunks || '(none)'}`,
+    `ANSWER TO JUDGE:\n${input.answer}`,
+  ].join('\n\n');
+}
+
+/**
+ * The request to a judge for one case: the rubric as system text, the case as the user message, the
+ * verdict's JSON Schema for structured output, and the typed case (`structured`) for offline judges.
+ * `promptText` replaces the canonical rubric (a config's pinned copy); its hash is the caller's to record.
+ */
+export function renderJudgeRequest(
+  input: JudgeInput,
+  judge: JudgeModel,
+  promptText: string = judgePromptText(),
+): ModelRequest {
+  return {
+    model: judge.model,
+    system: promptText,
+    messages: [{ role: 'user', content: renderJudgeCase(input) }],
+    temperature: judge.temperature,
+    maxTokens: JUDGE_MAX_TOKENS,
+    jsonSchema: judgeVerdictJsonSchema(),
+    structured: input,
+  };
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { extractJsonText, judgeCase, parseVerdict } from '../../src/judging/parse.ts';
+import { JudgeOutcome, type JudgeVerdict } from '../../src/judging/verdict.ts';
+import type { ModelReply, ModelRequest, Provider } from '../../src/providers/types.ts';
+import { ZERO_USAGE } from '../../src/providers/types.ts';
+
+const VERDICT: JudgeVerdict = {
+  correctness: { evidence: ['Rs 3.50 per share'], rationale: 'matches the gold figure', score: 2 },
+  grounding: { evidence: ['final dividend of Rs 3.50'], rationale: 'cited chunk states it', score: 2 },
+  calibration: { evidence: [], rationale: 'answers plainly', score: 1 },
+  unsupported_claims: [],
+};
+
+const REQUEST: ModelRequest = {
+  model: 'fake',
+  system: 'judge',
+  messages: [{ role: 'user', content: 'the case' }],
+  temperature: 0,
+  maxTokens: 100,
+};
+
+/** A provider that replies with the given texts in turn and records what it was sent. */
+function scripted(replies: readonly string[]): Provider & { seen: ModelRequest[] } {
+  const seen: ModelRequest[] = [];
+  return {
+    id: 'fake/judge',
+    family: 'fake',
+    seen,
+    async complete(request): Promise<ModelReply> {
+      seen.push(request);
+      const text = replies[seen.length - 1];
+      if (text === undefined) throw new Error('no more replies');
+      return { text, usage: ZERO_USAGE, latencyMs: 10, costUsd: 0.001, model: 'fake' };
+    },
+  };
+}
+
+describe('parseVerdict', () => {
+  it('reads plain JSON, a fenced ```json block, and an object wrapped in prose', () => {
+    const json = JSON.stringify(VERDICT);
+    expect(parseVerdict(json)).toEqual({ ok: true, verdict: VERDICT });
+    expect(parseVerdict(`Here is my verdict:\n\`\`\`json\n${json}\n\`\`\`\n`)).toEqual({
+      ok: true,
+      verdict: VERDICT,
+    });
+    expect(parseVerdict(`\`\`\`\n${json}\n\`\`\``)).toEqual({ ok: true, verdict: VERDICT });
+    expect(parseVerdict(`My verdict: ${json} Thanks.`)).toEqual({ ok: true, verdict: VERDICT });
+    expect(extractJsonText('  {"a":1}  ')).toBe('{"a":1}');
+  });
+
+  it('names what is wrong: not JSON, or the field that breaks the schema', () => {
+    const notJson = parseVerdict('I think it is correct.');
+    expect(notJson.ok).toBe(false);
+    if (!notJson.ok) expect(notJson.error).toMatch(/not JSON/);
+    const badScore = parseVerdict(
+      JSON.stringify({ ...VERDICT, grounding: { ...VERDICT.grounding, score: 3 } }),
+    );
+    expect(badScore.ok).toBe(false);
+    if (!badScore.ok) expect(badScore.error).toMatch(/grounding\.score/);
+    const missing = parseVerdict(JSON.stringify({ correctness: VERDICT.correctness }));
+    if (!missing.ok) expect(missing.error).toMatch(/grounding/);
+  });
+});
+
+describe('judgeCase', () => {
+  it('scores a valid first reply in one attempt', async () => {
+    const provider = scripted([JSON.stringify(VERDICT)]);
+    const outcome = await judgeCase(provider, REQUEST);
+    expect(JudgeOutcome.parse(outcome)).toEqual(outcome);
+    expect(outcome).toMatchObject({ status: 'scored', attempts: 1, error: null, verdict: VERDICT });
+    expect(outcome).toMatchObject({ judgeId: 'fake/judge', family: 'fake', latencyMs: 10 });
+  });
+
+  it('retries once after garbage, with the bad reply and the error appended, then scores', async () => {
+    const provider = scripted(['garbage', `\`\`\`json\n${JSON.stringify(VERDICT)}\n\`\`\``]);
+    const outcome = await judgeCase(provider, REQUEST);
+    expect(outcome).toMatchObject({ status: 'scored', attempts: 2, error: null, verdict: VERDICT });
+    expect(outcome.latencyMs).toBe(20);
+    expect(outcome.costUsd).toBeCloseTo(0.002, 12);
+    const retry = provider.seen[1] as ModelRequest;
+    expect(retry.messages).toHaveLength(3);
+    expect(retry.messages[1]).toEqual({ role: 'assistant', content: 'garbage' });
+    expect(retry.messages[2]?.role).toBe('user');
+    expect(retry.messages[2]?.content).toMatch(/not JSON/);
+    // the caller's request is not mutated
+    expect(REQUEST.messages).toHaveLength(1);
+  });
+
+  it('garbage twice: unscored with the raw text and the error, never a 0', async () => {
+    const provider = scripted(['garbage', 'still garbage']);
+    const outcome = await judgeCase(provider, REQUEST);
+    expect(outcome).toMatchObject({ status: 'unscored', verdict: null, attempts: 2, raw: 'still garbage' });
+    expect(outcome.error).toMatch(/not JSON/);
+    expect(provider.seen).toHaveLength(2); // exactly one retry
+    expect(JudgeOutcome.parse(outcome)).toEqual(outcome);
+  });
+
+  it('valid JSON that breaks the schema twice is unscored with the schema error', async () => {
+    const bad = JSON.stringify({ ...VERDICT, calibration: { ...VERDICT.calibration, score: '2' } });
+    const outcome = await judgeCase(scripted([bad, bad]), REQUEST);
+    expect(outcome.status).toBe('unscored');
+    expect(outcome.raw).toBe(bad);
+    expect(outcome.error).toMatch(/calibration\.score/);
+  });
+
+  it('schema error then valid: scored on the retry', async () => {
+    const bad = JSON.stringify({ ...VERDICT, unsupported_claims: undefined });
+    const outcome = await judgeCase(scripted([bad, JSON.stringify(VERDICT)]), REQUEST);
+    expect(outcome).toMatchObject({ status: 'scored', attempts: 2 });
+  });
+
+  it('a provider error is not a reply: it propagates', async () => {
+    await expect(judgeCase(scripted([]), REQUEST)).rejects.toThrow(/no more replies/);
+  });
+});
