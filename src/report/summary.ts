@@ -1,0 +1,301 @@
+/**
+ * Every number of a run's report, computed from its case rows with `src/stats`. Pure: the same rows
+ * and seed give the same summary, so a reader can recompute any figure from `data/results/`.
+ *
+ * Definitions (also printed in the report):
+ * - A case's GFS is from the mean of its two judges' dimension scores; unscored cases are excluded
+ *   from means and counted separately (a failure is data, not a zero).
+ * - Intervals: BCa 95 %, 10,000 resamples, resampling questions with their runs kept together
+ *   (cluster bootstrap), seeded with `${seed}:${model}:${category}:${weighting}`.
+ * - Pairwise comparison: McNemar on paired questions, a question "passes" for a model when its mean
+ *   primary GFS over runs is at least `passThreshold` (0.5); p-values Bonferroni-corrected over pairs.
+ * - Ranking: models ordered by overall mean GFS; robust when both weightings give the same order and
+ *   no two adjacent models' primary intervals overlap.
+ */
+import {
+  bonferroni,
+  clusterBootstrapCI,
+  cohenKappa,
+  mcnemar,
+  varianceDecomposition,
+} from '../stats/index.ts';
+
+export interface JudgeScoreView {
+  judgeId: string;
+  family: string;
+  status: 'scored' | 'unscored';
+  verdict: {
+    correctness: { score: number };
+    grounding: { score: number };
+    calibration: { score: number };
+  } | null;
+}
+
+/** What the summary needs of a case row (the stored row has more). */
+export interface CaseRowView {
+  question_id: string;
+  category: string;
+  subject_id: string;
+  model: string;
+  run_index: number;
+  /** hash of the subject prompt template (version), not of one request */
+  subject_prompt_hash: string;
+  judge_prompt_hash: string;
+  latency_ms: number;
+  cost_usd: number;
+  verdicts: readonly JudgeScoreView[];
+  scores: {
+    correctness: number;
+    grounding: number;
+    calibration: number;
+    gfs_primary: number;
+    gfs_equal: number;
+    contested: boolean;
+    contested_dimensions: readonly string[];
+  } | null;
+  checks: Record<string, { passed: boolean | null } | unknown>;
+}
+
+export interface Interval {
+  estimate: number;
+  low: number;
+  high: number;
+  n: number;
+  degenerate: boolean;
+}
+
+export interface SummaryOptions {
+  seed: string;
+  resamples?: number;
+  passThreshold?: number;
+  run: { runId: string; configHash: string; indexChecksum: string; questionsHash: string };
+}
+
+export interface Summary {
+  run: SummaryOptions['run'] & { seed: string; resamples: number };
+  models: string[];
+  categories: string[];
+  cases: { total: number; scored: number; unscored: number; contested: number };
+  gfs: Record<string, Record<string, { primary: Interval | null; equal: Interval | null }>>;
+  ranking: { primary: string[]; equal: string[]; robust: boolean; reason: string };
+  pairwise: {
+    a: string;
+    b: string;
+    n01: number;
+    n10: number;
+    pValue: number;
+    pBonferroni: number;
+    method: string;
+  }[];
+  variance: Record<string, { withinQuestionSD: number; betweenQuestionVariance: number; runs: number }>;
+  judgeAgreement: Record<string, { n: number; kappa: number; quadraticKappa: number }>;
+  contested: { question_id: string; subject_id: string; run_index: number; dimensions: readonly string[] }[];
+  checkPassRates: Record<string, Record<string, { passed: number; applicable: number; rate: number | null }>>;
+  latency: Record<string, { p50: number; p95: number }>;
+  cost: Record<string, number>;
+  promptHashes: { subject: string[]; judge: string[] };
+}
+
+const ALL = 'all';
+
+function quantile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const idx = (sorted.length - 1) * p;
+  const lo = Math.floor(idx);
+  const hi = Math.ceil(idx);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (idx - lo);
+}
+
+function interval(
+  rows: readonly CaseRowView[],
+  pick: (r: CaseRowView) => number,
+  seed: string,
+  resamples: number,
+): Interval | null {
+  const scored = rows.filter((r) => r.scores !== null);
+  if (scored.length === 0) return null;
+  const ci = clusterBootstrapCI(
+    scored.map((r) => ({ cluster: r.question_id, value: pick(r) })),
+    { method: 'bca', resamples, seed },
+  );
+  return {
+    estimate: ci.estimate,
+    low: ci.low,
+    high: ci.high,
+    n: scored.length,
+    degenerate: ci.degenerate === true,
+  };
+}
+
+function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number): number {
+  const scored = rows.filter((r) => r.scores !== null);
+  return scored.length === 0 ? Number.NaN : scored.reduce((s, r) => s + pick(r), 0) / scored.length;
+}
+
+function passes(rows: readonly CaseRowView[], threshold: number): Map<string, boolean> {
+  const byQuestion = new Map<string, number[]>();
+  for (const r of rows)
+    if (r.scores)
+      byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r.scores.gfs_primary]);
+  const out = new Map<string, boolean>();
+  for (const [q, v] of byQuestion) out.set(q, v.reduce((a, b) => a + b, 0) / v.length >= threshold);
+  return out;
+}
+
+function isCheck(x: unknown): x is { passed: boolean | null } {
+  return typeof x === 'object' && x !== null && 'passed' in x;
+}
+
+export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): Summary {
+  const resamples = opts.resamples ?? 10_000;
+  const threshold = opts.passThreshold ?? 0.5;
+  const models = [...new Set(rows.map((r) => r.subject_id))].sort();
+  const categories = [...new Set(rows.map((r) => r.category))].sort();
+  const bySubject = new Map(models.map((m) => [m, rows.filter((r) => r.subject_id === m)]));
+
+  const gfs: Summary['gfs'] = {};
+  for (const m of models) {
+    const mine = bySubject.get(m) ?? [];
+    gfs[m] = {};
+    for (const c of [...categories, ALL]) {
+      const cell = c === ALL ? mine : mine.filter((r) => r.category === c);
+      (gfs[m] as Record<string, { primary: Interval | null; equal: Interval | null }>)[c] = {
+        primary: interval(
+          cell,
+          (r) => r.scores?.gfs_primary ?? 0,
+          `${opts.seed}:${m}:${c}:primary`,
+          resamples,
+        ),
+        equal: interval(cell, (r) => r.scores?.gfs_equal ?? 0, `${opts.seed}:${m}:${c}:equal`, resamples),
+      };
+    }
+  }
+
+  const order = (pick: (r: CaseRowView) => number) =>
+    [...models].sort(
+      (a, b) =>
+        meanBy(bySubject.get(b) ?? [], pick) - meanBy(bySubject.get(a) ?? [], pick) || a.localeCompare(b),
+    );
+  const primary = order((r) => r.scores?.gfs_primary ?? 0);
+  const equal = order((r) => r.scores?.gfs_equal ?? 0);
+  const sameOrder = primary.join() === equal.join();
+  const overlapping = primary.slice(1).filter((m, i) => {
+    const upper = gfs[primary[i] as string]?.[ALL]?.primary;
+    const lower = gfs[m]?.[ALL]?.primary;
+    return upper && lower && lower.high >= upper.low;
+  });
+  const robust = sameOrder && overlapping.length === 0;
+  const reason = !sameOrder
+    ? 'the primary and equal weightings order the models differently'
+    : overlapping.length > 0
+      ? `adjacent 95% intervals overlap (${overlapping.join(', ')})`
+      : 'same order under both weightings and no adjacent intervals overlap';
+
+  const pairs: { a: string; b: string }[] = [];
+  for (let i = 0; i < models.length; i++)
+    for (let j = i + 1; j < models.length; j++)
+      pairs.push({ a: models[i] as string, b: models[j] as string });
+  const tests = pairs.map(({ a, b }) => {
+    const pa = passes(bySubject.get(a) ?? [], threshold);
+    const pb = passes(bySubject.get(b) ?? [], threshold);
+    const shared = [...pa.keys()].filter((q) => pb.has(q)).sort();
+    const result = mcnemar({
+      a: shared.map((q) => pa.get(q) as boolean),
+      b: shared.map((q) => pb.get(q) as boolean),
+    });
+    return { a, b, n01: result.n01, n10: result.n10, pValue: result.pValue, method: result.method };
+  });
+  const adjusted = bonferroni(tests.map((t) => t.pValue));
+  const pairwise = tests.map((t, i) => ({ ...t, pBonferroni: adjusted[i] as number }));
+
+  const variance: Summary['variance'] = {};
+  for (const m of models) {
+    const scored = (bySubject.get(m) ?? []).filter((r) => r.scores !== null);
+    if (scored.length === 0) continue;
+    const v = varianceDecomposition(
+      scored.map((r) => ({ question: r.question_id, run: r.run_index, value: r.scores?.gfs_primary ?? 0 })),
+    );
+    variance[m] = {
+      withinQuestionSD: v.withinQuestionSD,
+      betweenQuestionVariance: v.betweenQuestionVariance,
+      runs: new Set(scored.map((r) => r.run_index)).size,
+    };
+  }
+
+  const judgeAgreement: Summary['judgeAgreement'] = {};
+  for (const dim of ['correctness', 'grounding', 'calibration'] as const) {
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const r of rows) {
+      const [x, y] = r.verdicts;
+      if (x?.verdict && y?.verdict) {
+        a.push(x.verdict[dim].score);
+        b.push(y.verdict[dim].score);
+      }
+    }
+    judgeAgreement[dim] = {
+      n: a.length,
+      kappa: a.length > 0 ? cohenKappa(a, b, { labels: [0, 1, 2] }) : Number.NaN,
+      quadraticKappa:
+        a.length > 0 ? cohenKappa(a, b, { weights: 'quadratic', labels: [0, 1, 2] }) : Number.NaN,
+    };
+  }
+
+  const checkPassRates: Summary['checkPassRates'] = {};
+  const latency: Summary['latency'] = {};
+  const cost: Summary['cost'] = {};
+  for (const m of models) {
+    const mine = bySubject.get(m) ?? [];
+    const rates: Record<string, { passed: number; applicable: number; rate: number | null }> = {};
+    for (const r of mine) {
+      for (const [name, check] of Object.entries(r.checks)) {
+        if (!isCheck(check)) continue;
+        const slot = rates[name] ?? { passed: 0, applicable: 0, rate: null };
+        if (check.passed !== null) {
+          slot.applicable++;
+          if (check.passed) slot.passed++;
+        }
+        rates[name] = slot;
+      }
+    }
+    for (const slot of Object.values(rates))
+      slot.rate = slot.applicable === 0 ? null : slot.passed / slot.applicable;
+    checkPassRates[m] = rates;
+    const lat = mine.map((r) => r.latency_ms).sort((x, y) => x - y);
+    latency[m] = { p50: quantile(lat, 0.5), p95: quantile(lat, 0.95) };
+    cost[m] = mine.reduce((s, r) => s + r.cost_usd, 0);
+  }
+
+  const scored = rows.filter((r) => r.scores !== null);
+  return {
+    run: { ...opts.run, seed: opts.seed, resamples },
+    models,
+    categories,
+    cases: {
+      total: rows.length,
+      scored: scored.length,
+      unscored: rows.length - scored.length,
+      contested: scored.filter((r) => r.scores?.contested).length,
+    },
+    gfs,
+    ranking: { primary, equal, robust, reason },
+    pairwise,
+    variance,
+    judgeAgreement,
+    contested: scored
+      .filter((r) => r.scores?.contested)
+      .map((r) => ({
+        question_id: r.question_id,
+        subject_id: r.subject_id,
+        run_index: r.run_index,
+        dimensions: r.scores?.contested_dimensions ?? [],
+      })),
+    checkPassRates,
+    latency,
+    cost,
+    promptHashes: {
+      subject: [...new Set(rows.map((r) => r.subject_prompt_hash))].sort(),
+      judge: [...new Set(rows.map((r) => r.judge_prompt_hash))].sort(),
+    },
+  };
+}
