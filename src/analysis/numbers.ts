@@ -1,0 +1,245 @@
+/**
+ * Quantities in text: the figures an answer states and a chunk holds, parsed with their unit and scale
+ * so that "Rs 9,00,122.00 crore", "Rs 900,122 crore" and "Rs 9.00 lakh crore" compare equal.
+ *
+ * What is a quantity: a number written with Indian (9,00,122.00) or western (900,122.00) grouping, with
+ * an optional sign or accounting parentheses ("(2,724)" is -2724), a currency marker before or after
+ * (Rs, Rs., INR, ₹, $, US$, USD, rupees, dollars), a scale word (crore 1e7, lakh/lac 1e5, "lakh crore"
+ * 1e12, million/mn 1e6, billion/bn 1e9, thousand 1e3) and a unit (%, per cent, percent, tCO2e,
+ * per share, per equity share).
+ *
+ * What is not: digits inside words and ids (FY24, Q4, tCO2e, One97, chunk ids), citation markers such as
+ * [reliance-FY24-1a2b3c4d], fiscal-year spans (2023-24, FY 2023-24), dates (31 March 2024, March 31,
+ * 2024, 31/03/2024), bare years (a four-digit integer 1900-2100 with no unit or scale), list numbering
+ * and section numbers at the start of a line ("1. ", "(2) ", "12.1 Basis"), and "Scope 1 and 2".
+ *
+ * Pure functions; no I/O.
+ */
+
+export type QuantityUnit = 'INR' | 'USD' | '%' | 'tCO2e' | 'per-share';
+
+export interface Quantity {
+  /** the text as written, from the currency marker or sign to the last unit word */
+  raw: string;
+  /** in base units: rupees for INR and per-share, dollars for USD, plain for %, tCO2e and counts */
+  value: number;
+  unit: QuantityUnit | null;
+  /** the scale word's multiplier (crore 1e7, ...); 1 when there is none */
+  scale: number;
+  /** offsets into the text: text.slice(start, end) === raw */
+  start: number;
+  end: number;
+}
+
+/** The units of a question's numeric gold (see src/questions/schema.ts NumericUnit). */
+export type GoldUnit = 'INR crore' | 'INR per share' | '%' | 'tCO2e' | 'count' | 'USD million' | 'text';
+
+export interface GoldFigure {
+  value: number;
+  unit: GoldUnit | string;
+  /** relative tolerance: |answer - value| <= tolerance * |value| */
+  tolerance: number;
+}
+
+const MONTHS =
+  '(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\\.?';
+
+/** Spans that hold digits but no quantity; replaced by spaces (offsets stay valid). */
+const MASKS: readonly RegExp[] = [
+  // citation markers: [reliance-FY24-1a2b3c4d], [a-1, b-2], [1]
+  /\[\s*[\w.:-]*[-\d][\w.:-]*(?:\s*[,;]\s*[\w.:-]+)*\s*\](?!\()/g,
+  // fiscal years written with a space or a four-digit year: FY 24, FY2023-24, FY 2023-24
+  /\bFY\s?\d{2,4}(?:\s?[-–/]\s?\d{2,4})?\b/gi,
+  // year spans: 2023-24, 2023–2024, 2023/24
+  /\b(?:19|20)\d{2}\s?[-–/]\s?\d{2,4}\b/g,
+  // dates: 31 March 2024, 31st of March, 2024, March 31, 2024, March 2024, 31 March
+  new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTHS}(?:,?\\s+\\d{4})?\\b`, 'g'),
+  new RegExp(`\\b${MONTHS}\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b`, 'g'),
+  new RegExp(`\\b${MONTHS},?\\s+\\d{4}\\b`, 'g'),
+  // numeric dates: 31/03/2024, 31-03-2024, 31.03.2024
+  /\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b/g,
+  // list numbering at the start of a line: "1. ", "2) ", "(3) ", "5A. ", "- 1. "
+  /^[ \t]*(?:[-*•][ \t]+)?\(?\d{1,2}[A-Za-z]?[.)](?=[ \t])/gm,
+  // section numbers at the start of a line: "12.1 Basis of preparation"
+  /^[ \t]*\d{1,2}(?:\.\d{1,2})+(?=[ \t]+[A-Z])/gm,
+  // "Scope 1 and 2", "Scope 1, 2 and 3", "scope 3"
+  /\bscope\s+\d(?:\s*(?:,|and|&|\+|\/)\s*\d)*\b/gi,
+];
+
+function mask(text: string): string {
+  let out = text;
+  for (const re of MASKS) {
+    out = out.replace(re, (m) => ' '.repeat(m.length));
+  }
+  return out;
+}
+
+/** western 1,234,567.89 | Indian 12,34,567.89 | plain 1234567.89 */
+const NUMBER = /(?:\d{1,3}(?:,\d{3})+(?!,?\d)|\d{1,2}(?:,\d{2})+,\d{3}(?!,?\d)|\d+)(?:\.\d+)?/g;
+
+const CURRENCY_BEFORE = /(?:(?<![A-Za-z])(?:Rs\.?|INR|USD|US\$)|₹|\$)\s*$/;
+const SCALE_AFTER =
+  /^\s*(lakh\s+crores?|lakhs?\s+crores?|lac\s+crores?|crores?|cr\b\.?|lakhs?|lacs?\b|millions?|mn\b|billions?|bn\b|thousands?)(?![A-Za-z])/i;
+const PERCENT_AFTER = /^\s*(%|per\s?cent\b|percent\b|pc\b)/i;
+const TCO2E_AFTER = /^\s*(tCO2e|tCO2|tonnes?\s+(?:of\s+)?CO2(?:\s*e(?:quivalent)?)?|t\s?CO2e)(?![A-Za-z])/i;
+const CURRENCY_AFTER = /^\s*(INR|rupees|USD|US\s+dollars?|dollars)(?![A-Za-z])/i;
+const PER_SHARE_AFTER = /^\s*per\s+(?:equity\s+|ordinary\s+)?share\b/i;
+
+function scaleOf(word: string): number {
+  const w = word.toLowerCase().replace(/\s+/g, ' ');
+  if (/^(lakhs?|lac) crores?$/.test(w)) return 1e12;
+  if (w.startsWith('crore') || w.startsWith('cr')) return 1e7;
+  if (w.startsWith('lakh') || w.startsWith('lac')) return 1e5;
+  if (w.startsWith('million') || w === 'mn') return 1e6;
+  if (w.startsWith('billion') || w === 'bn') return 1e9;
+  if (w.startsWith('thousand')) return 1e3;
+  return 1;
+}
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
+
+/** Every quantity in the text, in order of appearance. */
+export function extractQuantities(text: string): Quantity[] {
+  const masked = mask(text);
+  const out: Quantity[] = [];
+  for (const m of masked.matchAll(NUMBER)) {
+    const core = m[0];
+    let start = m.index;
+    let end = start + core.length;
+    const prev = masked[start - 1];
+    // digits glued to a word or id (FY24, One97, tCO2e, 1a2b...), or the tail of a decimal
+    if (isWordChar(prev) || prev === '.') continue;
+    if (prev === '-' && isWordChar(masked[start - 2])) continue;
+    const next = masked[end];
+    if (isWordChar(next) && !SCALE_AFTER.test(masked.slice(end)) && !PERCENT_AFTER.test(masked.slice(end)))
+      continue;
+    let magnitude = Number(core.replace(/,/g, ''));
+    if (!Number.isFinite(magnitude)) continue;
+
+    // sign: "-1.20", "−1.20", "Rs -999.99"
+    let negative = false;
+    if ((prev === '-' || prev === '−') && !isWordChar(masked[start - 2])) {
+      negative = true;
+      start -= 1;
+    }
+    // currency before (possibly before the sign)
+    let unit: QuantityUnit | null = null;
+    const before = CURRENCY_BEFORE.exec(masked.slice(Math.max(0, start - 8), start));
+    if (before) {
+      unit = /^(USD|US\$|\$)/.test(before[0]) ? 'USD' : 'INR';
+      start -= before[0].length;
+      const p = masked[start - 1];
+      if (!negative && (p === '-' || p === '−') && !isWordChar(masked[start - 2])) {
+        negative = true;
+        start -= 1;
+      }
+    }
+
+    // scale and unit after
+    let scale = 1;
+    let tail = masked.slice(end);
+    const sc = SCALE_AFTER.exec(tail);
+    if (sc) {
+      scale = scaleOf(sc[1] ?? '');
+      end += sc[0].length;
+      tail = masked.slice(end);
+    }
+    const pct = PERCENT_AFTER.exec(tail);
+    const tco = pct ? null : TCO2E_AFTER.exec(tail);
+    const cur = pct || tco ? null : CURRENCY_AFTER.exec(tail);
+    if (pct) {
+      unit = '%';
+      end += pct[0].length;
+    } else if (tco) {
+      unit = 'tCO2e';
+      end += tco[0].length;
+    } else if (cur) {
+      unit = /^(INR|rupees)$/i.test(cur[1] ?? '') ? 'INR' : 'USD';
+      end += cur[0].length;
+    }
+    tail = masked.slice(end);
+    const ps = unit === '%' || unit === 'tCO2e' ? null : PER_SHARE_AFTER.exec(tail);
+    if (ps && (unit === 'INR' || unit === null)) {
+      unit = 'per-share';
+      end += ps[0].length;
+    }
+
+    // accounting parentheses: "(2,724)" is negative; "(1)" is list numbering
+    if (!negative && unit === null && scale === 1 && masked[m.index - 1] === '(' && masked[end] === ')') {
+      if (/[,.]/.test(core) || core.length >= 3) {
+        negative = true;
+        start = m.index - 1;
+        end += 1;
+      } else continue;
+    }
+
+    // a bare four-digit year: "Rules, 2015", "renamed in 2025"
+    if (
+      unit === null &&
+      scale === 1 &&
+      !negative &&
+      /^\d{4}$/.test(core) &&
+      magnitude >= 1900 &&
+      magnitude <= 2100
+    )
+      continue;
+
+    if (negative) magnitude = -magnitude;
+    out.push({ raw: text.slice(start, end), value: magnitude * scale, unit, scale, start, end });
+  }
+  return out;
+}
+
+/** Whether two units may describe the same figure (a rupee amount per share is still rupees). */
+export function unitsCompatible(a: QuantityUnit | null, b: QuantityUnit | null): boolean {
+  if (a === b || a === null || b === null) return true;
+  const rupees = (u: QuantityUnit) => u === 'INR' || u === 'per-share';
+  return rupees(a) && rupees(b);
+}
+
+/** |a - b| <= relTol * max(|a|, |b|); exact equality for zero. */
+export function withinRelative(a: number, b: number, relTol: number): boolean {
+  if (a === b) return true;
+  return Math.abs(a - b) <= relTol * Math.max(Math.abs(a), Math.abs(b)) + 1e-12;
+}
+
+/**
+ * Same figure: compatible units and values (in base units, scale applied) within ±relTol relative.
+ * A bare number (no unit) matches a unit-bearing one only when the scaled values agree, so the table
+ * cell "5,630.02" does not match "Rs 5,630.02 crore", but "12.50" matches "Rs 12.50 per share".
+ */
+export function sameQuantity(a: Quantity, b: Quantity, relTol = 0.01): boolean {
+  return unitsCompatible(a.unit, b.unit) && withinRelative(a.value, b.value, relTol);
+}
+
+/**
+ * Whether a quantity states a numeric gold figure. The gold's unit fixes the base value (INR crore:
+ * value x 1e7 rupees; USD million: value x 1e6 dollars; INR per share, %, tCO2e, count: value as is),
+ * and the quantity must have a compatible unit. A bare quantity (no unit, no scale word) is read in the
+ * gold's own unit, because the question fixes the unit: "7,959.98" states 7,959.98 crore. For 'text'
+ * the value is compared as written or in base units.
+ */
+export function quantityMatchesGold(q: Quantity, gold: GoldFigure): boolean {
+  const tol = gold.tolerance;
+  const bare = q.unit === null && q.scale === 1;
+  const close = (v: number, g: number) =>
+    g === 0 ? Math.abs(v) <= Math.max(tol, 1e-9) : Math.abs(v - g) <= tol * Math.abs(g) + 1e-9;
+  switch (gold.unit) {
+    case 'INR crore':
+      if (bare) return close(q.value, gold.value);
+      return (q.unit === 'INR' || q.unit === null) && close(q.value, gold.value * 1e7);
+    case 'USD million':
+      if (bare) return close(q.value, gold.value);
+      return (q.unit === 'USD' || q.unit === null) && close(q.value, gold.value * 1e6);
+    case 'INR per share':
+      return (q.unit === 'per-share' || q.unit === 'INR' || q.unit === null) && close(q.value, gold.value);
+    case '%':
+      return (q.unit === '%' || bare) && close(q.value, gold.value);
+    case 'tCO2e':
+      return (q.unit === 'tCO2e' || q.unit === null) && close(q.value, gold.value);
+    case 'count':
+      return q.unit === null && close(q.value, gold.value);
+    default:
+      return close(q.value, gold.value) || close(q.value / q.scale, gold.value);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Content words and lexical overlap. Pure functions; no I/O.
+ *
+ * contentWords: the text lowercased, citation markers removed, split into words and numbers; English
+ * stop-words dropped; numbers kept and normalised ("9,00,122.00" and "900,122" both become "900122",
+ * "12.50" becomes "12.5"); a light plural fold ("emissions" -> "emission", but not "ss", "us", "is").
+ *
+ * overlap: token F1 between the two texts' content words, counted as multisets
+ * (precision = shared / |a|, recall = shared / |b|, F1 = 2PR / (P + R)); 0 when either side is empty.
+ * It is symmetric. coverage(a, b) is the one-sided share of a's distinct content words found in b.
+ */
+import { stripCitations } from './claims.ts';
+
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'a an the and or but nor so yet of in on at to for from by with without within into onto upon over under ' +
+    'about above below between among through during before after since until than as per via ' +
+    'is are was were be been being am do does did done has have had having will would shall should can could ' +
+    "may might must this that these those it its it's they them their theirs he him his she her hers we us our " +
+    'ours you your yours i me my mine which who whom whose what when where why how there here then also ' +
+    'not no only just very more most less least such same other another each both all any some own too ' +
+    'if because while whereas though although however therefore thus hence according respectively ' +
+    'rs inr crore crores lakh lakhs lac million billion mn bn thousand'
+  ).split(/\s+/),
+);
+
+function normaliseNumber(token: string): string {
+  const n = Number(token.replace(/,/g, ''));
+  return Number.isFinite(n) ? String(n) : token;
+}
+
+function fold(word: string): string {
+  if (word.length > 3 && word.endsWith('s') && !/(?:ss|us|is)$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** Lowercased content words of the text, stop-words removed, numbers kept (normalised), in order. */
+export function contentWords(text: string): string[] {
+  const words: string[] = [];
+  const cleaned = stripCitations(text).toLowerCase();
+  for (const m of cleaned.matchAll(/\d[\d,]*(?:\.\d+)?|[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) {
+    const token = m[0].replace(/,+$/, '');
+    if (/^\d/.test(token)) {
+      words.push(normaliseNumber(token));
+      continue;
+    }
+    if (STOP_WORDS.has(token)) continue;
+    words.push(fold(token.replace(/['’]s$/, '')));
+  }
+  return words;
+}
+
+function counts(words: readonly string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const w of words) m.set(w, (m.get(w) ?? 0) + 1);
+  return m;
+}
+
+/** Token F1 of the content words of a and b (multiset counts); 0 when either has no content words. */
+export function overlap(a: string, b: string): number {
+  const wa = contentWords(a);
+  const wb = contentWords(b);
+  if (wa.length === 0 || wb.length === 0) return 0;
+  const cb = counts(wb);
+  let shared = 0;
+  for (const [w, n] of counts(wa)) shared += Math.min(n, cb.get(w) ?? 0);
+  if (shared === 0) return 0;
+  const precision = shared / wa.length;
+  const recall = shared / wb.length;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+/** Share of a's distinct content words that occur in b (1 when a has none). */
+export function coverage(a: string, b: string): number {
+  const wa = new Set(contentWords(a));
+  if (wa.size === 0) return 1;
+  const wb = new Set(contentWords(b));
+  let found = 0;
+  for (const w of wa) if (wb.has(w)) found += 1;
+  return found / wa.size;
+}
