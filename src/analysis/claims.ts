@@ -73,7 +73,9 @@ function sentences(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/)) {
     // move citations that follow the full stop in front of it, so they stay with their sentence
-    const l = line.replace(/([.!?])((?:\s*\[[^[\]\n]*\])+)/g, '$2$1');
+    const l = line
+      .replace(/^\s*(?:[-*•]\s+)?(?:\(?\d{1,2}[A-Za-z]?[.)]\s+)?/, '')
+      .replace(/([.!?])((?:\s*\[[^[\]\n]*\])+)/g, '$2$1');
     let from = 0;
     for (const m of l.matchAll(/[.!?]+\s+(?=[^\s\p{Ll}])/gu)) {
       const before = l.slice(from, m.index);

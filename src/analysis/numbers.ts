@@ -212,12 +212,21 @@ export function sameQuantity(a: Quantity, b: Quantity, relTol = 0.01): boolean {
   return unitsCompatible(a.unit, b.unit) && withinRelative(a.value, b.value, relTol);
 }
 
+/** Whether the value, rounded to the decimals the quantity is written with (at least one), is written. */
+function roundsTo(q: Quantity, value: number): boolean {
+  const decimals = /\d\.(\d+)/.exec(q.raw)?.[1]?.length ?? 0;
+  if (decimals === 0 || q.scale !== 1) return false;
+  return Number(value.toFixed(decimals)) === Number(q.value.toFixed(decimals));
+}
+
 /**
  * Whether a quantity states a numeric gold figure. The gold's unit fixes the base value (INR crore:
  * value x 1e7 rupees; USD million: value x 1e6 dollars; INR per share, %, tCO2e, count: value as is),
  * and the quantity must have a compatible unit. A bare quantity (no unit, no scale word) is read in the
  * gold's own unit, because the question fixes the unit: "7,959.98" states 7,959.98 crore. For 'text'
- * the value is compared as written or in base units.
+ * the value is compared as written or in base units. A percentage written with one or more decimals
+ * also matches when the gold, rounded to the same decimals, is what is written ("0.4%" for 0.421%),
+ * since small percentages are routinely rounded to one decimal.
  */
 export function quantityMatchesGold(q: Quantity, gold: GoldFigure): boolean {
   const tol = gold.tolerance;
@@ -234,7 +243,7 @@ export function quantityMatchesGold(q: Quantity, gold: GoldFigure): boolean {
     case 'INR per share':
       return (q.unit === 'per-share' || q.unit === 'INR' || q.unit === null) && close(q.value, gold.value);
     case '%':
-      return (q.unit === '%' || bare) && close(q.value, gold.value);
+      return (q.unit === '%' || bare) && (close(q.value, gold.value) || roundsTo(q, gold.value));
     case 'tCO2e':
       return (q.unit === 'tCO2e' || q.unit === null) && close(q.value, gold.value);
     case 'count':
