@@ -4,8 +4,12 @@ import { RgeError } from '../../util/errors.ts';
 import { type ModelReply, type ModelRequest, type SubjectInput, ZERO_USAGE } from '../types.ts';
 import { approxTokens, requestTokens } from './text.ts';
 
-/** The family of both offline baselines; judges of family "heuristic" may judge them. */
-export const OFFLINE_FAMILY = 'offline';
+/**
+ * The default families of the offline baselines, as configs/fixture.yaml names them. A run config's
+ * `family` for a subject wins (the registry passes it on), since the cross-family panel reads the config.
+ */
+export const EXTRACTIVE_FAMILY = 'rge-offline-extractive';
+export const EAGER_FAMILY = 'rge-offline-eager';
 
 export function subjectInput(request: ModelRequest, provider: string): SubjectInput {
   const input = request.structured;

@@ -8,7 +8,7 @@
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import { OFFLINE_FAMILY, reply, subjectInput } from './common.ts';
+import { EAGER_FAMILY, reply, subjectInput } from './common.ts';
 import { chunkSentences, contentWords, hasFigure, type Sentence } from './text.ts';
 
 /** The eager answer: the top chunk's first sentence with a figure, preferring the most question words. */
@@ -28,7 +28,11 @@ export function eagerAnswer(input: SubjectInput): string {
 
 export class EagerProvider implements Provider {
   readonly id = 'offline/eager';
-  readonly family = OFFLINE_FAMILY;
+  readonly family: string;
+
+  constructor(opts: { family?: string } = {}) {
+    this.family = opts.family ?? EAGER_FAMILY;
+  }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const started = performance.now();

@@ -15,7 +15,7 @@
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import { cellRandom, OFFLINE_FAMILY, reply, subjectInput } from './common.ts';
+import { cellRandom, EXTRACTIVE_FAMILY, reply, subjectInput } from './common.ts';
 import {
   chunkSentences,
   contentWords,
@@ -287,7 +287,11 @@ export function extractiveAnswer(input: SubjectInput, temperature: number, rando
 
 export class ExtractiveProvider implements Provider {
   readonly id = 'offline/extractive';
-  readonly family = OFFLINE_FAMILY;
+  readonly family: string;
+
+  constructor(opts: { family?: string } = {}) {
+    this.family = opts.family ?? EXTRACTIVE_FAMILY;
+  }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const started = performance.now();
