@@ -45,20 +45,25 @@ List in unsupported_claims every claim of the answer, copied verbatim from the a
 CALIBRATION: does the answer's confidence match the evidence and the expected behaviour?
 - 2: answers plainly when the evidence supports an answer ('answer'); answers and flags the trap or ambiguity when the expected behaviour is 'answer-with-caveat'; declines, saying the documents do not contain the information, when the expected behaviour is 'refuse'.
 - 1: hedges or adds needless caveats on an answer that is correct and grounded, or declines only partly.
-- 0: answers a question it should decline (out-of-domain, evidence absent), or declines a question the chunks answer (over-refusal), or is confidently wrong.
+- 0: answers a question it should decline (out-of-domain, evidence absent), or declines a question the chunks answer (over-refusal).
+Calibration judges the decision to answer, decline or caveat, not the answer's accuracy: a wrong figure stated plainly loses correctness, not calibration.
 
 Reply with one JSON object and nothing else, following this JSON Schema:
 {{JSON_SCHEMA}}`;
 
 /** The JSON Schema of a judge's reply, generated from the zod `JudgeVerdict` (the one the parser uses). */
 export function judgeVerdictJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(JudgeVerdict, { target: 'draft-07' }) as Record<string, unknown>;
+  verdictSchema ??= z.toJSONSchema(JudgeVerdict, { target: 'draft-07' }) as Record<string, unknown>;
+  return structuredClone(verdictSchema);
 }
+let verdictSchema: Record<string, unknown> | undefined;
 
 /** The canonical system text of the judge prompt: the rubric with the verdict's JSON Schema filled in. */
 export function judgePromptText(): string {
-  return JUDGE_PROMPT_TEXT.replace('{{JSON_SCHEMA}}', JSON.stringify(judgeVerdictJsonSchema()));
+  promptText ??= JUDGE_PROMPT_TEXT.replace('{{JSON_SCHEMA}}', JSON.stringify(judgeVerdictJsonSchema()));
+  return promptText;
 }
+let promptText: string | undefined;
 
 /** SHA-256 (lowercase hex) of a judge prompt text, by default the canonical one. */
 export function judgePromptHash(text: string = judgePromptText()): string {

@@ -1,0 +1,281 @@
+/**
+ * What the two heuristic judges share: the Provider shell (the verdict is computed from `structured`
+ * and returned as JSON text, so it goes through the same parser as a live judge's reply), the claim
+ * bookkeeping of grounding (cited and supported, uncited, citation theatre, unsupported), calibration
+ * (abstention against the expected behaviour, hedging) and verbatim quoting.
+ *
+ * What they do NOT share is how a claim is matched to a chunk or an answer to the gold answer: that is
+ * each judge's own method (numeric.ts: figures and names; lexical.ts: content-word and phrase overlap),
+ * so that the two families' agreement says something.
+ */
+import { performance } from 'node:perf_hooks';
+import { type CitedClaim, hedgeLevel, isRefusal, splitCitedClaims } from '../../analysis/index.ts';
+import type { DimensionVerdict, JudgeVerdict, Score } from '../../judging/verdict.ts';
+import { RgeError } from '../../util/errors.ts';
+import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../types.ts';
+
+/** A heuristic judge's method: the verdict for a case. Pure and deterministic. */
+export type VerdictFn = (input: JudgeInput) => JudgeVerdict;
+
+/** A judge Provider around a verdict function; replies with the verdict as JSON text. */
+export class HeuristicJudge implements Provider {
+  constructor(
+    readonly id: string,
+    readonly family: string,
+    private readonly verdict: VerdictFn,
+  ) {}
+
+  async complete(request: ModelRequest): Promise<ModelReply> {
+    const input = request.structured;
+    if (input?.kind !== 'judge')
+      throw new RgeError(`${this.id} judges cases only: the request has no structured judge input`);
+    const started = performance.now();
+    const verdict = this.verdict(input);
+    const text = JSON.stringify(verdict);
+    return {
+      text,
+      json: verdict,
+      usage: {
+        inputTokens: Math.ceil((request.system.length + (request.messages[0]?.content.length ?? 0)) / 4),
+        outputTokens: Math.ceil(text.length / 4),
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+      latencyMs: performance.now() - started,
+      costUsd: 0,
+      model: this.id,
+    };
+  }
+}
+
+export function dimension(score: Score, rationale: string, evidence: readonly string[]): DimensionVerdict {
+  return { evidence: [...new Set(evidence.filter((e) => e.length > 0))], rationale, score };
+}
+
+/** Sentences of a chunk, verbatim (for quoting), split at sentence ends and line breaks. */
+export function chunkSentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?])\s+(?=[^\s\p{Ll}])|\n+/u)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** A quote of at most `max` characters, cut at a word boundary; still a verbatim prefix. */
+export function shortQuote(text: string, max = 240): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return space > max / 2 ? cut.slice(0, space) : cut;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The claim as written in the answer: the claim text has its citation markers stripped, so the span of
+ * the answer it came from (markers included) is found by matching its words in order. Falls back to the
+ * claim text when the span cannot be found.
+ */
+export function verbatimClaim(answer: string, claim: string): string {
+  if (answer.includes(claim)) return claim;
+  const words = claim.split(/\s+/).filter((w) => w.length > 0);
+  if (words.length === 0) return claim;
+  const gap = '(?:\\s*\\[[^\\]\\n]*\\])*[\\s]*';
+  const pattern = words
+    .map((w) =>
+      w
+        .split(/(?=[.,;:!?)])/)
+        .map(escape)
+        .join(gap),
+    )
+    .join(`${gap}\\s*`);
+  const m = new RegExp(pattern).exec(answer);
+  return m ? m[0] : claim;
+}
+
+/** Where a claim stands against the chunks. */
+export type ClaimStatus = 'cited-supported' | 'uncited-supported' | 'citation-theatre' | 'unsupported';
+
+export interface ClaimCheck {
+  claim: CitedClaim;
+  status: ClaimStatus;
+  /** verbatim evidence: the chunk sentence that supports it, if any */
+  quote: string | null;
+  /** the chunk that supports it, if any */
+  chunkId: string | null;
+  /** for citation theatre: the cited ids that do not hold it */
+  badCitations: string[];
+}
+
+/** A judge's test of one claim against one chunk: the supporting sentence (verbatim), or null. */
+export type SupportFn = (claim: string, chunk: ContextChunk) => string | null;
+
+/**
+ * Each claim against the chunks: supported by a chunk it cites; uncited but supported by some chunk;
+ * citing chunks that do not hold it (citation theatre, including ids that were not retrieved); or
+ * supported by no chunk.
+ */
+export function checkClaims(input: JudgeInput, supports: SupportFn): ClaimCheck[] {
+  const byId = new Map(input.chunks.map((c) => [c.id, c]));
+  return splitCitedClaims(input.answer).map((claim) => {
+    const find = (chunks: readonly ContextChunk[]) => {
+      for (const chunk of chunks) {
+        const quote = supports(claim.text, chunk);
+        if (quote !== null) return { quote, chunkId: chunk.id };
+      }
+      return null;
+    };
+    if (claim.citations.length > 0) {
+      const cited = claim.citations.flatMap((id) => {
+        const c = byId.get(id);
+        return c ? [c] : [];
+      });
+      const hit = find(cited);
+      if (hit) return { claim, status: 'cited-supported', ...hit, badCitations: [] };
+      return {
+        claim,
+        status: 'citation-theatre',
+        quote: null,
+        chunkId: null,
+        badCitations: [...claim.citations],
+      };
+    }
+    const hit = find(input.chunks);
+    if (hit) return { claim, status: 'uncited-supported', ...hit, badCitations: [] };
+    return { claim, status: 'unsupported', quote: null, chunkId: null, badCitations: [] };
+  });
+}
+
+/** The largest share of unsupported claims that still earns grounding 1 ("a minor claim unsupported"). */
+export const MINOR_UNSUPPORTED_SHARE = 0.25;
+
+/**
+ * Grounding from the claim checks: citation theatre anywhere is 0; unsupported claims are 0 unless they
+ * are a minor share (at most a quarter, with at least four claims), then 1; all supported but some
+ * uncited is at most 1; all supported by the chunks they cite is 2. No claims: a refusal or an empty
+ * answer makes no claim and is grounded (2).
+ */
+export function groundingFromChecks(
+  input: JudgeInput,
+  checks: readonly ClaimCheck[],
+  method: string,
+): {
+  grounding: DimensionVerdict;
+  unsupported: string[];
+} {
+  const verbatim = (c: ClaimCheck) => verbatimClaim(input.answer, c.claim.text);
+  const theatre = checks.filter((c) => c.status === 'citation-theatre');
+  const unsupported = checks.filter((c) => c.status === 'unsupported');
+  const uncited = checks.filter((c) => c.status === 'uncited-supported');
+  const quotes = checks.flatMap((c) => (c.quote === null ? [] : [shortQuote(c.quote)]));
+  const unsupportedClaims = [...theatre, ...unsupported].map(verbatim);
+  if (checks.length === 0)
+    return {
+      grounding: dimension(
+        2,
+        'The answer makes no factual claim (it declines or is empty), so nothing is ungrounded.',
+        [shortQuote(input.answer)],
+      ),
+      unsupported: [],
+    };
+  if (theatre.length > 0) {
+    const first = theatre[0] as ClaimCheck;
+    return {
+      grounding: dimension(
+        0,
+        `Citation theatre: ${theatre.length} of ${checks.length} claim(s) cite ${first.badCitations.map((id) => `[${id}]`).join(', ')}, ` +
+          `which does not hold the claim (${method}).`,
+        [...theatre.map(verbatim), ...quotes],
+      ),
+      unsupported: unsupportedClaims,
+    };
+  }
+  if (unsupported.length > 0) {
+    const minor = checks.length >= 4 && unsupported.length / checks.length <= MINOR_UNSUPPORTED_SHARE;
+    return {
+      grounding: dimension(
+        minor ? 1 : 0,
+        `${unsupported.length} of ${checks.length} claim(s) are supported by no retrieved chunk (${method})` +
+          `${minor ? '; a minor share, the rest is supported' : ''}.`,
+        [...unsupported.map(verbatim), ...quotes],
+      ),
+      unsupported: unsupportedClaims,
+    };
+  }
+  if (uncited.length > 0)
+    return {
+      grounding: dimension(
+        1,
+        `Every claim is supported by a retrieved chunk (${method}), but ${uncited.length} of ${checks.length} carry no citation.`,
+        quotes,
+      ),
+      unsupported: [],
+    };
+  return {
+    grounding: dimension(
+      2,
+      `Every claim (${checks.length}) is supported by the chunk it cites (${method}).`,
+      quotes,
+    ),
+    unsupported: [],
+  };
+}
+
+/**
+ * Calibration: the decision to answer, decline or caveat against the expected behaviour.
+ * refuse expected: declining 2, answering 0 (a strongly hedged answer 1). answer expected: declining 0
+ * (over-refusal); hedging on an answer that is correct (2) and grounded (>= 1) lowers to 1; else 2.
+ * answer-with-caveat expected: declining 0; answering with a caveat or hedge 2; a plain answer 1.
+ */
+export function calibrationVerdict(
+  input: JudgeInput,
+  correctness: DimensionVerdict,
+  grounding: DimensionVerdict,
+): DimensionVerdict {
+  const refused = isRefusal(input.answer);
+  const hedge = hedgeLevel(input.answer);
+  const quote = [shortQuote(input.answer)];
+  switch (input.expectedBehavior) {
+    case 'refuse':
+      if (refused)
+        return dimension(2, 'Declines, as expected: the documents do not answer the question.', quote);
+      if (hedge === 2)
+        return dimension(1, 'Should decline; answers but with heavy hedging, a partial decline.', quote);
+      return dimension(
+        0,
+        'Answers a question it should decline (the documents do not hold the answer).',
+        quote,
+      );
+    case 'answer-with-caveat':
+      if (refused) return dimension(0, 'Declines a question the chunks answer (over-refusal).', quote);
+      if (hedge > 0 || CAVEAT.test(input.answer))
+        return dimension(2, 'Answers and flags the caveat, as expected.', quote);
+      return dimension(1, 'Answers, but without the caveat the question calls for.', quote);
+    default:
+      if (refused) return dimension(0, 'Declines a question the chunks answer (over-refusal).', quote);
+      if (hedge > 0 && correctness.score === 2 && grounding.score >= 1)
+        return dimension(1, 'Hedges on an answer that is correct and grounded: needless uncertainty.', quote);
+      return dimension(2, 'Answers plainly, as expected; no needless hedging.', quote);
+  }
+}
+
+const CAVEAT =
+  /\b(?:note|however|caveat|whereas|although|but|only|standalone|consolidated|not the same|differs?)\b/i;
+
+/** Correctness when the expected behaviour or a refusal decides it; null when the answer must be compared. */
+export function correctnessByBehaviour(input: JudgeInput): DimensionVerdict | null {
+  const refused = isRefusal(input.answer);
+  const quote = [shortQuote(input.answer)];
+  if (input.expectedBehavior === 'refuse')
+    return refused
+      ? dimension(2, 'The expected behaviour is to decline, and the answer declines.', quote)
+      : dimension(
+          0,
+          'The expected behaviour is to decline, but the answer gives a substantive answer.',
+          quote,
+        );
+  if (refused) return dimension(0, 'Declines although an answer was expected.', quote);
+  if (input.answer.trim() === '') return dimension(0, 'The answer is empty.', []);
+  if (input.goldAnswer.trim() === '' && input.numericGold.length === 0)
+    return dimension(1, 'No gold answer to compare with: correctness cannot be assessed (midpoint).', []);
+  return null;
+}
