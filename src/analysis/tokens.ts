@@ -19,7 +19,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "may might must this that these those it its it's they them their theirs he him his she her hers we us our " +
     'ours you your yours i me my mine which who whom whose what when where why how there here then also ' +
     'not no only just very more most less least such same other another each both all any some own too ' +
-    'if because while whereas though although however therefore thus hence according respectively ' +
+    'yes okay ok if because while whereas though although however therefore thus hence according respectively ' +
     'rs inr crore crores lakh lakhs lac million billion mn bn thousand'
   ).split(/\s+/),
 );

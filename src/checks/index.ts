@@ -1,0 +1,64 @@
+/**
+ * Deterministic checks per response (numbers traced, citations resolve, must_include / must_not_include,
+ * refusal accuracy, latency) and claim faithfulness. Pure functions; results follow the zod schemas in
+ * schema.ts because they are stored in result rows.
+ */
+import type { ContextChunk } from '../providers/types.ts';
+import type { Question } from '../questions/schema.ts';
+import { claimFaithfulness } from './claims.ts';
+import {
+  citationsResolve,
+  latency,
+  mustInclude,
+  mustNotInclude,
+  numbersTraced,
+  refusalAccuracy,
+} from './deterministic.ts';
+import type { CheckResults } from './schema.ts';
+
+export { claimFaithfulness, MIN_WORD_COVERAGE } from './claims.ts';
+export {
+  answerContains,
+  citationsResolve,
+  figureMatchesNeedle,
+  latency,
+  MUST_INCLUDE_TOLERANCE,
+  MUST_NOT_INCLUDE_TOLERANCE,
+  mustInclude,
+  mustNotInclude,
+  needleQuantity,
+  normaliseText,
+  numbersTraced,
+  refusalAccuracy,
+} from './deterministic.ts';
+export {
+  CHECK_NAMES,
+  type CheckName,
+  CheckResult,
+  CheckResults,
+  ClaimFaithfulness,
+  ClaimVerdict,
+} from './schema.ts';
+export { type QuantityTrace, TRACE_TOLERANCE, traceQuantities } from './trace.ts';
+
+export interface CheckInput {
+  question: Question;
+  answer: string;
+  chunks: readonly ContextChunk[];
+  latencyMs: number;
+  latencyBudgetMs: number;
+}
+
+/** All checks of one response. */
+export function runChecks(input: CheckInput): CheckResults {
+  const { question, answer, chunks } = input;
+  return {
+    numbersTraced: numbersTraced(answer, chunks),
+    citationsResolve: citationsResolve(answer, chunks),
+    mustInclude: mustInclude(question, answer),
+    mustNotInclude: mustNotInclude(question, answer),
+    refusalAccuracy: refusalAccuracy(question, answer),
+    latency: latency(input.latencyMs, input.latencyBudgetMs),
+    claimFaithfulness: claimFaithfulness(answer, chunks),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The deterministic checks' results, as stored in result rows. Each check passes, fails, or does not
+ * apply (passed: null), with a detail a reviewer can read; claim faithfulness lists every claim.
+ */
+import { z } from 'zod';
+
+export const CheckResult = z
+  .object({
+    /** the check's name, e.g. "numbersTraced" */
+    name: z.string().min(1),
+    /** true passed, false failed, null not applicable (e.g. no numbers to trace) */
+    passed: z.boolean().nullable(),
+    detail: z.string(),
+  })
+  .strict();
+export type CheckResult = z.infer<typeof CheckResult>;
+
+export const ClaimVerdict = z
+  .object({
+    /** the atomic claim, citation markers stripped */
+    text: z.string(),
+    supported: z.boolean(),
+    /** the retrieved chunk that supports the claim (the cited one when it does), null when none does */
+    chunkId: z.string().nullable(),
+    /** the ids the claim cites (its own markers, else its sentence's) */
+    cited: z.array(z.string()),
+  })
+  .strict();
+export type ClaimVerdict = z.infer<typeof ClaimVerdict>;
+
+export const ClaimFaithfulness = z
+  .object({
+    claims: z.array(ClaimVerdict),
+    supported: z.number().int().min(0),
+    total: z.number().int().min(0),
+    /** supported / total; null when the answer makes no claims (a refusal), never 0 for "no claims" */
+    score: z.number().min(0).max(1).nullable(),
+  })
+  .strict();
+export type ClaimFaithfulness = z.infer<typeof ClaimFaithfulness>;
+
+/** The pass/fail checks, in report order. */
+export const CHECK_NAMES = [
+  'numbersTraced',
+  'citationsResolve',
+  'mustInclude',
+  'mustNotInclude',
+  'refusalAccuracy',
+  'latency',
+] as const;
+export type CheckName = (typeof CHECK_NAMES)[number];
+
+export const CheckResults = z
+  .object({
+    numbersTraced: CheckResult,
+    citationsResolve: CheckResult,
+    mustInclude: CheckResult,
+    mustNotInclude: CheckResult,
+    refusalAccuracy: CheckResult,
+    latency: CheckResult,
+    claimFaithfulness: ClaimFaithfulness,
+  })
+  .strict();
+export type CheckResults = z.infer<typeof CheckResults>;
