@@ -25,6 +25,7 @@ import {
   negatedWords,
   quarterOf,
   type Sentence,
+  stem,
 } from './text.ts';
 
 /** Below this score the extractive baseline abstains (the evidence is weak). */
@@ -37,7 +38,7 @@ export const COVERAGE_FLOOR = 0.5;
 
 /** Whether a sentence is evidence enough to answer with. */
 export function answers(s: ScoredSentence): boolean {
-  return s.score >= ABSTAIN_THRESHOLD && s.coverage >= COVERAGE_FLOOR;
+  return s.score >= ABSTAIN_THRESHOLD && s.coverage >= COVERAGE_FLOOR && !s.otherPeriod;
 }
 /** How many of the best sentences compete when sampling at temperature > 0. */
 export const SAMPLING_CANDIDATES = 4;
@@ -51,6 +52,11 @@ export interface ScoredSentence extends Sentence {
   covers: Set<string>;
   /** their rarity-weighted share of the question's content words, 0-1 */
   coverage: number;
+  /**
+   * the sentence is about another fiscal year, quarter or statement than the question names (FY23 for
+   * FY24, the full year for Q2, interim for final): never an answer, however well its words match
+   */
+  otherPeriod: boolean;
 }
 
 export interface QuestionFeatures {
@@ -90,7 +96,7 @@ export function questionFeatures(input: SubjectInput): QuestionFeatures {
   // one of them (a subsidiary, say) earns a bonus instead
   const names = namedCompanies(positive);
   for (const name of names) for (const w of name) words.delete(w);
-  for (const slug of companies) for (const w of slugWords(slug)) words.delete(w);
+  for (const slug of companies) for (const w of slugWords(slug)) words.delete(stem(w));
   const picks = new Set<string>();
   for (const pair of EXCLUSIVE_PAIRS) for (const w of pair) if (lower.includes(w)) picks.add(w);
   return {
@@ -151,6 +157,7 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     const coverage = totalWeight > 0 ? covered / totalWeight : 0;
     let score = coverage;
     const lower = s.text.toLowerCase();
+    let otherPeriod = false;
 
     // company: the chunk's report, and any company the sentence itself names
     const company = companyOf.get(s.chunkId) ?? '';
@@ -175,6 +182,7 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     if (q.years.size > 0) {
       const same = [...q.years].some((y) => years.has(y));
       score += same ? (explicit ? 0.15 : 0.05) : -0.4;
+      if (!same) otherPeriod = true;
       // "Rs 64,062.04 crore in FY24, against Rs 46,148.70 crore in FY23": the first figure is the other year's
       if (same && years.size > 1 && !q.years.has([...years][0] ?? '')) score -= 0.15;
     }
@@ -183,9 +191,14 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     const quarter = quarterOf(s.text);
     if (q.quarter === null && quarter !== null) score -= 0.4;
     if (q.quarter !== null) {
-      if (quarter === null) score -= 0.3;
-      else if (q.quarter !== 0 && quarter !== 0 && quarter !== q.quarter) score -= 0.6;
-      else score += 0.15;
+      if (quarter === null) {
+        score -= 0.3;
+        // a full-year figure does not answer a question about a named quarter
+        if (q.quarter !== 0) otherPeriod = true;
+      } else if (q.quarter !== 0 && quarter !== 0 && quarter !== q.quarter) {
+        score -= 0.6;
+        otherPeriod = true;
+      } else score += 0.15;
     }
 
     // standalone / consolidated, interim / final
@@ -198,7 +211,10 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
       ] as const) {
         if (!q.picks.has(want) || q.picks.has(other)) continue;
         if (has) score += 0.1;
-        else if (hasOther) score -= 0.5;
+        else if (hasOther) {
+          score -= 0.5;
+          otherPeriod = true;
+        }
       }
     }
 
@@ -215,7 +231,7 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     )
       score -= 0.2;
 
-    return { ...s, score, covers, coverage };
+    return { ...s, score, covers, coverage, otherPeriod };
   });
 }
 
@@ -228,17 +244,27 @@ function cite(sentences: readonly ScoredSentence[]): string {
   return sentences.map((s) => `${s.text} [${s.chunkId}]`).join(' ');
 }
 
+/** The question's own spelling of stemmed content words ("debt", "tonnes"), in question order. */
+function surfaceWords(question: string, stems: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const m of question.matchAll(/\p{L}[\p{L}\p{N}'’-]*/gu)) {
+    const word = m[0].replace(/['’]s$/i, '');
+    if ([...contentWords(word)].some((w) => stems.has(w)) && !out.includes(word)) out.push(word);
+  }
+  return out;
+}
+
 function abstention(input: SubjectInput, best: ScoredSentence | undefined): string {
-  const q = questionFeatures(input);
   if (!best) return `${ABSTENTION_PREFIX} this: no passages were retrieved.`;
-  const missing = [...q.words].filter((w) => !best.covers.has(w));
+  const q = questionFeatures(input);
+  const missing = surfaceWords(input.question, new Set([...q.words].filter((w) => !best.covers.has(w))));
   const why =
-    missing.length > 0
-      ? `none of the retrieved passages says it; the closest passage does not mention ${missing
+    best.otherPeriod || missing.length === 0
+      ? 'the closest passages are about a different company, period or statement than the question asks'
+      : `no retrieved passage says it; the closest one does not mention ${missing
           .slice(0, 4)
           .map((w) => `"${w}"`)
-          .join(', ')}`
-      : 'the closest passages are about a different company, period or statement than the question asks';
+          .join(', ')}`;
   return `${ABSTENTION_PREFIX} the answer to this question: ${why}. I will not guess.`;
 }
 

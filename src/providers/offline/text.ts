@@ -78,7 +78,7 @@ const GENERIC = new Set(
     'who whom why will with would you your much many according annual report reports reported limited company ' +
     'ltd end year years during give given state stated total per figure its itself ' +
     // period words are matched as periods (fiscalYears, quarterOf), not as content
-    'ended ending quarter quarterly fiscal full january february march april may june july august ' +
+    'ended ending quarter quarterly first second third fourth fiscal full january february march april may june july august ' +
     'september october november december'
   ).split(' '),
 );
@@ -90,13 +90,14 @@ const UNIT_WORDS: Record<string, readonly string[]> = {
   eps: ['earning', 'share'],
 };
 
-/** Lowercase word tokens with a light stemmer (plural -s, -ed, -ing), so "employed" meets "employ". */
+/** Lowercase word tokens with a light stemmer (plural -s, -ed, -ing, final -e), so "employed" meets "employ". */
 export function stem(word: string): string {
   let w = word.toLowerCase();
   if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
   else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
   else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
   else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1); // "declare" meets "declared"
   return w;
 }
 
@@ -109,7 +110,7 @@ export function contentWords(text: string): Set<string> {
       if (part === '' || GENERIC.has(part) || /^fy\d{2}$/.test(part) || /^q[1-4]$/.test(part)) continue;
       const word = stem(part);
       out.add(word);
-      for (const spelled of UNIT_WORDS[word] ?? []) out.add(spelled);
+      for (const spelled of UNIT_WORDS[part] ?? []) out.add(stem(spelled));
     }
   }
   return out;

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import {
+  contextHeader,
+  promptHash,
+  renderSubjectRequest,
+  SUBJECT_PROMPT_VERSION,
+  SUBJECT_SYSTEM_PROMPT_V1,
+  subjectPromptHash,
+} from '../../src/subject/index.ts';
+import { sha256 } from '../../src/util/fs.ts';
+import { ask, CHUNKS, GOVERNANCE, HIGHLIGHTS } from '../providers/context.ts';
+
+const opts = {
+  model: 'extractive',
+  temperature: 0.7,
+  maxTokens: 512,
+  cell: { questionId: 'q-1', runIndex: 0, seed: 's' },
+};
+
+describe('subject prompt v1', () => {
+  it('is versioned and its hash is the SHA-256 of the system text, pinned', () => {
+    expect(SUBJECT_PROMPT_VERSION).toBe('v1');
+    expect(subjectPromptHash).toBe(sha256(SUBJECT_SYSTEM_PROMPT_V1));
+    // pinned: editing the prompt text must be a deliberate new version, so this literal changes with it
+    expect(subjectPromptHash).toBe('932a70a4b8d5d220209b6d674f569e05da2b46e2623f245e190995140ae36b91');
+  });
+
+  it('tells the subject to use only the context, cite ids in brackets, not guess, and state units and periods', () => {
+    expect(SUBJECT_SYSTEM_PROMPT_V1).toMatch(/only the numbered context/);
+    expect(SUBJECT_SYSTEM_PROMPT_V1).toMatch(/\[reliance-FY24-1a2b3c4d\]/);
+    expect(SUBJECT_SYSTEM_PROMPT_V1).toMatch(/does not state it/);
+    expect(SUBJECT_SYSTEM_PROMPT_V1).toMatch(/do not guess/);
+    expect(SUBJECT_SYSTEM_PROMPT_V1).toMatch(/units and periods/i);
+  });
+
+  it('renders the question and every chunk under an [id] (company, fy, pages, heading) header', () => {
+    const request = renderSubjectRequest(ask('What was the revenue?'), opts);
+    expect(request.system).toBe(SUBJECT_SYSTEM_PROMPT_V1);
+    expect(request.messages).toHaveLength(1);
+    const user = request.messages[0]?.content ?? '';
+    expect(user).toContain('Question: What was the revenue?');
+    for (const c of CHUNKS) {
+      expect(user).toContain(`[${c.id}]`);
+      expect(user).toContain(c.text.split('\n')[1] ?? '');
+    }
+    expect(contextHeader(GOVERNANCE)).toBe(
+      '[adani-ports-FY24-30a7485a] (adani-ports, FY24, pp. 5-11, 4. CONSOLIDATED STATEMENT OF PROFIT AND LOSS)',
+    );
+    expect(contextHeader({ ...HIGHLIGHTS, pages: [3, 3], fy: null, heading: null })).toBe(
+      '[adani-ports-FY24-3e61eaeb] (adani-ports, FY n/a, p. 3)',
+    );
+    expect(request.structured).toEqual(ask('What was the revenue?'));
+    expect(request).toMatchObject({ model: 'extractive', temperature: 0.7, maxTokens: 512, cell: opts.cell });
+  });
+
+  it('hashes a request stably, and differently when the prompt, context, model or temperature changes', () => {
+    const request = renderSubjectRequest(ask('What was the revenue?'), opts);
+    const hash = promptHash(request);
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(promptHash(renderSubjectRequest(ask('What was the revenue?'), opts))).toBe(hash);
+    expect(promptHash({ ...request, system: `${request.system} ` })).not.toBe(hash);
+    expect(promptHash(renderSubjectRequest(ask('What was the profit?'), opts))).not.toBe(hash);
+    expect(promptHash(renderSubjectRequest(ask('What was the revenue?', [HIGHLIGHTS]), opts))).not.toBe(hash);
+    expect(promptHash({ ...request, model: 'eager' })).not.toBe(hash);
+    expect(promptHash({ ...request, temperature: 0 })).not.toBe(hash);
+    // the run index is its own part of the results-store key, not part of the prompt hash
+    expect(promptHash({ ...request, cell: { ...opts.cell, runIndex: 2 }, maxTokens: 9 })).toBe(hash);
+  });
+});
