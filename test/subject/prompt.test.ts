@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../src/providers/types.ts';
 import {
   contextHeader,
   promptHash,
@@ -64,6 +65,7 @@ describe('subject prompt v1', () => {
     expect(promptHash({ ...request, model: 'eager' })).not.toBe(hash);
     expect(promptHash({ ...request, temperature: 0 })).not.toBe(hash);
     // the run index is its own part of the results-store key, not part of the prompt hash
-    expect(promptHash({ ...request, cell: { ...opts.cell, runIndex: 2 }, maxTokens: 9 })).toBe(hash);
+    const otherRun: ModelRequest = { ...request, cell: { ...opts.cell, runIndex: 2 }, maxTokens: 9 };
+    expect(promptHash(otherRun)).toBe(hash);
   });
 });
