@@ -79,6 +79,8 @@ function sentences(text: string): string[] {
     let from = 0;
     for (const m of l.matchAll(/[.!?]+\s+(?=[^\s\p{Ll}])/gu)) {
       const before = l.slice(from, m.index);
+      // a section or list number inline ("crore. 6. DIVIDENDS ..."): not a sentence of its own
+      if (/^\s*\d{1,2}[A-Za-z]?$/.test(before)) continue;
       const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1]?.toLowerCase() ?? '';
       const isInitial = /^\p{Lu}$/u.test(/(\p{L}+)$/u.exec(before)?.[1] ?? '');
       if (m[0].startsWith('.') && (ABBREVIATIONS.has(lastWord) || isInitial)) continue;
@@ -87,7 +89,9 @@ function sentences(text: string): string[] {
     }
     out.push(l.slice(from));
   }
-  return out.map((s) => s.replace(/^\s*(?:[-*•]|\(?\d{1,2}[.)])\s+/, '').trim()).filter((s) => s.length > 0);
+  return out
+    .map((s) => s.replace(/^\s*(?:[-*•]|\(?\d{1,2}[A-Za-z]?[.)])\s+/, '').trim())
+    .filter((s) => s.length > 0);
 }
 
 /** Verbs that make a clause a claim in annual-report prose. */

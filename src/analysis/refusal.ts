@@ -79,7 +79,8 @@ const WEAK_HEDGES: readonly RegExp[] = [
   /\b(?:appears?|appeared|seems?|seemed)\b/gi,
   /\b(?:likely|probably|presumably|apparently|reportedly|possibly|perhaps)\b/gi,
   /\bI\s+(?:think|believe)\b/gi,
-  /\b(?:estimated?|suggests?|indicat(?:es|ing)\s+that)\b/gi,
+  /\b(?:estimated?|estimates?)\s+(?:at\s+|to\s+be\s+)?(?=[\d₹$]|Rs\b|INR\b|USD\b)/gi,
+  /\b(?:suggests?|indicat(?:es|ing)\s+that)\b/gi,
   /\bif\s+I\s+(?:understand|read)\b/gi,
 ];
 

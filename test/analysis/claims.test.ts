@@ -69,6 +69,16 @@ describe('splitClaims', () => {
     expect(splitClaims("I don't know.")).toEqual([]);
     expect(splitClaims('')).toEqual([]);
   });
+  it('inline section numbers are neither claims nor part of one', () => {
+    expect(
+      splitClaims(
+        'Average monthly consolidated revenue from operations in FY23 was Rs 1,737.66 crore. 6. DIVIDENDS During FY23 the Board declared an interim dividend of Rs 2.25 per equity share.',
+      ),
+    ).toEqual([
+      'Average monthly consolidated revenue from operations in FY23 was Rs 1,737.66 crore.',
+      'DIVIDENDS During FY23 the Board declared an interim dividend of Rs 2.25 per equity share.',
+    ]);
+  });
   it('multi-hop answers split inside parentheses', () => {
     expect(
       splitClaims(

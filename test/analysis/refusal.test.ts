@@ -37,6 +37,8 @@ describe('hedgeLevel', () => {
     ['The Annual General Meeting was held in May 2024.', 0],
     ['The report was published about the company.', 0],
     ['Revenue was approximately Rs 2,512 million.', 1],
+    ['A provision is recognised when a reliable estimate can be made of the amount.', 0],
+    ['Capital expenditure is estimated at Rs 500 crore.', 1],
     ['In US dollar terms, revenue was about USD 2,512 million.', 1],
     ['The figure appears to be Rs 12.50 per equity share.', 1],
     ['It is likely that revenue grew by around 7.5%.', 1],
