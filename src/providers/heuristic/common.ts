@@ -68,29 +68,35 @@ export function shortQuote(text: string, max = 240): string {
   return space > max / 2 ? cut.slice(0, space) : cut;
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * The claim as written in the answer: the claim text has its citation markers stripped, so the span of
- * the answer it came from (markers included) is found by matching its words in order. Falls back to the
- * claim text when the span cannot be found.
+ * the answer it came from (markers included) is found by matching its words in order, outside markers,
+ * and extended over the markers and the full stop that follow. Falls back to the claim text when the
+ * words are not found in order.
  */
 export function verbatimClaim(answer: string, claim: string): string {
   if (answer.includes(claim)) return claim;
-  const words = claim.split(/\s+/).filter((w) => w.length > 0);
+  const words = claim.match(WORD) ?? [];
   if (words.length === 0) return claim;
-  const gap = '(?:\\s*\\[[^\\]\\n]*\\])*[\\s]*';
-  const pattern = words
-    .map((w) =>
-      w
-        .split(/(?=[.,;:!?)])/)
-        .map(escape)
-        .join(gap),
-    )
-    .join(`${gap}\\s*`);
-  const m = new RegExp(pattern).exec(answer);
-  return m ? m[0] : claim;
+  const markers = [...answer.matchAll(/\[[^\]\n]*\]/g)].map((m) => [m.index, m.index + m[0].length] as const);
+  const inMarker = (at: number) => markers.some(([a, b]) => at >= a && at < b);
+  const tokens = [...answer.matchAll(WORD)].filter((m) => !inMarker(m.index));
+  for (let i = 0; i + words.length <= tokens.length; i++) {
+    if (!words.every((w, k) => tokens[i + k]?.[0] === w)) continue;
+    const first = tokens[i] as RegExpExecArray;
+    const last = tokens[i + words.length - 1] as RegExpExecArray;
+    let end = last.index + last[0].length;
+    const close = /[.!?;:,)]$/.exec(claim)?.[0];
+    if (close) {
+      const tail = /^(?:\s*\[[^\]\n]*\])*\s*/.exec(answer.slice(end))?.[0] ?? '';
+      if (answer[end + tail.length] === close) end += tail.length + 1;
+    }
+    return answer.slice(first.index, end);
+  }
+  return claim;
 }
+
+const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Where a claim stands against the chunks. */
 export type ClaimStatus = 'cited-supported' | 'uncited-supported' | 'citation-theatre' | 'unsupported';

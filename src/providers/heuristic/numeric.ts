@@ -70,7 +70,7 @@ const SENTENCE_OPENERS = new Set([
 export function namesOf(text: string): string[] {
   const out = new Set<string>();
   for (const m of stripCitations(text).matchAll(/(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}&'’-]*/gu)) {
-    const word = m[0].replace(/['’]s$/, '').replace(/[-'’]+$/, '');
+    const word = m[0].replace(/['’](?:s|m|re|ve|ll|d|t)$/i, '').replace(/[-'’]+$/, '');
     const lower = word.toLowerCase();
     if (word.length < 2 || STOP_WORDS.has(lower)) continue;
     const before = text.slice(0, m.index).trimEnd();
