@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The eval suite is built in a later issue; until then `vitest run evals` has nothing to run.
-    passWithNoTests: true,
+    // The rge reporter writes reports/<run_id>/summary.md for runs that contain eval cases.
+    reporters: ['default', './src/vitest/reporter.ts'],
     projects: [
       {
         test: {

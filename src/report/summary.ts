@@ -44,15 +44,17 @@ export interface CaseRowView {
   latency_ms: number;
   cost_usd: number;
   verdicts: readonly JudgeScoreView[];
+  /** as `caseScores` (src/scoring) returns them: null values and `unscored` when no judge scored */
   scores: {
-    correctness: number;
-    grounding: number;
-    calibration: number;
-    gfs_primary: number;
-    gfs_equal: number;
+    correctness: number | null;
+    grounding: number | null;
+    calibration: number | null;
+    gfsPrimary: number | null;
+    gfsEqual: number | null;
+    unscored: boolean;
     contested: boolean;
-    contested_dimensions: readonly string[];
-  } | null;
+    contestedDimensions: readonly string[];
+  };
   checks: Record<string, { passed: boolean | null } | unknown>;
 }
 
@@ -112,7 +114,7 @@ function interval(
   seed: string,
   resamples: number,
 ): Interval | null {
-  const scored = rows.filter((r) => r.scores !== null);
+  const scored = rows.filter((r) => !r.scores.unscored);
   if (scored.length === 0) return null;
   const ci = clusterBootstrapCI(
     scored.map((r) => ({ cluster: r.question_id, value: pick(r) })),
@@ -128,15 +130,15 @@ function interval(
 }
 
 function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number): number {
-  const scored = rows.filter((r) => r.scores !== null);
+  const scored = rows.filter((r) => !r.scores.unscored);
   return scored.length === 0 ? Number.NaN : scored.reduce((s, r) => s + pick(r), 0) / scored.length;
 }
 
 function passes(rows: readonly CaseRowView[], threshold: number): Map<string, boolean> {
   const byQuestion = new Map<string, number[]>();
   for (const r of rows)
-    if (r.scores)
-      byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r.scores.gfs_primary]);
+    if (!r.scores.unscored)
+      byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r.scores.gfsPrimary ?? 0]);
   const out = new Map<string, boolean>();
   for (const [q, v] of byQuestion) out.set(q, v.reduce((a, b) => a + b, 0) / v.length >= threshold);
   return out;
@@ -160,13 +162,8 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     for (const c of [...categories, ALL]) {
       const cell = c === ALL ? mine : mine.filter((r) => r.category === c);
       (gfs[m] as Record<string, { primary: Interval | null; equal: Interval | null }>)[c] = {
-        primary: interval(
-          cell,
-          (r) => r.scores?.gfs_primary ?? 0,
-          `${opts.seed}:${m}:${c}:primary`,
-          resamples,
-        ),
-        equal: interval(cell, (r) => r.scores?.gfs_equal ?? 0, `${opts.seed}:${m}:${c}:equal`, resamples),
+        primary: interval(cell, (r) => r.scores.gfsPrimary ?? 0, `${opts.seed}:${m}:${c}:primary`, resamples),
+        equal: interval(cell, (r) => r.scores.gfsEqual ?? 0, `${opts.seed}:${m}:${c}:equal`, resamples),
       };
     }
   }
@@ -176,8 +173,8 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       (a, b) =>
         meanBy(bySubject.get(b) ?? [], pick) - meanBy(bySubject.get(a) ?? [], pick) || a.localeCompare(b),
     );
-  const primary = order((r) => r.scores?.gfs_primary ?? 0);
-  const equal = order((r) => r.scores?.gfs_equal ?? 0);
+  const primary = order((r) => r.scores.gfsPrimary ?? 0);
+  const equal = order((r) => r.scores.gfsEqual ?? 0);
   const sameOrder = primary.join() === equal.join();
   const overlapping = primary.slice(1).filter((m, i) => {
     const upper = gfs[primary[i] as string]?.[ALL]?.primary;
@@ -210,10 +207,10 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
 
   const variance: Summary['variance'] = {};
   for (const m of models) {
-    const scored = (bySubject.get(m) ?? []).filter((r) => r.scores !== null);
+    const scored = (bySubject.get(m) ?? []).filter((r) => !r.scores.unscored);
     if (scored.length === 0) continue;
     const v = varianceDecomposition(
-      scored.map((r) => ({ question: r.question_id, run: r.run_index, value: r.scores?.gfs_primary ?? 0 })),
+      scored.map((r) => ({ question: r.question_id, run: r.run_index, value: r.scores.gfsPrimary ?? 0 })),
     );
     variance[m] = {
       withinQuestionSD: v.withinQuestionSD,
@@ -266,7 +263,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cost[m] = mine.reduce((s, r) => s + r.cost_usd, 0);
   }
 
-  const scored = rows.filter((r) => r.scores !== null);
+  const scored = rows.filter((r) => !r.scores.unscored);
   return {
     run: { ...opts.run, seed: opts.seed, resamples },
     models,
@@ -275,7 +272,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       total: rows.length,
       scored: scored.length,
       unscored: rows.length - scored.length,
-      contested: scored.filter((r) => r.scores?.contested).length,
+      contested: scored.filter((r) => r.scores.contested).length,
     },
     gfs,
     ranking: { primary, equal, robust, reason },
@@ -283,12 +280,12 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     variance,
     judgeAgreement,
     contested: scored
-      .filter((r) => r.scores?.contested)
+      .filter((r) => r.scores.contested)
       .map((r) => ({
         question_id: r.question_id,
         subject_id: r.subject_id,
         run_index: r.run_index,
-        dimensions: r.scores?.contested_dimensions ?? [],
+        dimensions: r.scores.contestedDimensions,
       })),
     checkPassRates,
     latency,

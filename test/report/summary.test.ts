@@ -39,10 +39,11 @@ function row(
       correctness: cm,
       grounding: gm,
       calibration: km,
-      gfs_primary: (0.4 * gm + 0.35 * cm + 0.25 * km) / 2,
-      gfs_equal: (cm + gm + km) / 6,
+      gfsPrimary: (0.4 * gm + 0.35 * cm + 0.25 * km) / 2,
+      gfsEqual: (cm + gm + km) / 6,
+      unscored: false,
       contested,
-      contested_dimensions: contested ? ['correctness'] : [],
+      contestedDimensions: contested ? ['correctness'] : [],
     },
     checks: {
       numbersTraced: { passed: q % 3 !== 0 },
@@ -71,7 +72,7 @@ describe('summarise', () => {
   it('reports mean GFS with an interval that contains it, per model and category', () => {
     const good = summary.gfs.good?.all?.primary;
     const expected =
-      rows.filter((r) => r.subject_id === 'good').reduce((s, r) => s + (r.scores?.gfs_primary ?? 0), 0) / 60;
+      rows.filter((r) => r.subject_id === 'good').reduce((s, r) => s + (r.scores.gfsPrimary ?? 0), 0) / 60;
     expect(good?.estimate).toBeCloseTo(expected, 12);
     expect(good?.low).toBeLessThanOrEqual(expected);
     expect(good?.high).toBeGreaterThanOrEqual(expected);

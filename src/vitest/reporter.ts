@@ -1,0 +1,47 @@
+/**
+ * The rge reporter: at the end of a run, collects the cases' metadata (Vitest's public reported-tasks
+ * API: TestModule.children.allTests(), TestCase.meta()) and writes reports/<run_id>/summary.md,
+ * summary.json and gfs.svg. Runs without rge cases (the unit tests) write nothing.
+ */
+import { join } from 'node:path';
+import type { Reporter, TestModule } from 'vitest/node';
+import { gfsChartSvg, renderMarkdown } from '../report/markdown.ts';
+import { summarise } from '../report/summary.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import type { RgeCaseMeta } from './meta.ts';
+
+export default class RgeReporter implements Reporter {
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    const byRun = new Map<string, RgeCaseMeta[]>();
+    for (const module of testModules) {
+      for (const test of module.children.allTests()) {
+        const meta = test.meta().rge;
+        if (!meta) continue;
+        byRun.set(meta.run.runId, [...(byRun.get(meta.run.runId) ?? []), meta]);
+      }
+    }
+    for (const [runId, cases] of byRun) {
+      const run = (cases[0] as RgeCaseMeta).run;
+      const summary = summarise(
+        cases.map((c) => c.row),
+        {
+          seed: run.seed,
+          run: {
+            runId,
+            configHash: run.configHash,
+            indexChecksum: run.indexChecksum,
+            questionsHash: run.questionsHash,
+          },
+        },
+      );
+      const dir = join(run.reportsDir, runId);
+      await writeFileAtomic(join(dir, 'gfs.svg'), gfsChartSvg(summary));
+      await writeFileAtomic(join(dir, 'summary.md'), renderMarkdown(summary, { chartFile: 'gfs.svg' }));
+      await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
+      const reused = cases.filter((c) => c.reused).length;
+      process.stdout.write(
+        `\nrge: ${cases.length} cases (${reused} reused from data/results), report written to ${join(dir, 'summary.md')}\n`,
+      );
+    }
+  }
+}
