@@ -202,18 +202,16 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
 function retrieve(run: PreparedRun, question: Question): Promise<ContextChunk[]> {
   let pending = run.retrieved.get(question.id);
   if (!pending) {
-    pending = run.index
-      .retrieve(question.text, { k: run.config.retrieval.k })
-      .then((hits) =>
-        hits.map((h) => ({
-          id: h.id,
-          company: h.company,
-          fy: h.fy,
-          heading: h.heading,
-          pages: h.pages,
-          text: h.text,
-        })),
-      );
+    pending = run.index.retrieve(question.text, { k: run.config.retrieval.k }).then((hits) =>
+      hits.map((h) => ({
+        id: h.id,
+        company: h.company,
+        fy: h.fy,
+        heading: h.heading,
+        pages: h.pages,
+        text: h.text,
+      })),
+    );
     run.retrieved.set(question.id, pending);
   }
   return pending;
