@@ -149,6 +149,7 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
   const totalWeight = [...q.words].reduce((sum, w) => sum + weight(w), 0);
   const companyOf = new Map(input.chunks.map((c) => [c.id, c.company]));
   const fyOf = new Map(input.chunks.map((c) => [c.id, c.fy]));
+  const questionWords = contentWords(input.question);
 
   return sentences.map((s) => {
     const words = contentWords(s.text);
@@ -162,7 +163,6 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     // company: the chunk's report, and any company the sentence itself names
     const company = companyOf.get(s.chunkId) ?? '';
     if (q.companies.size > 0) score += q.companies.has(company) ? 0.1 : -0.5;
-    const questionWords = contentWords(input.question);
     for (const named of namedCompanies(s.text))
       if (named.length > 0 && !named.some((w) => questionWords.has(w))) score -= 0.4;
     if (q.names.some((name) => name.length > 0 && name.every((w) => words.has(w)))) score += 0.2;
