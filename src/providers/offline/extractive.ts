@@ -8,9 +8,9 @@
  * year, quarter, standalone/consolidated, interim/final), each quoted verbatim (whitespace normalised)
  * and followed by its `[chunk-id]`. When the best match is weak it abstains and says why ("The provided
  * context does not state ..."). At temperature 0 it is deterministic; above 0 it samples among the top
- * candidates (abstaining is one of them) with probability proportional to exp(score / temperature),
- * from a seedrandom stream seeded with `${cell.seed}:${cell.questionId}:${cell.runIndex}`: runs differ,
- * and each run is reproducible.
+ * candidates (abstaining is one of them) with probability proportional to exp(4 x score / temperature)
+ * (`SAMPLING_LOGIT_SCALE`), from a seedrandom stream seeded with
+ * `${cell.seed}:${cell.questionId}:${cell.runIndex}`: runs differ, and each run is reproducible.
  *
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
@@ -40,6 +40,13 @@ export const COVERAGE_FLOOR = 0.5;
 export function answers(s: ScoredSentence): boolean {
   return s.score >= ABSTAIN_THRESHOLD && s.coverage >= COVERAGE_FLOOR && !s.otherPeriod;
 }
+/**
+ * Scores span about 0-1.5, too narrow to act as logits: at temperature 0.7 a sentence 0.3 behind the
+ * best would still be drawn almost half as often. Sampling uses score x this scale as the logit, so
+ * that at 0.7 the baseline mostly gives its best answer and sometimes a close alternative or an
+ * abstention, as a model does. Probability is proportional to exp(scale x score / temperature).
+ */
+export const SAMPLING_LOGIT_SCALE = 4;
 /** How many of the best sentences compete when sampling at temperature > 0. */
 export const SAMPLING_CANDIDATES = 4;
 
@@ -295,7 +302,7 @@ export function extractiveAnswer(input: SubjectInput, temperature: number, rando
   const candidates: (ScoredSentence | null)[] = [...eligible.slice(0, SAMPLING_CANDIDATES), null];
   const scoreOf = (c: ScoredSentence | null) => (c ? c.score : ABSTAIN_THRESHOLD);
   const top = Math.max(...candidates.map(scoreOf));
-  const weights = candidates.map((c) => Math.exp((scoreOf(c) - top) / temperature));
+  const weights = candidates.map((c) => Math.exp((SAMPLING_LOGIT_SCALE * (scoreOf(c) - top)) / temperature));
   const total = weights.reduce((a, b) => a + b, 0);
   let u = random() * total;
   let pick: ScoredSentence | null = null;
