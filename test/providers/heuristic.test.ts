@@ -185,6 +185,33 @@ describe('heuristic judges', () => {
     expect(lexicalVerdict(rescaled).grounding.score).toBe(0);
   });
 
+  it('multi-hop: a figure computed from the cited chunks (total, difference, margin, change) is grounded by both', () => {
+    const c0 = chunk(
+      'x-FY24-c0',
+      'During FY23 the Board declared an interim dividend of Rs 3.75 per equity share.',
+    );
+    const c1 = chunk(
+      'x-FY24-c1',
+      'The Board has recommended a final dividend of Rs 5.75 per equity share for FY23.',
+    );
+    const total = withAnswer('The total dividend for FY23 was Rs 9.50 per share [x-FY24-c0, x-FY24-c1].', {
+      chunks: [c0, c1],
+      goldAnswer: 'Rs 9.50 per share',
+      numericGold: [{ label: 'total dividend', value: 9.5, unit: 'INR per share', tolerance: 0.01 }],
+    });
+    for (const v of both(total)) expect(scores(v)).toEqual([2, 2, 2]);
+    // citing only one of the two chunks does not hold the total
+    const oneCited = withAnswer('The total dividend for FY23 was Rs 9.50 per share [x-FY24-c0].', {
+      chunks: [c0, c1],
+    });
+    for (const v of both(oneCited)) expect(v.grounding.score).toBe(0);
+    // a figure one step away from nothing in the chunks is not grounded
+    const made = withAnswer('The total dividend for FY23 was Rs 11.20 per share [x-FY24-c0, x-FY24-c1].', {
+      chunks: [c0, c1],
+    });
+    for (const v of both(made)) expect(v.grounding.score).toBe(0);
+  });
+
   it('quotes an unsupported claim verbatim, citation markers included', () => {
     const answer = 'Revenue was Rs 5 crore [a-1] and profit was Rs 2 crore [b-2].';
     expect(verbatimClaim(answer, 'Revenue was Rs 5 crore')).toBe('Revenue was Rs 5 crore');

@@ -118,20 +118,36 @@ export type SupportFn = (claim: string, chunk: ContextChunk) => string | null;
 /**
  * Each claim against the chunks: supported by a chunk it cites; uncited but supported by some chunk;
  * citing chunks that do not hold it (citation theatre, including ids that were not retrieved); or
- * supported by no chunk.
+ * supported by no chunk. A claim that cites several chunks may combine them (a multi-hop answer), so it
+ * is also tried against the cited chunks together; an uncited claim against all retrieved chunks
+ * together.
  */
 export function checkClaims(input: JudgeInput, supports: SupportFn): ClaimCheck[] {
   const byId = new Map(input.chunks.map((c) => [c.id, c]));
+  const together = new Map<string, ContextChunk>();
+  const combined = (chunks: readonly ContextChunk[]): ContextChunk => {
+    const id = chunks.map((c) => c.id).join(', ');
+    let chunk = together.get(id);
+    if (!chunk) {
+      const first = chunks[0] as ContextChunk;
+      chunk = { ...first, id, text: chunks.map((c) => c.text).join('\n') };
+      together.set(id, chunk);
+    }
+    return chunk;
+  };
   return splitCitedClaims(input.answer).map((claim) => {
     const find = (chunks: readonly ContextChunk[]) => {
       for (const chunk of chunks) {
         const quote = supports(claim.text, chunk);
         if (quote !== null) return { quote, chunkId: chunk.id };
       }
-      return null;
+      if (chunks.length < 2) return null;
+      const all = combined(chunks);
+      const quote = supports(claim.text, all);
+      return quote === null ? null : { quote, chunkId: all.id };
     };
     if (claim.citations.length > 0) {
-      const cited = claim.citations.flatMap((id) => {
+      const cited = [...new Set(claim.citations)].flatMap((id) => {
         const c = byId.get(id);
         return c ? [c] : [];
       });
@@ -149,6 +165,33 @@ export function checkClaims(input: JudgeInput, supports: SupportFn): ClaimCheck[
     if (hit) return { claim, status: 'uncited-supported', ...hit, badCitations: [] };
     return { claim, status: 'unsupported', quote: null, chunkId: null, badCitations: [] };
   });
+}
+
+/** Most figures of a chunk considered as operands of a derived figure (pairs grow quadratically). */
+const MAX_OPERANDS = 80;
+
+/**
+ * Whether `value` (stated with `decimals` decimal places) is one arithmetic step from two figures of
+ * `pool`: a + b, a - b, a / b x 100 (a share or margin) or (a - b) / b x 100 (a change), equal once
+ * rounded to the stated precision or within 0.5% relative. This is how a multi-hop answer's computed
+ * figure (a total, a difference, a margin, a growth rate) is traced to the figures it was computed from.
+ */
+export function derivedFrom(value: number, decimals: number, pool: readonly number[]): boolean {
+  const operands = [...new Set(pool)].slice(0, MAX_OPERANDS);
+  const halfUnit = 0.5 * 10 ** -decimals + 1e-9;
+  const close = (x: number) => Math.abs(x - value) <= Math.max(halfUnit, 0.005 * Math.abs(value));
+  for (const a of operands)
+    for (const b of operands) {
+      if (a === b) continue;
+      if (close(a + b) || close(a - b)) return true;
+      if (b !== 0 && (close((a / b) * 100) || close(((a - b) / b) * 100))) return true;
+    }
+  return false;
+}
+
+/** Decimal places of the first number written in a text ("Rs 2,06,808.53 crore" has 2). */
+export function statedDecimals(text: string): number {
+  return /\d[\d,]*(?:\.(\d+))?/.exec(text)?.[1]?.length ?? 0;
 }
 
 /** The largest share of unsupported claims that still earns grounding 1 ("a minor claim unsupported"). */

@@ -9,7 +9,9 @@
  * - grounding: a claim is held by a chunk when every number token of the claim is a token of the chunk
  *   (written the same way once grouping commas and trailing zeros are dropped: no scale conversion),
  *   and either 70% of the claim's distinct content words are in the chunk, or 50% are and 30% of its
- *   content-word bigrams (its phrases) are the chunk's too.
+ *   content-word bigrams (its phrases) are the chunk's too. A number token the chunk lacks is still held
+ *   when it is one arithmetic step from two of the chunk's number tokens as written (a total,
+ *   difference, share or change); a claim citing several chunks is tried against them together.
  * - calibration: shared with the numeric judge.
  *
  * It is a heuristic, not a model: it rewards wording, so a paraphrase can fail and a claim that reuses a
@@ -30,10 +32,12 @@ import {
   checkClaims,
   chunkSentences,
   correctnessByBehaviour,
+  derivedFrom,
   dimension,
   groundingFromChecks,
   HeuristicJudge,
   type SupportFn,
+  statedDecimals,
 } from './common.ts';
 
 export const LEXICAL_JUDGE_ID = 'heuristic/lexical';
@@ -48,6 +52,8 @@ const isNumberToken = (w: string) => /^\d/.test(w);
 
 interface ChunkIndex {
   words: Set<string>;
+  /** the chunk's number tokens as numbers, as written (no scale words applied) */
+  numbers: number[];
   bigrams: Set<string>;
   sentences: { text: string; words: Set<string> }[];
 }
@@ -65,6 +71,7 @@ function indexOf(chunk: ContextChunk): ChunkIndex {
     const words = contentWords(chunk.text);
     index = {
       words: new Set(words),
+      numbers: words.filter(isNumberToken).map(Number),
       bigrams: new Set(bigrams(words)),
       sentences: chunkSentences(chunk.text).map((text) => ({ text, words: new Set(contentWords(text)) })),
     };
@@ -93,9 +100,15 @@ const lexicalSupport: SupportFn = (claim, chunk) => {
   const words = contentWords(claim);
   const distinct = new Set(words);
   if (distinct.size === 0) return index.sentences[0]?.text ?? null;
-  for (const w of distinct) if (isNumberToken(w) && !index.words.has(w)) return null;
   let found = 0;
-  for (const w of distinct) if (index.words.has(w)) found++;
+  for (const w of distinct) {
+    if (index.words.has(w)) found++;
+    else if (isNumberToken(w)) {
+      // a number the chunk lacks must be computed from two of its numbers, else the claim is not held
+      if (!derivedFrom(Number(w), statedDecimals(w), index.numbers)) return null;
+      found++;
+    }
+  }
   const share = found / distinct.size;
   if (share < CLAIM_COVERAGE_WITH_PHRASES) return null;
   if (share < CLAIM_COVERAGE) {

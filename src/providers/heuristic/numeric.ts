@@ -8,7 +8,10 @@
  * - grounding: a claim is held by a chunk when every quantity it states is in the chunk (same value
  *   within 1% and compatible unit; a bare table cell matches the figure before its scale word), every
  *   year it names is in the chunk, and at least three quarters of its names (capitalised words) are; a
- *   claim with no figure, year or name falls back to 60% of its content words.
+ *   claim with no figure, year or name falls back to 60% of its content words. A figure the chunk does
+ *   not state is still held when it is one arithmetic step from two of the chunk's figures (a total,
+ *   difference, share or change, as a multi-hop answer computes), and a claim citing several chunks is
+ *   tried against them together.
  * - calibration: shared with the lexical judge (abstention against the expected behaviour, hedging).
  *
  * It is a heuristic, not a model: it does not read meaning, so a claim whose names and figures are in a
@@ -22,6 +25,7 @@ import {
   STOP_WORDS,
   sameQuantity,
   stripCitations,
+  unitsCompatible,
   withinRelative,
 } from '../../analysis/index.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
@@ -31,10 +35,12 @@ import {
   checkClaims,
   chunkSentences,
   correctnessByBehaviour,
+  derivedFrom,
   dimension,
   groundingFromChecks,
   HeuristicJudge,
   type SupportFn,
+  statedDecimals,
 } from './common.ts';
 
 export const NUMERIC_JUDGE_ID = 'heuristic/numeric';
@@ -118,6 +124,20 @@ function figureIn(q: Quantity, index: ChunkIndex): Quantity | undefined {
   );
 }
 
+/**
+ * Whether `q` is computed from two of the chunk's figures (a total, a difference, a share, a change):
+ * figures of a compatible unit for an amount, any figures for a percentage (a ratio or a change in
+ * points); a bare table cell counts at q's scale.
+ */
+function derivedIn(q: Quantity, index: ChunkIndex): boolean {
+  const pool = index.quantities.flatMap((c) => {
+    if (q.unit === '%') return [c.value / q.scale];
+    if (c.unit === null && c.scale === 1 && q.scale !== 1) return [c.value];
+    return unitsCompatible(q.unit, c.unit) ? [c.value / q.scale] : [];
+  });
+  return derivedFrom(q.value / q.scale, statedDecimals(q.raw), pool);
+}
+
 function sentenceAt(index: ChunkIndex, text: string, offset: number): string {
   let from = 0;
   for (const s of index.sentences) {
@@ -141,8 +161,8 @@ const numericSupport: SupportFn = (claim, chunk) => {
   const found: Quantity[] = [];
   for (const q of figures) {
     const c = figureIn(q, index);
-    if (!c) return null;
-    found.push(c);
+    if (c) found.push(c);
+    else if (!derivedIn(q, index)) return null;
   }
   if (!years.every((y) => index.lower.includes(y))) return null;
   const namesFound = names.filter((n) => index.lower.includes(n));
