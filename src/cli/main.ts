@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { registerConfigCommands } from './config.ts';
 import { registerCorpusCommands } from './corpus.ts';
+import { registerEvalCommands } from './eval.ts';
 import { registerFixturesCommands } from './fixtures.ts';
 import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { type CliIO, processIO } from './io.ts';
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIO): Command {
   registerFixturesCommands(program, io);
   registerFixtureBuildCommands(program, io);
   registerConfigCommands(program, io);
+  registerEvalCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
     cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });

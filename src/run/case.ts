@@ -101,6 +101,8 @@ export interface PrepareOptions {
   subjects?: readonly string[];
   questions?: number;
   runs?: number;
+  /** read stored results, write nothing (for `rge eval run --dry-run`) */
+  dryRun?: boolean;
 }
 
 async function createJudgeProvider(judge: Judge): Promise<Provider> {
@@ -171,7 +173,9 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       questions_hash: questionsHash,
       created_at: new Date().toISOString(),
     };
-    const store = ResultsStore.open(resultsFile(resultsDir, s.id, runId), header, CaseRow);
+    const store = ResultsStore.open(resultsFile(resultsDir, s.id, runId), header, CaseRow, {
+      readOnly: opts.dryRun === true,
+    });
     if (store.tornLine) warnings.push(store.tornLine);
     stores.set(s.id, store);
   }

@@ -59,6 +59,7 @@ export class ResultsStore<Row extends CellKey> {
     readonly header: RunHeader,
     rows: Row[],
     tornLine: string | null,
+    readonly readOnly = false,
   ) {
     for (const row of rows) this.byKey.set(cellKey(row), row);
     this.tornLine = tornLine;
@@ -68,7 +69,14 @@ export class ResultsStore<Row extends CellKey> {
     file: string,
     header: RunHeader,
     schema: z.ZodType<Row>,
+    opts: { readOnly?: boolean } = {},
   ): ResultsStore<Row> {
+    if (opts.readOnly) {
+      // For dry runs: read what is stored, write nothing (a torn line is reported, not cut).
+      if (!existsSync(file)) return new ResultsStore(file, header, [], null, true);
+      const { rows, tornLine } = readResults(file, header, schema, true);
+      return new ResultsStore(file, header, rows, tornLine, true);
+    }
     mkdirSync(dirname(file), { recursive: true });
     if (!existsSync(file)) {
       appendFileSync(file, `${JSON.stringify(header)}\n`);
@@ -92,6 +100,7 @@ export class ResultsStore<Row extends CellKey> {
   put(row: Row): void {
     const key = cellKey(row);
     if (this.byKey.has(key)) return;
+    if (this.readOnly) throw new RgeError('results store opened read-only (dry run)', { file: this.file });
     appendFileSync(this.file, `${JSON.stringify(row)}\n`);
     this.byKey.set(key, row);
   }
@@ -101,7 +110,12 @@ export class ResultsStore<Row extends CellKey> {
   }
 }
 
-function readResults<Row>(file: string, header: RunHeader, schema: z.ZodType<Row>): StoreOpen<Row> {
+function readResults<Row>(
+  file: string,
+  header: RunHeader,
+  schema: z.ZodType<Row>,
+  readOnly = false,
+): StoreOpen<Row> {
   const text = readFileSync(file, 'utf8');
   let tornLine: string | null = null;
   let body = text;
@@ -109,7 +123,7 @@ function readResults<Row>(file: string, header: RunHeader, schema: z.ZodType<Row
     const cut = text.lastIndexOf('\n') + 1;
     const tail = text.slice(cut);
     tornLine = `${file}:${text.slice(0, cut).split('\n').length}: ignored a torn last line (${tail.length} bytes, no newline)`;
-    truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
+    if (!readOnly) truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
     body = text.slice(0, cut);
   }
   const lines = body.split('\n');
