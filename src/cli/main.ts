@@ -6,6 +6,7 @@ import { registerEvalCommands } from './eval.ts';
 import { registerFixturesCommands } from './fixtures.ts';
 import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { type CliIO, processIO } from './io.ts';
+import { registerJudgeCommands } from './judge.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
 
@@ -23,6 +24,7 @@ export function buildProgram(io: CliIO): Command {
   registerFixtureBuildCommands(program, io);
   registerConfigCommands(program, io);
   registerEvalCommands(program, io);
+  registerJudgeCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
     cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
