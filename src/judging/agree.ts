@@ -14,14 +14,14 @@
  *   binary reading of the SALAD paper). Judge: as attributionbench, grounding >= 1.
  * - financebench (patronus-ai/financebench answers): the question, gold answer and evidence pages of
  *   `financebench_open_source.jsonl`, expected behaviour `answer` (every FinanceBench question has
- *   one). People: Correct Answer / Incorrect Answer / Refusal. Judge: Refusal when calibration is 0
- *   (with an answer expected, the rubric gives calibration 0 only to a refusal, i.e. over-refusal),
- *   else Correct when correctness is 2, else Incorrect (the rubric's 1, "partly correct", is not the
+ *   one). People: Correct Answer / Incorrect Answer / Refusal. Judge: Refusal when the answer declines
+ *   (the shared refusal detector, src/analysis/refusal.ts), else Correct when correctness is 2, else Incorrect (the rubric's 1, "partly correct", is not the
  *   people's "Correct Answer").
  * An unscored verdict is left out of the table and counted apart, never mapped to a label.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { isRefusal } from '../analysis/refusal.ts';
 import type { ContextChunk, JudgeInput, Provider } from '../providers/types.ts';
 import { parseFinanceBenchFigure } from '../questions/financebench.ts';
 import { cohenKappa } from '../stats/index.ts';
@@ -54,10 +54,14 @@ export interface AgreementItem {
   human: number;
 }
 
-/** The judge's label (an index into FORMAT_LABELS) for a verdict. */
-export function verdictLabel(format: AgreementFormat, verdict: JudgeVerdict): number {
+/**
+ * The judge's label (an index into FORMAT_LABELS) for a verdict. FinanceBench: Refusal when the answer
+ * declines (the shared refusal detector, which the judges' calibration also rests on), otherwise
+ * Correct when correctness is 2, else Incorrect.
+ */
+export function verdictLabel(format: AgreementFormat, verdict: JudgeVerdict, answer = ''): number {
   if (format === 'financebench') {
-    if (verdict.calibration.score === 0) return 2;
+    if (isRefusal(answer)) return 2;
     return verdict.correctness.score === 2 ? 0 : 1;
   }
   return verdict.grounding.score >= 1 ? 1 : 0;
@@ -305,7 +309,7 @@ export function agreement(
       unscored++;
       return;
     }
-    const j = verdictLabel(format, verdict);
+    const j = verdictLabel(format, verdict, item.input.answer);
     human.push(item.human);
     judged.push(j);
     const row = confusion[item.human];

@@ -209,7 +209,9 @@ describe('judges against people: formats', () => {
     expect(verdictLabel('salad', v(2, 0, 2))).toBe(0);
     expect(verdictLabel('financebench', v(2, 2, 2))).toBe(0);
     expect(verdictLabel('financebench', v(1, 2, 2))).toBe(1);
-    expect(verdictLabel('financebench', v(0, 2, 0))).toBe(2);
+    expect(verdictLabel('financebench', v(0, 2, 0), 'The report does not state this figure.')).toBe(2);
+    // a confidently wrong answer (calibration 0) is Incorrect, not a refusal
+    expect(verdictLabel('financebench', v(0, 2, 0), 'Revenue was $5 billion.')).toBe(1);
     const items = attributionBenchItems(ATTRIBUTION, 'ab.jsonl').slice(0, 2);
     const unscored: JudgeOutcome = {
       judgeId: 'x',

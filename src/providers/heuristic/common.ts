@@ -272,7 +272,9 @@ export function groundingFromChecks(
 /**
  * Calibration: the decision to answer, decline or caveat against the expected behaviour.
  * refuse expected: declining 2, answering 0 (a strongly hedged answer 1). answer expected: declining 0
- * (over-refusal); hedging on an answer that is correct (2) and grounded (>= 1) lowers to 1; else 2.
+ * (over-refusal) unless the retrieved chunks lack the gold evidence (then 1: declining is defensible);
+ * a confidently wrong answer 0, a hedged wrong one 1; a confident, partly correct answer 1; hedging on
+ * an answer that is correct (2) and grounded (>= 1) 1; a plain correct answer 2.
  * answer-with-caveat expected: declining 0; answering with a caveat or hedge 2; a plain answer 1.
  */
 export function calibrationVerdict(
@@ -300,11 +302,33 @@ export function calibrationVerdict(
         return dimension(2, 'Answers and flags the caveat, as expected.', quote);
       return dimension(1, 'Answers, but without the caveat the question calls for.', quote);
     default:
-      if (refused) return dimension(0, 'Declines a question the chunks answer (over-refusal).', quote);
+      if (refused)
+        return goldInChunks(input)
+          ? dimension(0, 'Declines a question the chunks answer (over-refusal).', quote)
+          : dimension(
+              1,
+              'Declines; the retrieved chunks do not hold the gold evidence (a retrieval miss), so declining is defensible, though an answer was expected.',
+              quote,
+            );
+      if (correctness.score === 0)
+        return hedge > 0
+          ? dimension(1, 'Answers wrongly but signals uncertainty.', quote)
+          : dimension(0, 'Answers wrongly and with full confidence: overconfident.', quote);
       if (hedge > 0 && correctness.score === 2 && grounding.score >= 1)
         return dimension(1, 'Hedges on an answer that is correct and grounded: needless uncertainty.', quote);
-      return dimension(2, 'Answers plainly, as expected; no needless hedging.', quote);
+      if (hedge === 0 && correctness.score === 1)
+        return dimension(1, 'Answers a partly correct answer with full confidence.', quote);
+      return dimension(2, 'Answers plainly and correctly, as expected; no needless hedging.', quote);
   }
+}
+
+const spaced = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Whether any retrieved chunk holds one of the gold quotes (whitespace-normalised). */
+export function goldInChunks(input: JudgeInput): boolean {
+  if (input.goldQuotes.length === 0) return true; // nothing to check: assume the chunks could answer
+  const texts = input.chunks.map((c) => spaced(c.text));
+  return input.goldQuotes.some((q) => texts.some((t) => t.includes(spaced(q))));
 }
 
 const CAVEAT =
