@@ -40,7 +40,7 @@ export default class RgeReporter implements Reporter {
       await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
       const reused = cases.filter((c) => c.reused).length;
       process.stdout.write(
-        `\nrge: ${cases.length} cases (${reused} reused from data/results), report written to ${join(dir, 'summary.md')}\n`,
+        `\nrge: ${cases.length} cases (${reused} reused from the results store), report written to ${join(dir, 'summary.md')}\n`,
       );
     }
   }

@@ -1,0 +1,61 @@
+/**
+ * The eval suite through Vitest (one test per case, matchers, metadata, the reporter) against the same
+ * cases as a plain loop over `runCase`, each into a fresh results store so nothing is reused. The
+ * ratio is what running as Vitest cases costs.
+ */
+import { join } from 'node:path';
+import { prepareRun, runCase } from '../src/run/case.ts';
+import { runEvalSuite } from '../src/vitest/run.ts';
+import { type Bench, latencyRow } from './harness.ts';
+
+const bench: Bench = async (ctx) => {
+  const narrowing = { questions: ctx.quick ? 40 : 200, runs: 1 };
+  // Build (or reuse) the fixture index first, so neither side pays for it.
+  await prepareRun({
+    config: 'configs/fixture.yaml',
+    root: ctx.root,
+    resultsDir: join(ctx.tmp, 'warm'),
+    ...narrowing,
+  });
+
+  let t0 = performance.now();
+  const run = await prepareRun({
+    config: 'configs/fixture.yaml',
+    root: ctx.root,
+    resultsDir: join(ctx.tmp, 'loop'),
+    ...narrowing,
+  });
+  let cases = 0;
+  for (const subject of run.subjects)
+    for (const q of run.questions)
+      for (let r = 0; r < run.runs; r++) {
+        await runCase(run, subject, q, r);
+        cases++;
+      }
+  const loopSeconds = (performance.now() - t0) / 1000;
+  ctx.log(`plain loop: ${cases} cases in ${loopSeconds.toFixed(2)} s`);
+
+  t0 = performance.now();
+  const outcome = await runEvalSuite({
+    root: ctx.root,
+    config: 'configs/fixture.yaml',
+    resultsDir: join(ctx.tmp, 'vitest'),
+    reportsDir: join(ctx.tmp, 'reports'),
+    ...narrowing,
+  });
+  const vitestSeconds = (performance.now() - t0) / 1000;
+  ctx.log(`vitest: ${outcome.cases} cases (${outcome.reused} reused) in ${vitestSeconds.toFixed(2)} s`);
+  if (outcome.cases !== cases || outcome.reused !== 0)
+    throw new Error('the two sides did not run the same fresh cases');
+  return [
+    latencyRow(
+      'eval suite through Vitest',
+      's',
+      vitestSeconds,
+      { name: 'plain runCase loop', value: loopSeconds },
+      `${cases} cases, fixture config, fresh results store each`,
+    ),
+  ];
+};
+
+export default bench;
