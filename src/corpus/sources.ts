@@ -1,19 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import {
-  type Document,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parse,
-  parseDocument,
-  type Scalar,
-} from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, parse, parseDocument, type Scalar } from 'yaml';
 import type { z } from 'zod';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
+import { fieldName, keyOffset, nearestOffset, type PathKey } from '../util/yaml-paths.ts';
 import { type SourceDocument, SourcesFile } from './schema.ts';
 
 /** One problem found in a sources file, located at the 1-based line of the offending YAML node. */
@@ -78,8 +68,6 @@ export function parseSources(text: string, file: string): SourcesFile {
   return parsed.data;
 }
 
-type PathKey = string | number;
-
 function schemaIssues(
   issue: z.core.$ZodIssue,
   yaml: Document,
@@ -140,28 +128,6 @@ function duplicateIssues(yaml: Document, file: string, lineOf: (offset: number) 
     }
   });
   return issues;
-}
-
-/** The start offset of the deepest node on `path` that exists: the node itself, else its closest parent. */
-function nearestOffset(yaml: Document, path: readonly PathKey[]): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node = depth === 0 ? yaml.contents : yaml.getIn(path.slice(0, depth), true);
-    const range = (node as Node | null | undefined)?.range;
-    if (range) return range[0];
-  }
-  return 0;
-}
-
-function keyOffset(yaml: Document, path: readonly PathKey[], key: string): number | undefined {
-  const map = path.length === 0 ? yaml.contents : yaml.getIn(path, true);
-  if (!isMap(map)) return undefined;
-  const pair = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
-  return isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
-}
-
-function fieldName(path: readonly PathKey[]): string {
-  if (path.length === 0) return '(root)';
-  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
 /** What `rge corpus fetch --pin` learned about a document. */

@@ -202,20 +202,61 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   };
 }
 
+/** The retrieved chunks as subjects and judges see them. */
+export async function retrieveContext(index: Index, question: Question, k: number): Promise<ContextChunk[]> {
+  const hits = await index.retrieve(question.text, { k });
+  return hits.map((h) => ({
+    id: h.id,
+    company: h.company,
+    fy: h.fy,
+    heading: h.heading,
+    pages: h.pages,
+    text: h.text,
+  }));
+}
+
+/** What a judge is shown for a case. */
+export function judgeInputFor(
+  question: Question,
+  chunks: readonly ContextChunk[],
+  answer: string,
+): JudgeInput {
+  return {
+    kind: 'judge',
+    questionId: question.id,
+    question: question.text,
+    category: question.category,
+    expectedBehavior: question.expected_behavior,
+    goldAnswer: question.gold_answer,
+    goldQuotes: question.gold_quotes,
+    numericGold: question.numeric_gold,
+    chunks,
+    answer,
+  };
+}
+
+/** The subject's request for a cell. */
+export function subjectRequestFor(
+  run: PreparedRun,
+  subject: RunSubject,
+  question: Question,
+  chunks: readonly ContextChunk[],
+  runIndex: number,
+) {
+  const input: SubjectInput = { kind: 'subject', questionId: question.id, question: question.text, chunks };
+  return renderSubjectRequest(input, {
+    model: subject.config.model,
+    temperature: subject.config.temperature,
+    maxTokens: subject.config.max_tokens,
+    cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
+  });
+}
+
 /** The top-k chunks for a question, retrieved once per run and shared by every subject and run index. */
 function retrieve(run: PreparedRun, question: Question): Promise<ContextChunk[]> {
   let pending = run.retrieved.get(question.id);
   if (!pending) {
-    pending = run.index.retrieve(question.text, { k: run.config.retrieval.k }).then((hits) =>
-      hits.map((h) => ({
-        id: h.id,
-        company: h.company,
-        fy: h.fy,
-        heading: h.heading,
-        pages: h.pages,
-        text: h.text,
-      })),
-    );
+    pending = retrieveContext(run.index, question, run.config.retrieval.k);
     run.retrieved.set(question.id, pending);
   }
   return pending;
@@ -238,13 +279,7 @@ export async function runCase(
   const store = run.stores.get(subject.id);
   if (!store) throw new RgeError(`no results store for subject ${subject.id}`);
   const chunks = await retrieve(run, question);
-  const input: SubjectInput = { kind: 'subject', questionId: question.id, question: question.text, chunks };
-  const request = renderSubjectRequest(input, {
-    model: subject.config.model,
-    temperature: subject.config.temperature,
-    maxTokens: subject.config.max_tokens,
-    cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
-  });
+  const request = subjectRequestFor(run, subject, question, chunks, runIndex);
   const key = {
     question_id: question.id,
     subject_id: subject.id,
@@ -263,18 +298,7 @@ export async function runCase(
     latencyMs: reply.latencyMs,
     latencyBudgetMs: run.config.latency_budget_ms,
   });
-  const judgeInput: JudgeInput = {
-    kind: 'judge',
-    questionId: question.id,
-    question: question.text,
-    category: question.category,
-    expectedBehavior: question.expected_behavior,
-    goldAnswer: question.gold_answer,
-    goldQuotes: question.gold_quotes,
-    numericGold: question.numeric_gold,
-    chunks,
-    answer: reply.text,
-  };
+  const judgeInput = judgeInputFor(question, chunks, reply.text);
   const promptText = run.config.judge_prompt.text ?? judgePromptText();
   const panel = crossFamilyPanel(subject.config.family, run.judges);
   const verdicts = await Promise.all(

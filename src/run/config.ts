@@ -13,12 +13,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { fieldName, keyOffset, nearestOffset, type PathKey } from '../util/yaml-paths.ts';
 
 const Path = z.string().min(1, 'must be a path');
 const Id = z
@@ -277,8 +278,6 @@ export function parseRunConfig(text: string, file: string): RunConfig {
   return parsed.data;
 }
 
-type PathKey = string | number;
-
 function locate(
   issue: z.core.$ZodIssue,
   yaml: Document,
@@ -298,28 +297,6 @@ function locate(
   const message =
     present || issue.code === 'custom' ? issue.message : `required field is missing (${expected})`;
   return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
-}
-
-/** The start offset of the deepest node on `path` that exists: the node itself, else its closest parent. */
-function nearestOffset(yaml: Document, path: readonly PathKey[]): number {
-  for (let depth = path.length; depth >= 0; depth--) {
-    const node = depth === 0 ? yaml.contents : yaml.getIn(path.slice(0, depth), true);
-    const range = (node as Node | null | undefined)?.range;
-    if (range) return range[0];
-  }
-  return 0;
-}
-
-function keyOffset(yaml: Document, path: readonly PathKey[], key: string): number | undefined {
-  const map = path.length === 0 ? yaml.contents : yaml.getIn(path, true);
-  if (!isMap(map)) return undefined;
-  const pair = map.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
-  return isScalar(pair?.key) ? pair.key.range?.[0] : undefined;
-}
-
-function fieldName(path: readonly PathKey[]): string {
-  if (path.length === 0) return '(root)';
-  return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
 }
 
 /** The config with every path made absolute against `root` (the repository root = the working folder). */

@@ -7,8 +7,8 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { JUDGE_MAX_TOKENS, judgePromptText, renderJudgeRequest } from '../judging/prompt.ts';
 import type { ModelRequest } from '../providers/types.ts';
-import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
-import type { PreparedRun } from './case.ts';
+import { promptHash } from '../subject/prompt.ts';
+import { judgeInputFor, type PreparedRun, retrieveContext, subjectRequestFor } from './case.ts';
 
 export interface RunPlan {
   runId: string;
@@ -36,23 +36,10 @@ export async function planRun(run: PreparedRun): Promise<RunPlan> {
     const panel = crossFamilyPanel(subject.config.family, run.judges);
     const store = run.stores.get(subject.id);
     for (const question of run.questions) {
-      const chunks = (await run.index.retrieve(question.text, { k: run.config.retrieval.k })).map((h) => ({
-        id: h.id,
-        company: h.company,
-        fy: h.fy,
-        heading: h.heading,
-        pages: h.pages,
-        text: h.text,
-      }));
-      const input0 = { kind: 'subject' as const, questionId: question.id, question: question.text, chunks };
+      const chunks = await retrieveContext(run.index, question, run.config.retrieval.k);
       for (let runIndex = 0; runIndex < run.runs; runIndex++) {
         cells++;
-        const request = renderSubjectRequest(input0, {
-          model: subject.config.model,
-          temperature: subject.config.temperature,
-          maxTokens: subject.config.max_tokens,
-          cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
-        });
+        const request = subjectRequestFor(run, subject, question, chunks, runIndex);
         const key = {
           question_id: question.id,
           subject_id: subject.id,
@@ -66,22 +53,7 @@ export async function planRun(run: PreparedRun): Promise<RunPlan> {
         input += tokensOf(request);
         outputMax += subject.config.max_tokens;
         for (const judge of panel) {
-          const judgeRequest = renderJudgeRequest(
-            {
-              kind: 'judge',
-              questionId: question.id,
-              question: question.text,
-              category: question.category,
-              expectedBehavior: question.expected_behavior,
-              goldAnswer: question.gold_answer,
-              goldQuotes: question.gold_quotes,
-              numericGold: question.numeric_gold,
-              chunks,
-              answer: '',
-            },
-            judge,
-            promptText,
-          );
+          const judgeRequest = renderJudgeRequest(judgeInputFor(question, chunks, ''), judge, promptText);
           // the answer is not known yet: count it at the subject's max_tokens
           input += tokensOf(judgeRequest) + subject.config.max_tokens;
           outputMax += JUDGE_MAX_TOKENS;
