@@ -262,12 +262,33 @@ async function assertReplaceable(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Moves the finished build into place. Another process may build the same index at the same moment
+ * (the eval suite and a test both building the fixture index on a fresh clone): when its folder lands
+ * between our move-aside and our rename, we move it aside too and try again, so the last build wins
+ * and neither fails.
+ */
 async function swapInto(tmp: string, dir: string): Promise<void> {
-  const old = join(dirname(dir), `.${basename(dir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const hadOld = existsSync(dir);
-  if (hadOld) await rename(dir, old);
-  await rename(tmp, dir);
-  if (hadOld) await rm(old, { recursive: true, force: true });
+  const olds: string[] = [];
+  for (let attempt = 0; ; attempt++) {
+    if (existsSync(dir)) {
+      const old = join(dirname(dir), `.${basename(dir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`);
+      await rename(dir, old).then(
+        () => olds.push(old),
+        (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err; // the other process moved it first
+        },
+      );
+    }
+    try {
+      await rename(tmp, dir);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt >= 5) throw err;
+    }
+  }
+  for (const old of olds) await rm(old, { recursive: true, force: true });
 }
 
 async function writeDense(

@@ -279,3 +279,24 @@ describe('top-k over many vectors', () => {
     await expect(index.retrieve('passage 3', { k: 1 })).resolves.toHaveLength(1);
   });
 });
+
+describe('concurrent builds of one index', () => {
+  it('all succeed, leave one valid index and no leftovers (the suite and a test may race on a fresh clone)', async () => {
+    const { mkdtemp, readdir } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const parent = await mkdtemp(join(tmpdir(), 'rge-race-'));
+    const dir = join(parent, 'index');
+    const chunks = Array.from({ length: 30 }, (_, i) =>
+      makeChunk('race-co', 'FY24', 'h', 1, `revenue grew in segment ${i}`),
+    );
+    const results = await Promise.allSettled(
+      Array.from({ length: 4 }, () =>
+        buildIndex(chunks, { dir, embedder: 'bm25', cacheDir: join(parent, 'cache') }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
+    expect((await openIndex(dir)).size).toBe(30);
+    expect((await readdir(parent)).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+});
