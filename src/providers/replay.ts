@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 /**
  * `replay`: answers recorded in a JSONL file, re-scored without regenerating them. This is also how
  * answers produced elsewhere (another harness, a hand-run model) are evaluated: write one line per
@@ -60,6 +61,8 @@ export class ReplayProvider implements Provider {
   readonly id: string;
   readonly family: string;
   readonly file: string;
+  /** the recorded answers' own identity: a digest of every record */
+  readonly version: string;
   private readonly records: ReadonlyMap<string, ReplayRecord>;
 
   /** Use `ReplayProvider.load`. */
@@ -69,6 +72,10 @@ export class ReplayProvider implements Provider {
     opts: { family?: string; id?: string },
   ) {
     this.file = file;
+    this.version = createHash('sha256')
+      .update(JSON.stringify([...records.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+      .digest('hex')
+      .slice(0, 16);
     this.records = records;
     this.family = opts.family ?? REPLAY_FAMILY;
     this.id = opts.id ?? `replay/${file}`;

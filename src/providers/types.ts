@@ -85,5 +85,11 @@ export interface Provider {
   readonly id: string;
   /** the model family; no judge may judge a subject of its own family */
   readonly family: string;
+  /**
+   * For providers whose behaviour is code or data of ours (offline baselines, heuristic judges,
+   * replay files): a version that changes when their output may change. It is part of the run id, so
+   * stored results of an older version are never reused.
+   */
+  readonly version?: string;
   complete(request: ModelRequest): Promise<ModelReply>;
 }

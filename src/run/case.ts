@@ -158,7 +158,11 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   );
   const questionsHash = sha256(await readFile(questionsPath));
   const judgeHash = config.judge_prompt.sha256 ?? judgePromptHash();
-  const runId = `${config.name}-${sha256([configHash, index.checksum, questionsHash, judgeHash, subjectPromptHash].join(':')).slice(0, 12)}`;
+  // Offline providers' own versions (code or recorded data) belong to the run's identity too.
+  const providerVersions = [...subjects.map((s) => s.provider), ...judges.map((j) => j.provider)]
+    .map((p) => `${p.id}@${p.version ?? ''}`)
+    .join(',');
+  const runId = `${config.name}-${sha256([configHash, index.checksum, questionsHash, judgeHash, subjectPromptHash, providerVersions].join(':')).slice(0, 12)}`;
   const resultsDir = at(opts.resultsDir ?? 'data/results');
   const stores = new Map<string, ResultsStore<CaseRow>>();
   const warnings: string[] = [];

@@ -18,7 +18,11 @@ import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } fro
 export type VerdictFn = (input: JudgeInput) => JudgeVerdict;
 
 /** A judge Provider around a verdict function; replies with the verdict as JSON text. */
+/** Bump when a heuristic judge's verdicts may change (v2: calibration of confident wrong answers). */
+export const HEURISTIC_JUDGE_VERSION = 'v2';
+
 export class HeuristicJudge implements Provider {
+  readonly version = HEURISTIC_JUDGE_VERSION;
   constructor(
     readonly id: string,
     readonly family: string,

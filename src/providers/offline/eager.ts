@@ -28,6 +28,8 @@ export function eagerAnswer(input: SubjectInput): string {
 
 export class EagerProvider implements Provider {
   readonly id = 'offline/eager';
+  /** bump when the baseline's answers may change */
+  readonly version = 'v1';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {

@@ -320,6 +320,8 @@ export function extractiveAnswer(input: SubjectInput, temperature: number, rando
 
 export class ExtractiveProvider implements Provider {
   readonly id = 'offline/extractive';
+  /** bump when the baseline's answers may change */
+  readonly version = 'v1';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {
