@@ -34,12 +34,13 @@ export function numbersTraced(answer: string, chunks: readonly ContextChunk[]): 
 
 /**
  * citationsResolve: every [id] in the answer is one of the retrieved chunk ids. An answer that makes
- * claims but cites nothing fails; one with neither claims nor citations (a plain refusal) is n/a.
+ * claims but cites nothing fails; a refusal without citations (even one that explains itself) is n/a.
  */
 export function citationsResolve(answer: string, chunks: readonly ContextChunk[]): CheckResult {
   const markers = citationMarkers(answer);
   const name = 'citationsResolve';
   if (markers.length === 0) {
+    if (isRefusal(answer)) return { name, passed: null, detail: 'a refusal: nothing to cite' };
     const claims = splitClaims(answer).length;
     return claims > 0
       ? { name, passed: false, detail: `the answer makes ${claims} claim(s) but cites no chunk` }

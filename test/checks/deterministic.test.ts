@@ -87,6 +87,9 @@ describe('citationsResolve', () => {
   });
   it('is n/a for a refusal without citations; a cited refusal is checked', () => {
     expect(citationsResolve('The documents do not state capital expenditure.', CHUNKS).passed).toBeNull();
+    const explained =
+      'The provided context does not state the answer to this question: the closest passages are about a different company, period or statement than the question asks.';
+    expect(citationsResolve(explained, CHUNKS).passed).toBeNull();
     expect(citationsResolve(`The FY24 report ${H} does not state capital expenditure.`, CHUNKS).passed).toBe(
       true,
     );
