@@ -272,7 +272,10 @@ async function swapInto(tmp: string, dir: string): Promise<void> {
   const olds: string[] = [];
   for (let attempt = 0; ; attempt++) {
     if (existsSync(dir)) {
-      const old = join(dirname(dir), `.${basename(dir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`);
+      const old = join(
+        dirname(dir),
+        `.${basename(dir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`,
+      );
       await rename(dir, old).then(
         () => olds.push(old),
         (err: NodeJS.ErrnoException) => {

@@ -91,5 +91,6 @@ interface RgeMatchers<R = unknown> {
 }
 
 declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: must repeat Vitest's own declaration (Matchers<T = any>)
   interface Matchers<T = any> extends RgeMatchers<T> {}
 }
