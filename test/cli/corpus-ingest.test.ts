@@ -2,21 +2,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.ts';
-import { main } from '../../src/cli/main.ts';
+import { runRge } from '../helpers/cli.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
 
-function capture(cwd: string): CliIO & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { out: (t) => stdout.push(t), err: (t) => stderr.push(t), cwd, exitCode: 0, stdout, stderr };
-}
-
-async function rge(cwd: string, ...args: string[]) {
-  const io = capture(cwd);
-  const code = await main(['node', 'rge', ...args], io);
-  return { code, out: io.stdout.join(''), err: io.stderr.join('') };
-}
+const rge = runRge;
 
 const PAGES = {
   acme: [

@@ -2,32 +2,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.ts';
-import { main } from '../../src/cli/main.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
+import { runRge } from '../helpers/cli.ts';
 import { chunkStarting, testChunks } from './chunks.ts';
 
-function capture(cwd: string): CliIO & { stdout: string; stderr: string } {
-  const io = {
-    stdout: '',
-    stderr: '',
-    cwd,
-    exitCode: 0,
-    out: (t: string) => {
-      io.stdout += t;
-    },
-    err: (t: string) => {
-      io.stderr += t;
-    },
-  };
-  return io;
-}
-
-async function rge(cwd: string, ...args: string[]) {
-  const io = capture(cwd);
-  const code = await main(['node', 'rge', ...args], io);
-  return { code, out: io.stdout, err: io.stderr };
-}
+const rge = runRge;
 
 const chunks = testChunks();
 let cwd: string;
