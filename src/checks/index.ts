@@ -41,6 +41,13 @@ export {
 } from './schema.ts';
 export { type QuantityTrace, TRACE_TOLERANCE, traceQuantities } from './trace.ts';
 
+/**
+ * Bump when a check's verdicts may change: stored results record their checks, and this version is
+ * part of the run id, so results checked by older rules are not reused. (v2: explained refusals are
+ * not uncited claims.)
+ */
+export const CHECKS_VERSION = 'v2';
+
 export interface CheckInput {
   question: Question;
   answer: string;

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { CheckResults, runChecks } from '../checks/index.ts';
+import { CHECKS_VERSION, CheckResults, runChecks } from '../checks/index.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { judgeCase } from '../judging/parse.ts';
 import { judgePromptHash, judgePromptText, renderJudgeRequest } from '../judging/prompt.ts';
@@ -161,6 +161,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   // Offline providers' own versions (code or recorded data) belong to the run's identity too.
   const providerVersions = [...subjects.map((s) => s.provider), ...judges.map((j) => j.provider)]
     .map((p) => `${p.id}@${p.version ?? ''}`)
+    .concat(`checks@${CHECKS_VERSION}`)
     .join(',');
   const runId = `${config.name}-${sha256([configHash, index.checksum, questionsHash, judgeHash, subjectPromptHash, providerVersions].join(':')).slice(0, 12)}`;
   const resultsDir = at(opts.resultsDir ?? 'data/results');
