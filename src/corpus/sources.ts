@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parse, parseDocument, type Scalar } from 'yaml';
-import type { z } from 'zod';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { fieldName, keyOffset, nearestOffset, type PathKey } from '../util/yaml-paths.ts';
+import { locateIssue } from '../util/yaml-paths.ts';
 import { type SourceDocument, SourcesFile } from './schema.ts';
 
 /** One problem found in a sources file, located at the 1-based line of the offending YAML node. */
@@ -59,33 +58,13 @@ export function parseSources(text: string, file: string): SourcesFile {
   const data: unknown = yaml.toJS();
   const parsed = SourcesFile.safeParse(data);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) issues.push(...schemaIssues(issue, yaml, file, lineOf));
+    for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));
   }
   issues.push(...duplicateIssues(yaml, file, lineOf));
   if (issues.length > 0 || !parsed.success) {
     throw new SourcesFileError(issues.sort((a, b) => a.line - b.line));
   }
   return parsed.data;
-}
-
-function schemaIssues(
-  issue: z.core.$ZodIssue,
-  yaml: Document,
-  file: string,
-  lineOf: (offset: number) => number,
-): SourcesIssue[] {
-  const path = issue.path.filter((k): k is PathKey => typeof k !== 'symbol');
-  if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => ({
-      file,
-      line: lineOf(keyOffset(yaml, path, key) ?? nearestOffset(yaml, path)),
-      field: fieldName([...path, key]),
-      message: 'unknown field',
-    }));
-  }
-  const present = yaml.getIn(path, true) !== undefined;
-  const message = present ? issue.message : `required field is missing (${issue.message})`;
-  return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
 }
 
 /** Duplicate (company, fy) pairs and duplicate file names: two documents would land on one PDF. */

@@ -13,13 +13,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { type Document, LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { fieldName, keyOffset, nearestOffset, type PathKey } from '../util/yaml-paths.ts';
+import { locateIssue } from '../util/yaml-paths.ts';
 
 const Path = z.string().min(1, 'must be a path');
 const Id = z
@@ -272,31 +272,10 @@ export function parseRunConfig(text: string, file: string): RunConfig {
   }));
   const parsed = RunConfig.safeParse(yaml.toJS());
   if (!parsed.success)
-    for (const issue of parsed.error.issues) issues.push(...locate(issue, yaml, file, lineOf));
+    for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));
   if (issues.length > 0 || !parsed.success)
     throw new RunConfigError(issues.sort((a, b) => a.line - b.line || a.field.localeCompare(b.field)));
   return parsed.data;
-}
-
-function locate(
-  issue: z.core.$ZodIssue,
-  yaml: Document,
-  file: string,
-  lineOf: (offset: number) => number,
-): RunConfigIssue[] {
-  const path = issue.path.filter((k): k is PathKey => typeof k !== 'symbol');
-  if (issue.code === 'unrecognized_keys')
-    return issue.keys.map((key) => ({
-      file,
-      line: lineOf(keyOffset(yaml, path, key) ?? nearestOffset(yaml, path)),
-      field: fieldName([...path, key]),
-      message: 'unknown field',
-    }));
-  const present = yaml.getIn(path, true) !== undefined;
-  const expected = issue.code === 'invalid_type' ? `expected ${issue.expected}` : issue.message;
-  const message =
-    present || issue.code === 'custom' ? issue.message : `required field is missing (${expected})`;
-  return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
 }
 
 /** The config with every path made absolute against `root` (the repository root = the working folder). */

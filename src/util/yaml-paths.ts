@@ -4,6 +4,7 @@
  * Shared by the sources file and the run config loaders.
  */
 import { type Document, isMap, isPair, isScalar, type Node } from 'yaml';
+import type { z } from 'zod';
 
 export type PathKey = string | number;
 
@@ -29,4 +30,37 @@ export function keyOffset(yaml: Document, path: readonly PathKey[], key: string)
 export function fieldName(path: readonly PathKey[]): string {
   if (path.length === 0) return '(root)';
   return path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i === 0 ? k : `.${k}`)).join('');
+}
+
+/** A schema problem located in its YAML file. */
+export interface LocatedIssue {
+  file: string;
+  line: number;
+  field: string;
+  message: string;
+}
+
+/**
+ * Where a zod issue sits in the YAML it was parsed from: an unknown key at the key's own line, a
+ * missing field at its parent's, anything else at the node itself.
+ */
+export function locateIssue(
+  issue: z.core.$ZodIssue,
+  yaml: Document,
+  file: string,
+  lineOf: (offset: number) => number,
+): LocatedIssue[] {
+  const path = issue.path.filter((k): k is PathKey => typeof k !== 'symbol');
+  if (issue.code === 'unrecognized_keys')
+    return issue.keys.map((key) => ({
+      file,
+      line: lineOf(keyOffset(yaml, path, key) ?? nearestOffset(yaml, path)),
+      field: fieldName([...path, key]),
+      message: 'unknown field',
+    }));
+  const present = yaml.getIn(path, true) !== undefined;
+  const expected = issue.code === 'invalid_type' ? `expected ${issue.expected}` : issue.message;
+  const message =
+    present || issue.code === 'custom' ? issue.message : `required field is missing (${expected})`;
+  return [{ file, line: lineOf(nearestOffset(yaml, path)), field: fieldName(path), message }];
 }
