@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { loadSources } from '../corpus/sources.ts';
 import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
+import { DEFAULT_CACHE_DIR } from '../run/corpus-index.ts';
 import {
   documentsFromFolder,
   documentsFromSources,
@@ -18,7 +19,7 @@ export const DEFAULTS = {
   sources: 'data/corpus/sources.yaml',
   pdfDir: 'data/corpus/pdfs',
   index: 'data/index',
-  cacheDir: '.cache/rge',
+  cacheDir: DEFAULT_CACHE_DIR,
   embedder: 'use-lite',
 };
 

@@ -10,6 +10,7 @@ import { resolveGoldChunks } from '../questions/resolve.ts';
 import { type Question, Question as QuestionSchema } from '../questions/schema.ts';
 import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
 import { loadRunConfig } from '../run/config.ts';
+import { DEFAULT_CACHE_DIR } from '../run/corpus-index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { readJsonl } from '../util/jsonl.ts';
@@ -20,7 +21,7 @@ export const FIXTURE_DEFAULTS = {
   config: 'configs/fixture.yaml',
   facts: 'fixtures/facts.json',
   questions: 'fixtures/questions.jsonl',
-  cacheDir: '.cache/rge',
+  cacheDir: DEFAULT_CACHE_DIR,
 };
 
 interface Paths {
