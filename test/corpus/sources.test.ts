@@ -10,21 +10,10 @@ import {
   SourcesFileError,
   type SourcesIssue,
 } from '../../src/corpus/sources.ts';
+import { COMPANIES } from '../../src/fixtures/facts.ts';
 import { RgeError } from '../../src/util/errors.ts';
 
 const SHIPPED = join(import.meta.dirname, '../../data/corpus/sources.yaml');
-const COMPANIES = [
-  'reliance',
-  'hdfc-bank',
-  'bharti-airtel',
-  'adani-ports',
-  'itc',
-  'tata-motors',
-  'ola-electric',
-  'zomato',
-  'nykaa',
-  'paytm',
-];
 
 function issuesOf(text: string, file = 'sources.yaml'): SourcesIssue[] {
   try {
