@@ -1,0 +1,433 @@
+/**
+ * A loopback Anthropic Messages API for `@anthropic-ai/sdk` (pass `baseURL: server.url`):
+ * POST /v1/messages (non-streaming), POST /v1/messages/count_tokens, and Message Batches (create,
+ * retrieve, list, cancel, delete, results JSONL).
+ *
+ * Note: SDK 1.14 sends `apiKey` as `Authorization: Bearer`, older ones as `x-api-key`; both are accepted.
+ */
+import {
+  BatchJob,
+  type BatchOutcome,
+  bearerToken,
+  type CacheTtl,
+  type ErrorKind,
+  type HttpExchange,
+  isRecord,
+  type LoopbackCall,
+  type LoopbackOptions,
+  type LoopbackServer,
+  LoopbackState,
+  limitParam,
+  listenLoopback,
+  type ModelTurn,
+  newId,
+  numberOr,
+  type ProducedReply,
+  type PromptSegment,
+  pageById,
+  parseJsonBody,
+  promptSegment,
+  type RateLimitSnapshot,
+  rfc3339,
+  type SyncCallRenderer,
+  sendJson,
+  sendRaw,
+  serveSyncCall,
+  settleAll,
+  stringOr,
+} from './common.ts';
+
+const ERROR_TYPES: Record<ErrorKind, string> = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  not_found: 'not_found_error',
+  rate_limit: 'rate_limit_error',
+  internal: 'api_error',
+  bad_gateway: 'api_error',
+  unavailable: 'api_error',
+  overloaded: 'overloaded_error',
+};
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Anthropic's error body: `{type:'error', error:{type, message}, request_id}`. */
+function errorBody(kind: ErrorKind, message: string, requestId: string | null) {
+  return { type: 'error', error: { type: ERROR_TYPES[kind], message }, request_id: requestId };
+}
+
+function sendError(ex: HttpExchange, status: number, kind: ErrorKind, message: string, headers = {}) {
+  const requestId = newId('req_loopback_');
+  sendJson(ex.res, status, errorBody(kind, message, requestId), { 'request-id': requestId, ...headers });
+}
+
+function rateLimitHeaders(s: RateLimitSnapshot): Record<string, string> {
+  const reset = rfc3339(Date.now() + s.resetMs);
+  const headers: Record<string, string> = {};
+  if (s.requestsLimit !== null) {
+    headers['anthropic-ratelimit-requests-limit'] = String(s.requestsLimit);
+    headers['anthropic-ratelimit-requests-remaining'] = String(s.requestsRemaining);
+    headers['anthropic-ratelimit-requests-reset'] = reset;
+  }
+  if (s.tokensLimit !== null) {
+    for (const family of ['tokens', 'input-tokens']) {
+      headers[`anthropic-ratelimit-${family}-limit`] = String(s.tokensLimit);
+      headers[`anthropic-ratelimit-${family}-remaining`] = String(s.tokensRemaining);
+      headers[`anthropic-ratelimit-${family}-reset`] = reset;
+    }
+  }
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Request parsing
+
+type Parsed = { ok: true; turn: ModelTurn } | { ok: false; message: string };
+
+function cacheTtlOf(block: unknown): CacheTtl | null {
+  if (!isRecord(block) || !isRecord(block.cache_control)) return null;
+  return block.cache_control.ttl === '1h' ? '1h' : '5m';
+}
+
+/** The text a content block contributes to the prompt. */
+function blockText(block: unknown): string {
+  if (typeof block === 'string') return block;
+  if (!isRecord(block)) return '';
+  if (block.type === 'text') return stringOr(block.text, '');
+  if (block.type === 'document' && isRecord(block.source) && block.source.type === 'text') {
+    return stringOr(block.source.data, '');
+  }
+  if (block.type === 'tool_result') {
+    const content = block.content;
+    return typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map(blockText).join('\n')
+        : '';
+  }
+  return '';
+}
+
+/** Content (a string or blocks) as cache segments, in order. */
+function contentSegments(content: unknown): PromptSegment[] {
+  if (typeof content === 'string') return [promptSegment(content)];
+  if (!Array.isArray(content)) return [];
+  return content.map((block) => promptSegment(blockText(block), cacheTtlOf(block)));
+}
+
+/** The JSON schema of `output_config.format` (or the older beta `output_format`), or null. */
+function schemaOf(params: Record<string, unknown>): unknown | null {
+  const config = isRecord(params.output_config) ? params.output_config : {};
+  const format = isRecord(config.format)
+    ? config.format
+    : isRecord(params.output_format)
+      ? params.output_format
+      : null;
+  return format?.type === 'json_schema' ? (format.schema ?? {}) : null;
+}
+
+/** A Messages API body as a model turn: system blocks first, then every message's blocks, in order. */
+export function parseMessagesParams(params: unknown, customId: string | null): Parsed {
+  if (!isRecord(params)) return { ok: false, message: 'The request body must be a JSON object.' };
+  if (params.stream === true)
+    return { ok: false, message: 'stream: true is not supported by the loopback server.' };
+  if (typeof params.model !== 'string' || params.model === '')
+    return { ok: false, message: 'model: Field required' };
+  const maxTokens = numberOr(params.max_tokens, null);
+  if (maxTokens === null || maxTokens < 0) return { ok: false, message: 'max_tokens: Field required' };
+  if (!Array.isArray(params.messages)) return { ok: false, message: 'messages: Field required' };
+
+  const segments = contentSegments(params.system);
+  const systemTexts = segments.map((s) => s.text);
+  const messages: LoopbackCall['messages'] = [];
+  for (const [i, message] of params.messages.entries()) {
+    if (!isRecord(message) || !['user', 'assistant', 'system'].includes(String(message.role))) {
+      return { ok: false, message: `messages.${i}.role: Input should be 'user', 'assistant' or 'system'` };
+    }
+    const blocks = contentSegments(message.content);
+    segments.push(...blocks);
+    const text = blocks.map((b) => b.text).join('\n');
+    if (message.role === 'system') systemTexts.push(text);
+    else messages.push({ role: message.role === 'assistant' ? 'assistant' : 'user', text });
+  }
+  // Top-level cache_control marks the last cacheable block.
+  const last = segments.at(-1);
+  if (last && last.cacheTtl === null && isRecord(params.cache_control)) {
+    last.cacheTtl = params.cache_control.ttl === '1h' ? '1h' : '5m';
+  }
+  const call: LoopbackCall = {
+    provider: 'anthropic',
+    model: params.model,
+    system: systemTexts.join('\n'),
+    messages,
+    schema: schemaOf(params),
+    temperature: numberOr(params.temperature, null),
+    seed: null,
+    maxTokens,
+    batch: customId !== null,
+    customId,
+  };
+  return { ok: true, turn: { call, segments } };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Responses
+
+function renderMessage(turn: ModelTurn, reply: ProducedReply) {
+  const { input } = reply;
+  return {
+    id: newId('msg_loopback_'),
+    type: 'message',
+    role: 'assistant',
+    model: turn.call.model,
+    content: [{ type: 'text', text: reply.text, citations: null }],
+    stop_reason: reply.stop === 'max_tokens' ? 'max_tokens' : 'end_turn',
+    stop_sequence: null,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
+    usage: {
+      input_tokens: input.uncached,
+      output_tokens: reply.outputTokens,
+      cache_creation_input_tokens: input.cacheWrite,
+      cache_read_input_tokens: input.cacheRead,
+      cache_creation: {
+        ephemeral_5m_input_tokens: input.cacheWriteTtl === '5m' ? input.cacheWrite : 0,
+        ephemeral_1h_input_tokens: input.cacheWriteTtl === '1h' ? input.cacheWrite : 0,
+      },
+      inference_geo: null,
+      output_tokens_details: { thinking_tokens: 0 },
+      server_tool_use: null,
+      service_tier: turn.call.batch ? 'batch' : 'standard',
+      speed: 'standard',
+    },
+  };
+}
+
+interface AnthropicBatchMeta {
+  /** set once the batch was deleted; a deleted batch is gone from every route */
+  deleted: boolean;
+}
+
+type AnthropicBatch = BatchJob<AnthropicBatchMeta>;
+
+function renderBatch(job: AnthropicBatch, origin: string) {
+  const ended = job.ended;
+  const counts = {
+    processing: ended ? 0 : job.entries.length,
+    succeeded: job.count('succeeded'),
+    errored: job.count('errored'),
+    canceled: job.count('canceled'),
+    expired: job.count('expired'),
+  };
+  return {
+    id: job.id,
+    type: 'message_batch',
+    processing_status: ended ? 'ended' : job.cancelRequestedAt !== null ? 'canceling' : 'in_progress',
+    request_counts: counts,
+    created_at: rfc3339(job.createdAt),
+    ended_at: job.endedAt === null ? null : rfc3339(job.endedAt),
+    expires_at: rfc3339(job.createdAt + DAY_MS),
+    archived_at: null,
+    cancel_initiated_at: job.cancelRequestedAt === null ? null : rfc3339(job.cancelRequestedAt),
+    results_url: ended ? `${origin}/v1/messages/batches/${job.id}/results` : null,
+  };
+}
+
+function renderResult(job: AnthropicBatch, outcome: BatchOutcome, index: number) {
+  const entry = job.entries[index];
+  const customId = entry?.customId ?? String(index);
+  switch (outcome.kind) {
+    case 'succeeded':
+      return {
+        custom_id: customId,
+        result: { type: 'succeeded', message: renderMessage(outcome.turn, outcome.reply) },
+      };
+    case 'errored': {
+      const kind: ErrorKind = outcome.cause === 'invalid_request' ? 'invalid_request' : 'internal';
+      return {
+        custom_id: customId,
+        result: { type: 'errored', error: errorBody(kind, outcome.message, null) },
+      };
+    }
+    default:
+      return { custom_id: customId, result: { type: outcome.kind } };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Server
+
+export async function startAnthropicServer(opts: LoopbackOptions = {}): Promise<LoopbackServer> {
+  const state = new LoopbackState('anthropic', opts, 'explicit');
+  const batches = new Map<string, AnthropicBatch>();
+  const renderer: SyncCallRenderer = {
+    error: sendError,
+    rateLimitHeaders,
+    render: renderMessage,
+    replyHeaders: () => ({ 'request-id': newId('req_loopback_') }),
+  };
+
+  const liveBatch = (id: string | undefined): AnthropicBatch | null => {
+    const job = id ? batches.get(id) : undefined;
+    return job && !job.meta.deleted ? job : null;
+  };
+
+  const handle = async (ex: HttpExchange): Promise<void> => {
+    const path = ex.url.pathname.replace(/\/+$/, '');
+    const route = `${ex.method} ${path}`;
+    const isMessages = route === 'POST /v1/messages';
+    const fault = isMessages ? state.faults.next() : null;
+
+    const key = stringOr(ex.req.headers['x-api-key'], null) ?? bearerToken(ex);
+    if (!state.acceptsKey(key)) {
+      sendError(ex, 401, 'authentication', 'invalid x-api-key');
+      return;
+    }
+    const json =
+      ex.method === 'POST' && ex.body.length > 0 ? parseJsonBody(ex.body) : { ok: true as const, value: {} };
+    if (!json.ok) {
+      sendError(
+        ex,
+        400,
+        'invalid_request',
+        `There was an issue with your request body: invalid JSON (${json.error}).`,
+      );
+      return;
+    }
+
+    if (isMessages) {
+      const parsed = parseMessagesParams(json.value, null);
+      if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
+      else await serveSyncCall(state, ex, parsed.turn, fault, renderer);
+      return;
+    }
+
+    if (route === 'POST /v1/messages/count_tokens') {
+      const parsed = parseMessagesParams(
+        isRecord(json.value) ? { max_tokens: 0, ...json.value } : json.value,
+        null,
+      );
+      if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
+      else sendJson(ex.res, 200, { input_tokens: parsed.turn.segments.reduce((n, s) => n + s.tokens, 0) });
+      return;
+    }
+
+    if (route === 'POST /v1/messages/batches') {
+      const requests = isRecord(json.value) ? json.value.requests : undefined;
+      if (!Array.isArray(requests) || requests.length === 0) {
+        sendError(ex, 400, 'invalid_request', 'requests: List should have at least 1 item');
+        return;
+      }
+      const ids = new Set<string>();
+      const entries = [];
+      for (const [i, request] of requests.entries()) {
+        const customId = isRecord(request) ? request.custom_id : undefined;
+        if (typeof customId !== 'string' || customId === '' || ids.has(customId)) {
+          sendError(ex, 400, 'invalid_request', `requests.${i}.custom_id: must be a unique non-empty string`);
+          return;
+        }
+        ids.add(customId);
+        const parsed = parseMessagesParams(isRecord(request) ? request.params : undefined, customId);
+        entries.push(
+          parsed.ok
+            ? { customId, turn: parsed.turn, invalid: null }
+            : { customId, turn: null, invalid: parsed.message },
+        );
+      }
+      const job: AnthropicBatch = new BatchJob(
+        newId('msgbatch_loopback_'),
+        entries,
+        { deleted: false },
+        state.batchCompleteAfterMs,
+      );
+      batches.set(job.id, job);
+      sendJson(ex.res, 200, renderBatch(job, ex.origin));
+      return;
+    }
+
+    if (route === 'GET /v1/messages/batches') {
+      const all = (await settleAll(batches, state)).filter((j) => !j.meta.deleted);
+      const { page, hasMore } = pageById(all, {
+        after: ex.url.searchParams.get('after_id'),
+        before: ex.url.searchParams.get('before_id'),
+        limit: limitParam(ex.url, 20, 1000),
+      });
+      sendJson(ex.res, 200, {
+        data: page.map((j) => renderBatch(j, ex.origin)),
+        has_more: hasMore,
+        first_id: page[0]?.id ?? null,
+        last_id: page.at(-1)?.id ?? null,
+      });
+      return;
+    }
+
+    const batchRoute = /^\/v1\/messages\/batches\/([^/]+)(?:\/(cancel|results))?$/.exec(path);
+    if (batchRoute) {
+      const job = liveBatch(batchRoute[1] && decodeURIComponent(batchRoute[1]));
+      const action = `${ex.method} ${batchRoute[2] ?? ''}`;
+      if (!job) {
+        sendError(ex, 404, 'not_found', `Message batch ${batchRoute[1]} not found.`);
+        return;
+      }
+      if (action === 'GET ') {
+        await job.settle(state);
+        sendJson(ex.res, 200, renderBatch(job, ex.origin));
+        return;
+      }
+      if (action === 'POST cancel') {
+        if (!job.ended && job.cancelRequestedAt === null) job.cancelRequestedAt = Date.now();
+        sendJson(ex.res, 200, renderBatch(job, ex.origin));
+        return;
+      }
+      if (action === 'DELETE ') {
+        await job.settle(state);
+        if (!job.ended) {
+          sendError(
+            ex,
+            400,
+            'invalid_request',
+            'A batch can only be deleted once it has ended; cancel it first.',
+          );
+          return;
+        }
+        job.meta.deleted = true;
+        sendJson(ex.res, 200, { id: job.id, type: 'message_batch_deleted' });
+        return;
+      }
+      if (action === 'GET results') {
+        await job.settle(state);
+        if (!job.outcomes) {
+          sendError(
+            ex,
+            404,
+            'not_found',
+            `Message batch ${job.id} has not ended yet; its results are not ready.`,
+          );
+          return;
+        }
+        const lines = job.outcomes.map((o, i) => `${JSON.stringify(renderResult(job, o, i))}\n`).join('');
+        sendRaw(ex.res, 200, lines, 'application/binary');
+        return;
+      }
+    }
+
+    sendError(ex, 404, 'not_found', `No route for ${ex.method} ${path} on the loopback Anthropic server.`);
+  };
+
+  const server = await listenLoopback(state, handle, (ex, err) =>
+    sendError(
+      ex,
+      500,
+      'internal',
+      `Loopback server error: ${err instanceof Error ? err.message : String(err)}`,
+    ),
+  );
+  return {
+    url: server.origin,
+    provider: 'anthropic',
+    calls: state.calls,
+    billed: state.billed,
+    requests: state.requests,
+    close: server.close,
+  };
+}

@@ -1,0 +1,406 @@
+/**
+ * A loopback Gemini Developer API (v1beta) for `@google/genai` (pass `httpOptions: {baseUrl: server.url}`):
+ * POST models/{model}:generateContent and :countTokens, and batch mode with inlined requests:
+ * POST models/{model}:batchGenerateContent, GET batches/{id}, GET batches, POST batches/{id}:cancel,
+ * DELETE batches/{id}.
+ *
+ * Batches travel as long-running Operations: `{name: 'batches/…', metadata: GenerateContentBatch, done,
+ * response}`. The SDK reads `metadata.state` (BATCH_STATE_*, which it renames JOB_STATE_*),
+ * `metadata.displayName` and `metadata.output.inlinedResponses.inlinedResponses`; it does not read the
+ * operation's `error`, so a failed batch shows only as JOB_STATE_FAILED.
+ */
+import {
+  BatchJob,
+  type BatchOutcome,
+  type ErrorKind,
+  type HttpExchange,
+  isRecord,
+  type LoopbackCall,
+  type LoopbackOptions,
+  type LoopbackServer,
+  LoopbackState,
+  listenLoopback,
+  type ModelTurn,
+  newId,
+  numberOr,
+  type ProducedReply,
+  type PromptSegment,
+  parseJsonBody,
+  promptSegment,
+  rfc3339,
+  type SyncCallRenderer,
+  sendJson,
+  serveSyncCall,
+  settleAll,
+  stringOr,
+} from './common.ts';
+
+const STATUS_NAMES: Record<ErrorKind, string> = {
+  invalid_request: 'INVALID_ARGUMENT',
+  authentication: 'UNAUTHENTICATED',
+  not_found: 'NOT_FOUND',
+  rate_limit: 'RESOURCE_EXHAUSTED',
+  internal: 'INTERNAL',
+  bad_gateway: 'UNAVAILABLE',
+  unavailable: 'UNAVAILABLE',
+  overloaded: 'UNAVAILABLE',
+};
+
+/** google.rpc.Code numbers, for per-item errors of a batch. */
+const RPC_CODES = { CANCELLED: 1, INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, INTERNAL: 13 } as const;
+
+const BATCH_TYPE = 'type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatch';
+const BATCH_OUTPUT_TYPE =
+  'type.googleapis.com/google.ai.generativelanguage.v1beta.GenerateContentBatchOutput';
+
+/**
+ * Google's error body: `{error:{code, message, status, details}}`; a 429 carries a RetryInfo detail
+ * (`retryDelay` in whole seconds, from the retry-after-ms header) and a 401 an ErrorInfo.
+ */
+function sendError(
+  ex: HttpExchange,
+  status: number,
+  kind: ErrorKind,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  const details: unknown[] = [];
+  if (kind === 'authentication') {
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'API_KEY_INVALID',
+      domain: 'googleapis.com',
+      metadata: { service: 'generativelanguage.googleapis.com' },
+    });
+  }
+  if (kind === 'rate_limit') {
+    const ms = Number(headers['retry-after-ms'] ?? 1000);
+    details.push({
+      '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+      retryDelay: `${Math.max(1, Math.ceil(ms / 1000))}s`,
+    });
+  }
+  const error = {
+    code: status,
+    message,
+    status: STATUS_NAMES[kind],
+    ...(details.length > 0 ? { details } : {}),
+  };
+  sendJson(ex.res, status, { error }, headers);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Request parsing
+
+type Parsed = { ok: true; turn: ModelTurn } | { ok: false; message: string };
+
+function partsText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!isRecord(content) || !Array.isArray(content.parts)) return '';
+  return content.parts
+    .map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+function schemaOf(config: Record<string, unknown>): unknown | null {
+  if (config.responseJsonSchema !== undefined) return config.responseJsonSchema;
+  if (config.responseSchema !== undefined) return config.responseSchema;
+  return config.responseMimeType === 'application/json' ? { type: 'object' } : null;
+}
+
+/** A GenerateContentRequest as a model turn: the system instruction, then each content, as segments. */
+export function parseGenerateRequest(model: string, request: unknown, customId: string | null): Parsed {
+  if (!isRecord(request)) return { ok: false, message: 'Invalid JSON payload received: expected an object.' };
+  if (!Array.isArray(request.contents) || request.contents.length === 0) {
+    return { ok: false, message: '* GenerateContentRequest.contents: contents is not specified' };
+  }
+  const segments: PromptSegment[] = [];
+  const system = request.systemInstruction === undefined ? '' : partsText(request.systemInstruction);
+  if (system !== '') segments.push(promptSegment(system));
+  const messages: LoopbackCall['messages'] = [];
+  for (const content of request.contents) {
+    const text = partsText(content);
+    segments.push(promptSegment(text));
+    messages.push({ role: isRecord(content) && content.role === 'model' ? 'assistant' : 'user', text });
+  }
+  const config = isRecord(request.generationConfig) ? request.generationConfig : {};
+  const call: LoopbackCall = {
+    provider: 'gemini',
+    model: model.replace(/^models\//, ''),
+    system,
+    messages,
+    schema: schemaOf(config),
+    temperature: numberOr(config.temperature, null),
+    seed: numberOr(config.seed, null),
+    maxTokens: numberOr(config.maxOutputTokens, null),
+    batch: customId !== null,
+    customId,
+  };
+  return { ok: true, turn: { call, segments } };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Responses
+
+/** A GenerateContentResponse; `cachedContentTokenCount` is omitted when nothing was cached, as the API does. */
+function renderGenerateResponse(turn: ModelTurn, reply: ProducedReply) {
+  const { input } = reply;
+  const cached = input.cacheRead;
+  return {
+    candidates: [
+      {
+        content: { parts: [{ text: reply.text }], role: 'model' },
+        finishReason: reply.stop === 'max_tokens' ? 'MAX_TOKENS' : 'STOP',
+        index: 0,
+      },
+    ],
+    usageMetadata: {
+      promptTokenCount: input.total,
+      candidatesTokenCount: reply.outputTokens,
+      totalTokenCount: input.total + reply.outputTokens,
+      ...(cached > 0
+        ? { cachedContentTokenCount: cached, cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cached }] }
+        : {}),
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: input.total }],
+    },
+    modelVersion: turn.call.model,
+    responseId: newId('', 11),
+  };
+}
+
+interface GeminiBatchMeta {
+  model: string;
+  displayName: string;
+  /** each request's `metadata`, echoed in its inlined response */
+  itemMetadata: (Record<string, unknown> | null)[];
+  deleted: boolean;
+}
+
+type GeminiBatch = BatchJob<GeminiBatchMeta>;
+
+function batchState(job: GeminiBatch): string {
+  if (!job.ended) return job.reads === 0 ? 'BATCH_STATE_PENDING' : 'BATCH_STATE_RUNNING';
+  if (job.failed) return 'BATCH_STATE_FAILED';
+  if (job.cancelRequestedAt !== null) return 'BATCH_STATE_CANCELLED';
+  return job.count('expired') > 0 ? 'BATCH_STATE_EXPIRED' : 'BATCH_STATE_SUCCEEDED';
+}
+
+function inlinedResponse(outcome: BatchOutcome, metadata: Record<string, unknown> | null) {
+  const withMetadata = metadata ? { metadata } : {};
+  switch (outcome.kind) {
+    case 'succeeded':
+      return { response: renderGenerateResponse(outcome.turn, outcome.reply), ...withMetadata };
+    case 'errored': {
+      const code = outcome.cause === 'invalid_request' ? RPC_CODES.INVALID_ARGUMENT : RPC_CODES.INTERNAL;
+      return { error: { code, message: outcome.message }, ...withMetadata };
+    }
+    case 'expired':
+      return {
+        error: {
+          code: RPC_CODES.DEADLINE_EXCEEDED,
+          message: 'The request expired before it could be processed.',
+        },
+        ...withMetadata,
+      };
+    case 'canceled':
+      return {
+        error: { code: RPC_CODES.CANCELLED, message: 'The request was cancelled with its batch.' },
+        ...withMetadata,
+      };
+  }
+}
+
+/** The batch as the long-running Operation the API returns from create, get and list. */
+function renderOperation(job: GeminiBatch) {
+  const name = `batches/${job.id}`;
+  const ended = job.ended;
+  const succeeded = job.count('succeeded');
+  const failed = job.entries.length - succeeded;
+  const inlined =
+    job.outcomes && !job.failed
+      ? {
+          inlinedResponses: {
+            inlinedResponses: job.outcomes.map((o, i) =>
+              inlinedResponse(o, job.meta.itemMetadata[i] ?? null),
+            ),
+          },
+        }
+      : null;
+  const updated = job.endedAt ?? job.cancelRequestedAt ?? job.createdAt;
+  const metadata = {
+    '@type': BATCH_TYPE,
+    name,
+    model: job.meta.model,
+    displayName: job.meta.displayName,
+    createTime: rfc3339(job.createdAt),
+    updateTime: rfc3339(updated),
+    ...(job.endedAt !== null ? { endTime: rfc3339(job.endedAt) } : {}),
+    batchStats: {
+      requestCount: String(job.entries.length),
+      ...(ended
+        ? { successfulRequestCount: String(succeeded), failedRequestCount: String(failed) }
+        : { pendingRequestCount: String(job.entries.length) }),
+    },
+    state: batchState(job),
+    ...(inlined ? { output: inlined } : {}),
+  };
+  return {
+    name,
+    metadata,
+    done: ended,
+    ...(inlined ? { response: { '@type': BATCH_OUTPUT_TYPE, ...inlined } } : {}),
+    ...(job.failed
+      ? { error: { code: RPC_CODES.INTERNAL, message: 'The batch failed (loopback failWholeBatch).' } }
+      : {}),
+  };
+}
+
+/** The id an inlined request is known by: its metadata `key` (or `custom_id`, `id`), else its position. */
+function customIdOf(metadata: Record<string, unknown> | null, index: number): string {
+  for (const field of ['key', 'custom_id', 'id']) {
+    const value = metadata?.[field];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return String(index);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Server
+
+export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<LoopbackServer> {
+  const state = new LoopbackState('gemini', opts, 'automatic');
+  const batches = new Map<string, GeminiBatch>();
+  const renderer: SyncCallRenderer = {
+    error: sendError,
+    rateLimitHeaders: () => ({}),
+    render: renderGenerateResponse,
+  };
+
+  const createBatch = (ex: HttpExchange, model: string, body: unknown): void => {
+    const batch = isRecord(body) && isRecord(body.batch) ? body.batch : {};
+    const inputConfig = isRecord(batch.inputConfig) ? batch.inputConfig : {};
+    const wrapper = isRecord(inputConfig.requests) ? inputConfig.requests : {};
+    if (inputConfig.fileName !== undefined) {
+      sendError(
+        ex,
+        400,
+        'invalid_request',
+        'The loopback server supports inlined batch requests only, not fileName.',
+      );
+      return;
+    }
+    if (!Array.isArray(wrapper.requests) || wrapper.requests.length === 0) {
+      sendError(ex, 400, 'invalid_request', '* batch.input_config.requests: requests is not specified');
+      return;
+    }
+    const itemMetadata: (Record<string, unknown> | null)[] = [];
+    const entries = wrapper.requests.map((item: unknown, i: number) => {
+      const metadata = isRecord(item) && isRecord(item.metadata) ? item.metadata : null;
+      itemMetadata.push(metadata);
+      const customId = customIdOf(metadata, i);
+      const request = isRecord(item) ? item.request : undefined;
+      const itemModel = isRecord(request) ? stringOr(request.model, model) : model;
+      const parsed = parseGenerateRequest(itemModel, request, customId);
+      return parsed.ok
+        ? { customId, turn: parsed.turn, invalid: null }
+        : { customId, turn: null, invalid: parsed.message };
+    });
+    const meta: GeminiBatchMeta = {
+      model,
+      displayName: stringOr(batch.displayName, ''),
+      itemMetadata,
+      deleted: false,
+    };
+    const job: GeminiBatch = new BatchJob(newId('', 16), entries, meta, state.batchCompleteAfterMs);
+    batches.set(job.id, job);
+    sendJson(ex.res, 200, renderOperation(job));
+  };
+
+  const handle = async (ex: HttpExchange): Promise<void> => {
+    const path = ex.url.pathname.replace(/\/+$/, '');
+    const modelRoute = /^\/v1(?:beta|alpha)?\/((?:models|tunedModels)\/[^/:]+):(\w+)$/.exec(path);
+    const method = modelRoute?.[2];
+    const model = decodeURIComponent(modelRoute?.[1] ?? '');
+    const isGenerate = ex.method === 'POST' && method === 'generateContent';
+    const fault = isGenerate ? state.faults.next() : null;
+
+    const key = ex.req.headers['x-goog-api-key'] ?? ex.url.searchParams.get('key');
+    if (!state.acceptsKey(typeof key === 'string' ? key : null)) {
+      sendError(ex, 401, 'authentication', 'API key not valid. Please pass a valid API key.');
+      return;
+    }
+    const json =
+      ex.method === 'POST' && ex.body.length > 0 ? parseJsonBody(ex.body) : { ok: true as const, value: {} };
+    if (!json.ok) {
+      sendError(ex, 400, 'invalid_request', `Invalid JSON payload received. ${json.error}`);
+      return;
+    }
+
+    if (modelRoute && ex.method === 'POST') {
+      if (method === 'generateContent' || method === 'countTokens') {
+        const parsed = parseGenerateRequest(model, json.value, null);
+        if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
+        else if (method === 'countTokens') {
+          sendJson(ex.res, 200, { totalTokens: parsed.turn.segments.reduce((n, s) => n + s.tokens, 0) });
+        } else await serveSyncCall(state, ex, parsed.turn, fault, renderer);
+        return;
+      }
+      if (method === 'batchGenerateContent') {
+        createBatch(ex, model, json.value);
+        return;
+      }
+    }
+
+    const batchRoute = /^\/v1(?:beta|alpha)?\/batches(?:\/([^/:]+)(?::(\w+))?)?$/.exec(path);
+    if (batchRoute && !batchRoute[1] && ex.method === 'GET') {
+      const all = (await settleAll(batches, state)).filter((j) => !j.meta.deleted);
+      const pageSize = Number(ex.url.searchParams.get('pageSize') ?? 50);
+      const size = Number.isInteger(pageSize) && pageSize > 0 ? Math.min(pageSize, 1000) : 50;
+      const offset = Number(ex.url.searchParams.get('pageToken') ?? 0) || 0;
+      const page = all.slice(offset, offset + size);
+      const more = offset + size < all.length;
+      sendJson(ex.res, 200, {
+        operations: page.map(renderOperation),
+        ...(more ? { nextPageToken: String(offset + size) } : {}),
+      });
+      return;
+    }
+    if (batchRoute?.[1]) {
+      const job = batches.get(decodeURIComponent(batchRoute[1]));
+      const action = `${ex.method} ${batchRoute[2] ?? ''}`;
+      if (!job || job.meta.deleted) {
+        sendError(ex, 404, 'not_found', `Batch batches/${batchRoute[1]} not found.`);
+      } else if (action === 'GET ') {
+        await job.settle(state);
+        sendJson(ex.res, 200, renderOperation(job));
+      } else if (action === 'POST cancel') {
+        if (!job.ended) job.cancelRequestedAt ??= Date.now();
+        sendJson(ex.res, 200, {});
+      } else if (action === 'DELETE ') {
+        job.meta.deleted = true;
+        sendJson(ex.res, 200, {});
+      } else sendError(ex, 404, 'not_found', `No route for ${ex.method} ${path}.`);
+      return;
+    }
+
+    sendError(ex, 404, 'not_found', `No route for ${ex.method} ${path} on the loopback Gemini server.`);
+  };
+
+  const server = await listenLoopback(state, handle, (ex, err) =>
+    sendError(
+      ex,
+      500,
+      'internal',
+      `Loopback server error: ${err instanceof Error ? err.message : String(err)}`,
+    ),
+  );
+  return {
+    url: server.origin,
+    provider: 'gemini',
+    calls: state.calls,
+    billed: state.billed,
+    requests: state.requests,
+    close: server.close,
+  };
+}
