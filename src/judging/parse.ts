@@ -4,7 +4,17 @@
  * reply and the validation error appended to the conversation; a second failure is recorded as
  * `unscored` with the raw text and the error, never as a score of 0 (a failure is data).
  */
-import type { ChatMessage, ModelRequest, Provider } from '../providers/types.ts';
+import {
+  addUsage,
+  type CallCharge,
+  type CallOptions,
+  type ChatMessage,
+  type ModelReply,
+  type ModelRequest,
+  type Provider,
+  type Usage,
+  ZERO_USAGE,
+} from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
 import { type JudgeOutcome, JudgeVerdict } from './verdict.ts';
 
@@ -49,31 +59,72 @@ export function retryMessage(error: string): string {
   );
 }
 
+/** A judge outcome with the billed calls behind it (stored beside the outcome, settled after). */
+export interface JudgedCase {
+  outcome: JudgeOutcome;
+  charges: CallCharge[];
+  batch: boolean;
+}
+
 /**
  * Asks `provider` to judge the case of `request` and returns its outcome: `scored` with the verdict,
  * or `unscored` with the last raw reply and the error after one retry. An error the provider throws
- * (network, budget cap) is not a reply and propagates to the caller. Latency and cost add up over the
- * attempts.
+ * (network, budget cap) is not a reply and propagates to the caller. Latency, cost, tokens and the
+ * billed calls add up over the attempts. `first` is a reply already obtained (from a batch): it counts
+ * as the first attempt, and only a retry is asked of `provider`.
  */
-export async function judgeCase(provider: Provider, request: ModelRequest): Promise<JudgeOutcome> {
+export async function judgeCase(
+  provider: Provider,
+  request: ModelRequest,
+  opts: CallOptions & { first?: ModelReply } = {},
+): Promise<JudgeOutcome> {
+  return (await judgeCaseCharged(provider, request, opts)).outcome;
+}
+
+export async function judgeCaseCharged(
+  provider: Provider,
+  request: ModelRequest,
+  opts: CallOptions & { first?: ModelReply } = {},
+): Promise<JudgedCase> {
   const messages: ChatMessage[] = [...request.messages];
   let latencyMs = 0;
   let costUsd = 0;
+  let usage: Usage = ZERO_USAGE;
+  const charges: CallCharge[] = [];
   let raw = '';
   let error = '';
+  const callOptions = { ...(opts.signal ? { signal: opts.signal } : {}), priority: opts.priority ?? 5 };
   for (let attempt = 1; attempt <= MAX_JUDGE_ATTEMPTS; attempt++) {
-    const reply = await provider.complete({ ...request, messages: [...messages] });
+    const reply =
+      attempt === 1 && opts.first
+        ? opts.first
+        : await provider.complete({ ...request, messages: [...messages] }, callOptions);
     latencyMs += reply.latencyMs;
     costUsd += reply.costUsd;
+    usage = addUsage(usage, reply.usage);
+    charges.push(...(reply.charges ?? []));
     const text = reply.text;
     raw = text;
     const parsed = parseVerdict(text);
+    const cost = { latencyMs, costUsd, usage };
     if (parsed.ok)
-      return outcome(provider, 'scored', parsed.verdict, raw, attempt, null, { latencyMs, costUsd });
+      return {
+        outcome: outcome(provider, 'scored', parsed.verdict, raw, attempt, null, cost),
+        charges,
+        batch: Boolean(opts.first?.batch),
+      };
     error = parsed.error;
     messages.push({ role: 'assistant', content: text }, { role: 'user', content: retryMessage(error) });
   }
-  return outcome(provider, 'unscored', null, raw, MAX_JUDGE_ATTEMPTS, error, { latencyMs, costUsd });
+  return {
+    outcome: outcome(provider, 'unscored', null, raw, MAX_JUDGE_ATTEMPTS, error, {
+      latencyMs,
+      costUsd,
+      usage,
+    }),
+    charges,
+    batch: Boolean(opts.first?.batch),
+  };
 }
 
 function outcome(
@@ -83,7 +134,7 @@ function outcome(
   raw: string,
   attempts: number,
   error: string | null,
-  cost: { latencyMs: number; costUsd: number },
+  cost: { latencyMs: number; costUsd: number; usage: Usage },
 ): JudgeOutcome {
   return {
     judgeId: provider.id,
@@ -95,5 +146,6 @@ function outcome(
     error,
     latencyMs: cost.latencyMs,
     costUsd: cost.costUsd,
+    usage: cost.usage,
   };
 }

@@ -72,6 +72,17 @@ export function judgePromptHash(text: string = judgePromptText()): string {
 
 /** The case as the judge reads it: every field of the input, chunks with their ids. */
 export function renderJudgeCase(input: JudgeInput): string {
+  return renderJudgeCaseParts(input).join('');
+}
+
+/** The section header of the answer: everything before it is the same for every answer to a question. */
+const ANSWER_HEADER = 'ANSWER TO JUDGE:\n';
+
+/**
+ * The case in two parts: what every answer to the question shares (question, expectation, gold, the
+ * retrieved chunks) and the answer. The first part is the cacheable prefix of every judge call.
+ */
+export function renderJudgeCaseParts(input: JudgeInput): [string, string] {
   const chunks = input.chunks
     .map(
       (c) =>
@@ -82,7 +93,7 @@ export function renderJudgeCase(input: JudgeInput): string {
   const numeric = input.numericGold.map(
     (g) => `- ${g.label}: ${g.value} ${g.unit} (relative tolerance ${g.tolerance})`,
   );
-  return [
+  const shared = [
     `QUESTION (${input.questionId}, category ${input.category}):\n${input.question}`,
     `EXPECTED BEHAVIOUR: ${input.expectedBehavior}`,
     `GOLD ANSWER:\n${input.goldAnswer}`,
@@ -91,8 +102,9 @@ export function renderJudgeCase(input: JudgeInput): string {
       : 'GOLD QUOTES: none',
     numeric.length > 0 ? `GOLD FIGURES:\n${numeric.join('\n')}` : 'GOLD FIGURES: none',
     `RETRIEVED CHUNKS:\n${chunks || '(none)'}`,
-    `ANSWER TO JUDGE:\n${input.answer}`,
+    '',
   ].join('\n\n');
+  return [shared, `${ANSWER_HEADER}${input.answer}`];
 }
 
 /**
@@ -105,10 +117,11 @@ export function renderJudgeRequest(
   judge: JudgeModel,
   promptText: string = judgePromptText(),
 ): ModelRequest {
+  const [shared, answer] = renderJudgeCaseParts(input);
   return {
     model: judge.model,
     system: promptText,
-    messages: [{ role: 'user', content: renderJudgeCase(input) }],
+    messages: [{ role: 'user', content: shared + answer, cacheBreak: shared.length }],
     temperature: judge.temperature,
     maxTokens: JUDGE_MAX_TOKENS,
     jsonSchema: judgeVerdictJsonSchema(),

@@ -3,6 +3,7 @@
  * Evidence comes before the score in every dimension (quotes first, then rationale, then the score).
  */
 import { z } from 'zod';
+import { Usage } from '../providers/types.ts';
 
 export const Score = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 export type Score = z.infer<typeof Score>;
@@ -46,6 +47,8 @@ export const JudgeOutcome = z
     error: z.string().nullable(),
     latencyMs: z.number().min(0),
     costUsd: z.number().min(0),
+    /** tokens over all attempts (absent in results written before rge recorded them) */
+    usage: Usage.optional(),
   })
   .strict();
 export type JudgeOutcome = z.infer<typeof JudgeOutcome>;

@@ -4,6 +4,39 @@
  * surface of the folder; the modules behind it are private. (The heuristic judges live in
  * `./heuristic/index.ts`.)
  */
+
+export {
+  CATALOGUE,
+  type CatalogueEntry,
+  costUsd,
+  findModel,
+  LIVE_PROVIDERS,
+  type LiveProvider,
+  ModelPrices,
+  type PricedModel,
+  pricedModel,
+  uncachedCostUsd,
+  worstCaseUsd,
+} from './catalogue.ts';
+export { apiKeyFor, environment, redactSecrets, registerSecret } from './credentials.ts';
+export type {
+  BatchAdapter,
+  BatchItem,
+  BatchItemResult,
+  BatchProgress,
+  LiveAdapter,
+  RawReply,
+} from './live/adapter.ts';
+export { CallError } from './live/adapter.ts';
+export {
+  DEFAULT_LIMITS,
+  MeteredProvider,
+  type Payer,
+  ProviderLimiter,
+  type RateLimits,
+  requestTokens,
+  type Spender,
+} from './metered.ts';
 export { EAGER_FAMILY, EXTRACTIVE_FAMILY } from './offline/common.ts';
 export { EagerProvider, eagerAnswer } from './offline/eager.ts';
 export {
@@ -14,16 +47,23 @@ export {
   extractiveAnswer,
 } from './offline/extractive.ts';
 export {
-  type CreateSubjectOptions,
+  createProvider,
   createSubjectProvider,
+  isLiveProvider,
   isOfflineSubjectModel,
-  LIVE_PROVIDERS,
+  LIVE_ADAPTER_VERSION,
+  type ModelSpec,
   OFFLINE_SUBJECT_MODELS,
   type OfflineSubjectModel,
-  SUBJECT_FAMILIES,
+  type ProviderSettingsSpec,
+  priceOf,
+  type RegistryContext,
 } from './registry.ts';
 export { REPLAY_FAMILY, type ReplayKey, ReplayProvider, ReplayRecord } from './replay.ts';
 export {
+  addUsage,
+  CallCharge,
+  type CallOptions,
   ChatMessage,
   type ContextChunk,
   type JudgeInput,

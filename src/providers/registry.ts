@@ -1,69 +1,232 @@
 /**
- * Subjects by their run-config entry. `createSubjectProvider` is the one place a subject's provider is
- * built: `offline` (model `extractive` or `eager`, the baselines) and `replay` (answers recorded in
- * `replay_file`). The live providers (`anthropic`, `openai`, `gemini`) are named in the config schema
- * already but arrive in a later issue; asking for one is a clear error, not a silent fallback.
+ * The one place a provider is built, for subjects and judges alike, from a model entry of the run config:
+ * `offline` baselines (subjects), `heuristic` judges, `replay` of recorded answers, and the live
+ * providers (`anthropic`, `openai`, `gemini`, `openai-compatible`) wrapped in `MeteredProvider`, which
+ * prices, rate-limits, retries and budgets every live call the same way.
  *
- * The provider's family is the config's `family` for the subject (the cross-family panel reads the
- * config, so the two must agree); the defaults below apply only when a provider is built directly.
+ * The provider's family is the config's `family` (the cross-family panel reads the config, so the two
+ * must agree). Keys are checked here, for every live model of the run, before anything is called; a
+ * dry run builds the same providers without keys (nothing is called).
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { Subject } from '../run/config.ts';
 import { RgeError } from '../util/errors.ts';
-import { EAGER_FAMILY, EXTRACTIVE_FAMILY } from './offline/common.ts';
+import {
+  FREE,
+  findModel,
+  type LiveProvider,
+  type ModelPrices,
+  type PricedModel,
+  pricedModel,
+} from './catalogue.ts';
+import { apiKeyFor, baseUrlFor, compatibleKey } from './credentials.ts';
+import { heuristicJudge } from './heuristic/index.ts';
+import type { LiveAdapter } from './live/adapter.ts';
+import { AnthropicAdapter } from './live/anthropic.ts';
+import { GeminiAdapter } from './live/gemini.ts';
+import { OpenAIAdapter } from './live/openai.ts';
+import {
+  DEFAULT_LIMITS,
+  MeteredProvider,
+  ProviderLimiter,
+  type RateLimits,
+  type Spender,
+} from './metered.ts';
 import { EagerProvider } from './offline/eager.ts';
 import { ExtractiveProvider } from './offline/extractive.ts';
-import { REPLAY_FAMILY, ReplayProvider } from './replay.ts';
+import { ReplayProvider } from './replay.ts';
 import type { Provider } from './types.ts';
 
 export const OFFLINE_SUBJECT_MODELS = ['extractive', 'eager'] as const;
 export type OfflineSubjectModel = (typeof OFFLINE_SUBJECT_MODELS)[number];
 
-/** The default family of each subject provider that exists today (live providers: a later issue). */
-export const SUBJECT_FAMILIES = {
-  'offline/extractive': EXTRACTIVE_FAMILY,
-  'offline/eager': EAGER_FAMILY,
-  replay: REPLAY_FAMILY,
-} as const;
+/**
+ * The version of rge's request mapping for live providers: part of every cell's identity, so a change
+ * in how requests are built (caching blocks, structured output) never reuses answers of the old one.
+ */
+export const LIVE_ADAPTER_VERSION = 'live-v1';
 
-export const LIVE_PROVIDERS = ['anthropic', 'openai', 'gemini'] as const;
+/** A model entry of the run config (a subject or a judge). */
+export interface ModelSpec {
+  id: string;
+  provider: string;
+  model: string;
+  family: string;
+  replay_file?: string | undefined;
+  base_url?: string | undefined;
+  api_key_env?: string | undefined;
+  prices?: ModelPrices | undefined;
+}
 
-export interface CreateSubjectOptions {
-  /** the repository root; a relative `replay_file` is resolved against it */
+/** Per-provider settings of the run config (`providers:`). */
+export interface ProviderSettingsSpec {
+  base_url?: string | undefined;
+  concurrency: number;
+  rpm: number | null;
+  tpm: number | null;
+  timeout_ms: number;
+  max_attempts: number;
+  min_backoff_ms: number;
+  max_backoff_ms: number;
+}
+
+export interface RegistryContext {
+  /** the repository root; relative files are resolved against it */
   root: string;
+  /** environment (process env over .env) */
+  env: Record<string, string | undefined>;
+  settings: Partial<Record<LiveProvider, ProviderSettingsSpec>>;
+  /** the budget; null for a dry run (nothing is called) */
+  spender: Spender | null;
+  /** false for a dry run: no key is needed because nothing is called */
+  requireKeys: boolean;
+  onRetry?: (message: string) => void;
+  /** one limiter per provider account, shared by all its models */
+  limiters?: Map<string, ProviderLimiter>;
 }
 
 export function isOfflineSubjectModel(model: string): model is OfflineSubjectModel {
   return (OFFLINE_SUBJECT_MODELS as readonly string[]).includes(model);
 }
 
-/** The provider that answers for a subject of the run config. */
-export async function createSubjectProvider(subject: Subject, opts: CreateSubjectOptions): Promise<Provider> {
-  switch (subject.provider) {
-    case 'offline': {
-      if (subject.model === 'extractive') return new ExtractiveProvider({ family: subject.family });
-      if (subject.model === 'eager') return new EagerProvider({ family: subject.family });
-      throw new RgeError(
-        `subject ${subject.id}: no offline model ${subject.model}: one of ${OFFLINE_SUBJECT_MODELS.join(', ')}`,
-      );
+export function isLiveProvider(provider: string): provider is LiveProvider {
+  return ['anthropic', 'openai', 'gemini', 'openai-compatible'].includes(provider);
+}
+
+function limitsOf(settings: ProviderSettingsSpec | undefined): RateLimits {
+  if (!settings) return DEFAULT_LIMITS;
+  return {
+    concurrency: settings.concurrency,
+    rpm: settings.rpm,
+    tpm: settings.tpm,
+    timeoutMs: settings.timeout_ms,
+    maxAttempts: settings.max_attempts,
+    minBackoffMs: settings.min_backoff_ms,
+    maxBackoffMs: settings.max_backoff_ms,
+  };
+}
+
+/** The price of any provider's model: free for offline ones, the catalogue's or the config's for live ones. */
+export function priceOf(spec: ModelSpec, who: string): PricedModel {
+  return isLiveProvider(spec.provider) ? pricedModel(who, spec.provider, spec.model, spec.prices) : FREE;
+}
+
+function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAdapter {
+  const provider = spec.provider as LiveProvider;
+  const settings = ctx.settings[provider];
+  const timeoutMs = (settings ?? { timeout_ms: DEFAULT_LIMITS.timeoutMs }).timeout_ms;
+  const entry = findModel(provider, spec.model);
+  const accepts = entry?.accepts ?? { temperature: true, seed: provider !== 'anthropic' };
+  const requestDefaults = entry?.requestDefaults;
+  const key = (p: 'anthropic' | 'openai' | 'gemini') =>
+    ctx.requireKeys ? apiKeyFor(p, who, ctx.env) : 'dry-run';
+  switch (provider) {
+    case 'anthropic': {
+      const baseURL = baseUrlFor('anthropic', settings?.base_url, ctx.env);
+      return new AnthropicAdapter({
+        apiKey: key('anthropic'),
+        ...(baseURL ? { baseURL } : {}),
+        timeoutMs,
+        acceptsTemperature: accepts.temperature,
+        ...(requestDefaults ? { requestDefaults } : {}),
+      });
     }
-    case 'replay': {
-      if (subject.replay_file === undefined)
-        throw new RgeError(`subject ${subject.id}: provider replay needs replay_file`);
-      const file = isAbsolute(subject.replay_file)
-        ? subject.replay_file
-        : resolve(opts.root, subject.replay_file);
-      return ReplayProvider.load(file, { family: subject.family, id: `replay/${subject.model}` });
+    case 'openai': {
+      const baseURL = baseUrlFor('openai', settings?.base_url, ctx.env);
+      return new OpenAIAdapter({
+        provider: 'openai',
+        apiKey: key('openai'),
+        ...(baseURL ? { baseURL } : {}),
+        timeoutMs,
+        acceptsTemperature: accepts.temperature,
+        acceptsSeed: accepts.seed,
+        ...(requestDefaults ? { requestDefaults } : {}),
+      });
     }
-    case 'anthropic':
-    case 'openai':
-    case 'gemini':
-      throw new RgeError(
-        `subject ${subject.id}: provider ${subject.provider}: live providers arrive in a later issue; use offline or replay`,
-      );
-    default: {
-      const never: never = subject.provider;
-      throw new RgeError(`subject ${subject.id}: unknown provider ${String(never)}`);
+    case 'gemini': {
+      const baseURL = baseUrlFor('gemini', settings?.base_url, ctx.env);
+      return new GeminiAdapter({
+        apiKey: key('gemini'),
+        ...(baseURL ? { baseURL } : {}),
+        timeoutMs,
+        acceptsTemperature: accepts.temperature,
+        acceptsSeed: accepts.seed,
+        ...(requestDefaults ? { requestDefaults } : {}),
+      });
+    }
+    case 'openai-compatible': {
+      if (!spec.base_url) throw new RgeError(`${who}: an openai-compatible model needs base_url`);
+      return new OpenAIAdapter({
+        provider: 'openai-compatible',
+        apiKey: ctx.requireKeys ? compatibleKey(who, spec.api_key_env, ctx.env) : 'dry-run',
+        baseURL: spec.base_url,
+        timeoutMs,
+        acceptsTemperature: true,
+        acceptsSeed: true,
+      });
     }
   }
+}
+
+/** Builds the provider of a subject or judge entry of the run config. */
+export async function createProvider(
+  spec: ModelSpec,
+  role: 'subject' | 'judge',
+  ctx: RegistryContext,
+): Promise<Provider> {
+  const who = `${role} ${spec.id}`;
+  if (isLiveProvider(spec.provider)) {
+    const priced = pricedModel(who, spec.provider, spec.model, spec.prices);
+    const limiters = ctx.limiters ?? new Map<string, ProviderLimiter>();
+    const account =
+      spec.provider === 'openai-compatible' ? `${spec.provider}:${spec.base_url}` : spec.provider;
+    let limiter = limiters.get(account);
+    if (!limiter) {
+      limiter = new ProviderLimiter(limitsOf(ctx.settings[spec.provider]));
+      limiters.set(account, limiter);
+    }
+    return new MeteredProvider({
+      id: `${spec.provider}/${spec.model}`,
+      family: spec.family,
+      version: LIVE_ADAPTER_VERSION,
+      role,
+      adapter: liveAdapter(spec, who, ctx),
+      priced,
+      limiter,
+      spender: ctx.spender,
+      ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
+    });
+  }
+  switch (spec.provider) {
+    case 'offline':
+      if (role !== 'subject')
+        throw new RgeError(`${who}: offline providers are subjects; judges use heuristic`);
+      if (spec.model === 'extractive') return new ExtractiveProvider({ family: spec.family });
+      if (spec.model === 'eager') return new EagerProvider({ family: spec.family });
+      throw new RgeError(
+        `${who}: no offline model ${spec.model}: one of ${OFFLINE_SUBJECT_MODELS.join(', ')}`,
+      );
+    case 'heuristic': {
+      if (role !== 'judge') throw new RgeError(`${who}: heuristic providers are judges`);
+      return heuristicJudge(spec.model);
+    }
+    case 'replay': {
+      if (role !== 'subject') throw new RgeError(`${who}: replay providers are subjects`);
+      if (spec.replay_file === undefined) throw new RgeError(`${who}: provider replay needs replay_file`);
+      const file = isAbsolute(spec.replay_file) ? spec.replay_file : resolve(ctx.root, spec.replay_file);
+      return ReplayProvider.load(file, { family: spec.family, id: `replay/${spec.model}` });
+    }
+    default:
+      throw new RgeError(`${who}: unknown provider ${spec.provider}`);
+  }
+}
+
+/** A subject's provider with no budget and no live calls expected (tests, tools); keys are required. */
+export async function createSubjectProvider(spec: ModelSpec, opts: { root: string }): Promise<Provider> {
+  return createProvider(spec, 'subject', {
+    root: opts.root,
+    env: process.env,
+    settings: {},
+    spender: null,
+    requireKeys: true,
+  });
 }

@@ -6,7 +6,19 @@
  */
 import { z } from 'zod';
 
-export const ChatMessage = z.object({ role: z.enum(['user', 'assistant']), content: z.string() }).strict();
+/**
+ * One turn of a conversation. `cacheBreak` (a character offset into `content`) marks the end of a prefix
+ * worth caching: the part of the message that is identical across the runs of a cell and across the
+ * judge calls of a question (the retrieved context). Providers with explicit caching (Anthropic) put a
+ * cache breakpoint there; the others cache prefixes automatically. It never changes the text sent.
+ */
+export const ChatMessage = z
+  .object({
+    role: z.enum(['user', 'assistant']),
+    content: z.string(),
+    cacheBreak: z.number().int().min(0).optional(),
+  })
+  .strict();
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** A retrieved chunk as subjects and judges see it. */
@@ -53,8 +65,23 @@ export interface ModelRequest {
   structured?: SubjectInput | JudgeInput;
   /** identifies the cell, for replay and for seeding sampling at temperature > 0 */
   cell?: { questionId: string; runIndex: number; subjectId?: string; seed: string };
+  /** the provider's sampling seed, where it has one (OpenAI `seed`, Gemini `seed`); derived from the cell */
+  seed?: number;
 }
 
+/** Per-call options: cancellation (every live call takes an AbortSignal) and batch pricing. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** scheduling priority where calls queue for a rate limit: 0 first, 9 last (default 5) */
+  priority?: number;
+}
+
+/**
+ * Tokens of one call. `inputTokens` are the input tokens billed at the full input price, i.e. WITHOUT the
+ * tokens read from or written to a prompt cache (Anthropic reports them this way; OpenAI's and Gemini's
+ * prompt counts include cached tokens and their adapters subtract them). `outputTokens` include any
+ * reasoning or thinking tokens, which are billed as output.
+ */
 export const Usage = z
   .object({
     inputTokens: z.number().int().min(0),
@@ -67,6 +94,16 @@ export type Usage = z.infer<typeof Usage>;
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
+/**
+ * What one call cost and which budget reservation pays for it: stored with the record the call produced
+ * and settled in the ledger after the record is stored, so a crash between the two is recovered from
+ * the record. `key` is unique per billed call (a sync call's reservation id, or batch id + item id).
+ */
+export const CallCharge = z
+  .object({ reservation: z.string().nullable(), key: z.string(), usd: z.number().min(0) })
+  .strict();
+export type CallCharge = z.infer<typeof CallCharge>;
+
 export interface ModelReply {
   text: string;
   /** the reply parsed as JSON when a jsonSchema was requested and the text parsed */
@@ -78,6 +115,10 @@ export interface ModelReply {
   model: string;
   /** for replay: the chunk ids recorded with the answer, if any */
   retrievedIds?: readonly string[];
+  /** the billed calls behind this reply (live providers); none for free ones */
+  charges?: CallCharge[];
+  /** true when the reply came from a batch (priced at the batch discount) */
+  batch?: boolean;
 }
 
 export interface Provider {
@@ -91,5 +132,15 @@ export interface Provider {
    * stored results of an older version are never reused.
    */
   readonly version?: string;
-  complete(request: ModelRequest): Promise<ModelReply>;
+  complete(request: ModelRequest, options?: CallOptions): Promise<ModelReply>;
+}
+
+/** The total of two usages. */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
 }

@@ -64,12 +64,28 @@ export function renderSubjectUserMessage(input: SubjectInput): string {
   ].join('\n');
 }
 
-/** The request a subject provider receives; offline providers read `structured`, live ones the text. */
+/**
+ * The provider seed of a cell (OpenAI and Gemini take one): 31 bits of SHA-256 over the run's seed, the
+ * question and the run index, so every cell is reproducible and the runs of a question differ.
+ */
+export function cellSeed(cell: NonNullable<ModelRequest['cell']>): number {
+  return (
+    Number.parseInt(sha256(`${cell.seed}:${cell.questionId}:${cell.runIndex}`).slice(0, 8), 16) & 0x7fffffff
+  );
+}
+
+/**
+ * The request a subject provider receives; offline providers read `structured`, live ones the text. The
+ * whole user message (question and context) is the same for every run of a question, so it is marked
+ * cacheable: runs after the first read it from the provider's prompt cache.
+ */
 export function renderSubjectRequest(input: SubjectInput, opts: RenderSubjectOptions): ModelRequest {
+  const content = renderSubjectUserMessage(input);
   return {
     model: opts.model,
     system: SUBJECT_SYSTEM_PROMPT_V1,
-    messages: [{ role: 'user', content: renderSubjectUserMessage(input) }],
+    messages: [{ role: 'user', content, cacheBreak: content.length }],
+    seed: cellSeed(opts.cell),
     temperature: opts.temperature,
     maxTokens: opts.maxTokens,
     structured: input,

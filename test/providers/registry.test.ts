@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  createProvider,
   createSubjectProvider,
   EagerProvider,
   ExtractiveProvider,
-  LIVE_PROVIDERS,
+  MeteredProvider,
   ReplayProvider,
-  SUBJECT_FAMILIES,
 } from '../../src/providers/index.ts';
 import type { Subject } from '../../src/run/config.ts';
 import { RgeError } from '../../src/util/errors.ts';
@@ -31,7 +31,6 @@ describe('createSubjectProvider', () => {
     const eager = await createSubjectProvider(subject({ model: 'eager', family: 'fam-e' }), { root: '/' });
     expect(eager).toBeInstanceOf(EagerProvider);
     expect(eager.family).toBe('fam-e');
-    expect(SUBJECT_FAMILIES['offline/eager']).toBe('rge-offline-eager');
   });
 
   it('rejects an unknown offline model, naming the choices', async () => {
@@ -58,13 +57,81 @@ describe('createSubjectProvider', () => {
     ).rejects.toThrow(/needs replay_file/);
   });
 
-  it.each(LIVE_PROVIDERS)('says plainly that live provider %s arrives in a later issue', async (provider) => {
-    const err = await createSubjectProvider(subject({ provider, model: 'some-model', family: provider }), {
-      root: '/',
-    }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RgeError);
-    expect((err as Error).message).toBe(
-      `subject s: provider ${provider}: live providers arrive in a later issue; use offline or replay`,
+  const ctx = (env: Record<string, string | undefined>) => ({
+    root: '/',
+    env,
+    settings: {},
+    spender: null,
+    requireKeys: true,
+  });
+
+  it.each([
+    ['anthropic', 'claude-sonnet-4-6', 'ANTHROPIC_API_KEY'],
+    ['openai', 'gpt-5.4', 'OPENAI_API_KEY'],
+    ['gemini', 'gemini-3.1-pro-preview', 'GEMINI_API_KEY or GOOGLE_API_KEY'],
+  ] as const)(
+    'a live %s model without its key is one error naming the variable and who needs it',
+    async (provider, model, variable) => {
+      const err = await createProvider(
+        subject({ provider, model, family: provider }),
+        'subject',
+        ctx({}),
+      ).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RgeError);
+      expect((err as Error).message).toBe(
+        `subject s needs an API key: set ${variable} in the environment or in .env (nothing was called)`,
+      );
+    },
+  );
+
+  it('builds a live model as a metered provider, with the key from the environment', async () => {
+    const p = await createProvider(
+      subject({ provider: 'openai', model: 'gpt-5.4', family: 'openai' }),
+      'judge',
+      ctx({ OPENAI_API_KEY: 'sk-test-registry-0000' }),
     );
+    expect(p).toBeInstanceOf(MeteredProvider);
+    expect(p.id).toBe('openai/gpt-5.4');
+    expect(p.family).toBe('openai');
+  });
+
+  it('refuses a live model the catalogue does not price unless the config gives prices', async () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test-0000' };
+    await expect(
+      createProvider(
+        subject({ provider: 'anthropic', model: 'claude-x-9', family: 'anthropic' }),
+        'subject',
+        ctx(env),
+      ),
+    ).rejects.toThrow(
+      /model claude-x-9 of provider anthropic is not in the model catalogue.*Give its prices/,
+    );
+    const priced = await createProvider(
+      subject({
+        provider: 'anthropic',
+        model: 'claude-x-9',
+        family: 'anthropic',
+        prices: { input: 1, output: 2, cache_read: 0.1, cache_write: 1.25, batch_discount: 0.5 },
+      }),
+      'subject',
+      ctx(env),
+    );
+    expect((priced as MeteredProvider).priced.prices.output).toBe(2);
+  });
+
+  it('an openai-compatible model needs its base URL and reads the key variable it names', async () => {
+    const spec = subject({
+      provider: 'openai-compatible',
+      model: 'llama-3.1-8b',
+      family: 'meta',
+      base_url: 'http://127.0.0.1:8000/v1',
+      api_key_env: 'LOCAL_KEY',
+      prices: { input: 0, output: 0, cache_read: 0, cache_write: 0, batch_discount: 0 },
+    });
+    await expect(createProvider(spec, 'subject', ctx({}))).rejects.toThrow(
+      'subject s needs an API key: set LOCAL_KEY',
+    );
+    const p = await createProvider(spec, 'subject', ctx({ LOCAL_KEY: 'local-secret-1234' }));
+    expect(p.id).toBe('openai-compatible/llama-3.1-8b');
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * What a live provider adapter does and nothing more: map rge's `ModelRequest` to one SDK call and the
+ * SDK's reply back to text, usage and model; submit, poll and read batches. Retries, rate limits,
+ * pricing and the budget are NOT here: `../metered.ts` wraps every adapter the same way. The adapters
+ * turn every SDK error into a `CallError` saying whether it is worth retrying and after how long.
+ */
+import type { ModelRequest, Usage } from '../types.ts';
+
+export interface RawReply {
+  text: string;
+  usage: Usage;
+  /** the model that answered, as the provider names it */
+  model: string;
+}
+
+export interface BatchItem {
+  customId: string;
+  request: ModelRequest;
+}
+
+export interface BatchProgress {
+  /** true once the provider will process no more items (ended, expired, failed or cancelled) */
+  ended: boolean;
+  state: string;
+  done: number;
+  waiting: number;
+  failed: number;
+}
+
+export type BatchItemResult =
+  | { customId: string; ok: true; reply: RawReply }
+  | { customId: string; ok: false; error: string; expired: boolean };
+
+/** The batch API of a provider (Anthropic Message Batches, OpenAI Batch + Files, Gemini batch mode). */
+export interface BatchAdapter {
+  /** Largest number of items and bytes of requests one batch may hold. */
+  readonly limits: { items: number; bytes: number };
+  /** Submits the items; `tag` is stored with the batch where the API allows, to find it after a crash. */
+  submit(items: readonly BatchItem[], tag: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * The id of a batch this client submitted with `tag`, if the provider has one; used when a crash came
+   * between submitting and recording the id. `hint` narrows the search where the API keeps no tag.
+   */
+  findByTag(tag: string, hint: { submittedAfterMs: number; items: number }): Promise<string | null>;
+  progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress>;
+  /** Per-item results of an ended batch; items missing from the provider's output come back as errors. */
+  results(batchId: string, customIds: readonly string[], signal?: AbortSignal): Promise<BatchItemResult[]>;
+}
+
+export interface LiveAdapter {
+  readonly provider: string;
+  /** one call; throws `CallError` */
+  complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply>;
+  readonly batch?: BatchAdapter;
+}
+
+/** A failed call, classified: whether another attempt may succeed and how long the provider asks to wait. */
+export class CallError extends Error {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+    this.name = 'CallError';
+  }
+}
+
+/** HTTP statuses worth another attempt: rate limits, server errors, overload (Anthropic 529), timeouts. */
+export const RETRYABLE_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+
+type HeaderBag = { get(name: string): string | null } | Record<string, string | undefined> | undefined;
+
+function header(headers: HeaderBag, name: string): string | null {
+  if (!headers) return null;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(name: string): string | null }).get(name);
+  const bag = headers as Record<string, string | undefined>;
+  return bag[name] ?? bag[name.toLowerCase()] ?? null;
+}
+
+/**
+ * How long a provider asks a client to wait: `retry-after-ms`, else `retry-after` (seconds or an HTTP
+ * date), else the rate-limit reset headers (`x-ratelimit-reset-requests` like "1s" / "6m0s"), else null.
+ */
+export function retryAfterMs(headers: HeaderBag, now: number = Date.now()): number | null {
+  const ms = header(headers, 'retry-after-ms');
+  if (ms !== null && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = header(headers, 'retry-after');
+  if (after !== null) {
+    const seconds = Number(after);
+    if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(after);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  for (const name of ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens']) {
+    const reset = header(headers, name);
+    const parsed = reset === null ? null : durationMs(reset);
+    if (parsed !== null) return parsed;
+  }
+  const anthropicReset = header(headers, 'anthropic-ratelimit-requests-reset');
+  if (anthropicReset !== null) {
+    const date = Date.parse(anthropicReset);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  return null;
+}
+
+/** Parses durations as providers write them: "20ms", "1.5s", "6m0s", "30s". */
+export function durationMs(text: string): number | null {
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
+  let total = 0;
+  let matched = false;
+  for (const m of text.matchAll(re)) {
+    matched = true;
+    const n = Number(m[1]);
+    total += m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : m[2] === 'm' ? n * 60_000 : n * 3_600_000;
+  }
+  return matched ? total : null;
+}
+
+/** Is this error an abort requested by our own signal (not a timeout)? */
+export function isAbort(err: unknown, signal?: AbortSignal): boolean {
+  return Boolean(signal?.aborted) || (err instanceof Error && /aborted|AbortError/i.test(err.name));
+}

@@ -1,0 +1,228 @@
+/**
+ * What every live call goes through, whatever the provider: a budget reservation of the call's worst
+ * case before it is sent, the provider's rate limits (concurrency, requests and tokens per minute, with
+ * Bottleneck), retries with exponential backoff and jitter on 429/5xx/529/timeouts that obey the
+ * provider's `retry-after` (p-retry, a bounded number of attempts), an AbortSignal, and the price of
+ * the reply from the catalogue. The adapters (`./live/*`) only translate requests and replies.
+ *
+ * The reservation is NOT settled here: the caller stores the reply's record first and then settles the
+ * charges the reply carries, so a crash in between is recovered from the record (see run/ledger.ts).
+ * A call that fails is released (providers do not bill failed requests; a client-side timeout is
+ * counted as not billed, which is why timeouts should be generous).
+ */
+import { randomUUID } from 'node:crypto';
+import Bottleneck from 'bottleneck';
+import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import pRetry, { AbortError } from 'p-retry';
+import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
+import { redactSecrets } from './credentials.ts';
+import { CallError, type LiveAdapter, type RawReply } from './live/adapter.ts';
+import type { CallOptions, ModelReply, ModelRequest, Provider } from './types.ts';
+
+/** Who pays for a call, as the ledger books it. */
+export interface Payer {
+  provider: string;
+  model: string;
+  role: 'subject' | 'judge';
+}
+
+/** The budget as a provider sees it (implemented by run/ledger.ts). */
+export interface Spender {
+  reserve(usd: number, payer: Payer, kind?: 'call' | 'batch'): Promise<string>;
+  release(id: string): Promise<void>;
+}
+
+export interface RateLimits {
+  /** calls in flight at once */
+  concurrency: number;
+  /** requests per minute; null = no limit */
+  rpm: number | null;
+  /** input tokens per minute (cl100k estimate); null = no limit */
+  tpm: number | null;
+  /** per attempt */
+  timeoutMs: number;
+  /** attempts per call, the first included */
+  maxAttempts: number;
+  /** first backoff delay; doubles per attempt, with jitter, up to maxBackoffMs */
+  minBackoffMs: number;
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_LIMITS: RateLimits = {
+  concurrency: 4,
+  rpm: 50,
+  tpm: null,
+  timeoutMs: 120_000,
+  maxAttempts: 6,
+  minBackoffMs: 1000,
+  maxBackoffMs: 60_000,
+};
+
+/**
+ * The limiter of one provider account, shared by every model of that provider in a process: the
+ * concurrency and request spacing (minTime = 60 s / rpm), the token budget per minute (a reservoir
+ * refilled every second), and a pause that a `retry-after` imposes on every call of the provider.
+ */
+export class ProviderLimiter {
+  private readonly requests: Bottleneck;
+  private readonly tokens: Bottleneck | null;
+  private pausedUntil = 0;
+
+  constructor(readonly limits: RateLimits) {
+    this.requests = new Bottleneck({
+      maxConcurrent: limits.concurrency,
+      minTime: limits.rpm ? Math.ceil(60_000 / limits.rpm) : 0,
+    });
+    this.tokens = limits.tpm
+      ? new Bottleneck({
+          reservoir: limits.tpm,
+          reservoirIncreaseInterval: 1000,
+          reservoirIncreaseAmount: Math.max(1, Math.ceil(limits.tpm / 60)),
+          reservoirIncreaseMaximum: limits.tpm,
+        })
+      : null;
+  }
+
+  /** Asks every call of this provider to wait `ms` (a `retry-after`). */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
+  }
+
+  async run<T>(tokens: number, priority: number, fn: () => Promise<T>): Promise<T> {
+    if (this.tokens) {
+      const weight = Math.min(Math.max(1, tokens), this.limits.tpm ?? tokens);
+      await this.tokens.schedule({ weight, priority }, async () => undefined);
+    }
+    return this.requests.schedule({ priority }, async () => {
+      const wait = this.pausedUntil - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      return fn();
+    });
+  }
+}
+
+/** cl100k tokens of a request's text (system and messages). */
+export function requestTokens(request: Pick<ModelRequest, 'system' | 'messages'>): number {
+  let n = encode(request.system).length;
+  for (const m of request.messages) n += encode(m.content).length + 4;
+  return n;
+}
+
+export interface MeteredOptions {
+  id: string;
+  family: string;
+  version: string;
+  role: 'subject' | 'judge';
+  adapter: LiveAdapter;
+  priced: PricedModel;
+  limiter: ProviderLimiter;
+  spender: Spender | null;
+  /** reported with each call attempt that fails and will be retried */
+  onRetry?: (message: string) => void;
+}
+
+export class MeteredProvider implements Provider {
+  readonly id: string;
+  readonly family: string;
+  readonly version: string;
+
+  constructor(private readonly opts: MeteredOptions) {
+    this.id = opts.id;
+    this.family = opts.family;
+    this.version = opts.version;
+  }
+
+  get adapter(): LiveAdapter {
+    return this.opts.adapter;
+  }
+
+  get priced(): PricedModel {
+    return this.opts.priced;
+  }
+
+  get limiter(): ProviderLimiter {
+    return this.opts.limiter;
+  }
+
+  get payer(): Payer {
+    return {
+      provider: this.opts.adapter.provider,
+      model: this.id.split('/').slice(1).join('/'),
+      role: this.opts.role,
+    };
+  }
+
+  async complete(request: ModelRequest, options: CallOptions = {}): Promise<ModelReply> {
+    const { priced, spender } = this.opts;
+    const tokens = requestTokens(request);
+    if (Math.ceil(tokens * priced.tokenRatio) > priced.standardTierMaxInput)
+      throw new CallError(
+        `${this.id}: a prompt of about ${tokens} tokens is above the ${priced.standardTierMaxInput}-token tier the catalogue prices`,
+        null,
+        false,
+        null,
+      );
+    const worst = worstCaseUsd(priced, tokens, request.maxTokens, { batch: false });
+    const reservation = spender ? await spender.reserve(worst, this.payer) : null;
+    const started = performance.now();
+    let raw: RawReply;
+    try {
+      raw = await this.withRetries(request, tokens, options);
+    } catch (err) {
+      if (reservation && spender) await spender.release(reservation);
+      throw err;
+    }
+    const latencyMs = performance.now() - started;
+    const usd = costUsd(raw.usage, priced.prices, { batch: false });
+    return {
+      text: raw.text,
+      usage: raw.usage,
+      latencyMs,
+      costUsd: usd,
+      model: raw.model,
+      charges: [{ reservation, key: reservation ?? `free-${randomUUID()}`, usd }],
+      batch: false,
+    };
+  }
+
+  /** One call with bounded retries; the error thrown at the end names the last failure, keys redacted. */
+  async withRetries(request: ModelRequest, tokens: number, options: CallOptions): Promise<RawReply> {
+    const { adapter, limiter } = this.opts;
+    const limits = limiter.limits;
+    try {
+      return await pRetry(
+        async () => {
+          try {
+            return await limiter.run(tokens, options.priority ?? 5, () =>
+              adapter.complete(request, options.signal),
+            );
+          } catch (err) {
+            const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
+            if (!e.retryable) throw new AbortError(e);
+            if (e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
+            throw e;
+          }
+        },
+        {
+          retries: limits.maxAttempts - 1,
+          factor: 2,
+          minTimeout: limits.minBackoffMs,
+          maxTimeout: limits.maxBackoffMs,
+          randomize: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+            if (retriesLeft > 0)
+              this.opts.onRetry?.(
+                redactSecrets(`${this.id}: attempt ${attemptNumber} failed (${error.message}); retrying`),
+              );
+          },
+        },
+      );
+    } catch (err) {
+      const inner = err instanceof AbortError ? err.originalError : err;
+      const message = redactSecrets(inner instanceof Error ? inner.message : String(inner));
+      const status = inner instanceof CallError ? inner.status : null;
+      throw new CallError(`${this.id}: ${message}`, status, false, null);
+    }
+  }
+}

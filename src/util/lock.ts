@@ -1,0 +1,35 @@
+/**
+ * An exclusive lock on a file shared by processes (several Vitest workers, two `rge` runs), taken with
+ * proper-lockfile: a lock directory beside the file whose mtime the holder refreshes. A holder killed
+ * with SIGKILL leaves the directory behind; it is taken over once it is stale (no refresh for
+ * `LOCK_STALE_MS`), so a crash never wedges the file.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { errorMessage, RgeError } from './errors.ts';
+
+export const LOCK_STALE_MS = 4000;
+
+/** Runs `fn` while holding the lock of `file` (the file itself need not exist). */
+export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
+  mkdirSync(dirname(file), { recursive: true });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(file, {
+      realpath: false,
+      stale: LOCK_STALE_MS,
+      update: LOCK_STALE_MS / 4,
+      retries: { retries: 400, factor: 1.3, minTimeout: 2, maxTimeout: 100, randomize: true },
+      // A lock lost to a stalled event loop is reported by the next operation, not thrown at random.
+      onCompromised: () => {},
+    });
+  } catch (err) {
+    throw new RgeError(`could not lock ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  try {
+    return await fn();
+  } finally {
+    await release().catch(() => {});
+  }
+}
