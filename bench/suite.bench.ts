@@ -1,10 +1,13 @@
 /**
- * The eval suite through Vitest (one test per case, matchers, metadata, the reporter) against the same
- * cases as a plain loop over `runCase`, each into a fresh results store so nothing is reused. The
- * ratio is what running as Vitest cases costs.
+ * The eval suite through Vitest (stages, one test per case, matchers, metadata, the reporter) against
+ * the same cases as a plain script (the stages, then every case row), each into a fresh results folder
+ * so nothing is reused. The ratio is what running as Vitest cases costs.
  */
 import { join } from 'node:path';
-import { prepareRun, runCase } from '../src/run/case.ts';
+import { caseRow } from '../src/run/case.ts';
+import { prepareRun } from '../src/run/prepare.ts';
+import { runStages } from '../src/run/stages.ts';
+import { subjectCells } from '../src/run/work.ts';
 import { runEvalSuite } from '../src/vitest/run.ts';
 import { type Bench, latencyRow } from './harness.ts';
 
@@ -15,6 +18,7 @@ const bench: Bench = async (ctx) => {
     config: 'configs/fixture.yaml',
     root: ctx.root,
     resultsDir: join(ctx.tmp, 'warm'),
+    log: () => {},
     ...narrowing,
   });
 
@@ -23,17 +27,17 @@ const bench: Bench = async (ctx) => {
     config: 'configs/fixture.yaml',
     root: ctx.root,
     resultsDir: join(ctx.tmp, 'loop'),
+    log: () => {},
     ...narrowing,
   });
+  await runStages(run, { log: () => {} });
   let cases = 0;
-  for (const subject of run.subjects)
-    for (const q of run.questions)
-      for (let r = 0; r < run.runs; r++) {
-        await runCase(run, subject, q, r);
-        cases++;
-      }
+  for (const cell of await subjectCells(run)) {
+    caseRow(run, cell);
+    cases++;
+  }
   const loopSeconds = (performance.now() - t0) / 1000;
-  ctx.log(`plain loop: ${cases} cases in ${loopSeconds.toFixed(2)} s`);
+  ctx.log(`plain script: ${cases} cases in ${loopSeconds.toFixed(2)} s`);
 
   t0 = performance.now();
   const outcome = await runEvalSuite({
@@ -52,7 +56,7 @@ const bench: Bench = async (ctx) => {
       'eval suite through Vitest',
       's',
       vitestSeconds,
-      { name: 'plain runCase loop', value: loopSeconds },
+      { name: 'plain script: stages + case rows', value: loopSeconds },
       `${cases} cases, fixture config, fresh results store each`,
     ),
   ];

@@ -1,7 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { prepareRun } from '../run/case.ts';
-import { planRun } from '../run/plan.ts';
+import { loadRunConfig, RUN_MODES, type RunMode } from '../run/config.ts';
+import { estimateRun, formatEstimate } from '../run/estimate.ts';
+import { BudgetLedger } from '../run/ledger.ts';
+import { prepareRun } from '../run/prepare.ts';
+import { runStages } from '../run/stages.ts';
 import { UsageError } from '../util/errors.ts';
 import { runEvalSuite } from '../vitest/run.ts';
 import type { CliIO } from './io.ts';
@@ -11,6 +14,8 @@ interface EvalFlags {
   subjects?: string;
   questions?: string;
   runs?: string;
+  mode?: string;
+  set?: string[];
   resultsDir?: string;
   reportsDir?: string;
   dryRun?: boolean;
@@ -25,70 +30,126 @@ function positive(name: string, value: string | undefined): number | undefined {
   return n;
 }
 
+function mode(value: string | undefined): RunMode | undefined {
+  if (value === undefined) return undefined;
+  if (!(RUN_MODES as readonly string[]).includes(value))
+    throw new UsageError(`--mode must be one of ${RUN_MODES.join(', ')}, got "${value}"`);
+  return value as RunMode;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
 export function registerEvalCommands(program: Command, io: CliIO): void {
   const evalCmd = program.command('eval').description('run the evaluation suite');
   evalCmd
     .command('run')
     .description(
-      'run the eval suite through Vitest (one case per subject, question and run); writes reports/<run_id>/',
+      'run the eval suite: answers, then verdicts (sync or batch, resumable, within the budget), then one Vitest case per subject, question and run; writes reports/<run_id>/',
     )
     .option('--config <file>', 'run config', 'configs/fixture.yaml')
     .option('--subjects <ids>', 'only these subjects (comma-separated ids)')
     .option('--questions <n>', 'only the first N questions')
     .option('--runs <n>', 'runs per question (default: the config runs)')
-    .option('--results-dir <dir>', 'results store folder', 'data/results')
+    .option('--mode <mode>', 'sync or batch (default: the config mode)')
+    .option('--set <path=value>', 'override a config field, e.g. corpus.index=DIR (repeatable)', collect)
+    .option('--results-dir <dir>', 'results folder (cell stores, budget ledger, batches)', 'data/results')
     .option('--reports-dir <dir>', 'reports folder', 'reports')
-    .option('--dry-run', 'print what would run (cells, calls, tokens) without calling any provider')
-    .option('--json', 'with --dry-run: print the plan as JSON')
+    .option('--dry-run', 'print the itemised cost estimate and what would run; call nothing, write nothing')
+    .option('--json', 'with --dry-run: print the estimate as JSON')
     .action(async (flags: EvalFlags) => {
       const narrowing = {
         ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
         ...(flags.questions ? { questions: positive('questions', flags.questions) as number } : {}),
         ...(flags.runs ? { runs: positive('runs', flags.runs) as number } : {}),
       };
+      const runMode = mode(flags.mode);
       const resultsDir = resolve(io.cwd, flags.resultsDir ?? 'data/results');
       const reportsDir = resolve(io.cwd, flags.reportsDir ?? 'reports');
+      const log = (line: string) => io.err(`${line}\n`);
+      const common = {
+        config: flags.config,
+        root: io.cwd,
+        resultsDir,
+        reportsDir,
+        ...(runMode ? { mode: runMode } : {}),
+        ...(flags.set ? { overrides: flags.set } : {}),
+        log,
+        ...narrowing,
+      };
       if (flags.dryRun) {
-        const run = await prepareRun({
-          config: flags.config,
-          root: io.cwd,
-          resultsDir,
-          reportsDir,
-          dryRun: true,
-          ...narrowing,
-        });
-        const plan = await planRun(run);
+        const run = await prepareRun({ ...common, dryRun: true });
+        const estimate = await estimateRun(run);
+        const summary = run.ledger.summary();
         if (flags.json) {
-          io.out(`${JSON.stringify(plan, null, 2)}\n`);
+          io.out(`${JSON.stringify({ ...estimate, budget: summary }, null, 2)}\n`);
           return;
         }
         io.out(
-          [
-            `run ${plan.runId} (dry run: nothing is called)`,
-            `subjects: ${plan.subjects.join(', ')}; ${plan.questions} questions x ${plan.runs} runs`,
-            `cells: ${plan.cells} (${plan.stored} already stored and reused, ${plan.toCompute} to compute)`,
-            `calls: ${plan.calls.subject} subject + ${plan.calls.judge} judge`,
-            `tokens: ${plan.tokens.input.toLocaleString('en')} input (cl100k), at most ${plan.tokens.outputMax.toLocaleString('en')} output`,
-            `budget cap: $${run.config.budget.cap_usd} (warning at $${run.config.budget.warn_usd})`,
-            '',
-          ].join('\n'),
+          `run ${run.info.runId} (dry run: nothing is called): subjects ${run.subjects.map((s) => s.id).join(', ')}; ` +
+            `${run.questions.length} questions x ${run.runs} runs\n`,
         );
+        io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: summary.leftUsd }));
         return;
       }
+      const run = await prepareRun(common);
+      const { state } = await runStages(run, { log });
       const outcome = await runEvalSuite({
         root: io.cwd,
         config: flags.config,
         resultsDir,
         reportsDir,
+        stagesDone: true,
+        ...(runMode ? { mode: runMode } : {}),
+        ...(flags.set ? { overrides: flags.set } : {}),
         ...narrowing,
       });
+      const spent = run.ledger.refresh();
       io.out(
         `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
           (outcome.runId && outcome.reportsDir
             ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
             : '') +
-          '\n',
+          `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
+          `; spent $${spent.spentUsd.toFixed(4)} of $${spent.capUsd}\n`,
       );
-      if (!outcome.ok) io.exitCode = 1;
+      if (state.stopped) io.err(`rge: ${state.stopped}\n`);
+      if (!outcome.ok || state.stopped) io.exitCode = 1;
+    });
+}
+
+export function registerBudgetCommands(program: Command, io: CliIO): void {
+  program
+    .command('budget')
+    .description('print the budget ledger: spent, unaccounted, held by calls in flight, left, by model')
+    .option('--config <file>', 'run config whose cap applies', 'configs/published.yaml')
+    .option('--results-dir <dir>', 'results folder holding .budget_ledger.jsonl', 'data/results')
+    .option('--json', 'print the ledger as JSON')
+    .action(async (flags: { config: string; resultsDir: string; json?: boolean }) => {
+      const config = await loadRunConfig(resolve(io.cwd, flags.config));
+      const ledger = new BudgetLedger(resolve(io.cwd, flags.resultsDir), {
+        capUsd: config.budget.cap_usd,
+        warnUsd: config.budget.warn_usd,
+        configFile: flags.config,
+      });
+      const s = ledger.summary();
+      if (flags.json) {
+        io.out(`${JSON.stringify(s, null, 2)}\n`);
+        return;
+      }
+      const usd = (x: number) => `$${x.toFixed(4)}`;
+      const lines = [
+        `ledger ${ledger.file}`,
+        `cap ${usd(s.capUsd)} (warning at ${usd(s.warnUsd)}): spent ${usd(s.spentUsd)}, unaccounted ${usd(s.unaccountedUsd)}, held ${usd(s.heldUsd)}, left ${usd(s.leftUsd)}`,
+        ...s.byPayer.map(
+          (p) =>
+            `  ${p.role.padEnd(7)} ${`${p.provider}/${p.model}`.padEnd(40)} ${String(p.calls).padStart(6)} calls  ${usd(p.spentUsd)}`,
+        ),
+        ...s.open.map(
+          (o) =>
+            `  open ${o.kind} reservation ${o.id}: ${usd(o.usd)} (${o.payer.provider}/${o.payer.model}, pid ${o.owner.pid})`,
+        ),
+        ...s.warnings.map((w) => `  warned at ${w.at}: ${usd(w.spent)} passed ${usd(w.warn)}`),
+      ];
+      io.out(`${lines.join('\n')}\n`);
     });
 }

@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
+import { redactSecrets } from '../providers/credentials.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { registerConfigCommands } from './config.ts';
 import { registerCorpusCommands } from './corpus.ts';
-import { registerEvalCommands } from './eval.ts';
+import { registerBudgetCommands, registerEvalCommands } from './eval.ts';
 import { registerFixturesCommands } from './fixtures.ts';
 import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { type CliIO, processIO } from './io.ts';
@@ -24,6 +25,7 @@ export function buildProgram(io: CliIO): Command {
   registerFixtureBuildCommands(program, io);
   registerConfigCommands(program, io);
   registerEvalCommands(program, io);
+  registerBudgetCommands(program, io);
   registerJudgeCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
@@ -49,10 +51,10 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
       return 2;
     }
     if (err instanceof RgeError) {
-      io.err(`rge: ${err.message}\n`);
+      io.err(`rge: ${redactSecrets(err.message)}\n`);
       return err.exitCode;
     }
-    io.err(`rge: ${errorMessage(err)}\n`);
+    io.err(`rge: ${redactSecrets(errorMessage(err))}\n`);
     if (process.env.RGE_DEBUG && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
     return 1;
   }

@@ -1,36 +1,21 @@
 /**
- * One evaluation case end to end: retrieve (top-k, the same chunks for every subject and run), ask the
- * subject, run the deterministic checks, have the cross-family panel judge the answer, score it, and
- * store the row. A cell already in the results store (same question, subject, run index and prompt
- * hash) is returned as stored, not recomputed.
+ * One evaluation case, as Vitest shows it and the report reads it: a (subject, question, run index)
+ * assembled from the completed stores — the subject's answer, the deterministic checks on it, both
+ * panel judges' verdicts and the scores. Nothing is called here; the stages (stages.ts) fill the stores.
+ * A cell the stages could not complete is an error that says why (the call's error, the budget cap, a
+ * batch still running).
  */
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import { CHECKS_VERSION, CheckResults, runChecks } from '../checks/index.ts';
-import { crossFamilyPanel } from '../judging/panel.ts';
-import { judgeCase } from '../judging/parse.ts';
-import { judgePromptHash, judgePromptText, renderJudgeRequest } from '../judging/prompt.ts';
+import { CheckResults, runChecks } from '../checks/index.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
-import { heuristicJudge } from '../providers/heuristic/index.ts';
-import { createSubjectProvider } from '../providers/registry.ts';
-import {
-  type ContextChunk,
-  type JudgeInput,
-  type Provider,
-  type SubjectInput,
-  Usage,
-} from '../providers/types.ts';
-import { loadQuestions } from '../questions/load.ts';
-import type { Question } from '../questions/schema.ts';
-import { type Index, openIndex } from '../retrieval/index.ts';
+import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
+import { addUsage, Usage, ZERO_USAGE } from '../providers/types.ts';
 import { CaseScores, caseScores } from '../scoring/index.ts';
-import { promptHash, renderSubjectRequest, subjectPromptHash } from '../subject/prompt.ts';
+import { subjectPromptHash } from '../subject/prompt.ts';
 import { RgeError } from '../util/errors.ts';
-import { sha256 } from '../util/fs.ts';
-import { type Judge, loadRunConfig, type RunConfig, type Subject } from './config.ts';
-import { ensureCorpusIndex } from './corpus-index.ts';
-import { ResultsStore, type RunHeader, resultsFile } from './results.ts';
+import type { PreparedRun } from './prepare.ts';
+import type { RunState } from './stages.ts';
+import { answerStore, judgePrompt, panelOf, type SubjectCell, verdictCell, verdictStore } from './work.ts';
 
 export const CaseRow = z
   .object({
@@ -41,15 +26,24 @@ export const CaseRow = z
     model: z.string(),
     family: z.string(),
     run_index: z.number().int().min(0),
-    /** sha256 of the exact subject request (system, messages, model, temperature): the cache key */
+    /** sha256 of the exact subject request (system, messages, model, temperature) */
     prompt_hash: z.string(),
     subject_prompt_hash: z.string(),
     judge_prompt_hash: z.string(),
+    /** the answer's identity in the cell store */
+    answer_key: z.string(),
     retrieved_ids: z.array(z.string()),
     answer: z.string(),
+    /** the subject call's tokens */
     usage: Usage,
+    /** the judge calls' tokens, all attempts */
+    judge_usage: Usage,
     latency_ms: z.number().min(0),
+    /** subject and judge calls */
     cost_usd: z.number().min(0),
+    /** what the same calls would have cost without prompt caching */
+    uncached_cost_usd: z.number().min(0),
+    batch: z.boolean(),
     verdicts: z.array(JudgeOutcome),
     scores: CaseScores,
     checks: CheckResults,
@@ -57,280 +51,70 @@ export const CaseRow = z
   .strict();
 export type CaseRow = z.infer<typeof CaseRow>;
 
-export interface RunSubject {
-  id: string;
-  config: Subject;
-  provider: Provider;
+/** Why a cell has no row: the stage's error for it, or a generic hint. */
+function missing(state: RunState | null, cell: SubjectCell, what: string): RgeError {
+  const reason =
+    state?.errors[cell.id] ??
+    Object.entries(state?.errors ?? {}).find(([k]) => k.startsWith(`${cell.id}/`))?.[1] ??
+    state?.stopped ??
+    'the run stopped before it was computed; run the suite again to resume';
+  return new RgeError(`${cell.id}: no ${what}: ${reason}`);
 }
 
-export interface RunJudge {
-  id: string;
-  family: string;
-  model: string;
-  temperature: number;
-  provider: Provider;
-}
-
-export interface PreparedRun {
-  config: RunConfig;
-  root: string;
-  questions: Question[];
-  subjects: RunSubject[];
-  judges: RunJudge[];
-  runs: number;
-  index: Index;
-  info: {
-    runId: string;
-    seed: string;
-    configHash: string;
-    indexChecksum: string;
-    questionsHash: string;
-    reportsDir: string;
-  };
-  stores: Map<string, ResultsStore<CaseRow>>;
-  retrieved: Map<string, Promise<ContextChunk[]>>;
-  spentUsd: number;
-  warnings: string[];
-}
-
-export interface PrepareOptions {
-  config: string;
-  root: string;
-  resultsDir?: string;
-  reportsDir?: string;
-  subjects?: readonly string[];
-  questions?: number;
-  runs?: number;
-  /** read stored results, write nothing (for `rge eval run --dry-run`) */
-  dryRun?: boolean;
-}
-
-async function createJudgeProvider(judge: Judge): Promise<Provider> {
-  if (judge.provider === 'heuristic') return heuristicJudge(judge.model);
-  throw new RgeError(
-    `judge ${judge.id}: live judge providers (${judge.provider}) arrive in a later issue; use heuristic`,
-  );
-}
-
-/** A stable JSON form (sorted keys) for hashing. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
-}
-
-export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
-  const at = (p: string) => (isAbsolute(p) ? p : resolve(opts.root, p));
-  const config = await loadRunConfig(at(opts.config));
-  await ensureCorpusIndex(config, at);
-  const index = await openIndex(at(config.corpus.index));
-  const questionsPath = at(config.questions.file);
-  let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
-  if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
-  const chosen = opts.subjects
-    ? config.subjects.filter((s) => opts.subjects?.includes(s.id))
-    : config.subjects;
-  if (chosen.length === 0)
-    throw new RgeError(`no subject of ${opts.config} matches ${opts.subjects?.join(', ')}`);
-  const subjects = await Promise.all(
-    chosen.map(async (s) => ({
-      id: s.id,
-      config: s,
-      provider: await createSubjectProvider(s, { root: opts.root }),
-    })),
-  );
-  const judges = await Promise.all(
-    config.judges.map(async (j) => ({
-      id: j.id,
-      family: j.family,
-      model: j.model,
-      temperature: j.temperature,
-      provider: await createJudgeProvider(j),
-    })),
-  );
-  const runs = opts.runs ?? config.runs;
-  const configHash = sha256(
-    canonical({ config, narrowing: { subjects: opts.subjects, questions: opts.questions, runs } }),
-  );
-  const questionsHash = sha256(await readFile(questionsPath));
-  const judgeHash = config.judge_prompt.sha256 ?? judgePromptHash();
-  // Offline providers' own versions (code or recorded data) belong to the run's identity too.
-  const providerVersions = [...subjects.map((s) => s.provider), ...judges.map((j) => j.provider)]
-    .map((p) => `${p.id}@${p.version ?? ''}`)
-    .concat(`checks@${CHECKS_VERSION}`)
-    .join(',');
-  const runId = `${config.name}-${sha256([configHash, index.checksum, questionsHash, judgeHash, subjectPromptHash, providerVersions].join(':')).slice(0, 12)}`;
-  const resultsDir = at(opts.resultsDir ?? 'data/results');
-  const stores = new Map<string, ResultsStore<CaseRow>>();
-  const warnings: string[] = [];
-  for (const s of subjects) {
-    const header: RunHeader = {
-      kind: 'run',
-      run_id: runId,
-      subject_id: s.id,
-      seed: config.seed,
-      config_hash: configHash,
-      index_checksum: index.checksum,
-      questions_hash: questionsHash,
-      created_at: new Date().toISOString(),
-    };
-    const store = ResultsStore.open(resultsFile(resultsDir, s.id, runId), header, CaseRow, {
-      readOnly: opts.dryRun === true,
-    });
-    if (store.tornLine) warnings.push(store.tornLine);
-    stores.set(s.id, store);
+/** The case row of a cell from the stores; throws when its answer or a verdict is missing. */
+export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | null = null): CaseRow {
+  const answer = answerStore(run, cell.subject).get(cell.key);
+  if (!answer) throw missing(state, cell, 'answer');
+  const verdicts: JudgeOutcome[] = [];
+  let judgeUsage = ZERO_USAGE;
+  let judgeCost = 0;
+  let judgeUncached = 0;
+  for (const judge of panelOf(run, cell.subject)) {
+    const v = verdictCell(run, cell, answer, judge);
+    const record = verdictStore(run, judge).get(v.key);
+    if (!record) throw missing(state, cell, `verdict of judge ${judge.id}`);
+    verdicts.push(record.outcome);
+    judgeUsage = addUsage(judgeUsage, record.usage);
+    judgeCost += record.outcome.costUsd;
+    judgeUncached += uncached(judge.priced.prices, record.usage, record.batch);
   }
+  const weights = run.config.gfs_weights;
   return {
-    config,
-    root: opts.root,
-    questions,
-    subjects,
-    judges,
-    runs,
-    index,
-    info: {
-      runId,
-      seed: config.seed,
-      configHash,
-      indexChecksum: index.checksum,
-      questionsHash,
-      reportsDir: at(opts.reportsDir ?? 'reports'),
-    },
-    stores,
-    retrieved: new Map(),
-    spentUsd: 0,
-    warnings,
-  };
-}
-
-/** The retrieved chunks as subjects and judges see them. */
-export async function retrieveContext(index: Index, question: Question, k: number): Promise<ContextChunk[]> {
-  const hits = await index.retrieve(question.text, { k });
-  return hits.map((h) => ({
-    id: h.id,
-    company: h.company,
-    fy: h.fy,
-    heading: h.heading,
-    pages: h.pages,
-    text: h.text,
-  }));
-}
-
-/** What a judge is shown for a case. */
-export function judgeInputFor(
-  question: Question,
-  chunks: readonly ContextChunk[],
-  answer: string,
-): JudgeInput {
-  return {
-    kind: 'judge',
-    questionId: question.id,
-    question: question.text,
-    category: question.category,
-    expectedBehavior: question.expected_behavior,
-    goldAnswer: question.gold_answer,
-    goldQuotes: question.gold_quotes,
-    numericGold: question.numeric_gold,
-    chunks,
-    answer,
-  };
-}
-
-/** The subject's request for a cell. */
-export function subjectRequestFor(
-  run: PreparedRun,
-  subject: RunSubject,
-  question: Question,
-  chunks: readonly ContextChunk[],
-  runIndex: number,
-) {
-  const input: SubjectInput = { kind: 'subject', questionId: question.id, question: question.text, chunks };
-  return renderSubjectRequest(input, {
-    model: subject.config.model,
-    temperature: subject.config.temperature,
-    maxTokens: subject.config.max_tokens,
-    cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
-  });
-}
-
-/** The top-k chunks for a question, retrieved once per run and shared by every subject and run index. */
-function retrieve(run: PreparedRun, question: Question): Promise<ContextChunk[]> {
-  let pending = run.retrieved.get(question.id);
-  if (!pending) {
-    pending = retrieveContext(run.index, question, run.config.retrieval.k);
-    run.retrieved.set(question.id, pending);
-  }
-  return pending;
-}
-
-function spend(run: PreparedRun, usd: number): void {
-  run.spentUsd += usd;
-  if (run.spentUsd > run.config.budget.cap_usd)
-    throw new RgeError(
-      `budget cap of $${run.config.budget.cap_usd} exceeded (spent $${run.spentUsd.toFixed(4)}); stopping`,
-    );
-}
-
-export async function runCase(
-  run: PreparedRun,
-  subject: RunSubject,
-  question: Question,
-  runIndex: number,
-): Promise<{ row: CaseRow; reused: boolean }> {
-  const store = run.stores.get(subject.id);
-  if (!store) throw new RgeError(`no results store for subject ${subject.id}`);
-  const chunks = await retrieve(run, question);
-  const request = subjectRequestFor(run, subject, question, chunks, runIndex);
-  const key = {
-    question_id: question.id,
-    subject_id: subject.id,
-    run_index: runIndex,
-    prompt_hash: promptHash(request),
-  };
-  const stored = store.get(key);
-  if (stored) return { row: stored, reused: true };
-
-  const reply = await subject.provider.complete(request);
-  spend(run, reply.costUsd);
-  const checks = runChecks({
-    question,
-    answer: reply.text,
-    chunks,
-    latencyMs: reply.latencyMs,
-    latencyBudgetMs: run.config.latency_budget_ms,
-  });
-  const judgeInput = judgeInputFor(question, chunks, reply.text);
-  const promptText = run.config.judge_prompt.text ?? judgePromptText();
-  const panel = crossFamilyPanel(subject.config.family, run.judges);
-  const verdicts = await Promise.all(
-    panel.map((j) => judgeCase(j.provider, renderJudgeRequest(judgeInput, j, promptText))),
-  );
-  for (const v of verdicts) spend(run, v.costUsd);
-  const row: CaseRow = {
-    ...key,
-    category: question.category,
-    expected_behavior: question.expected_behavior,
-    model: subject.config.model,
-    family: subject.config.family,
+    question_id: cell.question.id,
+    category: cell.question.category,
+    expected_behavior: cell.question.expected_behavior,
+    subject_id: cell.subject.id,
+    model: cell.subject.config.model,
+    family: cell.subject.config.family,
+    run_index: cell.runIndex,
+    prompt_hash: cell.identity.prompt_hash,
     subject_prompt_hash: subjectPromptHash,
-    judge_prompt_hash: run.config.judge_prompt.sha256 ?? judgePromptHash(promptText),
-    retrieved_ids: chunks.map((c) => c.id),
-    answer: reply.text,
-    usage: reply.usage,
-    latency_ms: reply.latencyMs,
-    cost_usd: reply.costUsd + verdicts.reduce((s, v) => s + v.costUsd, 0),
+    judge_prompt_hash: judgePrompt(run).hash,
+    answer_key: answer.key,
+    retrieved_ids: answer.retrieved_ids,
+    answer: answer.text,
+    usage: answer.usage,
+    judge_usage: judgeUsage,
+    latency_ms: answer.latency_ms,
+    cost_usd: answer.cost_usd + judgeCost,
+    uncached_cost_usd: uncached(cell.subject.priced.prices, answer.usage, answer.batch) + judgeUncached,
+    batch: answer.batch,
     verdicts,
     scores: caseScores(verdicts, {
-      grounding: run.config.gfs_weights.grounding,
-      correctness: run.config.gfs_weights.correctness,
-      calibration: run.config.gfs_weights.calibration,
+      grounding: weights.grounding,
+      correctness: weights.correctness,
+      calibration: weights.calibration,
     }),
-    checks,
+    checks: runChecks({
+      question: cell.question,
+      answer: answer.text,
+      chunks: cell.chunks,
+      latencyMs: answer.batch ? null : answer.latency_ms,
+      latencyBudgetMs: run.config.latency_budget_ms,
+    }),
   };
-  store.put(row);
-  return { row, reused: false };
+}
+
+function uncached(prices: ModelPrices, usage: Usage, batch: boolean): number {
+  return uncachedCostUsd(usage, prices, { batch });
 }

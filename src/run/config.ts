@@ -17,7 +17,8 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
-import { errorMessage, RgeError } from '../util/errors.ts';
+import { LIVE_PROVIDERS, ModelPrices } from '../providers/catalogue.ts';
+import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
 
@@ -29,8 +30,27 @@ const Id = z
 const Threshold = z.number().min(0).max(2).nullable();
 
 export const EMBEDDERS = ['use-lite', 'bge-m3', 'bm25'] as const;
-export const SUBJECT_PROVIDERS = ['offline', 'replay', 'anthropic', 'openai', 'gemini'] as const;
-export const JUDGE_PROVIDERS = ['heuristic', 'anthropic', 'openai', 'gemini'] as const;
+export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS] as const;
+export const JUDGE_PROVIDERS = ['heuristic', ...LIVE_PROVIDERS] as const;
+export const RUN_MODES = ['sync', 'batch'] as const;
+export type RunMode = (typeof RUN_MODES)[number];
+
+/** What a live model entry may add: its own endpoint, key variable and prices. */
+const liveFields = {
+  base_url: z
+    .string()
+    .url()
+    .optional()
+    .describe('endpoint of an openai-compatible server (vLLM, Ollama, LM Studio, a gateway)'),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name')
+    .optional()
+    .describe('environment variable holding the key of an openai-compatible endpoint (none: no key)'),
+  prices: ModelPrices.optional().describe(
+    'prices of a model the catalogue does not know (USD per million tokens); they win over the catalogue',
+  ),
+};
 
 export const Subject = z
   .object({
@@ -41,6 +61,7 @@ export const Subject = z
     temperature: z.number().min(0).max(2),
     max_tokens: z.number().int().positive(),
     replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
+    ...liveFields,
   })
   .strict();
 export type Subject = z.infer<typeof Subject>;
@@ -52,10 +73,36 @@ export const Judge = z
     model: z.string().min(1),
     family: z.string().min(1).describe('vendor family; the judge never judges a subject of this family'),
     temperature: z.number().min(0).max(2),
+    ...liveFields,
   })
   .strict();
 export type Judge = z.infer<typeof Judge>;
 
+/** Rate limits, retries and endpoint of one provider account, shared by all its models in a run. */
+export const ProviderSettings = z
+  .object({
+    base_url: z.string().url().optional().describe('overrides the SDK base URL variable'),
+    concurrency: z.number().int().positive().default(4).describe('calls in flight at once'),
+    rpm: z.number().positive().nullable().default(50).describe('requests per minute; null = unlimited'),
+    tpm: z
+      .number()
+      .positive()
+      .nullable()
+      .default(null)
+      .describe('input tokens per minute (cl100k estimate); null = unlimited'),
+    timeout_ms: z.number().int().positive().default(120_000).describe('per attempt'),
+    max_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(20)
+      .default(6)
+      .describe('attempts per call, the first included'),
+    min_backoff_ms: z.number().int().min(0).default(1000),
+    max_backoff_ms: z.number().int().min(0).default(60_000),
+  })
+  .strict();
+export type ProviderSettings = z.infer<typeof ProviderSettings>;
 export const DEFAULT_GFS_WEIGHTS = { grounding: 0.4, correctness: 0.35, calibration: 0.25 } as const;
 
 const Weight = z.number().min(0).max(1);
@@ -124,6 +171,37 @@ export const RunConfig = z
       .default({ ...DEFAULT_GFS_WEIGHTS })
       .describe('weights of the grounding-faithfulness score; must sum to 1'),
     latency_budget_ms: z.number().int().positive().describe('per answer, in milliseconds'),
+    mode: z
+      .enum(RUN_MODES)
+      .default('sync')
+      .describe(
+        "batch: the providers' batch APIs (half price, up to 24 h); sync: one call at a time per slot",
+      ),
+    providers: z
+      .partialRecord(z.enum(LIVE_PROVIDERS), ProviderSettings)
+      .default({})
+      .describe('rate limits, retries and base URL per provider'),
+    batch: z
+      .object({
+        poll_interval_ms: z.number().int().positive().default(30_000),
+        max_wait_hours: z.number().positive().default(26),
+      })
+      .strict()
+      .default({ poll_interval_ms: 30_000, max_wait_hours: 26 }),
+    estimate: z
+      .object({
+        subject_output_tokens: z.number().int().positive().default(300),
+        judge_output_tokens: z.number().int().positive().default(700),
+        cache_hit_rate: z
+          .number()
+          .min(0)
+          .max(1)
+          .default(0.8)
+          .describe('share of would-be cache reads that hit (the report compares it with the run)'),
+      })
+      .strict()
+      .default({ subject_output_tokens: 300, judge_output_tokens: 700, cache_hit_rate: 0.8 })
+      .describe('assumptions of the pre-flight cost estimate'),
   })
   .strict()
   // Cross-field rules run even when other fields are broken, so one pass reports everything.
@@ -197,6 +275,22 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
       else issue([key, i, 'id'], `duplicate id ${item.id} (first at ${key}[${at}])`);
     }
   }
+  for (const [key, list] of [
+    ['subjects', subjects],
+    ['judges', judges],
+  ] as const) {
+    for (const [i, m] of list) {
+      if (m.provider === 'openai-compatible' && m.base_url === undefined)
+        issue([key, i, 'base_url'], "required when provider is openai-compatible (the server's /v1 URL)");
+      if (m.provider !== 'openai-compatible' && m.base_url !== undefined)
+        issue(
+          [key, i, 'base_url'],
+          `only an openai-compatible model takes base_url; set providers.${String(m.provider)}.base_url instead`,
+        );
+      if (m.provider !== 'openai-compatible' && m.api_key_env !== undefined)
+        issue([key, i, 'api_key_env'], 'only an openai-compatible model names its key variable');
+    }
+  }
   for (const [i, s] of subjects) {
     if (s.provider === 'replay' && s.replay_file === undefined)
       issue(['subjects', i, 'replay_file'], 'required when provider is replay');
@@ -242,7 +336,10 @@ export class RunConfigError extends RgeError {
 }
 
 /** Reads and validates a run config; throws `RunConfigError` naming every problem at once. */
-export async function loadRunConfig(path: string): Promise<RunConfig> {
+export async function loadRunConfig(
+  path: string,
+  opts: { overrides?: readonly string[] } = {},
+): Promise<RunConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -256,11 +353,37 @@ export async function loadRunConfig(path: string): Promise<RunConfig> {
       },
     );
   }
-  return parseRunConfig(text, path);
+  return parseRunConfig(text, path, opts.overrides ?? []);
+}
+
+/**
+ * Applies `path=value` overrides (`rge eval run --set corpus.index=DIR`) to a parsed config: the path is
+ * dot-separated (array items by index, e.g. `subjects.0.model`), the value is read as YAML (so `null`,
+ * numbers and booleans keep their types). The result is validated like the file itself.
+ */
+export function applyOverrides(config: unknown, overrides: readonly string[]): unknown {
+  for (const override of overrides) {
+    const eq = override.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--set takes path=value, got "${override}"`);
+    const path = override.slice(0, eq).split('.');
+    const value = parseDocument(override.slice(eq + 1)).toJS();
+    let node: unknown = config;
+    for (const [i, key] of path.entries()) {
+      if (!isRecord(node) && !Array.isArray(node))
+        throw new UsageError(`--set ${override}: ${path.slice(0, i).join('.')} is not an object`);
+      const container = node as Record<string, unknown>;
+      if (i === path.length - 1) container[key] = value;
+      else {
+        if (container[key] === undefined) container[key] = {};
+        node = container[key];
+      }
+    }
+  }
+  return config;
 }
 
 /** Parses run-config YAML text; `file` only names the file in error messages. */
-export function parseRunConfig(text: string, file: string): RunConfig {
+export function parseRunConfig(text: string, file: string, overrides: readonly string[] = []): RunConfig {
   const lineCounter = new LineCounter();
   const yaml = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const lineOf = (offset: number): number => lineCounter.linePos(offset).line;
@@ -270,7 +393,7 @@ export function parseRunConfig(text: string, file: string): RunConfig {
     field: 'yaml',
     message: err.message.split('\n')[0] ?? err.message,
   }));
-  const parsed = RunConfig.safeParse(yaml.toJS());
+  const parsed = RunConfig.safeParse(applyOverrides(yaml.toJS(), overrides));
   if (!parsed.success)
     for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));
   if (issues.length > 0 || !parsed.success)

@@ -12,6 +12,10 @@ export interface RgeRunInfo {
   indexChecksum: string;
   questionsHash: string;
   reportsDir: string;
+  /** the run state file (estimate, stage outcome) */
+  stateFile?: string;
+  resultsDir?: string;
+  mode?: string;
 }
 
 export interface RgeCaseMeta {

@@ -13,6 +13,10 @@ export interface EvalRunOptions {
   runs?: number;
   resultsDir?: string;
   reportsDir?: string;
+  mode?: 'sync' | 'batch';
+  overrides?: readonly string[];
+  /** the stages already ran in this process: the cases only read the stores */
+  stagesDone?: boolean;
 }
 
 export interface EvalRunOutcome {
@@ -31,6 +35,9 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
   if (opts.runs !== undefined) env.RGE_RUNS = String(opts.runs);
   if (opts.resultsDir) env.RGE_RESULTS_DIR = opts.resultsDir;
   if (opts.reportsDir) env.RGE_REPORTS_DIR = opts.reportsDir;
+  if (opts.mode) env.RGE_MODE = opts.mode;
+  if (opts.overrides && opts.overrides.length > 0) env.RGE_SET = JSON.stringify(opts.overrides);
+  if (opts.stagesDone) env.RGE_STAGES = 'done';
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {

@@ -1,6 +1,7 @@
 /**
- * The harness end to end on the fixture world: every case stored, a second run reuses every cell
- * (nothing recomputed), the dry run counts cells and calls without calling anything.
+ * The harness end to end on the fixture world: the stages store every answer and verdict, a second run
+ * reuses every cell, a narrower run (other run id) reuses the cells it shares, the dry run counts cells
+ * and calls without calling anything.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -10,62 +11,97 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
-import { type CaseRow, type PreparedRun, prepareRun, runCase } from '../../src/run/case.ts';
-import { planRun } from '../../src/run/plan.ts';
+import { type CaseRow, caseRow } from '../../src/run/case.ts';
+import { estimateRun } from '../../src/run/estimate.ts';
+import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
+import { runStages } from '../../src/run/stages.ts';
+import { subjectCells } from '../../src/run/work.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const narrowing = { questions: 40, runs: 2 };
+const quiet = () => {};
 
-async function runAll(run: PreparedRun): Promise<{ rows: CaseRow[]; reused: number }> {
-  const rows: CaseRow[] = [];
-  let reused = 0;
-  for (const subject of run.subjects)
-    for (const q of run.questions)
-      for (let r = 0; r < run.runs; r++) {
-        const out = await runCase(run, subject, q, r);
-        rows.push(out.row);
-        if (out.reused) reused++;
-      }
-  return { rows, reused };
+async function rowsOf(run: PreparedRun): Promise<CaseRow[]> {
+  return (await subjectCells(run)).map((cell) => caseRow(run, cell));
 }
 
 describe('the eval harness on the fixture world', () => {
   let resultsDir: string;
-  let first: { rows: CaseRow[]; reused: number };
+  let first: CaseRow[];
+  let firstCounts: Awaited<ReturnType<typeof runStages>>['state']['counts'];
 
   beforeAll(async () => {
     resultsDir = await mkdtemp(join(tmpdir(), 'rge-results-'));
-    first = await runAll(
-      await prepareRun({ config: 'configs/fixture.yaml', root, resultsDir, ...narrowing }),
-    );
+    const run = await prepareRun({
+      config: 'configs/fixture.yaml',
+      root,
+      resultsDir,
+      log: quiet,
+      ...narrowing,
+    });
+    firstCounts = (await runStages(run, { log: quiet })).state.counts;
+    first = await rowsOf(run);
   }, 600_000);
 
-  it('computes and stores every cell of a first run', () => {
-    expect(first.rows).toHaveLength(2 * 40 * 2);
-    expect(first.reused).toBe(0);
-    for (const row of first.rows) {
+  it('computes and stores every answer and verdict of a first run', () => {
+    expect(first).toHaveLength(2 * 40 * 2);
+    expect(firstCounts.answers).toEqual({ computed: 160, reused: 0, failed: 0 });
+    expect(firstCounts.verdicts).toEqual({ computed: 320, reused: 0, failed: 0 });
+    for (const row of first) {
       expect(row.verdicts).toHaveLength(2);
       expect(new Set(row.verdicts.map((v) => v.family)).has(row.family)).toBe(false); // cross-family panel
       expect(row.retrieved_ids.length).toBeGreaterThan(0);
     }
   });
 
-  it('reuses every cell on a second run, recomputing nothing', async () => {
-    const again = await prepareRun({ config: 'configs/fixture.yaml', root, resultsDir, ...narrowing });
-    const plan = await planRun(again);
-    expect(plan.stored).toBe(plan.cells);
-    const second = await runAll(again);
-    expect(second.reused).toBe(second.rows.length);
-    expect(second.rows).toEqual(first.rows);
-    // Each results file holds its header and one line per cell, nothing duplicated.
-    for (const store of again.stores.values()) {
+  it('reuses every cell on a second run, recomputing nothing, and the stores hold each cell once', async () => {
+    const again = await prepareRun({
+      config: 'configs/fixture.yaml',
+      root,
+      resultsDir,
+      log: quiet,
+      ...narrowing,
+    });
+    const estimate = await estimateRun(again);
+    expect(estimate.cells).toEqual({ total: 160, stored: 160, verdictsStored: 320 });
+    expect(estimate.totals.calls).toBe(0);
+    const { state } = await runStages(again, { log: quiet });
+    expect(state.counts.answers).toEqual({ computed: 0, reused: 160, failed: 0 });
+    expect(state.counts.verdicts).toEqual({ computed: 0, reused: 320, failed: 0 });
+    expect(await rowsOf(again)).toEqual(first);
+    for (const store of again.cells.all()) {
       const lines = readFileSync(store.file, 'utf8').trim().split('\n');
-      expect(lines).toHaveLength(1 + 40 * 2);
+      expect(lines).toHaveLength(store.size);
+      expect(store.duplicates).toBe(0);
     }
   });
 
+  it('reuses cells by what they are, not by run id: a narrower run computes nothing it shares', async () => {
+    const subset = await prepareRun({
+      config: 'configs/fixture.yaml',
+      root,
+      resultsDir,
+      log: quiet,
+      subjects: ['eager'],
+      questions: 20,
+      runs: 1,
+    });
+    const full = await prepareRun({
+      config: 'configs/fixture.yaml',
+      root,
+      resultsDir,
+      log: quiet,
+      ...narrowing,
+    });
+    expect(subset.info.runId).not.toBe(full.info.runId);
+    const { state } = await runStages(subset, { log: quiet });
+    expect(state.counts.answers.computed).toBe(0);
+    expect(state.counts.verdicts.computed).toBe(0);
+    expect(state.counts.answers.reused).toBe(20);
+  });
+
   it('varies the extractive baseline across runs at temperature 0.7, reproducibly', () => {
-    const extractive = first.rows.filter((r) => r.subject_id === 'extractive');
+    const extractive = first.filter((r) => r.subject_id === 'extractive');
     const byQuestion = new Map<string, Set<string>>();
     for (const r of extractive)
       byQuestion.set(r.question_id, (byQuestion.get(r.question_id) ?? new Set()).add(r.answer));
@@ -75,39 +111,15 @@ describe('the eval harness on the fixture world', () => {
   it('prints a dry run without calling anything', async () => {
     const out: string[] = [];
     const io: CliIO = { out: (t) => out.push(t), err: () => {}, cwd: root, exitCode: 0 };
-    const code = await main(
-      [
-        'node',
-        'rge',
-        'eval',
-        'run',
-        '--dry-run',
-        '--results-dir',
-        resultsDir,
-        '--questions',
-        '40',
-        '--runs',
-        '2',
-      ],
-      io,
-    );
-    expect(code).toBe(0);
-    const text = out.join('');
-    expect(text).toMatch(/cells: 160 \(160 already stored and reused, 0 to compute\)/);
-    expect(text).toMatch(/calls: 0 subject \+ 0 judge/);
+    const args = ['node', 'rge', 'eval', 'run', '--dry-run', '--results-dir', resultsDir];
+    expect(await main([...args, '--questions', '40', '--runs', '2'], io)).toBe(0);
+    expect(out.join('')).toMatch(/160 cells, 160 answers and 320 verdicts already stored/);
     const full: string[] = [];
-    await main(['node', 'rge', 'eval', 'run', '--dry-run', '--json', '--results-dir', resultsDir], {
-      ...io,
-      out: (t) => full.push(t),
-    });
-    const plan = JSON.parse(full.join(''));
-    expect(plan).toMatchObject({
-      cells: 1200,
-      stored: 0,
-      questions: 200,
-      runs: 3,
-      calls: { subject: 1200, judge: 2400 },
-    });
-    expect(plan.tokens.input).toBeGreaterThan(1_000_000);
+    expect(await main([...args, '--json'], { ...io, out: (t) => full.push(t) })).toBe(0);
+    const estimate = JSON.parse(full.join(''));
+    expect(estimate.cells).toEqual({ total: 1200, stored: 160, verdictsStored: 320 });
+    // Offline providers cost nothing; every call still to make is counted.
+    expect(estimate.totals.calls).toBe(1200 - 160 + 2400 - 320);
+    expect(estimate.totals.expectedUsd).toBe(0);
   });
 });

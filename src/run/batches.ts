@@ -1,0 +1,487 @@
+/**
+ * Batch mode: the missing answers (then verdicts) of each live model go to the provider's batch API
+ * (Anthropic Message Batches, OpenAI Batch, Gemini batch mode) at the batch discount.
+ *
+ * A batch is recorded in `data/results/.batches/<id>.json` BEFORE it is submitted (status `submitting`,
+ * with its budget reservation) and again with the provider's batch id once submitted, before any
+ * waiting. A run that starts again finds the record and polls the same batch instead of paying twice;
+ * a record left at `submitting` (a crash between submit and record) is looked up at the provider by its
+ * tag and adopted, or abandoned when the provider has no such batch. Results land in the same cell
+ * stores as sync answers; items that failed or expired fall back to sync calls. A progress line per
+ * batch shows items done, waiting and failed.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pRetry, { AbortError } from 'p-retry';
+import { z } from 'zod';
+import { costUsd, worstCaseUsd } from '../providers/catalogue.ts';
+import { redactSecrets } from '../providers/credentials.ts';
+import { type BatchAdapter, type BatchItemResult, CallError } from '../providers/live/adapter.ts';
+import { MeteredProvider, requestTokens } from '../providers/metered.ts';
+import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { BudgetExceededError } from './ledger.ts';
+import { answerRecordFrom, type StageContext, settleCharges, syncAnswer, syncVerdict } from './sync.ts';
+import {
+  answerStore,
+  panelOf,
+  type SubjectCell,
+  type VerdictCell,
+  verdictCell,
+  verdictStore,
+} from './work.ts';
+
+export const BatchRecord = z
+  .object({
+    id: z.string(),
+    run_id: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    role: z.enum(['subject', 'judge']),
+    status: z.enum(['submitting', 'submitted', 'collected', 'abandoned', 'failed']),
+    remote_id: z.string().nullable(),
+    reservation: z.string().nullable(),
+    reserved_usd: z.number().min(0),
+    submitted_after_ms: z.number(),
+    items: z.array(z.object({ custom_id: z.string(), key: z.string() }).strict()),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .strict();
+export type BatchRecord = z.infer<typeof BatchRecord>;
+
+export function batchesDir(resultsDir: string): string {
+  return join(resultsDir, '.batches');
+}
+
+async function save(dir: string, record: BatchRecord): Promise<void> {
+  record.updated_at = new Date().toISOString();
+  await writeFileAtomic(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** Every batch record of a results folder (a damaged one is an error naming the file). */
+export function loadBatchRecords(dir: string): BatchRecord[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const file = join(dir, f);
+      const parsed = BatchRecord.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      if (!parsed.success)
+        throw new Error(`${file}: not a batch record (${parsed.error.issues[0]?.message})`);
+      return parsed.data;
+    });
+}
+
+/** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
+interface WorkItem {
+  key: string;
+  request: ModelRequest;
+  /** stores the reply's record (and settles any sync retry); false when it could not be stored */
+  handle: (reply: ModelReply) => Promise<boolean>;
+  /** falls back to a sync call */
+  fallback: () => Promise<void>;
+}
+
+interface Group {
+  provider: MeteredProvider;
+  batch: BatchAdapter;
+  role: 'subject' | 'judge';
+  items: WorkItem[];
+  /** is a cell of this model's store already stored (by this or an earlier run)? */
+  isStored: (key: string) => boolean;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+
+/** A provider call with the run's retry policy (transient errors only). */
+async function retried<T>(ctx: StageContext, what: string, fn: () => Promise<T>): Promise<T> {
+  return pRetry(
+    async () => {
+      try {
+        return await fn();
+      } catch (err) {
+        if (err instanceof CallError && err.retryable) throw err;
+        throw new AbortError(err instanceof Error ? err : new Error(String(err)));
+      }
+    },
+    {
+      retries: 5,
+      factor: 2,
+      minTimeout: Math.min(1000, ctx.run.config.batch.poll_interval_ms),
+      maxTimeout: 60_000,
+      randomize: true,
+      ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
+      onFailedAttempt: ({ error, retriesLeft }) => {
+        if (retriesLeft > 0) ctx.log(redactSecrets(`${what}: ${error.message}; retrying`));
+      },
+    },
+  );
+}
+
+function batchAdapterOf(provider: Provider): { metered: MeteredProvider; batch: BatchAdapter } | null {
+  if (!(provider instanceof MeteredProvider)) return null;
+  const batch = provider.adapter.batch;
+  return batch ? { metered: provider, batch } : null;
+}
+
+/** Splits items so that each batch respects the provider's item and byte limits. */
+function chunked(items: WorkItem[], limits: { items: number; bytes: number }): WorkItem[][] {
+  const out: WorkItem[][] = [];
+  let current: WorkItem[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size =
+      Buffer.byteLength(item.request.system) +
+      item.request.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) +
+      512;
+    if (current.length > 0 && (current.length >= limits.items || bytes + size > limits.bytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+const fmtUsd = (x: number) => `$${x.toFixed(x >= 1 ? 2 : 4)}`;
+
+/** Submits one batch, recorded before and after; returns the record (status submitted or failed). */
+async function submit(
+  ctx: StageContext,
+  group: Group,
+  items: WorkItem[],
+  dir: string,
+): Promise<BatchRecord | null> {
+  const run = ctx.run;
+  const priced = group.provider.priced;
+  const payer = group.provider.payer;
+  const worst = items.reduce(
+    (sum, i) => sum + worstCaseUsd(priced, requestTokens(i.request), i.request.maxTokens, { batch: true }),
+    0,
+  );
+  const n = ctx.counts.batches++;
+  const id = `rge-${run.info.runId}-${payer.role}-${sha256(`${payer.provider}/${payer.model}:${Date.now()}:${process.pid}:${n}`).slice(0, 10)}`;
+  let reservation: string;
+  try {
+    reservation = await run.ledger.reserve(worst, payer, 'batch');
+  } catch (err) {
+    if (err instanceof BudgetExceededError) {
+      ctx.fail(
+        `batch of ${items.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} for ${payer.provider}/${payer.model}`,
+        err,
+      );
+      return null;
+    }
+    throw err;
+  }
+  const now = new Date().toISOString();
+  const record: BatchRecord = {
+    id,
+    run_id: run.info.runId,
+    provider: payer.provider,
+    model: payer.model,
+    role: payer.role,
+    status: 'submitting',
+    remote_id: null,
+    reservation,
+    reserved_usd: worst,
+    submitted_after_ms: Date.now(),
+    items: items.map((item, i) => ({ custom_id: `r${i}`, key: item.key })),
+    error: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await save(dir, record);
+  ctx.log(
+    `batch ${id}: submitting ${items.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} to ${payer.provider}/${payer.model}` +
+      ` (worst case ${fmtUsd(worst)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap)`,
+  );
+  try {
+    record.remote_id = await retried(ctx, `batch ${id} submit`, async () => {
+      // A failed submit may still have created the batch: look before trying again.
+      const existing = await group.batch.findByTag(id, {
+        submittedAfterMs: record.submitted_after_ms,
+        items: items.length,
+      });
+      if (existing) return existing;
+      return group.batch.submit(
+        items.map((item, i) => ({ customId: `r${i}`, request: item.request })),
+        id,
+        ctx.opts.signal,
+      );
+    });
+    record.status = 'submitted';
+  } catch (err) {
+    record.status = 'failed';
+    record.error = redactSecrets(errorMessage(err instanceof AbortError ? err.originalError : err));
+    await run.ledger.release(reservation);
+    ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
+  }
+  await save(dir, record);
+  return record;
+}
+
+/** Takes over a batch record left by a stopped run: adopts its reservation, finds a lost submission. */
+async function resume(
+  ctx: StageContext,
+  group: Group,
+  record: BatchRecord,
+  dir: string,
+): Promise<BatchRecord> {
+  const run = ctx.run;
+  if (record.reservation) await run.ledger.adopt(record.reservation);
+  if (record.status === 'submitting') {
+    const found = await retried(ctx, `batch ${record.id} lookup`, () =>
+      group.batch.findByTag(record.id, {
+        submittedAfterMs: record.submitted_after_ms,
+        items: record.items.length,
+      }),
+    );
+    if (found) {
+      record.remote_id = found;
+      record.status = 'submitted';
+      ctx.log(
+        `batch ${record.id}: found at ${group.provider.payer.provider} as ${found} after a stop; polling it`,
+      );
+    } else {
+      record.status = 'abandoned';
+      record.error = 'never reached the provider (the run stopped while submitting)';
+      if (record.reservation) await run.ledger.release(record.reservation);
+    }
+    await save(dir, record);
+  } else ctx.log(`batch ${record.id}: resuming (submitted before a stop; not paid again)`);
+  return record;
+}
+
+/** Polls batches until each has ended (or the wait limit), printing a line per batch as it changes. */
+async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]): Promise<Set<string>> {
+  const ended = new Set<string>();
+  const last = new Map<string, string>();
+  const deadline = Date.now() + ctx.run.config.batch.max_wait_hours * 3_600_000;
+  while (ended.size < records.length) {
+    for (const r of records) {
+      if (ended.has(r.id) || !r.remote_id) continue;
+      const remote = r.remote_id;
+      const p = await retried(ctx, `batch ${r.id} poll`, () => group.batch.progress(remote, ctx.opts.signal));
+      const line = `batch ${r.id} (${r.provider}/${r.model}, ${r.role === 'subject' ? 'answers' : 'verdicts'}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
+      if (last.get(r.id) !== line) ctx.log(line);
+      last.set(r.id, line);
+      if (p.ended) ended.add(r.id);
+    }
+    if (ended.size === records.length || ctx.opts.signal?.aborted) break;
+    if (Date.now() > deadline) {
+      ctx.log(
+        `batches still running after ${ctx.run.config.batch.max_wait_hours} h; rerun the same command to collect them`,
+      );
+      break;
+    }
+    await sleep(ctx.run.config.batch.poll_interval_ms, ctx.opts.signal);
+  }
+  return ended;
+}
+
+/**
+ * Stores what an ended batch returned and settles each item in the ledger; returns the work items that
+ * must fall back to sync calls. Items of another run's cells are left for that run (the batch stays
+ * `submitted` until every item is stored or failed); an item stored before a stop is settled again,
+ * which the ledger ignores if it already was.
+ */
+async function collect(
+  ctx: StageContext,
+  group: Group,
+  record: BatchRecord,
+  work: Map<string, WorkItem>,
+  dir: string,
+): Promise<WorkItem[]> {
+  const run = ctx.run;
+  const remote = record.remote_id as string;
+  const results: BatchItemResult[] = await retried(ctx, `batch ${record.id} results`, () =>
+    group.batch.results(
+      remote,
+      record.items.map((i) => i.custom_id),
+      ctx.opts.signal,
+    ),
+  );
+  const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
+  const fallback: WorkItem[] = [];
+  const failedKeys = new Set<string>();
+  const priced = group.provider.priced;
+  for (const result of results) {
+    const key = keyOf.get(result.customId);
+    if (key === undefined) continue;
+    const item = work.get(key);
+    if (!result.ok) {
+      failedKeys.add(key);
+      if (item && !group.isStored(key)) fallback.push(item);
+      continue;
+    }
+    const usd = costUsd(result.reply.usage, priced.prices, { batch: true });
+    const charge = { reservation: record.reservation, key: `batch:${record.id}:${result.customId}`, usd };
+    if (!group.isStored(key)) {
+      if (!item) continue;
+      await item.handle({
+        text: result.reply.text,
+        usage: result.reply.usage,
+        latencyMs: 0,
+        costUsd: usd,
+        model: result.reply.model,
+        charges: [charge],
+        batch: true,
+      });
+    }
+    await settleCharges(run.ledger, [charge], { close: false });
+  }
+  if (record.items.every((i) => group.isStored(i.key) || failedKeys.has(i.key))) {
+    record.status = 'collected';
+    if (record.reservation) await run.ledger.settle(record.reservation, [], { close: true });
+  }
+  await save(dir, record);
+  if (failedKeys.size > 0)
+    ctx.log(
+      `batch ${record.id}: ${failedKeys.size} item(s) failed or expired; ${fallback.length} run as sync calls`,
+    );
+  return fallback;
+}
+
+/** Runs one model's missing work through batches (resuming recorded ones); returns what falls back to sync. */
+async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
+  const run = ctx.run;
+  const dir = batchesDir(run.info.resultsDir);
+  const payer = group.provider.payer;
+  const work = new Map(group.items.map((i) => [i.key, i]));
+  const pending = loadBatchRecords(dir).filter(
+    (r) =>
+      (r.status === 'submitting' || r.status === 'submitted') &&
+      r.provider === payer.provider &&
+      r.model === payer.model &&
+      r.role === payer.role &&
+      r.items.some((i) => work.has(i.key)),
+  );
+  const covered = new Set<string>();
+  const records: BatchRecord[] = [];
+  for (const r of pending) {
+    const resumed = await resume(ctx, group, r, dir);
+    if (resumed.status === 'submitted') {
+      records.push(resumed);
+      for (const i of resumed.items) covered.add(i.key);
+    }
+  }
+  const fresh = group.items.filter((i) => !covered.has(i.key) && !group.isStored(i.key));
+  const fallback: WorkItem[] = [];
+  for (const chunk of chunked(fresh, group.batch.limits)) {
+    if (ctx.stopped) break;
+    const record = await submit(ctx, group, chunk, dir);
+    if (!record) break;
+    if (record.status === 'submitted') records.push(record);
+    else fallback.push(...chunk);
+  }
+  const ended = await waitFor(ctx, group, records);
+  for (const r of records) if (ended.has(r.id)) fallback.push(...(await collect(ctx, group, r, work, dir)));
+  for (const r of records)
+    if (!ended.has(r.id))
+      for (const i of r.items)
+        if (work.has(i.key))
+          ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
+  return fallback;
+}
+
+/** Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. */
+export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
+  const run = ctx.run;
+  // Stage 1: answers.
+  const missing = cells.filter((c) => !answerStore(run, c.subject).get(c.key));
+  const groups = new Map<string, Group>();
+  const syncAnswers: SubjectCell[] = [];
+  for (const cell of missing) {
+    const b = batchAdapterOf(cell.subject.provider);
+    if (!b) {
+      syncAnswers.push(cell);
+      continue;
+    }
+    const gk = `${cell.subject.config.provider}/${cell.subject.config.model}`;
+    const store = answerStore(run, cell.subject);
+    const group = groups.get(gk) ?? {
+      provider: b.metered,
+      batch: b.batch,
+      role: 'subject' as const,
+      items: [],
+      isStored: (key: string) => store.get(key) !== undefined,
+    };
+    groups.set(gk, group);
+    group.items.push({
+      key: cell.key,
+      request: cell.request,
+      handle: async (reply) => {
+        await answerStore(run, cell.subject).put(answerRecordFrom(cell, reply));
+        ctx.counts.answers.computed++;
+        return true;
+      },
+      fallback: async () => {
+        await syncAnswer(ctx, cell);
+      },
+    });
+  }
+  ctx.counts.answers.reused += cells.length - missing.length;
+  const answerFallbacks = await Promise.all([...groups.values()].map((g) => runGroup(ctx, g)));
+  await Promise.all([
+    ...syncAnswers.map((c) => syncAnswer(ctx, c)),
+    ...answerFallbacks.flat().map((w) => w.fallback()),
+  ]);
+
+  // Stage 2: verdicts on every stored answer.
+  const verdictGroups = new Map<string, Group>();
+  const syncVerdicts: VerdictCell[] = [];
+  for (const cell of cells) {
+    const answer = answerStore(run, cell.subject).get(cell.key);
+    if (!answer) continue;
+    for (const judge of panelOf(run, cell.subject)) {
+      const v = verdictCell(run, cell, answer, judge);
+      if (verdictStore(run, judge).get(v.key)) {
+        ctx.counts.verdicts.reused++;
+        continue;
+      }
+      const b = batchAdapterOf(judge.provider);
+      if (!b) {
+        syncVerdicts.push(v);
+        continue;
+      }
+      const gk = `${judge.config.provider}/${judge.model}`;
+      const store = verdictStore(run, judge);
+      const group = verdictGroups.get(gk) ?? {
+        provider: b.metered,
+        batch: b.batch,
+        role: 'judge' as const,
+        items: [],
+        isStored: (key: string) => store.get(key) !== undefined,
+      };
+      verdictGroups.set(gk, group);
+      group.items.push({
+        key: v.key,
+        request: v.request,
+        handle: async (reply) => (await syncVerdict(ctx, v, reply)) !== null,
+        fallback: async () => {
+          await syncVerdict(ctx, v);
+        },
+      });
+    }
+  }
+  const verdictFallbacks = await Promise.all([...verdictGroups.values()].map((g) => runGroup(ctx, g)));
+  await Promise.all([
+    ...syncVerdicts.map((v) => syncVerdict(ctx, v)),
+    ...verdictFallbacks.flat().map((w) => w.fallback()),
+  ]);
+}

@@ -1,0 +1,230 @@
+/**
+ * The cell stores: subject answers and judge verdicts, each kept by WHAT IT IS, not by the run that made
+ * it. An answer is identified by its provider and model (and their version), the question and the
+ * question-set version, the run index, the exact prompt (hash), max tokens, the sampling seed and the
+ * retrieval (index checksum and k); a verdict by the answer it judges, the judge (provider, model,
+ * version, temperature) and the exact judge request. Any run that needs a cell that exists — a full
+ * run, then `--subjects X`, then `--questions 20` — reuses it and calls nothing. The run id names a
+ * report, not a cache.
+ *
+ * Layout: `data/results/cells/answers/<provider>__<model>.jsonl` and `.../verdicts/...`, append-only,
+ * written under a file lock (several processes may fill one store) so no cell is lost or duplicated;
+ * the first record of a key wins.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import canonicalizeModule from 'canonicalize';
+import { z } from 'zod';
+import { JudgeOutcome } from '../judging/verdict.ts';
+import { CallCharge, Usage } from '../providers/types.ts';
+import { sha256 } from '../util/fs.ts';
+import { Journal } from '../util/journal.ts';
+
+// canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+/** A stable hash of a JSON value (RFC 8785 canonical JSON, then SHA-256). */
+export function identityHash(value: unknown): string {
+  return sha256(canonicalize(value) ?? 'null');
+}
+
+export const AnswerIdentity = z
+  .object({
+    provider: z.string(),
+    model: z.string(),
+    provider_version: z.string(),
+    question_id: z.string(),
+    questions_version: z.number().int(),
+    run_index: z.number().int().min(0),
+    prompt_hash: z.string(),
+    max_tokens: z.number().int(),
+    seed: z.string(),
+    index_checksum: z.string(),
+    k: z.number().int(),
+  })
+  .strict();
+export type AnswerIdentity = z.infer<typeof AnswerIdentity>;
+
+export const AnswerRecord = z
+  .object({
+    kind: z.literal('answer'),
+    key: z.string(),
+    identity: AnswerIdentity,
+    /** the subject (config id) that first asked for it; informative only */
+    subject_id: z.string(),
+    text: z.string(),
+    /** the model that answered, as the provider names it */
+    reply_model: z.string(),
+    retrieved_ids: z.array(z.string()),
+    usage: Usage,
+    latency_ms: z.number().min(0),
+    cost_usd: z.number().min(0),
+    batch: z.boolean(),
+    charges: z.array(CallCharge),
+    created_at: z.string(),
+  })
+  .strict();
+export type AnswerRecord = z.infer<typeof AnswerRecord>;
+
+export const VerdictIdentity = z
+  .object({
+    answer_key: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    provider_version: z.string(),
+    temperature: z.number(),
+    judge_prompt_hash: z.string(),
+    /** hash of the whole judge request (system, messages, schema) */
+    request_hash: z.string(),
+  })
+  .strict();
+export type VerdictIdentity = z.infer<typeof VerdictIdentity>;
+
+export const VerdictRecord = z
+  .object({
+    kind: z.literal('verdict'),
+    key: z.string(),
+    identity: VerdictIdentity,
+    judge_id: z.string(),
+    outcome: JudgeOutcome,
+    usage: Usage,
+    batch: z.boolean(),
+    charges: z.array(CallCharge),
+    created_at: z.string(),
+  })
+  .strict();
+export type VerdictRecord = z.infer<typeof VerdictRecord>;
+
+export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);
+export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
+
+/** A file-name-safe form of `provider/model`. */
+export function storeName(provider: string, model: string): string {
+  return `${provider}__${model}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+}
+
+type CellRecord = { key: string; charges: CallCharge[] };
+
+/** One store file: records by key, the first record of a key wins; duplicates are counted, not kept. */
+export class CellStore<R extends CellRecord> {
+  private readonly byKey = new Map<string, R>();
+  private readonly byReservation = new Map<string, R>();
+  duplicates = 0;
+  private readonly journal: Journal<R>;
+
+  constructor(
+    readonly file: string,
+    schema: z.ZodType<R>,
+    private readonly readOnly = false,
+  ) {
+    this.journal = new Journal(file, schema, (record) => {
+      if (this.byKey.has(record.key)) {
+        this.duplicates++;
+        return;
+      }
+      this.byKey.set(record.key, record);
+      for (const c of record.charges) if (c.reservation) this.byReservation.set(c.reservation, record);
+    });
+    this.journal.catchUp();
+  }
+
+  get(key: string): R | undefined {
+    return this.byKey.get(key);
+  }
+
+  /** Re-reads records other processes appended. */
+  refresh(): void {
+    this.journal.catchUp();
+  }
+
+  /** The stored record that holds a charge of `reservation`, if any. */
+  byCharge(reservation: string): R | undefined {
+    return this.byReservation.get(reservation);
+  }
+
+  /** Stores a record unless its key is already stored (by this or another process); returns the stored one. */
+  async put(record: R): Promise<R> {
+    if (this.readOnly) throw new Error(`cell store ${this.file} is read-only (dry run)`);
+    return this.journal.transact(() => {
+      const existing = this.byKey.get(record.key);
+      return existing ? { records: [], result: existing } : { records: [record], result: record };
+    });
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  records(): R[] {
+    return [...this.byKey.values()];
+  }
+}
+
+/** The answer and verdict stores of a results folder, one file per provider and model. */
+export class CellStores {
+  private readonly answerStores = new Map<string, CellStore<AnswerRecord>>();
+  private readonly verdictStores = new Map<string, CellStore<VerdictRecord>>();
+
+  constructor(
+    readonly dir: string,
+    private readonly readOnly = false,
+  ) {}
+
+  answers(provider: string, model: string): CellStore<AnswerRecord> {
+    return this.answerStore(storeName(provider, model));
+  }
+
+  private answerStore(name: string): CellStore<AnswerRecord> {
+    let store = this.answerStores.get(name);
+    if (!store) {
+      store = new CellStore(join(this.dir, 'cells', 'answers', `${name}.jsonl`), AnswerRecord, this.readOnly);
+      this.answerStores.set(name, store);
+    }
+    return store;
+  }
+
+  verdicts(provider: string, model: string): CellStore<VerdictRecord> {
+    return this.verdictStore(storeName(provider, model));
+  }
+
+  private verdictStore(name: string): CellStore<VerdictRecord> {
+    let store = this.verdictStores.get(name);
+    if (!store) {
+      store = new CellStore(
+        join(this.dir, 'cells', 'verdicts', `${name}.jsonl`),
+        VerdictRecord,
+        this.readOnly,
+      );
+      this.verdictStores.set(name, store);
+    }
+    return store;
+  }
+
+  /** Opens every store file of the results folder (ledger recovery looks in all of them). */
+  openAll(): void {
+    for (const [kind, open] of [
+      ['answers', (name: string) => this.answerStore(name)],
+      ['verdicts', (name: string) => this.verdictStore(name)],
+    ] as const) {
+      const dir = join(this.dir, 'cells', kind);
+      if (!existsSync(dir)) continue;
+      for (const file of readdirSync(dir)) if (file.endsWith('.jsonl')) open(file.slice(0, -'.jsonl'.length));
+    }
+  }
+
+  /** The charges recorded for a reservation in any open store (for ledger recovery). */
+  chargesOf(reservation: string): CallCharge[] | undefined {
+    for (const store of [...this.answerStores.values(), ...this.verdictStores.values()]) {
+      const record = store.byCharge(reservation);
+      if (record) return record.charges.filter((c) => c.reservation === reservation);
+    }
+    return undefined;
+  }
+
+  /** Every store opened so far (answers then verdicts). */
+  all(): CellStore<AnswerRecord | VerdictRecord>[] {
+    return [...this.answerStores.values(), ...this.verdictStores.values()] as CellStore<
+      AnswerRecord | VerdictRecord
+    >[];
+  }
+}

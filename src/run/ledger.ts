@@ -1,0 +1,346 @@
+/**
+ * The budget ledger (`data/results/.budget_ledger.jsonl`, summarised in `.budget_ledger.json`): what
+ * every live call cost, persistent across restarts and shared by every process that spends at once.
+ *
+ * Every call RESERVES its worst-case cost before it is sent and is SETTLED to its real cost after its
+ * record is stored. A reservation is refused when spent + unaccounted + what open reservations still
+ * hold + the new claim would pass the cap, so the cap is never crossed, whatever the replies, however
+ * many processes spend: each decision is made under a file lock on the journal over its full history.
+ *
+ * A process killed with SIGKILL leaves open reservations behind. The next process recovers them: a
+ * reservation whose call has a stored record is settled at the recorded cost; one without (the call was
+ * in flight) is written off as UNACCOUNTED at the worst case it reserved, since the provider may have
+ * billed it. Batch reservations are never written off this way: the batch runner adopts them with their
+ * batch. So: spent == the sum of recorded costs, and spent + unaccounted >= what providers billed.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { RgeError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import { Journal } from '../util/journal.ts';
+
+export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
+export const LEDGER_SUMMARY = '.budget_ledger.json';
+
+const Usd = z.number().min(0);
+const Owner = z.object({ pid: z.number().int(), host: z.string() }).strict();
+export type Owner = z.infer<typeof Owner>;
+
+export const Payer = z
+  .object({ provider: z.string(), model: z.string(), role: z.enum(['subject', 'judge']) })
+  .strict();
+export type Payer = z.infer<typeof Payer>;
+
+export const LedgerEvent = z.discriminatedUnion('t', [
+  z
+    .object({
+      t: z.literal('reserve'),
+      id: z.string(),
+      usd: Usd,
+      payer: Payer,
+      kind: z.enum(['call', 'batch']),
+      owner: Owner,
+      at: z.string(),
+    })
+    .strict(),
+  z.object({ t: z.literal('spend'), id: z.string(), key: z.string(), usd: Usd, at: z.string() }).strict(),
+  z.object({ t: z.literal('close'), id: z.string(), at: z.string() }).strict(),
+  z.object({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }).strict(),
+  z.object({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }).strict(),
+  z.object({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }).strict(),
+]);
+export type LedgerEvent = z.infer<typeof LedgerEvent>;
+
+interface OpenReservation {
+  id: string;
+  usd: number;
+  spent: number;
+  payer: Payer;
+  kind: 'call' | 'batch';
+  owner: Owner;
+}
+
+export interface PayerTotal extends Payer {
+  spentUsd: number;
+  calls: number;
+}
+
+/** The ledger as `rge budget` prints it and the summary file holds it. */
+export interface LedgerSummary {
+  capUsd: number;
+  warnUsd: number;
+  spentUsd: number;
+  unaccountedUsd: number;
+  heldUsd: number;
+  leftUsd: number;
+  open: { id: string; usd: number; kind: string; payer: Payer; owner: Owner }[];
+  byPayer: PayerTotal[];
+  warnings: { spent: number; warn: number; at: string }[];
+}
+
+/** Thrown when a claim would cross the cap: says what was spent, what is left and how to raise the cap. */
+export class BudgetExceededError extends RgeError {
+  constructor(
+    readonly claimUsd: number,
+    readonly summary: LedgerSummary,
+    readonly configFile: string,
+  ) {
+    super(
+      `budget cap of $${fmt(summary.capUsd)} reached: spent $${fmt(summary.spentUsd)}` +
+        (summary.unaccountedUsd > 0 ? ` (+ $${fmt(summary.unaccountedUsd)} unaccounted)` : '') +
+        (summary.heldUsd > 0 ? `, $${fmt(summary.heldUsd)} held by calls in flight` : '') +
+        `, $${fmt(summary.leftUsd)} left; the next call needs up to $${fmt(claimUsd)}. ` +
+        `Stopped cleanly: stored results are kept and a rerun resumes. To go on, raise budget.cap_usd in ${configFile}.`,
+    );
+    this.name = 'BudgetExceededError';
+  }
+}
+
+/** How long a claim waits for calls in flight to settle before it is refused. */
+export const RESERVE_WAIT_MS = 15 * 60_000;
+
+const fmt = (usd: number) => (usd >= 1 ? usd.toFixed(2) : usd.toFixed(4));
+
+export interface LedgerOptions {
+  capUsd: number;
+  warnUsd: number;
+  /** the config file, named in the cap message */
+  configFile: string;
+  /** where a warning is printed (once per ledger, when spending first passes warn_usd) */
+  onWarn?: (message: string) => void;
+}
+
+function isAlive(owner: Owner): boolean {
+  if (owner.host !== hostname()) return true; // another machine: cannot tell, so assume alive
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class BudgetLedger {
+  private readonly journal: Journal<LedgerEvent>;
+  private readonly open = new Map<string, OpenReservation>();
+  private readonly spentKeys = new Set<string>();
+  private readonly byPayer = new Map<string, PayerTotal>();
+  private readonly warnings: { spent: number; warn: number; at: string }[] = [];
+  private spent = 0;
+  private unaccounted = 0;
+  readonly owner: Owner = { pid: process.pid, host: hostname() };
+
+  constructor(
+    readonly dir: string,
+    private readonly opts: LedgerOptions,
+  ) {
+    this.journal = new Journal(join(dir, LEDGER_JOURNAL), LedgerEvent, (e) => this.fold(e));
+    this.journal.catchUp();
+  }
+
+  get file(): string {
+    return this.journal.file;
+  }
+
+  private fold(e: LedgerEvent): void {
+    switch (e.t) {
+      case 'reserve':
+        this.open.set(e.id, { id: e.id, usd: e.usd, spent: 0, payer: e.payer, kind: e.kind, owner: e.owner });
+        return;
+      case 'spend': {
+        if (this.spentKeys.has(e.key)) return;
+        this.spentKeys.add(e.key);
+        this.spent += e.usd;
+        const r = this.open.get(e.id);
+        if (r) r.spent += e.usd;
+        const payer = r?.payer ?? { provider: 'unknown', model: 'unknown', role: 'subject' as const };
+        const k = `${payer.provider}\u0000${payer.model}\u0000${payer.role}`;
+        const total = this.byPayer.get(k) ?? { ...payer, spentUsd: 0, calls: 0 };
+        total.spentUsd += e.usd;
+        total.calls += 1;
+        this.byPayer.set(k, total);
+        return;
+      }
+      case 'close':
+        this.open.delete(e.id);
+        return;
+      case 'orphan':
+        this.unaccounted += e.usd;
+        this.open.delete(e.id);
+        return;
+      case 'adopt': {
+        const r = this.open.get(e.id);
+        if (r) r.owner = e.owner;
+        return;
+      }
+      case 'warn':
+        this.warnings.push({ spent: e.spent, warn: e.warn, at: e.at });
+        return;
+    }
+  }
+
+  private held(): number {
+    let held = 0;
+    for (const r of this.open.values()) held += Math.max(0, r.usd - r.spent);
+    return held;
+  }
+
+  summary(): LedgerSummary {
+    const held = this.held();
+    return {
+      capUsd: this.opts.capUsd,
+      warnUsd: this.opts.warnUsd,
+      spentUsd: this.spent,
+      unaccountedUsd: this.unaccounted,
+      heldUsd: held,
+      leftUsd: Math.max(0, this.opts.capUsd - this.spent - this.unaccounted - held),
+      open: [...this.open.values()].map((r) => ({
+        id: r.id,
+        usd: r.usd - r.spent,
+        kind: r.kind,
+        payer: r.payer,
+        owner: r.owner,
+      })),
+      byPayer: [...this.byPayer.values()].sort(
+        (a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model),
+      ),
+      warnings: [...this.warnings],
+    };
+  }
+
+  /** Re-reads what other processes wrote. */
+  refresh(): LedgerSummary {
+    this.journal.catchUp();
+    return this.summary();
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  /**
+   * Reserves `usd` for a call (or a whole batch) before it is sent; refused with `BudgetExceededError`
+   * when the cap would be crossed. While calls in flight (of any live process) hold budget that may free
+   * up, the claim waits for them to settle instead of being refused: a worst case reserved is usually far
+   * more than a call costs. Returns the reservation id that settles it.
+   */
+  async reserve(usd: number, payer: Payer, kind: 'call' | 'batch' = 'call'): Promise<string> {
+    const id = `${kind}-${randomUUID()}`;
+    const deadline = Date.now() + RESERVE_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.journal.transact(() => {
+        const s = this.summary();
+        const committed = s.spentUsd + s.unaccountedUsd + s.heldUsd;
+        if (committed + usd <= this.opts.capUsd + 1e-12)
+          return {
+            records: [
+              { t: 'reserve', id, usd, payer, kind, owner: this.owner, at: this.now() },
+            ] as LedgerEvent[],
+            result: 'reserved' as const,
+          };
+        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && isAlive(r.owner));
+        const couldFit = s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12;
+        if (liveHeld && couldFit && Date.now() < deadline) return { records: [], result: 'wait' as const };
+        throw new BudgetExceededError(usd, s, this.opts.configFile);
+      });
+      if (outcome === 'reserved') return id;
+      await new Promise((r) =>
+        setTimeout(r, Math.min(200, 5 * 2 ** Math.min(attempt, 5)) * (0.5 + Math.random())),
+      );
+    }
+  }
+
+  /**
+   * Records what was spent on reservation `id` (each `key` counts once, so settling twice after a
+   * crash is harmless) and, with `close`, frees what the reservation still holds.
+   */
+  async settle(id: string, spends: { key: string; usd: number }[], opts: { close: boolean }): Promise<void> {
+    await this.journal.transact(() => {
+      const records: LedgerEvent[] = spends
+        .filter((s) => !this.spentKeys.has(s.key))
+        .map((s) => ({ t: 'spend', id, key: s.key, usd: s.usd, at: this.now() }));
+      if (opts.close && this.open.has(id)) records.push({ t: 'close', id, at: this.now() });
+      return { records, result: undefined };
+    });
+    await this.afterSpend();
+  }
+
+  /** Frees a reservation whose call was never sent or was not billed. */
+  async release(id: string): Promise<void> {
+    await this.settle(id, [], { close: true });
+  }
+
+  /** Takes over an open batch reservation of a process that died (its batch is now this process's). */
+  async adopt(id: string): Promise<void> {
+    await this.journal.transact(() => ({
+      records: this.open.has(id) ? [{ t: 'adopt', id, owner: this.owner, at: this.now() }] : [],
+      result: undefined,
+    }));
+  }
+
+  /** Open reservations of processes that are gone. */
+  orphans(kind?: 'call' | 'batch'): { id: string; usd: number; kind: string }[] {
+    this.journal.catchUp();
+    return [...this.open.values()]
+      .filter((r) => (kind === undefined || r.kind === kind) && !isAlive(r.owner))
+      .map((r) => ({ id: r.id, usd: r.usd - r.spent, kind: r.kind }));
+  }
+
+  /**
+   * Recovers the call reservations of dead processes: settled at the cost their stored record gives
+   * (`recorded(id)`), else written off as unaccounted at what they still hold.
+   */
+  async recover(recorded: (reservationId: string) => { key: string; usd: number }[] | undefined): Promise<{
+    settled: number;
+    unaccounted: number;
+  }> {
+    let settled = 0;
+    let unaccounted = 0;
+    await this.journal.transact(() => {
+      const records: LedgerEvent[] = [];
+      for (const r of this.open.values()) {
+        if (r.kind !== 'call' || isAlive(r.owner)) continue;
+        const spends = recorded(r.id);
+        if (spends) {
+          for (const s of spends)
+            if (!this.spentKeys.has(s.key))
+              records.push({ t: 'spend', id: r.id, key: s.key, usd: s.usd, at: this.now() });
+          records.push({ t: 'close', id: r.id, at: this.now() });
+          settled++;
+        } else {
+          records.push({ t: 'orphan', id: r.id, usd: Math.max(0, r.usd - r.spent), at: this.now() });
+          unaccounted++;
+        }
+      }
+      return { records, result: undefined };
+    });
+    await this.writeSummary();
+    return { settled, unaccounted };
+  }
+
+  /** Prints and records the warning once, when spending first passes warn_usd. */
+  private async afterSpend(): Promise<void> {
+    const warn = this.opts.warnUsd;
+    if (warn > 0 && this.spent + this.unaccounted >= warn && !this.warnings.some((w) => w.warn === warn)) {
+      const warned = await this.journal.transact(() => {
+        if (this.warnings.some((w) => w.warn === warn)) return { records: [], result: false };
+        return {
+          records: [{ t: 'warn', spent: this.spent + this.unaccounted, warn, at: this.now() }],
+          result: true,
+        };
+      });
+      if (warned)
+        this.opts.onWarn?.(
+          `budget warning: $${fmt(this.spent + this.unaccounted)} spent passes the warning level of ` +
+            `$${fmt(warn)} (cap $${fmt(this.opts.capUsd)})`,
+        );
+    }
+  }
+
+  /** Writes the human-readable summary file (`.budget_ledger.json`). */
+  async writeSummary(): Promise<void> {
+    await writeFileAtomic(join(this.dir, LEDGER_SUMMARY), `${JSON.stringify(this.summary(), null, 2)}\n`);
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * A run, prepared: the config read and validated, the index opened (built first for the generated
+ * fixture world), the questions loaded and narrowed, every subject's and judge's provider built through
+ * the one registry (keys checked before anything is spent), the cell stores and the budget ledger
+ * opened, and the run's identity computed. Nothing is called yet.
+ *
+ * The run id names a REPORT: a hash of the config, the narrowing (subjects, questions, runs), the
+ * index, the question set, both prompts, the providers' versions and the checks' version. Stored cells
+ * are reused by what they are (see cells.ts), whatever the run id.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import canonicalizeModule from 'canonicalize';
+import { CHECKS_VERSION } from '../checks/index.ts';
+import { crossFamilyPanel } from '../judging/panel.ts';
+import { judgePromptHash, judgePromptText } from '../judging/prompt.ts';
+import type { PricedModel } from '../providers/catalogue.ts';
+import { environment } from '../providers/credentials.ts';
+import type { ProviderLimiter } from '../providers/metered.ts';
+import { createProvider, priceOf } from '../providers/registry.ts';
+import type { ContextChunk, Provider } from '../providers/types.ts';
+import { loadQuestions } from '../questions/load.ts';
+import type { Question } from '../questions/schema.ts';
+import { type Index, openIndex } from '../retrieval/index.ts';
+import { subjectPromptHash } from '../subject/prompt.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { sha256 } from '../util/fs.ts';
+import { CellStores } from './cells.ts';
+import { type Judge, loadRunConfig, type RunConfig, type RunMode, type Subject } from './config.ts';
+import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { BudgetLedger } from './ledger.ts';
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+
+export interface RunSubject {
+  id: string;
+  config: Subject;
+  provider: Provider;
+  priced: PricedModel;
+}
+
+export interface RunJudge {
+  id: string;
+  family: string;
+  model: string;
+  temperature: number;
+  config: Judge;
+  provider: Provider;
+  priced: PricedModel;
+}
+
+export interface RunInfo {
+  runId: string;
+  seed: string;
+  configHash: string;
+  indexChecksum: string;
+  questionsHash: string;
+  reportsDir: string;
+  resultsDir: string;
+  /** the run's state file (estimate, stage outcome), read by the reporter */
+  stateFile: string;
+  mode: RunMode;
+  configFile: string;
+}
+
+export interface PreparedRun {
+  config: RunConfig;
+  root: string;
+  questions: Question[];
+  subjects: RunSubject[];
+  judges: RunJudge[];
+  runs: number;
+  /** null only in a dry run whose index is not built: the estimate then bounds the context by k x chunk size */
+  index: Index | null;
+  info: RunInfo;
+  cells: CellStores;
+  ledger: BudgetLedger;
+  retrieved: Map<string, Promise<ContextChunk[]>>;
+  warnings: string[];
+  dryRun: boolean;
+}
+
+export interface PrepareOptions {
+  config: string;
+  root: string;
+  resultsDir?: string;
+  reportsDir?: string;
+  subjects?: readonly string[];
+  questions?: number;
+  runs?: number;
+  /** `path=value` overrides of config fields (`--set`) */
+  overrides?: readonly string[];
+  mode?: RunMode;
+  /** read what is stored, write nothing, call nothing, need no key (for `rge eval run --dry-run`) */
+  dryRun?: boolean;
+  /** where retry notices and budget warnings go */
+  log?: (line: string) => void;
+  /** the environment (process env over .env); for tests */
+  env?: Record<string, string | undefined>;
+}
+
+export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(opts.root, p));
+  const configFile = at(opts.config);
+  const config = await loadRunConfig(configFile, { overrides: opts.overrides ?? [] });
+  const dryRun = opts.dryRun === true;
+  const indexDir = at(config.corpus.index);
+  let index: Index | null = null;
+  if (dryRun && !indexExists(indexDir) && !config.corpus.generated_from) index = null;
+  else {
+    await ensureCorpusIndex(config, at, opts.log ? { log: opts.log } : {});
+    index = await openIndex(indexDir);
+  }
+  const questionsPath = at(config.questions.file);
+  let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
+  if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
+  const unknown = (opts.subjects ?? []).filter((id) => !config.subjects.some((s) => s.id === id));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `no subject ${unknown.join(', ')} in ${opts.config}; its subjects are ${config.subjects.map((s) => s.id).join(', ')}`,
+    );
+  const chosen = opts.subjects
+    ? config.subjects.filter((s) => opts.subjects?.includes(s.id))
+    : config.subjects;
+  const resultsDir = at(opts.resultsDir ?? 'data/results');
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const ledger = new BudgetLedger(resultsDir, {
+    capUsd: config.budget.cap_usd,
+    warnUsd: config.budget.warn_usd,
+    configFile,
+    onWarn: log,
+  });
+  const limiters = new Map<string, ProviderLimiter>();
+  const ctx = {
+    root: opts.root,
+    env: opts.env ?? environment(opts.root),
+    settings: config.providers,
+    spender: dryRun ? null : ledger,
+    requireKeys: !dryRun,
+    onRetry: log,
+    limiters,
+  };
+  // Only the judges some chosen subject needs are built (and need keys).
+  const neededJudges = new Set(
+    chosen.flatMap((s) => crossFamilyPanel(s.family, config.judges).map((j) => j.id)),
+  );
+  const subjects: RunSubject[] = [];
+  for (const s of chosen)
+    subjects.push({
+      id: s.id,
+      config: s,
+      provider: await createProvider(s, 'subject', ctx),
+      priced: priceOf(s, `subject ${s.id}`),
+    });
+  const judges: RunJudge[] = [];
+  for (const j of config.judges.filter((j) => neededJudges.has(j.id)))
+    judges.push({
+      id: j.id,
+      family: j.family,
+      model: j.model,
+      temperature: j.temperature,
+      config: j,
+      provider: await createProvider(j, 'judge', ctx),
+      priced: priceOf(j, `judge ${j.id}`),
+    });
+  const runs = opts.runs ?? config.runs;
+  const mode = opts.mode ?? config.mode;
+  const configHash = sha256(
+    canonicalize({
+      config,
+      narrowing: { subjects: opts.subjects ?? null, questions: opts.questions ?? null, runs },
+    }) ?? '',
+  );
+  const questionsHash = sha256(await readFile(questionsPath));
+  const judgeHash =
+    config.judge_prompt.sha256 ?? judgePromptHash(config.judge_prompt.text ?? judgePromptText());
+  const indexChecksum = index?.checksum ?? 'not-built';
+  // Providers' own versions (code or recorded data) belong to the run's identity too.
+  const providerVersions = [...subjects.map((s) => s.provider), ...judges.map((j) => j.provider)]
+    .map((p) => `${p.id}@${p.version ?? ''}`)
+    .concat(`checks@${CHECKS_VERSION}`)
+    .join(',');
+  const runId = `${config.name}-${sha256([configHash, indexChecksum, questionsHash, judgeHash, subjectPromptHash, providerVersions].join(':')).slice(0, 12)}`;
+  if (!dryRun && index === null) throw new RgeError('no index to run on');
+  return {
+    config,
+    root: opts.root,
+    questions,
+    subjects,
+    judges,
+    runs,
+    index,
+    info: {
+      runId,
+      seed: config.seed,
+      configHash,
+      indexChecksum,
+      questionsHash,
+      reportsDir: at(opts.reportsDir ?? 'reports'),
+      resultsDir,
+      stateFile: join(resultsDir, '.runs', `${runId}.json`),
+      mode,
+      configFile,
+    },
+    cells: new CellStores(resultsDir, dryRun),
+    ledger,
+    retrieved: new Map(),
+    warnings: [],
+    dryRun,
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The stages of a run: subject answers, then judge verdicts (which need the answers), each stored in its
+ * own cell store as it completes, so each stage resumes on its own after a crash. Vitest cases then read
+ * the completed stores (case.ts).
+ *
+ * Sync mode runs every cell at once and lets each provider's limiter (concurrency, requests and tokens
+ * per minute) pace the calls; a cell's verdicts are asked as soon as its answer is in (judge calls have
+ * priority, so finished cells accumulate). Batch mode submits the missing answers of each live model as
+ * provider batches (see batches.ts), waits, then does the same for the verdicts; what cannot go in a
+ * batch (offline providers, openai-compatible) and what a batch did not return runs in sync mode.
+ *
+ * Before the first call: the ledger recovers what crashed processes left open, and the pre-flight
+ * estimate is printed; a run whose expected cost exceeds what the ledger has left is refused. When a
+ * call would cross the cap, the run stops cleanly: no new call starts, calls in flight finish, and every
+ * cell not computed fails with the ledger's message.
+ */
+import { z } from 'zod';
+import { RgeError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import { batchesDir, loadBatchRecords, runBatches } from './batches.ts';
+import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
+import type { PreparedRun } from './prepare.ts';
+import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
+import { type SubjectCell, subjectCells } from './work.ts';
+
+export { StageContext, type StageOptions } from './sync.ts';
+
+/** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
+export const RunState = z
+  .object({
+    run_id: z.string(),
+    mode: z.string(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    estimate: z.unknown().nullable(),
+    /** cell id (`subject/question/run n`) -> why it has no answer or verdict */
+    errors: z.record(z.string(), z.string()),
+    stopped: z.string().nullable(),
+    warnings: z.array(z.string()),
+    counts: z.object({
+      answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
+      verdicts: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
+      batches: z.number(),
+    }),
+  })
+  .strict();
+export type RunState = z.infer<typeof RunState>;
+
+/**
+ * Recovers what crashed processes left open in the ledger: a call reservation is settled from its stored
+ * record, else written off as unaccounted; a batch reservation that no batch record names (the process
+ * died between reserving and recording, before submitting) is released. Batch reservations that a
+ * record names are adopted when their batch is resumed.
+ */
+export async function recoverLedger(run: PreparedRun, log?: (line: string) => void): Promise<void> {
+  if (run.ledger.orphans('call').length > 0) {
+    run.cells.openAll();
+    const { settled, unaccounted } = await run.ledger.recover((id) => run.cells.chargesOf(id));
+    if (settled + unaccounted > 0)
+      log?.(
+        `budget ledger: recovered ${settled} call(s) of a stopped process from their stored records` +
+          (unaccounted > 0
+            ? `; ${unaccounted} call(s) in flight when it stopped are counted as unaccounted at their reserved worst case`
+            : ''),
+      );
+  }
+  const batchOrphans = run.ledger.orphans('batch');
+  if (batchOrphans.length > 0) {
+    const named = new Set(loadBatchRecords(batchesDir(run.info.resultsDir)).map((r) => r.reservation));
+    for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
+  }
+}
+
+function stateOf(
+  ctx: StageContext,
+  estimate: Estimate | null,
+  started: string,
+  finished: string | null,
+): RunState {
+  return {
+    run_id: ctx.run.info.runId,
+    mode: ctx.run.info.mode,
+    started_at: started,
+    finished_at: finished,
+    estimate,
+    errors: Object.fromEntries(ctx.errors),
+    stopped: ctx.stopped?.message ?? null,
+    warnings: [...ctx.run.warnings],
+    counts: ctx.counts,
+  };
+}
+
+export async function writeRunState(file: string, state: RunState): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
+}
+
+export interface StagesOutcome {
+  state: RunState;
+  cells: SubjectCell[];
+  estimate: Estimate;
+}
+
+/**
+ * Runs the answer and verdict stages of a prepared run to completion (or to the cap), in the run's mode,
+ * and writes the run state file. Throws only for a refused pre-flight or a usage problem; call failures
+ * are recorded per cell.
+ */
+export async function runStages(run: PreparedRun, opts: StageOptions = {}): Promise<StagesOutcome> {
+  if (run.dryRun) throw new RgeError('a dry run calls nothing');
+  const started = new Date().toISOString();
+  const ctx = new StageContext(run, opts);
+  await recoverLedger(run, opts.log);
+  const cells = await subjectCells(run);
+  const estimate = await estimateRun(run);
+  const left = run.ledger.refresh().leftUsd;
+  if (estimate.totals.calls > 0 && estimate.totals.expectedUsd > 0) {
+    opts.log?.(formatEstimate(estimate, { capUsd: run.config.budget.cap_usd, leftUsd: left }).trimEnd());
+    if (!opts.skipPreflight && estimate.totals.expectedUsd > left)
+      throw new RgeError(
+        `pre-flight: the estimate of $${estimate.totals.expectedUsd.toFixed(2)} exceeds the $${left.toFixed(2)} left ` +
+          `of the $${run.config.budget.cap_usd} cap; nothing was called. Narrow the run (--subjects, --questions, ` +
+          `--runs) or raise budget.cap_usd in ${run.info.configFile}.`,
+      );
+  }
+  await writeRunState(run.info.stateFile, stateOf(ctx, estimate, started, null));
+  if (run.info.mode === 'batch') await runBatches(ctx, cells);
+  else await runSyncCells(ctx, cells);
+  run.warnings.push(
+    ...run.ledger
+      .summary()
+      .warnings.map((w) => `budget warning at $${w.warn}: $${w.spent.toFixed(4)} spent (${w.at})`),
+  );
+  await run.ledger.writeSummary();
+  const state = stateOf(ctx, estimate, started, new Date().toISOString());
+  await writeRunState(run.info.stateFile, state);
+  return { state, cells, estimate };
+}

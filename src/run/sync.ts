@@ -1,0 +1,197 @@
+/**
+ * Sync calls of a run: a cell's answer, then its panel's verdicts, each stored in its cell store as soon
+ * as it is in and only then settled in the ledger (so a crash in between is recovered from the record).
+ * Failures are recorded per cell; a call refused by the budget cap stops the run cleanly: no new call
+ * starts, and every cell not computed carries the ledger's message.
+ */
+import { judgeCaseCharged } from '../judging/parse.ts';
+import type { CallCharge, ModelReply } from '../providers/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import type { AnswerRecord, VerdictRecord } from './cells.ts';
+import { BudgetExceededError, type BudgetLedger } from './ledger.ts';
+import type { PreparedRun } from './prepare.ts';
+import {
+  answerStore,
+  panelOf,
+  type SubjectCell,
+  type VerdictCell,
+  verdictCell,
+  verdictStore,
+} from './work.ts';
+
+/** Bottleneck priorities: judge calls first, so that started cells finish. */
+const JUDGE_PRIORITY = 3;
+const SUBJECT_PRIORITY = 5;
+
+export interface StageOptions {
+  signal?: AbortSignal;
+  /** progress and notices (one line each) */
+  log?: (line: string) => void;
+  /** skip the pre-flight refusal (tests of the cap itself) */
+  skipPreflight?: boolean;
+}
+
+export class StageContext {
+  readonly errors = new Map<string, string>();
+  stopped: Error | null = null;
+  readonly counts = {
+    answers: { computed: 0, reused: 0, failed: 0 },
+    verdicts: { computed: 0, reused: 0, failed: 0 },
+    batches: 0,
+  };
+
+  constructor(
+    readonly run: PreparedRun,
+    readonly opts: StageOptions,
+  ) {}
+
+  log(line: string): void {
+    this.opts.log?.(line);
+  }
+
+  fail(cellId: string, err: unknown): void {
+    if (err instanceof BudgetExceededError) {
+      if (!this.stopped) {
+        this.stopped = err;
+        this.log(err.message);
+      }
+    }
+    this.errors.set(cellId, errorMessage(err));
+  }
+}
+
+/** Settles the charges of a stored record in the ledger (each sync reservation closes with its call). */
+export async function settleCharges(
+  ledger: BudgetLedger,
+  charges: readonly CallCharge[],
+  opts: { close: boolean } = { close: true },
+): Promise<void> {
+  const byReservation = new Map<string, { key: string; usd: number }[]>();
+  for (const c of charges) {
+    if (!c.reservation) continue;
+    byReservation.set(c.reservation, [
+      ...(byReservation.get(c.reservation) ?? []),
+      { key: c.key, usd: c.usd },
+    ]);
+  }
+  for (const [reservation, spends] of byReservation) await ledger.settle(reservation, spends, opts);
+}
+
+export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRecord {
+  return {
+    kind: 'answer',
+    key: cell.key,
+    identity: cell.identity,
+    subject_id: cell.subject.id,
+    text: reply.text,
+    reply_model: reply.model,
+    retrieved_ids: reply.retrievedIds ? [...reply.retrievedIds] : cell.chunks.map((c) => c.id),
+    usage: reply.usage,
+    latency_ms: reply.latencyMs,
+    cost_usd: reply.costUsd,
+    batch: Boolean(reply.batch),
+    charges: reply.charges ?? [],
+    created_at: new Date().toISOString(),
+  };
+}
+
+/** The subject's answer to a cell: the stored one, or a new sync call stored then settled. */
+export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<AnswerRecord | null> {
+  const run = ctx.run;
+  const store = answerStore(run, cell.subject);
+  const stored = store.get(cell.key);
+  if (stored) return stored;
+  if (ctx.stopped) {
+    ctx.errors.set(cell.id, ctx.stopped.message);
+    return null;
+  }
+  try {
+    const reply = await cell.subject.provider.complete(cell.request, {
+      ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
+      priority: SUBJECT_PRIORITY,
+    });
+    const kept = await store.put(answerRecordFrom(cell, reply));
+    await settleCharges(run.ledger, reply.charges ?? []);
+    ctx.counts.answers.computed++;
+    return kept;
+  } catch (err) {
+    ctx.counts.answers.failed++;
+    ctx.fail(cell.id, err);
+    return null;
+  }
+}
+
+/** A judge's verdict on a stored answer: the stored one, or new calls (a retry on a bad reply) stored then settled. */
+export async function syncVerdict(
+  ctx: StageContext,
+  v: VerdictCell,
+  first?: ModelReply,
+): Promise<VerdictRecord | null> {
+  const run = ctx.run;
+  const store = verdictStore(run, v.judge);
+  const stored = store.get(v.key);
+  if (stored) return stored;
+  const id = `${v.cell.id}/judge ${v.judge.id}`;
+  if (ctx.stopped && !first) {
+    ctx.errors.set(id, ctx.stopped.message);
+    return null;
+  }
+  try {
+    const judged = await judgeCaseCharged(v.judge.provider, v.request, {
+      ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
+      ...(first ? { first } : {}),
+      priority: JUDGE_PRIORITY,
+    });
+    const record: VerdictRecord = {
+      kind: 'verdict',
+      key: v.key,
+      identity: v.identity,
+      judge_id: v.judge.id,
+      outcome: judged.outcome,
+      usage: judged.outcome.usage ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+      batch: judged.batch,
+      charges: judged.charges,
+      created_at: new Date().toISOString(),
+    };
+    const kept = await store.put(record);
+    // The batch reply's charge is settled by the batch runner; the sync retry's here.
+    await settleCharges(
+      run.ledger,
+      judged.charges.filter((c) => !first?.charges?.some((f) => f.key === c.key)),
+    );
+    ctx.counts.verdicts.computed++;
+    return kept;
+  } catch (err) {
+    ctx.counts.verdicts.failed++;
+    ctx.fail(id, err);
+    return null;
+  }
+}
+
+/** A cell end to end in sync mode: its answer, then its panel's verdicts. */
+async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
+  const run = ctx.run;
+  const hadAnswer = answerStore(run, cell.subject).get(cell.key) !== undefined;
+  const answer = await syncAnswer(ctx, cell);
+  if (hadAnswer) ctx.counts.answers.reused++;
+  if (!answer) return;
+  await Promise.all(
+    panelOf(run, cell.subject).map(async (judge) => {
+      const v = verdictCell(run, cell, answer, judge);
+      if (verdictStore(run, judge).get(v.key)) {
+        ctx.counts.verdicts.reused++;
+        return;
+      }
+      await syncVerdict(ctx, v);
+    }),
+  );
+}
+
+export async function runSyncCells(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
+  await Promise.all(cells.map((cell) => syncCell(ctx, cell)));
+}

@@ -1,0 +1,209 @@
+/**
+ * The work of a run, cell by cell: for every (subject, question, run index) the subject's request and
+ * the identity of its answer; for an answer, each panel judge's request and the identity of its
+ * verdict. Retrieval happens once per question (the same top-k chunks for every subject and run).
+ */
+import { crossFamilyPanel } from '../judging/panel.ts';
+import { judgePromptHash, judgePromptText, renderJudgeRequest } from '../judging/prompt.ts';
+import type { ContextChunk, JudgeInput, ModelRequest, SubjectInput } from '../providers/types.ts';
+import type { Question } from '../questions/schema.ts';
+import type { Index } from '../retrieval/index.ts';
+import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
+import {
+  type AnswerIdentity,
+  type AnswerRecord,
+  answerKey,
+  identityHash,
+  type VerdictIdentity,
+  verdictKey,
+} from './cells.ts';
+import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
+
+/** One (subject, question, run index) of a run. */
+export interface SubjectCell {
+  /** `subject/question/run` for messages */
+  id: string;
+  subject: RunSubject;
+  question: Question;
+  runIndex: number;
+  chunks: ContextChunk[];
+  request: ModelRequest;
+  identity: AnswerIdentity;
+  key: string;
+}
+
+/** One judge's verdict on one answer. */
+export interface VerdictCell {
+  cell: SubjectCell;
+  judge: RunJudge;
+  answerKey: string;
+  request: ModelRequest;
+  identity: VerdictIdentity;
+  key: string;
+}
+
+/** The retrieved chunks as subjects and judges see them. */
+export async function retrieveContext(index: Index, question: Question, k: number): Promise<ContextChunk[]> {
+  const hits = await index.retrieve(question.text, { k });
+  return hits.map((h) => ({
+    id: h.id,
+    company: h.company,
+    fy: h.fy,
+    heading: h.heading,
+    pages: h.pages,
+    text: h.text,
+  }));
+}
+
+/** The top-k chunks of a question, retrieved once per run and shared by every subject and run index. */
+export function retrieve(run: PreparedRun, question: Question): Promise<ContextChunk[]> {
+  if (!run.index) throw new Error('the index is not built (dry run)');
+  let pending = run.retrieved.get(question.id);
+  if (!pending) {
+    pending = retrieveContext(run.index, question, run.config.retrieval.k);
+    run.retrieved.set(question.id, pending);
+  }
+  return pending;
+}
+
+/** What a judge is shown for a case. */
+export function judgeInputFor(
+  question: Question,
+  chunks: readonly ContextChunk[],
+  answer: string,
+): JudgeInput {
+  return {
+    kind: 'judge',
+    questionId: question.id,
+    question: question.text,
+    category: question.category,
+    expectedBehavior: question.expected_behavior,
+    goldAnswer: question.gold_answer,
+    goldQuotes: question.gold_quotes,
+    numericGold: question.numeric_gold,
+    chunks,
+    answer,
+  };
+}
+
+/** The subject's request for a cell. */
+export function subjectRequestFor(
+  run: PreparedRun,
+  subject: RunSubject,
+  question: Question,
+  chunks: readonly ContextChunk[],
+  runIndex: number,
+): ModelRequest {
+  const input: SubjectInput = { kind: 'subject', questionId: question.id, question: question.text, chunks };
+  return renderSubjectRequest(input, {
+    model: subject.config.model,
+    temperature: subject.config.temperature,
+    maxTokens: subject.config.max_tokens,
+    cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
+  });
+}
+
+/** The identity of a subject's answer to a request (see cells.ts). */
+export function answerIdentityFor(
+  run: PreparedRun,
+  subject: RunSubject,
+  question: Question,
+  runIndex: number,
+  request: ModelRequest,
+): AnswerIdentity {
+  return {
+    provider: subject.config.provider,
+    model: subject.config.model,
+    provider_version: subject.provider.version ?? '',
+    question_id: question.id,
+    questions_version: run.config.questions.version,
+    run_index: runIndex,
+    prompt_hash: promptHash(request),
+    max_tokens: subject.config.max_tokens,
+    seed: run.config.seed,
+    index_checksum: run.info.indexChecksum,
+    k: run.config.retrieval.k,
+  };
+}
+
+export async function subjectCell(
+  run: PreparedRun,
+  subject: RunSubject,
+  question: Question,
+  runIndex: number,
+): Promise<SubjectCell> {
+  const chunks = await retrieve(run, question);
+  const request = subjectRequestFor(run, subject, question, chunks, runIndex);
+  const identity = answerIdentityFor(run, subject, question, runIndex, request);
+  return {
+    id: `${subject.id}/${question.id}/run ${runIndex}`,
+    subject,
+    question,
+    runIndex,
+    chunks,
+    request,
+    identity,
+    key: answerKey(identity),
+  };
+}
+
+/** Every cell of a run, subject by subject, question by question, run by run. */
+export async function subjectCells(run: PreparedRun): Promise<SubjectCell[]> {
+  const cells: SubjectCell[] = [];
+  for (const subject of run.subjects)
+    for (const question of run.questions)
+      for (let runIndex = 0; runIndex < run.runs; runIndex++)
+        cells.push(await subjectCell(run, subject, question, runIndex));
+  return cells;
+}
+
+/** The two judges of a subject, as the run built them. */
+export function panelOf(run: PreparedRun, subject: RunSubject): RunJudge[] {
+  return crossFamilyPanel(subject.config.family, run.judges);
+}
+
+export function judgePrompt(run: PreparedRun): { text: string; hash: string } {
+  const text = run.config.judge_prompt.text ?? judgePromptText();
+  return { text, hash: run.config.judge_prompt.sha256 ?? judgePromptHash(text) };
+}
+
+/** A judge's request and verdict identity for an answer. */
+export function verdictCell(
+  run: PreparedRun,
+  cell: SubjectCell,
+  answer: Pick<AnswerRecord, 'key' | 'text'>,
+  judge: RunJudge,
+): VerdictCell {
+  const prompt = judgePrompt(run);
+  const request = renderJudgeRequest(
+    judgeInputFor(cell.question, cell.chunks, answer.text),
+    judge,
+    prompt.text,
+  );
+  const identity: VerdictIdentity = {
+    answer_key: answer.key,
+    provider: judge.config.provider,
+    model: judge.model,
+    provider_version: judge.provider.version ?? '',
+    temperature: judge.temperature,
+    judge_prompt_hash: prompt.hash,
+    request_hash: identityHash({
+      system: request.system,
+      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      model: request.model,
+      temperature: request.temperature,
+      max_tokens: request.maxTokens,
+      schema: request.jsonSchema ?? null,
+    }),
+  };
+  return { cell, judge, answerKey: answer.key, request, identity, key: verdictKey(identity) };
+}
+
+/** The answer store and verdict store of a cell's subject / a verdict's judge. */
+export function answerStore(run: PreparedRun, subject: RunSubject) {
+  return run.cells.answers(subject.config.provider, subject.config.model);
+}
+
+export function verdictStore(run: PreparedRun, judge: RunJudge) {
+  return run.cells.verdicts(judge.config.provider, judge.model);
+}

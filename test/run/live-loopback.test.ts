@@ -1,0 +1,248 @@
+/**
+ * Live providers end to end, offline: the published config's three models (Anthropic, OpenAI, Gemini as
+ * subjects and as judges) through the real SDKs against loopback servers that speak each wire format.
+ * Sync and batch runs complete; caching is recorded; cells are reused by what they are; the ledger
+ * equals the recorded costs and never passes the cap; faults are retried and unparseable verdicts are
+ * unscored, never 0.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caseRow } from '../../src/run/case.ts';
+import { BudgetLedger } from '../../src/run/ledger.ts';
+import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';
+import { runStages } from '../../src/run/stages.ts';
+import { subjectCells } from '../../src/run/work.ts';
+import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
+import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+
+const quiet = () => {};
+
+async function servers(opts: LoopbackOptions = {}): Promise<LoopbackServers> {
+  return startLoopbackServers(opts, serverKeys);
+}
+
+function options(s: LoopbackServers, resultsDir: string, over: Partial<PrepareOptions> = {}): PrepareOptions {
+  return {
+    config: 'configs/published.yaml',
+    root,
+    resultsDir,
+    reportsDir: join(resultsDir, 'reports'),
+    env: liveEnv(s),
+    overrides: liveOverrides(),
+    log: quiet,
+    questions: 3,
+    runs: 2,
+    mode: 'sync',
+    ...over,
+  };
+}
+
+const calls = (s: LoopbackServers) =>
+  s.anthropic.calls.length + s.openai.calls.length + s.gemini.calls.length;
+
+function ledgerOf(resultsDir: string, cap = 100): BudgetLedger {
+  return new BudgetLedger(resultsDir, { capUsd: cap, warnUsd: 0, configFile: 'configs/published.yaml' });
+}
+
+describe('live providers against loopback servers', () => {
+  let s: LoopbackServers;
+  let resultsDir: string;
+
+  beforeAll(async () => {
+    s = await servers({ latencyMs: 2 });
+    resultsDir = await mkdtemp(join(tmpdir(), 'rge-live-'));
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('a sync run of the published config completes through all three SDKs, with caching recorded', async () => {
+    const run = await prepareRun(options(s, resultsDir));
+    const { state } = await runStages(run, { log: quiet });
+    // 3 subjects x 3 questions x 2 runs, each judged by the two other families
+    expect(state.counts.answers).toEqual({ computed: 18, reused: 0, failed: 0 });
+    expect(state.counts.verdicts).toEqual({ computed: 36, reused: 0, failed: 0 });
+    expect(state.stopped).toBeNull();
+    const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+    for (const row of rows) {
+      expect(row.verdicts.map((v) => v.status)).toEqual(['scored', 'scored']);
+      expect(row.answer).toMatch(/\[[a-z0-9-]+-FY\d\d-[0-9a-f]{8}\]/); // cites a retrieved chunk
+      expect(row.cost_usd).toBeGreaterThan(0);
+    }
+    // Each provider answered its own subject and judged the two others.
+    for (const server of [s.anthropic, s.openai, s.gemini]) {
+      expect(server.calls.filter((c) => c.schema === null)).toHaveLength(6);
+      expect(server.calls.filter((c) => c.schema !== null)).toHaveLength(12);
+    }
+    // Run 1 of a question reads the context its run 0 wrote to the cache (Anthropic: marked blocks).
+    const claude = rows.filter((r) => r.subject_id === 'claude');
+    expect(claude.filter((r) => r.run_index === 1).every((r) => r.usage.cacheReadTokens > 1000)).toBe(true);
+    expect(claude.filter((r) => r.run_index === 0).every((r) => r.usage.cacheWriteTokens > 1000)).toBe(true);
+    expect(rows.reduce((n, r) => n + r.uncached_cost_usd - r.cost_usd, 0)).toBeGreaterThan(0);
+    // The ledger holds exactly what the records cost, which is what the servers billed.
+    const ledger = ledgerOf(resultsDir).summary();
+    const recorded = recordedCosts(resultsDir);
+    expect(ledger.spentUsd).toBeCloseTo(recorded.usd, 12);
+    expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 12);
+    expect(ledger.open).toEqual([]);
+  });
+
+  it('reuses cells by what they are: a rerun, then --subjects, then --questions call nothing twice', async () => {
+    const before = calls(s);
+    for (const over of [
+      {},
+      { subjects: ['gpt'] },
+      { questions: 2 },
+      { runs: 1, subjects: ['gemini', 'claude'] },
+    ]) {
+      const run = await prepareRun(options(s, resultsDir, over));
+      const { state } = await runStages(run, { log: quiet });
+      expect(state.counts.answers.computed + state.counts.verdicts.computed).toBe(0);
+    }
+    expect(calls(s)).toBe(before);
+  });
+
+  it('a batch run completes through the three batch APIs and lands in the same stores', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-live-batch-'));
+    const before = { batches: s.anthropic.requests.filter((r) => r.path.includes('batches')).length };
+    const run = await prepareRun(options(s, dir, { mode: 'batch', questions: 2 }));
+    const { state } = await runStages(run, { log: quiet });
+    expect(state.counts.answers.computed).toBe(12);
+    expect(state.counts.verdicts.computed).toBe(24);
+    expect(state.counts.batches).toBe(6); // answers and verdicts, for each of the three models
+    const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+    expect(rows.every((r) => r.batch)).toBe(true);
+    expect(rows.every((r) => r.checks.latency.passed === null)).toBe(true);
+    expect(s.anthropic.requests.filter((r) => r.path.includes('batches')).length).toBeGreaterThan(
+      before.batches,
+    );
+    const batchBilled = [s.anthropic, s.openai, s.gemini].flatMap((x) => x.billed.filter((b) => b.batch));
+    expect(batchBilled).toHaveLength(36);
+    const ledger = ledgerOf(dir).summary();
+    expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
+    expect(ledger.open).toEqual([]);
+  });
+});
+
+describe('live providers under faults, caps and bad keys', () => {
+  it('completes with 20% injected faults; unparseable verdicts are unscored, never 0', async () => {
+    const s = await servers({
+      faults: {
+        rate: 0.2,
+        seed: 'rge-faults',
+        kinds: ['429', '500', '502', '503', '529', 'malformed-json', 'bad-verdict'],
+      },
+      retryAfterMs: 5,
+    });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-faults-'));
+      const run = await prepareRun(options(s, dir, { questions: 6 }));
+      const { state } = await runStages(run, { log: quiet });
+      expect(state.errors).toEqual({});
+      expect(state.counts.answers.computed).toBe(36);
+      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      const verdicts = rows.flatMap((r) => r.verdicts);
+      expect(verdicts).toHaveLength(72);
+      const retried = verdicts.filter((v) => v.attempts === 2);
+      expect(retried.length).toBeGreaterThan(0); // some first replies were not verdicts
+      for (const v of verdicts.filter((x) => x.status === 'unscored')) {
+        expect(v.verdict).toBeNull();
+        expect(v.raw.length).toBeGreaterThan(0);
+        expect(v.error).toMatch(/verdict schema|not JSON/);
+      }
+      // A case whose judges were both unscored has no score, not a zero.
+      for (const r of rows.filter((x) => x.verdicts.every((v) => v.status === 'unscored')))
+        expect(r.scores.gfsPrimary).toBeNull();
+      const ledger = ledgerOf(dir).summary();
+      expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
+      expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 12);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('stops cleanly at the cap, saying what was spent, what is left and how to raise it', async () => {
+    const s = await servers();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-cap-'));
+      const cap = 0.05;
+      const warnings: string[] = [];
+      const log = (l: string) => warnings.push(l);
+      const run = await prepareRun(
+        options(s, dir, {
+          overrides: liveOverrides({ capUsd: cap, warnUsd: 0.02 }),
+          questions: 10,
+          runs: 3,
+          log,
+        }),
+      );
+      const { state } = await runStages(run, { log, skipPreflight: true });
+      expect(state.stopped).toMatch(
+        /budget cap of \$0\.0500 reached: spent \$0\.0\d+.*\$0\.\d+ left.*raise budget\.cap_usd in .*published\.yaml/,
+      );
+      expect(state.counts.answers.computed).toBeGreaterThan(0);
+      expect(Object.keys(state.errors).length).toBeGreaterThan(0);
+      const ledger = ledgerOf(dir, cap).summary();
+      expect(ledger.spentUsd + ledger.unaccountedUsd).toBeLessThanOrEqual(cap);
+      expect(billedUsd(s)).toBeLessThanOrEqual(cap);
+      expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
+      // The warning is printed once and recorded.
+      expect(warnings.filter((w) => w.startsWith('budget warning'))).toHaveLength(1);
+      expect(ledger.warnings).toHaveLength(1);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('refuses a run whose estimate exceeds what is left, before calling anything', async () => {
+    const s = await servers();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-preflight-'));
+      const run = await prepareRun(
+        options(s, dir, { overrides: liveOverrides({ capUsd: 0.01, warnUsd: 0.005 }) }),
+      );
+      await expect(runStages(run, { log: quiet })).rejects.toThrow(
+        /pre-flight: the estimate of \$\d+\.\d\d exceeds the \$0\.01 left of the \$0\.01 cap; nothing was called/,
+      );
+      expect(calls(s)).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a wrong key is a clear error for every cell, with nothing spent and no key in any message', async () => {
+    const s = await startLoopbackServers({ apiKey: 'the-right-key-0000' });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-401-'));
+      const run = await prepareRun(options(s, dir, { questions: 1, runs: 1 }));
+      const { state } = await runStages(run, { log: quiet });
+      const messages = Object.values(state.errors);
+      expect(messages).toHaveLength(3);
+      for (const m of messages) {
+        expect(m).toMatch(/ 401: /);
+        expect(m).not.toMatch(/LEAKCANARY/);
+      }
+      expect(ledgerOf(dir).summary().spentUsd).toBe(0);
+      expect(ledgerOf(dir).summary().open).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a missing key is one error naming the variable and the model that needs it, before any call', async () => {
+    const s = await servers();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-nokey-'));
+      const env = liveEnv(s);
+      delete (env as Record<string, string | undefined>).OPENAI_API_KEY;
+      await expect(prepareRun(options(s, dir, { env }))).rejects.toThrow(
+        'subject gpt needs an API key: set OPENAI_API_KEY in the environment or in .env (nothing was called)',
+      );
+      expect(calls(s)).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+});
