@@ -131,6 +131,50 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
       `| ${m} | ${f2(s.latency[m]?.p50 ?? Number.NaN)} | ${f2(s.latency[m]?.p95 ?? Number.NaN)} | ${(s.cost[m] ?? 0).toFixed(4)} |`,
     );
   out.push('');
+  out.push('## Cost and prompt caching', '');
+  out.push(
+    "Cost of each subject's cases (its answers and both judges' verdicts), at the catalogue's prices; 'without caching' prices every cached token at the input price, so the difference is what caching saved.",
+    '',
+  );
+  out.push(
+    '| subject | cost USD | without caching | saved | input tokens | cache read | cache write | output tokens | batch |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  const n = (x: number) => x.toLocaleString('en');
+  for (const m of s.models) {
+    const c = s.caching[m];
+    if (!c) continue;
+    out.push(
+      `| ${m} | ${c.costUsd.toFixed(4)} | ${c.uncachedUsd.toFixed(4)} | ${c.savedUsd.toFixed(4)} | ${n(c.tokens.inputTokens)} | ${n(c.tokens.cacheReadTokens)} | ${n(c.tokens.cacheWriteTokens)} | ${n(c.tokens.outputTokens)} | ${(100 * c.batchShare).toFixed(0)}% |`,
+    );
+  }
+  out.push('');
+  if (s.budget) {
+    const b = s.budget;
+    out.push(`## Budget: the pre-flight estimate against what the run spent (${b.mode} mode)`, '');
+    out.push(
+      '| role | model | calls estimated | expected USD | worst case USD | calls made | spent USD | spent / expected |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const l of b.lines)
+      out.push(
+        `| ${l.role} | ${l.provider}/${l.model} | ${l.calls} | ${l.expectedUsd.toFixed(4)} | ${l.worstUsd.toFixed(4)} | ${l.actualCalls} | ${l.actualUsd.toFixed(4)} | ${l.expectedUsd > 0 ? `${(l.actualUsd / l.expectedUsd).toFixed(2)}x` : 'n/a'} |`,
+      );
+    out.push(
+      `| total | | | ${b.totals.expectedUsd.toFixed(4)} | ${b.totals.worstUsd.toFixed(4)} | | ${b.totals.actualUsd.toFixed(4)} | ${b.totals.expectedUsd > 0 ? `${(b.totals.actualUsd / b.totals.expectedUsd).toFixed(2)}x` : 'n/a'} |`,
+      '',
+    );
+    out.push(
+      `Naive sync calls without caching were estimated at $${b.totals.naiveUsd.toFixed(4)}.` +
+        (b.totals.unaccountedUsd > 0
+          ? ` $${b.totals.unaccountedUsd.toFixed(4)} is unaccounted (calls in flight when a process was killed, counted at their worst case).`
+          : ''),
+      '',
+    );
+    for (const w of b.warnings) out.push(`- Budget warning: ${w}`);
+    if (b.stopped) out.push(`- **The run stopped at the budget cap**: ${b.stopped}`);
+    if (b.warnings.length > 0 || b.stopped) out.push('');
+  }
   out.push(`## Contested cases (judges differ by more than 1 point): ${s.contested.length}`, '');
   if (s.contested.length > 0) {
     out.push('| question | subject | run | dimensions |', '|---|---|---|---|');

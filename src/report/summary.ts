@@ -31,6 +31,38 @@ export interface JudgeScoreView {
   } | null;
 }
 
+export interface TokenView {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** What the stages of the run recorded (the run state file): the pre-flight estimate and the spend. */
+export interface RunBudgetView {
+  mode: string;
+  stopped: string | null;
+  budget_warnings: readonly string[];
+  estimate: {
+    lines: readonly {
+      provider: string;
+      model: string;
+      role: string;
+      batch: boolean;
+      calls: number;
+      expectedUsd: number;
+      naiveUsd: number;
+      worstUsd: number;
+    }[];
+    totals: { calls: number; expectedUsd: number; naiveUsd: number; worstUsd: number };
+  } | null;
+  spend: {
+    usd: number;
+    unaccounted_usd: number;
+    by_payer: readonly { provider: string; model: string; role: string; usd: number; calls: number }[];
+  };
+}
+
 /** What the summary needs of a case row (the stored row has more). */
 export interface CaseRowView {
   question_id: string;
@@ -43,6 +75,10 @@ export interface CaseRowView {
   judge_prompt_hash: string;
   latency_ms: number;
   cost_usd: number;
+  /** what the case's calls would have cost without prompt caching (absent in older rows) */
+  uncached_cost_usd?: number;
+  usage?: TokenView;
+  judge_usage?: TokenView;
   verdicts: readonly JudgeScoreView[];
   /** as `caseScores` (src/scoring) returns them: null values and `unscored` when no judge scored */
   scores: {
@@ -71,6 +107,8 @@ export interface SummaryOptions {
   resamples?: number;
   passThreshold?: number;
   run: { runId: string; configHash: string; indexChecksum: string; questionsHash: string };
+  /** the run state's estimate and spend, when the stages recorded one */
+  budget?: RunBudgetView | null;
 }
 
 export interface Summary {
@@ -95,6 +133,34 @@ export interface Summary {
   checkPassRates: Record<string, Record<string, { passed: number; applicable: number; rate: number | null }>>;
   latency: Record<string, { p50: number; p95: number }>;
   cost: Record<string, number>;
+  /** per subject: the cost of its cases' calls (answers and verdicts), without caching, and tokens */
+  caching: Record<
+    string,
+    { costUsd: number; uncachedUsd: number; savedUsd: number; tokens: TokenView; batchShare: number }
+  >;
+  /** the pre-flight estimate against what the run spent, per provider, model and role */
+  budget: {
+    mode: string;
+    lines: {
+      provider: string;
+      model: string;
+      role: string;
+      calls: number;
+      expectedUsd: number;
+      worstUsd: number;
+      actualCalls: number;
+      actualUsd: number;
+    }[];
+    totals: {
+      expectedUsd: number;
+      naiveUsd: number;
+      worstUsd: number;
+      actualUsd: number;
+      unaccountedUsd: number;
+    };
+    warnings: string[];
+    stopped: string | null;
+  } | null;
   promptHashes: { subject: string[]; judge: string[] };
 }
 
@@ -263,6 +329,31 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cost[m] = mine.reduce((s, r) => s + r.cost_usd, 0);
   }
 
+  const caching: Summary['caching'] = {};
+  const zero: TokenView = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const addTokens = (a: TokenView, b: TokenView | undefined): TokenView =>
+    b
+      ? {
+          inputTokens: a.inputTokens + b.inputTokens,
+          outputTokens: a.outputTokens + b.outputTokens,
+          cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+          cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+        }
+      : a;
+  for (const m of models) {
+    const mine = bySubject.get(m) ?? [];
+    const costUsd = mine.reduce((sum, r) => sum + r.cost_usd, 0);
+    const uncachedUsd = mine.reduce((sum, r) => sum + (r.uncached_cost_usd ?? r.cost_usd), 0);
+    caching[m] = {
+      costUsd,
+      uncachedUsd,
+      savedUsd: uncachedUsd - costUsd,
+      tokens: mine.reduce((t, r) => addTokens(addTokens(t, r.usage), r.judge_usage), zero),
+      batchShare:
+        mine.length === 0 ? 0 : mine.filter((r) => (r as { batch?: boolean }).batch).length / mine.length,
+    };
+  }
+
   const scored = rows.filter((r) => !r.scores.unscored);
   return {
     run: { ...opts.run, seed: opts.seed, resamples },
@@ -290,9 +381,64 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     checkPassRates,
     latency,
     cost,
+    caching,
+    budget: budgetOf(opts.budget ?? null),
     promptHashes: {
       subject: [...new Set(rows.map((r) => r.subject_prompt_hash))].sort(),
       judge: [...new Set(rows.map((r) => r.judge_prompt_hash))].sort(),
     },
+  };
+}
+
+/** The estimate per provider, model and role beside what the ledger says the run spent on it. */
+function budgetOf(view: RunBudgetView | null): Summary['budget'] {
+  if (!view) return null;
+  const key = (x: { provider: string; model: string; role: string }) => `${x.provider}/${x.model}/${x.role}`;
+  const lines = new Map<string, NonNullable<Summary['budget']>['lines'][number]>();
+  for (const l of view.estimate?.lines ?? []) {
+    const k = key(l);
+    const line = lines.get(k) ?? {
+      provider: l.provider,
+      model: l.model,
+      role: l.role,
+      calls: 0,
+      expectedUsd: 0,
+      worstUsd: 0,
+      actualCalls: 0,
+      actualUsd: 0,
+    };
+    line.calls += l.calls;
+    line.expectedUsd += l.expectedUsd;
+    line.worstUsd += l.worstUsd;
+    lines.set(k, line);
+  }
+  for (const p of view.spend.by_payer) {
+    const k = key(p);
+    const line = lines.get(k) ?? {
+      provider: p.provider,
+      model: p.model,
+      role: p.role,
+      calls: 0,
+      expectedUsd: 0,
+      worstUsd: 0,
+      actualCalls: 0,
+      actualUsd: 0,
+    };
+    line.actualCalls += p.calls;
+    line.actualUsd += p.usd;
+    lines.set(k, line);
+  }
+  return {
+    mode: view.mode,
+    lines: [...lines.values()].filter((l) => l.calls > 0 || l.actualCalls > 0),
+    totals: {
+      expectedUsd: view.estimate?.totals.expectedUsd ?? 0,
+      naiveUsd: view.estimate?.totals.naiveUsd ?? 0,
+      worstUsd: view.estimate?.totals.worstUsd ?? 0,
+      actualUsd: view.spend.usd,
+      unaccountedUsd: view.spend.unaccounted_usd,
+    },
+    warnings: [...view.budget_warnings],
+    stopped: view.stopped,
   };
 }

@@ -19,6 +19,7 @@ import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { batchesDir, loadBatchRecords, runBatches } from './batches.ts';
 import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
+import type { BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';
 import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
 import { type SubjectCell, subjectCells } from './work.ts';
@@ -42,6 +43,22 @@ export const RunState = z
       verdicts: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
       batches: z.number(),
     }),
+    /** what this run spent, from the ledger (after minus before), by provider, model and role */
+    spend: z.object({
+      usd: z.number(),
+      unaccounted_usd: z.number(),
+      by_payer: z.array(
+        z.object({
+          provider: z.string(),
+          model: z.string(),
+          role: z.string(),
+          usd: z.number(),
+          calls: z.number(),
+        }),
+      ),
+    }),
+    /** the budget warnings in the ledger when the run ended */
+    budget_warnings: z.array(z.string()),
   })
   .strict();
 export type RunState = z.infer<typeof RunState>;
@@ -71,11 +88,34 @@ export async function recoverLedger(run: PreparedRun, log?: (line: string) => vo
   }
 }
 
+type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
+
+function spendSince(before: PayerTotals, beforeUnaccounted: number, ledger: BudgetLedger): RunState['spend'] {
+  const now = ledger.refresh();
+  const key = (p: { provider: string; model: string; role: string }) => `${p.provider}/${p.model}/${p.role}`;
+  const prior = new Map(before.map((p) => [key(p), p]));
+  const byPayer = now.byPayer
+    .map((p) => ({
+      provider: p.provider,
+      model: p.model,
+      role: p.role,
+      usd: p.spentUsd - (prior.get(key(p))?.spentUsd ?? 0),
+      calls: p.calls - (prior.get(key(p))?.calls ?? 0),
+    }))
+    .filter((p) => p.calls > 0);
+  return {
+    usd: byPayer.reduce((sum, p) => sum + p.usd, 0),
+    unaccounted_usd: now.unaccountedUsd - beforeUnaccounted,
+    by_payer: byPayer,
+  };
+}
+
 function stateOf(
   ctx: StageContext,
   estimate: Estimate | null,
   started: string,
   finished: string | null,
+  spend: RunState['spend'],
 ): RunState {
   return {
     run_id: ctx.run.info.runId,
@@ -87,6 +127,10 @@ function stateOf(
     stopped: ctx.stopped?.message ?? null,
     warnings: [...ctx.run.warnings],
     counts: ctx.counts,
+    spend,
+    budget_warnings: ctx.run.ledger
+      .summary()
+      .warnings.map((w) => `$${w.spent.toFixed(4)} spent passed the warning level of $${w.warn} (${w.at})`),
   };
 }
 
@@ -110,6 +154,8 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
   const started = new Date().toISOString();
   const ctx = new StageContext(run, opts);
   await recoverLedger(run, opts.log);
+  const before = run.ledger.refresh();
+  const noSpend: RunState['spend'] = { usd: 0, unaccounted_usd: 0, by_payer: [] };
   const cells = await subjectCells(run);
   const estimate = await estimateRun(run);
   const left = run.ledger.refresh().leftUsd;
@@ -122,16 +168,12 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
           `--runs) or raise budget.cap_usd in ${run.info.configFile}.`,
       );
   }
-  await writeRunState(run.info.stateFile, stateOf(ctx, estimate, started, null));
+  await writeRunState(run.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
   if (run.info.mode === 'batch') await runBatches(ctx, cells);
   else await runSyncCells(ctx, cells);
-  run.warnings.push(
-    ...run.ledger
-      .summary()
-      .warnings.map((w) => `budget warning at $${w.warn}: $${w.spent.toFixed(4)} spent (${w.at})`),
-  );
   await run.ledger.writeSummary();
-  const state = stateOf(ctx, estimate, started, new Date().toISOString());
+  const spend = spendSince(before.byPayer, before.unaccountedUsd, run.ledger);
+  const state = stateOf(ctx, estimate, started, new Date().toISOString(), spend);
   await writeRunState(run.info.stateFile, state);
   return { state, cells, estimate };
 }

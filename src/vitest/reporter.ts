@@ -3,12 +3,22 @@
  * API: TestModule.children.allTests(), TestCase.meta()) and writes reports/<run_id>/summary.md,
  * summary.json and gfs.svg. Runs without rge cases (the unit tests) write nothing.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { gfsChartSvg, renderMarkdown } from '../report/markdown.ts';
-import { summarise } from '../report/summary.ts';
+import { type RunBudgetView, summarise } from '../report/summary.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { RgeCaseMeta } from './meta.ts';
+
+/** The run state the stages wrote (estimate, spend), if there is one. */
+function readRunBudget(file: string): RunBudgetView | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RunBudgetView;
+  } catch {
+    return null;
+  }
+}
 
 export default class RgeReporter implements Reporter {
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
@@ -22,6 +32,7 @@ export default class RgeReporter implements Reporter {
     }
     for (const [runId, cases] of byRun) {
       const run = (cases[0] as RgeCaseMeta).run;
+      const state = run.stateFile ? readRunBudget(run.stateFile) : null;
       const summary = summarise(
         cases.map((c) => c.row),
         {
@@ -32,6 +43,7 @@ export default class RgeReporter implements Reporter {
             indexChecksum: run.indexChecksum,
             questionsHash: run.questionsHash,
           },
+          budget: state,
         },
       );
       const dir = join(run.reportsDir, runId);

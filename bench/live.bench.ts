@@ -1,0 +1,163 @@
+/**
+ * Live runs, offline: the published config's three models against the loopback servers (the real SDKs,
+ * a simulated latency, no faults).
+ *
+ * 1. A sync run's wall time against its lower bound: each provider's calls must respect its rpm (the
+ *    limiter spaces requests evenly, 60/rpm s apart) and its concurrency at the simulated latency
+ *    (calls x latency / concurrency); the bound is the max over providers of the larger of the two.
+ *    Token limits are lifted so that only those two apply. Goal: wall time <= 1.15x the bound.
+ * 2. The published run's pre-flight estimate (dry run, config unmodified: 3 subjects x 200 questions x
+ *    3 runs, batch mode with caching) against the same calls made naively (sync, uncached). Goal <= 0.55x.
+ */
+import { join } from 'node:path';
+import { estimateRun } from '../src/run/estimate.ts';
+import { prepareRun } from '../src/run/prepare.ts';
+import { runStages } from '../src/run/stages.ts';
+import { subjectCells } from '../src/run/work.ts';
+import { liveEnv, liveOverrides, serverKeys } from '../test/helpers/live.ts';
+import { defaultReply, type Provider, startLoopbackServers } from '../test/loopback/index.ts';
+import { type Bench, type BenchRow, latencyRow } from './harness.ts';
+
+const PROVIDERS: readonly Provider[] = ['anthropic', 'openai', 'gemini'];
+const LATENCY_MS = 40;
+const RPM = 1200;
+const CONCURRENCY = 4;
+const RUNS = 3;
+
+/** When each call reached a server (after the client's limiter) and when its reply was produced. */
+interface Stamp {
+  provider: Provider;
+  judge: boolean;
+  arrived: number;
+  replied: number;
+}
+
+const bench: Bench = async (ctx) => [await syncRow(ctx), await costRow(ctx)];
+
+async function syncRow(ctx: Parameters<Bench>[0]): Promise<BenchRow> {
+  const questions = ctx.quick ? 8 : 20;
+  const stamps: Stamp[] = [];
+  const arrivals = new Map<unknown, number>();
+  const servers = await startLoopbackServers(
+    {
+      latencyMs: (call) => {
+        arrivals.set(call, performance.now());
+        return LATENCY_MS;
+      },
+      respond: (call) => {
+        const arrived = arrivals.get(call) ?? Number.NaN;
+        stamps.push({
+          provider: call.provider,
+          judge: call.schema !== null,
+          arrived,
+          replied: performance.now(),
+        });
+        return defaultReply(call);
+      },
+    },
+    serverKeys,
+  );
+  try {
+    const limits = PROVIDERS.flatMap((p) => [
+      `providers.${p}.rpm=${RPM}`,
+      `providers.${p}.concurrency=${CONCURRENCY}`,
+      `providers.${p}.tpm=null`,
+    ]);
+    const run = await prepareRun({
+      config: 'configs/published.yaml',
+      root: ctx.root,
+      resultsDir: join(ctx.tmp, 'sync'),
+      reportsDir: join(ctx.tmp, 'reports'),
+      env: liveEnv(servers),
+      overrides: [...liveOverrides(), ...limits],
+      log: () => {},
+      questions,
+      runs: RUNS,
+      mode: 'sync',
+    });
+    await subjectCells(run); // retrieval out of the measurement (memoised per run)
+    const t0 = performance.now();
+    const { state } = await runStages(run, { log: () => {}, skipPreflight: true });
+    const seconds = (performance.now() - t0) / 1000;
+
+    const cells = PROVIDERS.length * questions * RUNS;
+    const errors = Object.keys(state.errors).length;
+    if (state.counts.answers.computed !== cells || state.counts.verdicts.computed !== 2 * cells || errors > 0)
+      throw new Error(
+        `the sync run did not compute every cell: ${JSON.stringify(state.counts)}, ${errors} errors`,
+      );
+
+    // The bound, per provider: its own subject's cells plus judging the two other subjects' cells.
+    let bound = 0;
+    let limitedBy = '';
+    for (const p of PROVIDERS) {
+      const calls = servers[p].calls.length;
+      if (calls !== 3 * questions * RUNS)
+        throw new Error(`${p}: ${calls} calls, expected ${3 * questions * RUNS}`);
+      const byRate = (calls * 60) / RPM;
+      const byLatency = (calls * LATENCY_MS) / 1000 / CONCURRENCY;
+      const b = Math.max(byRate, byLatency);
+      if (b > bound) {
+        bound = b;
+        limitedBy =
+          byRate >= byLatency ? `rpm ${RPM}` : `latency ${LATENCY_MS} ms / concurrency ${CONCURRENCY}`;
+      }
+      const mine = stamps.filter((s) => s.provider === p).sort((a, b) => a.arrived - b.arrived);
+      const rel = (t: number | undefined) => ((t ?? Number.NaN) - t0) / 1000;
+      const gaps = mine.slice(1).map((s, i) => s.arrived - (mine[i]?.arrived ?? 0));
+      const subjects = mine.filter((s) => !s.judge);
+      const judges = mine.filter((s) => s.judge);
+      ctx.log(
+        `${p}: ${calls} calls (bound ${byRate.toFixed(2)} s by rpm, ${byLatency.toFixed(2)} s by latency); ` +
+          `first arrival ${rel(mine[0]?.arrived).toFixed(2)} s, last reply ${rel(Math.max(...mine.map((s) => s.replied))).toFixed(2)} s; ` +
+          `subjects ${rel(subjects[0]?.arrived).toFixed(2)}-${rel(subjects.at(-1)?.arrived).toFixed(2)} s, ` +
+          `judges ${rel(judges[0]?.arrived).toFixed(2)}-${rel(judges.at(-1)?.arrived).toFixed(2)} s; ` +
+          `mean gap ${(gaps.reduce((a, b) => a + b, 0) / Math.max(1, gaps.length)).toFixed(1)} ms, max ${Math.max(...gaps).toFixed(0)} ms`,
+      );
+    }
+    const first = Math.min(...stamps.map((s) => s.arrived));
+    const last = Math.max(...stamps.map((s) => s.replied));
+    ctx.log(
+      `runStages ${seconds.toFixed(2)} s: ${((first - t0) / 1000).toFixed(2)} s before the first call, ` +
+        `${((last - first) / 1000).toFixed(2)} s of calls, ${((t0 + seconds * 1000 - last) / 1000).toFixed(2)} s after the last reply`,
+    );
+    return latencyRow(
+      `sync run of the published config (${questions} questions x ${RUNS} runs, ${LATENCY_MS} ms latency)`,
+      's',
+      seconds,
+      { name: 'rate-limit lower bound', value: bound },
+      `goal ratio >= 0.87; wall time = ${(seconds / bound).toFixed(2)}x the lower bound, bound set by ${limitedBy}` +
+        ` (concurrency ${CONCURRENCY}, ${3 * questions * RUNS} calls a provider); ${cells} answers, ${2 * cells} verdicts`,
+    );
+  } finally {
+    await servers.close();
+  }
+}
+
+async function costRow(ctx: Parameters<Bench>[0]): Promise<BenchRow> {
+  const run = await prepareRun({
+    config: 'configs/published.yaml',
+    root: ctx.root,
+    resultsDir: join(ctx.tmp, 'dry'),
+    dryRun: true,
+    log: () => {},
+  });
+  const estimate = await estimateRun(run);
+  const { expectedUsd, naiveUsd, calls } = estimate.totals;
+  const bounded = estimate.assumptions.contextBounded
+    ? 'context bounded by k x chunk_tokens (index not built)'
+    : 'context from the built index';
+  return {
+    name: `published run's estimated cost (${estimate.mode}, caching)`,
+    unit: 'USD',
+    value: expectedUsd,
+    reference: { name: 'naive sync uncached', value: naiveUsd },
+    ratio: expectedUsd / naiveUsd,
+    note:
+      `ratio = cost / naive, goal <= 0.55x; ${calls} calls (${estimate.cells.total} cells: ` +
+      `${run.subjects.length} subjects x ${run.questions.length} questions x ${run.runs} runs, 2 judges each); ${bounded}; ` +
+      `cache hit rate ${estimate.assumptions.cacheHitRate}`,
+  };
+}
+
+export default bench;

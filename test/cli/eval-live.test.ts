@@ -1,0 +1,152 @@
+/**
+ * `rge eval run --config configs/published.yaml` end to end against the loopback servers, as a user runs
+ * it: a child process with the three base-URL variables pointed at 127.0.0.1 and recognisable fake keys.
+ * Sync and batch runs complete and write the report with cache savings and estimate vs actual; then
+ * every file written and everything printed is scanned for the keys.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+
+interface Outcome {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function rge(args: string[], env: Record<string, string>): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/rge.mjs', ...args], {
+      cwd: root,
+      env: { ...process.env, ...env, CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
+}
+
+const setArgs = (overrides: string[]) => overrides.flatMap((o) => ['--set', o]);
+
+describe('rge eval run against live providers (loopback)', () => {
+  let s: LoopbackServers;
+  const written: string[] = [];
+  const printed: string[] = [];
+
+  beforeAll(async () => {
+    s = await startLoopbackServers({ latencyMs: 1 }, serverKeys);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  for (const mode of ['sync', 'batch'] as const) {
+    it(`completes a small ${mode} run of the published config and reports cache savings and estimate vs actual`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), `rge-cli-live-${mode}-`));
+      const results = join(dir, 'results');
+      const reports = join(dir, 'reports');
+      const outcome = await rge(
+        [
+          'eval',
+          'run',
+          '--config',
+          'configs/published.yaml',
+          '--questions',
+          '2',
+          '--runs',
+          '2',
+          '--mode',
+          mode,
+          '--results-dir',
+          results,
+          '--reports-dir',
+          reports,
+          ...setArgs(liveOverrides()),
+        ],
+        liveEnv(s),
+      );
+      printed.push(outcome.out, outcome.err);
+      expect(outcome.code, outcome.err).toBe(0);
+      expect(outcome.out).toMatch(
+        /12 cases, 0 reused, 0 failed; report .*summary\.md; answers computed 12, verdicts computed 24/,
+      );
+      expect(outcome.err).toMatch(/estimate for run published-/);
+      if (mode === 'batch')
+        expect(outcome.err).toMatch(
+          /batch rge-published-.*: submitting 4 answers to anthropic\/claude-sonnet-4-6/,
+        );
+      const report = /report (\S+summary\.md)/.exec(outcome.out)?.[1] as string;
+      const md = readFileSync(report, 'utf8');
+      expect(md).toMatch(/## Cost and prompt caching/);
+      expect(md).toMatch(
+        /## Budget: the pre-flight estimate against what the run spent \((sync|batch) mode\)/,
+      );
+      expect(md).toMatch(
+        /\| subject \| anthropic\/claude-sonnet-4-6 \| 4 \| [\d.]+ \| [\d.]+ \| 4 \| [\d.]+ \| [\d.]+x \|/,
+      );
+      // Caching saved money on the Anthropic subject (runs after the first read the context).
+      const claude = /\| claude \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|/.exec(md);
+      expect(Number(claude?.[3])).toBeGreaterThan(0);
+      if (mode === 'batch') expect(md).toMatch(/\| claude \|.*\| 100% \|/);
+      written.push(...filesUnder(dir));
+    }, 240_000);
+  }
+
+  it('a wrong key fails cleanly, exit 1, and the key is not in the message', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-cli-live-401-'));
+    const env = { ...liveEnv(s), OPENAI_API_KEY: 'sk-LEAKCANARY-wrong-key-1234' };
+    const outcome = await rge(
+      [
+        'eval',
+        'run',
+        '--config',
+        'configs/published.yaml',
+        '--questions',
+        '1',
+        '--runs',
+        '1',
+        '--subjects',
+        'gpt',
+        '--results-dir',
+        join(dir, 'results'),
+        '--reports-dir',
+        join(dir, 'reports'),
+        ...setArgs(liveOverrides()),
+      ],
+      env,
+    );
+    printed.push(outcome.out, outcome.err);
+    expect(outcome.code).toBe(1);
+    expect(outcome.out).toMatch(/1 cases, 0 reused, 1 failed/);
+    expect(outcome.err).not.toContain('sk-LEAKCANARY-wrong-key-1234');
+    written.push(...filesUnder(dir));
+  }, 240_000);
+
+  it('no key appears in any file written or anything printed', () => {
+    expect(written.length).toBeGreaterThan(10);
+    const keys = [...Object.values(FAKE_KEYS), 'sk-LEAKCANARY-wrong-key-1234'];
+    for (const file of written) {
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const key of keys) expect(text.includes(key), `${key} in ${file}`).toBe(false);
+    }
+    for (const text of printed) for (const key of keys) expect(text.includes(key)).toBe(false);
+    // The keys did reach the servers (so the scan had something to find).
+    expect(
+      s.openai.requests.some((r) => (r.headers.authorization ?? '').includes(FAKE_KEYS.OPENAI_API_KEY)),
+    ).toBe(true);
+  });
+});
