@@ -108,6 +108,13 @@ export function requestTokens(request: Pick<ModelRequest, 'system' | 'messages'>
   return n;
 }
 
+/** Carries the error of a refused budget reservation through the retry loop untouched. */
+class ReservationRefused extends Error {
+  constructor(readonly reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 export interface MeteredOptions {
   id: string;
   family: string;
@@ -163,13 +170,18 @@ export class MeteredProvider implements Provider {
         null,
       );
     const worst = worstCaseUsd(priced, tokens, request.maxTokens, { batch: false });
-    const reservation = spender ? await spender.reserve(worst, this.payer) : null;
+    // The budget is reserved once per call, when the call gets its rate-limit slot (not while it queues,
+    // so queued calls do not hold the budget and the ledger is not a queue in front of the limiter).
+    let reservation: string | null = null;
+    const reserve = async () => {
+      if (spender && reservation === null) reservation = await spender.reserve(worst, this.payer);
+    };
     const started = performance.now();
     let raw: RawReply;
     try {
-      raw = await this.withRetries(request, tokens, options);
+      raw = await this.withRetries(request, tokens, options, reserve);
     } catch (err) {
-      if (reservation && spender) await spender.release(reservation);
+      if (reservation !== null && spender) await spender.release(reservation);
       throw err;
     }
     const latencyMs = performance.now() - started;
@@ -186,17 +198,29 @@ export class MeteredProvider implements Provider {
   }
 
   /** One call with bounded retries; the error thrown at the end names the last failure, keys redacted. */
-  async withRetries(request: ModelRequest, tokens: number, options: CallOptions): Promise<RawReply> {
+  async withRetries(
+    request: ModelRequest,
+    tokens: number,
+    options: CallOptions,
+    beforeSend: () => Promise<void> = async () => {},
+  ): Promise<RawReply> {
     const { adapter, limiter } = this.opts;
     const limits = limiter.limits;
     try {
       return await pRetry(
         async () => {
           try {
-            return await limiter.run(tokens, options.priority ?? 5, () =>
-              adapter.complete(request, options.signal),
-            );
+            return await limiter.run(tokens, options.priority ?? 5, async () => {
+              try {
+                await beforeSend();
+              } catch (err) {
+                // A refused reservation (the budget cap) is not a call failure: never retried, passed on as is.
+                throw new AbortError(new ReservationRefused(err));
+              }
+              return adapter.complete(request, options.signal);
+            });
           } catch (err) {
+            if (err instanceof AbortError) throw err;
             const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
             if (!e.retryable) throw new AbortError(e);
             if (e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
@@ -220,6 +244,7 @@ export class MeteredProvider implements Provider {
       );
     } catch (err) {
       const inner = err instanceof AbortError ? err.originalError : err;
+      if (inner instanceof ReservationRefused) throw inner.reason;
       const message = redactSecrets(inner instanceof Error ? inner.message : String(inner));
       const status = inner instanceof CallError ? inner.status : null;
       throw new CallError(`${this.id}: ${message}`, status, false, null);

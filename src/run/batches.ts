@@ -16,7 +16,12 @@ import pRetry, { AbortError } from 'p-retry';
 import { z } from 'zod';
 import { costUsd, worstCaseUsd } from '../providers/catalogue.ts';
 import { redactSecrets } from '../providers/credentials.ts';
-import { type BatchAdapter, type BatchItemResult, CallError } from '../providers/live/adapter.ts';
+import {
+  type BatchAdapter,
+  type BatchHint,
+  type BatchItemResult,
+  CallError,
+} from '../providers/live/adapter.ts';
 import { MeteredProvider, requestTokens } from '../providers/metered.ts';
 import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
@@ -74,6 +79,24 @@ export function loadBatchRecords(dir: string): BatchRecord[] {
         throw new Error(`${file}: not a batch record (${parsed.error.issues[0]?.message})`);
       return parsed.data;
     });
+}
+
+/** The prefix of every custom id of a batch: ties its items (and results) to its record. */
+export function customIdPrefix(recordId: string): string {
+  return `b${sha256(recordId).slice(0, 12)}_`;
+}
+
+/** What identifies a record's batch at the provider when its id was not recorded. */
+function hintOf(record: BatchRecord, dir: string): BatchHint {
+  const others = loadBatchRecords(dir)
+    .filter((r) => r.id !== record.id && r.remote_id !== null)
+    .map((r) => r.remote_id as string);
+  return {
+    submittedAfterMs: record.submitted_after_ms,
+    items: record.items.length,
+    customIdPrefix: customIdPrefix(record.id),
+    exclude: new Set(others),
+  };
 }
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
@@ -200,7 +223,7 @@ async function submit(
     reservation,
     reserved_usd: worst,
     submitted_after_ms: Date.now(),
-    items: items.map((item, i) => ({ custom_id: `r${i}`, key: item.key })),
+    items: items.map((item, i) => ({ custom_id: `${customIdPrefix(id)}${i}`, key: item.key })),
     error: null,
     created_at: now,
     updated_at: now,
@@ -211,15 +234,18 @@ async function submit(
       ` (worst case ${fmtUsd(worst)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap)`,
   );
   try {
+    let attempt = 0;
     record.remote_id = await retried(ctx, `batch ${id} submit`, async () => {
       // A failed submit may still have created the batch: look before trying again.
-      const existing = await group.batch.findByTag(id, {
-        submittedAfterMs: record.submitted_after_ms,
-        items: items.length,
-      });
-      if (existing) return existing;
+      if (attempt++ > 0) {
+        const existing = await group.batch.findByTag(id, hintOf(record, dir));
+        if (existing) return existing;
+      }
       return group.batch.submit(
-        items.map((item, i) => ({ customId: `r${i}`, request: item.request })),
+        record.items.map((item, i) => ({
+          customId: item.custom_id,
+          request: (items[i] as WorkItem).request,
+        })),
         id,
         ctx.opts.signal,
       );
@@ -246,10 +272,7 @@ async function resume(
   if (record.reservation) await run.ledger.adopt(record.reservation);
   if (record.status === 'submitting') {
     const found = await retried(ctx, `batch ${record.id} lookup`, () =>
-      group.batch.findByTag(record.id, {
-        submittedAfterMs: record.submitted_after_ms,
-        items: record.items.length,
-      }),
+      group.batch.findByTag(record.id, hintOf(record, dir)),
     );
     if (found) {
       record.remote_id = found;
@@ -318,6 +341,19 @@ async function collect(
   );
   const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
   const fallback: WorkItem[] = [];
+  // A batch adopted after a stop (looked up without an id) must carry this record's items.
+  const foreign = results.filter((r) => r.ok && !keyOf.has(r.customId)).length;
+  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing'))) {
+    record.status = 'abandoned';
+    record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
+    if (record.reservation) await run.ledger.release(record.reservation);
+    await save(dir, record);
+    ctx.log(`batch ${record.id}: ${record.error}`);
+    return record.items.flatMap((i) => {
+      const item = work.get(i.key);
+      return item && !group.isStored(i.key) ? [item] : [];
+    });
+  }
   const failedKeys = new Set<string>();
   const priced = group.provider.priced;
   for (const result of results) {

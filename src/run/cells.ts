@@ -109,6 +109,8 @@ type CellRecord = { key: string; charges: CallCharge[] };
 export class CellStore<R extends CellRecord> {
   private readonly byKey = new Map<string, R>();
   private readonly byReservation = new Map<string, R>();
+  private readonly dupes: R[] = [];
+  /** records of a key already stored (paid calls of processes that raced on one cell) */
   duplicates = 0;
   private readonly journal: Journal<R>;
 
@@ -120,6 +122,8 @@ export class CellStore<R extends CellRecord> {
     this.journal = new Journal(file, schema, (record) => {
       if (this.byKey.has(record.key)) {
         this.duplicates++;
+        this.dupes.push(record);
+        for (const c of record.charges) if (c.reservation) this.byReservation.set(c.reservation, record);
         return;
       }
       this.byKey.set(record.key, record);
@@ -142,13 +146,25 @@ export class CellStore<R extends CellRecord> {
     return this.byReservation.get(reservation);
   }
 
-  /** Stores a record unless its key is already stored (by this or another process); returns the stored one. */
+  /**
+   * Stores a record and returns the stored one for its key. When another process stored the key first,
+   * the first record stays the cell's; a record whose calls were paid for (it has charges) is still
+   * appended, as a duplicate, so that every paid call stays on record (the ledger equals the sum of the
+   * recorded costs); a free one is dropped.
+   */
   async put(record: R): Promise<R> {
     if (this.readOnly) throw new Error(`cell store ${this.file} is read-only (dry run)`);
     return this.journal.transact(() => {
       const existing = this.byKey.get(record.key);
-      return existing ? { records: [], result: existing } : { records: [record], result: record };
+      if (!existing) return { records: [record], result: record };
+      const paid = record.charges.some((c) => c.usd > 0);
+      return { records: paid ? [record] : [], result: existing };
     });
+  }
+
+  /** Every record of the file, duplicates included (what was paid for). */
+  allRecords(): R[] {
+    return [...this.byKey.values(), ...this.dupes];
   }
 
   get size(): number {

@@ -192,6 +192,21 @@ async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
   );
 }
 
+/**
+ * Every cell at once, interleaved across subjects (each provider gets its first calls at the start);
+ * the providers' limiters pace the calls.
+ */
 export async function runSyncCells(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
-  await Promise.all(cells.map((cell) => syncCell(ctx, cell)));
+  await Promise.all(interleaved(cells).map((cell) => syncCell(ctx, cell)));
+}
+
+/** Cells round-robin by subject: s1 c1, s2 c1, s3 c1, s1 c2, ... */
+export function interleaved(cells: readonly SubjectCell[]): SubjectCell[] {
+  const bySubject = new Map<string, SubjectCell[]>();
+  for (const c of cells) bySubject.set(c.subject.id, [...(bySubject.get(c.subject.id) ?? []), c]);
+  const lists = [...bySubject.values()];
+  const out: SubjectCell[] = [];
+  for (let i = 0; out.length < cells.length; i++)
+    for (const l of lists) if (l[i]) out.push(l[i] as SubjectCell);
+  return out;
 }

@@ -18,6 +18,13 @@ export interface BatchItem {
   request: ModelRequest;
 }
 
+export interface BatchHint {
+  submittedAfterMs: number;
+  items: number;
+  customIdPrefix: string;
+  exclude: ReadonlySet<string>;
+}
+
 export interface BatchProgress {
   /** true once the provider will process no more items (ended, expired, failed or cancelled) */
   ended: boolean;
@@ -39,9 +46,11 @@ export interface BatchAdapter {
   submit(items: readonly BatchItem[], tag: string, signal?: AbortSignal): Promise<string>;
   /**
    * The id of a batch this client submitted with `tag`, if the provider has one; used when a crash came
-   * between submitting and recording the id. `hint` narrows the search where the API keeps no tag.
+   * between submitting and recording the id. `hint` narrows the search where the API keeps no tag: the
+   * submission time, the number of items, the custom-id prefix every item of the batch carries, and
+   * batch ids already known to belong to other records.
    */
-  findByTag(tag: string, hint: { submittedAfterMs: number; items: number }): Promise<string | null>;
+  findByTag(tag: string, hint: BatchHint): Promise<string | null>;
   progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress>;
   /** Per-item results of an ended batch; items missing from the provider's output come back as errors. */
   results(batchId: string, customIds: readonly string[], signal?: AbortSignal): Promise<BatchItemResult[]>;

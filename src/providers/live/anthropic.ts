@@ -12,6 +12,7 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import type { ChatMessage, ModelRequest } from '../types.ts';
 import {
   type BatchAdapter,
+  type BatchHint,
   type BatchItem,
   type BatchItemResult,
   type BatchProgress,
@@ -148,18 +149,26 @@ class AnthropicBatches implements BatchAdapter {
   }
 
   /**
-   * Message Batches keep no tag, so a batch lost between submit and record is recognised by its
-   * creation time (after the submit began) and its number of requests. Two rge processes submitting
-   * batches of the same size within the same minute could be confused; rge runs one submitter per run.
+   * Message Batches keep no tag, so a batch lost between submit and record is looked for by its creation
+   * time (from just before the submit to ten minutes after), its number of requests, and, once it has
+   * ended, the custom-id prefix of its items; batches other records own are skipped. A batch still in
+   * progress cannot be checked by its items; the batch runner checks them when it collects.
    */
-  async findByTag(_tag: string, hint: { submittedAfterMs: number; items: number }): Promise<string | null> {
+  async findByTag(_tag: string, hint: BatchHint): Promise<string | null> {
     try {
       for await (const b of this.client.messages.batches.list({ limit: 100 })) {
         const created = Date.parse(b.created_at);
-        if (created < hint.submittedAfterMs - 60_000) break;
+        if (created < hint.submittedAfterMs - 2_000) break;
+        if (hint.exclude.has(b.id) || created > hint.submittedAfterMs + 600_000) continue;
         const c = b.request_counts;
         const total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
-        if (created >= hint.submittedAfterMs - 5_000 && total === hint.items) return b.id;
+        if (total !== hint.items) continue;
+        if (b.processing_status !== 'ended') return b.id;
+        const decoder = await this.client.messages.batches.results(b.id);
+        for await (const line of decoder) {
+          if (line.custom_id.startsWith(hint.customIdPrefix)) return b.id;
+          break;
+        }
       }
       return null;
     } catch (err) {

@@ -1,0 +1,88 @@
+/**
+ * kill -9 at 20 random points of a batch run against the loopback servers, then resume: every batch the
+ * providers created is one rge recorded and collected (none paid twice), no cell lost or duplicated, and
+ * the ledger equal to the sum of recorded costs.
+ */
+import { readdirSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchesDir, loadBatchRecords } from '../../src/run/batches.ts';
+import { BudgetLedger } from '../../src/run/ledger.ts';
+import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
+import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+import { buildCorpus, type CrashSettings, killAndResume, storeLines } from './crash/crash.ts';
+
+/** Batches each server created (POSTs that created one and got a 2xx). */
+function createdBatches(s: LoopbackServers): number {
+  const created = (server: LoopbackServers['anthropic'], pattern: RegExp) =>
+    server.requests.filter(
+      (r) => r.method === 'POST' && pattern.test(r.path) && r.status >= 200 && r.status < 300,
+    ).length;
+  return (
+    created(s.anthropic, /^\/v1\/messages\/batches(\?|$)/) +
+    created(s.openai, /^\/v1\/batches(\?|$)/) +
+    created(s.gemini, /:batchGenerateContent/)
+  );
+}
+
+describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
+  let s: LoopbackServers;
+  let c: CrashSettings;
+
+  beforeAll(async () => {
+    s = await startLoopbackServers({ batch: { completeAfterMs: 500 } }, serverKeys);
+    const dir = await mkdtemp(join(tmpdir(), 'rge-crash-batch-'));
+    c = {
+      resultsDir: join(dir, 'results'),
+      corpusDir: join(dir, 'corpus'),
+      mode: 'batch',
+      questions: 2,
+      runs: 2,
+    };
+    await buildCorpus(c, s);
+  }, 600_000);
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('pays no batch twice, loses and duplicates nothing, and the ledger equals the recorded costs', async () => {
+    const { killed, questions, finished } = await killAndResume(c, s, {
+      kills: 20,
+      windowMs: 1400,
+      seed: 'rge-crash-batch',
+    });
+    expect(killed).toBe(20);
+    expect(finished.out).toMatch(/DONE .*"errors":0,"stopped":null/);
+    const answers = 3 * questions * 2;
+    const dir = join(c.resultsDir, 'cells');
+    for (const [kind, expected] of [
+      ['answers', answers],
+      ['verdicts', 2 * answers],
+    ] as const) {
+      let keys: string[] = [];
+      let lines = 0;
+      for (const f of readdirSync(join(dir, kind))) {
+        const store = storeLines(join(dir, kind, f));
+        keys = keys.concat(store.keys);
+        lines += store.lines;
+      }
+      expect(new Set(keys).size).toBe(expected);
+      expect(lines).toBe(expected);
+    }
+    const records = loadBatchRecords(batchesDir(c.resultsDir));
+    const submitted = records.filter((r) => r.remote_id !== null);
+    // Every batch a provider created is recorded once, and collected.
+    expect(new Set(submitted.map((r) => `${r.provider}:${r.remote_id}`)).size).toBe(submitted.length);
+    expect(createdBatches(s)).toBe(submitted.length);
+    for (const r of submitted) expect(r.status).toBe('collected');
+    // Each item was billed once by its server, and the ledger holds exactly the recorded costs.
+    const billed = [s.anthropic, s.openai, s.gemini].flatMap((x) => x.billed.filter((b) => b.batch));
+    expect(billed).toHaveLength(3 * answers);
+    const ledger = new BudgetLedger(c.resultsDir, { capUsd: 100, warnUsd: 0, configFile: 'x' }).summary();
+    expect(ledger.spentUsd).toBeCloseTo(recordedCosts(c.resultsDir).usd, 10);
+    expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 10);
+    expect(ledger.open).toEqual([]);
+  }, 900_000);
+});

@@ -1,0 +1,68 @@
+/**
+ * kill -9 at 20 random points of a sync run against the loopback servers, then resume: no cell lost or
+ * duplicated, the ledger equal to the sum of recorded costs, and never less than what the servers
+ * billed (calls in flight at a kill are counted as unaccounted at their reserved worst case).
+ */
+import { readdirSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BudgetLedger } from '../../src/run/ledger.ts';
+import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
+import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+import { buildCorpus, type CrashSettings, killAndResume, storeLines } from './crash/crash.ts';
+
+describe('a sync run killed with SIGKILL 20 times, then resumed', () => {
+  let s: LoopbackServers;
+  let c: CrashSettings;
+
+  beforeAll(async () => {
+    s = await startLoopbackServers({ latencyMs: 80 }, serverKeys);
+    const dir = await mkdtemp(join(tmpdir(), 'rge-crash-sync-'));
+    c = {
+      resultsDir: join(dir, 'results'),
+      corpusDir: join(dir, 'corpus'),
+      mode: 'sync',
+      questions: 10,
+      runs: 3,
+      extraOverrides: ['anthropic', 'openai', 'gemini'].map((p) => `providers.${p}.concurrency=2`),
+    };
+    await buildCorpus(c, s);
+  }, 600_000);
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('loses and duplicates nothing, and the ledger equals the recorded costs', async () => {
+    const { killed, finished } = await killAndResume(c, s, {
+      kills: 20,
+      windowMs: 700,
+      seed: 'rge-crash-sync',
+    });
+    expect(killed).toBe(20);
+    expect(finished.out).toMatch(/DONE .*"errors":0,"stopped":null/);
+    // 3 subjects x 10 questions x 3 runs; each judged by two judges.
+    const dir = join(c.resultsDir, 'cells');
+    for (const [kind, expected] of [
+      ['answers', 90],
+      ['verdicts', 180],
+    ] as const) {
+      let keys: string[] = [];
+      let lines = 0;
+      for (const f of readdirSync(join(dir, kind))) {
+        const store = storeLines(join(dir, kind, f));
+        keys = keys.concat(store.keys);
+        lines += store.lines;
+      }
+      expect(new Set(keys).size).toBe(expected); // nothing lost
+      expect(lines).toBe(expected); // nothing duplicated
+    }
+    const ledger = new BudgetLedger(c.resultsDir, { capUsd: 100, warnUsd: 0, configFile: 'x' }).summary();
+    const recorded = recordedCosts(c.resultsDir);
+    expect(ledger.spentUsd).toBeCloseTo(recorded.usd, 10);
+    expect(ledger.open).toEqual([]);
+    // The servers billed replies the killed processes never read: counted as unaccounted, never missing.
+    expect(billedUsd(s)).toBeLessThanOrEqual(ledger.spentUsd + ledger.unaccountedUsd + 1e-9);
+  }, 900_000);
+});

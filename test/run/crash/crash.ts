@@ -1,0 +1,129 @@
+/**
+ * The crash test shared by the sync and batch runs: start a live run in a child process, SIGKILL it at a
+ * seeded random moment after its stages begin, 20 times, then let it finish; then check that no cell
+ * was lost or duplicated, no batch was paid twice, and the ledger equals the recorded costs.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import seedrandom from 'seedrandom';
+import { prepareRun } from '../../../src/run/prepare.ts';
+import { liveEnv, liveOverrides, root } from '../../helpers/live.ts';
+import type { LoopbackServers } from '../../loopback/index.ts';
+
+export interface CrashSettings {
+  resultsDir: string;
+  corpusDir: string;
+  mode: 'sync' | 'batch';
+  questions: number;
+  runs: number;
+  extraOverrides?: string[];
+  subjects?: string[];
+}
+
+function overridesOf(c: CrashSettings): string[] {
+  return [...liveOverrides({ corpusDir: c.corpusDir }), ...(c.extraOverrides ?? [])];
+}
+
+/** Builds the bm25 fixture corpus once, so children start fast. */
+export async function buildCorpus(c: CrashSettings, servers: LoopbackServers): Promise<void> {
+  await prepareRun({
+    config: 'configs/published.yaml',
+    root,
+    resultsDir: join(c.resultsDir, 'warm'),
+    env: liveEnv(servers),
+    overrides: overridesOf(c),
+    log: () => {},
+    questions: 1,
+    runs: 1,
+    dryRun: true,
+  });
+}
+
+interface ChildOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+}
+
+/** Runs the child; with `killAfterMs`, kills it that long after its stages begin. */
+export function runChild(
+  c: CrashSettings,
+  servers: LoopbackServers,
+  killAfterMs: number | null,
+): Promise<ChildOutcome> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/run/crash/stages-child.ts')], {
+      cwd: root,
+      env: {
+        ...process.env,
+        RGE_CHILD: JSON.stringify({
+          root,
+          resultsDir: c.resultsDir,
+          env: liveEnv(servers),
+          overrides: overridesOf(c),
+          questions: c.questions,
+          runs: c.runs,
+          mode: c.mode,
+          ...(c.subjects ? { subjects: c.subjects } : {}),
+        }),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    let armed = false;
+    child.stdout.on('data', (d: Buffer) => {
+      out += d;
+      if (!armed && killAfterMs !== null && out.includes('STAGES')) {
+        armed = true;
+        setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+      }
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, out, err }));
+  });
+}
+
+/**
+ * Kills at seeded random moments within `windowMs` of the stages' start until `kills` children died
+ * mid-run, then a run to the end. A child that finishes before its kill moment ends a round: the next
+ * round asks for `step` more questions (new cells, new batches), so every kill lands in live work.
+ * Returns the number of questions of the last round.
+ */
+export async function killAndResume(
+  c: CrashSettings,
+  servers: LoopbackServers,
+  opts: { kills: number; windowMs: number; seed: string; step?: number },
+): Promise<{ killed: number; rounds: number; questions: number; finished: ChildOutcome }> {
+  const random = seedrandom(opts.seed);
+  let killed = 0;
+  let rounds = 1;
+  let current = c;
+  while (killed < opts.kills) {
+    const outcome = await runChild(current, servers, Math.floor(random() * opts.windowMs));
+    if (outcome.signal === 'SIGKILL') killed++;
+    else if (outcome.code !== 0)
+      throw new Error(`a child failed (${outcome.code}): ${outcome.err || outcome.out}`);
+    else {
+      rounds++;
+      current = { ...current, questions: current.questions + (opts.step ?? 2) };
+    }
+  }
+  const finished = await runChild(current, servers, null);
+  if (finished.code !== 0)
+    throw new Error(`the last run failed (${finished.code}): ${finished.err || finished.out}`);
+  return { killed, rounds, questions: current.questions, finished };
+}
+
+/** Keys and line counts of a cell store file. */
+export function storeLines(file: string): { keys: string[]; lines: number } {
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  return { keys: lines.map((l) => (JSON.parse(l) as { key: string }).key), lines: lines.length };
+}
