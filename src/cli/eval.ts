@@ -92,7 +92,24 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         return;
       }
       const run = await prepareRun(common);
-      const { state } = await runStages(run, { log });
+      // Ctrl-C stops cleanly: calls in flight are aborted (their reservations released), what is stored
+      // stays, and the same command resumes.
+      const controller = new AbortController();
+      const onInterrupt = () => {
+        log('interrupted: stopping; stored answers and verdicts are kept, rerun the same command to resume');
+        controller.abort();
+      };
+      process.once('SIGINT', onInterrupt);
+      let state: Awaited<ReturnType<typeof runStages>>['state'];
+      try {
+        ({ state } = await runStages(run, { log, signal: controller.signal }));
+      } finally {
+        process.removeListener('SIGINT', onInterrupt);
+      }
+      if (controller.signal.aborted) {
+        io.exitCode = 130;
+        return;
+      }
       const outcome = await runEvalSuite({
         root: io.cwd,
         config: flags.config,

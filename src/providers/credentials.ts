@@ -47,13 +47,34 @@ export function environment(
   const file = join(root, '.env');
   let fromFile: Record<string, string> = {};
   if (existsSync(file)) {
+    let text: string;
     try {
-      fromFile = parseEnv(readFileSync(file, 'utf8')) as Record<string, string>;
+      text = readFileSync(file, 'utf8');
     } catch (err) {
-      throw new RgeError(`cannot parse .env: ${(err as Error).message}`, { file });
+      throw new RgeError(`cannot read .env: ${(err as Error).message}`, { file });
     }
+    checkDotenv(text, file);
+    fromFile = parseEnv(text) as Record<string, string>;
   }
   return { ...fromFile, ...env };
+}
+
+/**
+ * Node's `parseEnv` accepts anything (an unterminated quote becomes part of the value, a bad line is
+ * dropped), so a `.env` is checked line by line first: `NAME=value`, optionally `export `, a quoted value
+ * closed on its line; comments and blank lines. A bad line is an error naming the file and line.
+ */
+function checkDotenv(text: string, file: string): void {
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=\s*(.*)$/.exec(line);
+    if (!m) throw new RgeError('not a NAME=value line', { file, line: i + 1 });
+    const value = m[1] ?? '';
+    const quote = value[0];
+    if ((quote === '"' || quote === "'" || quote === '`') && !new RegExp(`^${quote}[^${quote}]*${quote}\\s*(#.*)?$`).test(value))
+      throw new RgeError(`the value's ${quote} quote is not closed on its line`, { file, line: i + 1 });
+  }
 }
 
 /**

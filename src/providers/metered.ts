@@ -217,7 +217,9 @@ export class MeteredProvider implements Provider {
                 // A refused reservation (the budget cap) is not a call failure: never retried, passed on as is.
                 throw new AbortError(new ReservationRefused(err));
               }
-              return adapter.complete(request, options.signal);
+              const raw = await adapter.complete(request, options.signal);
+              if (raw.pauseMs) limiter.pause(raw.pauseMs);
+              return raw;
             });
           } catch (err) {
             if (err instanceof AbortError) throw err;

@@ -299,7 +299,9 @@ async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]):
     for (const r of records) {
       if (ended.has(r.id) || !r.remote_id) continue;
       const remote = r.remote_id;
-      const p = await retried(ctx, `batch ${r.id} poll`, () => group.batch.progress(remote, ctx.opts.signal));
+      const p = await retried(ctx, `batch ${r.id} poll`, () =>
+        group.batch.progress(remote, r.items.length, ctx.opts.signal),
+      );
       const line = `batch ${r.id} (${r.provider}/${r.model}, ${r.role === 'subject' ? 'answers' : 'verdicts'}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
       if (last.get(r.id) !== line) ctx.log(line);
       last.set(r.id, line);

@@ -15,7 +15,7 @@
  * (max_tokens, no caching: what the ledger reserves).
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
-import { renderJudgeCaseParts } from '../judging/prompt.ts';
+import { JUDGE_MAX_TOKENS, renderJudgeCaseParts } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import { isLiveProvider } from '../providers/registry.ts';
 import { SUBJECT_SYSTEM_PROMPT_V1 } from '../subject/prompt.ts';
@@ -134,7 +134,7 @@ async function callSpecs(
               restTokens: est.subject_output_tokens + 8,
               cacheGroup: `${judge.id}:${question.id}`,
               expectedOutput: est.judge_output_tokens,
-              maxOutput: 2048,
+              maxOutput: JUDGE_MAX_TOKENS,
             });
         }
       }
@@ -182,7 +182,7 @@ async function callSpecs(
         restTokens: answer ? tokens(answer.text) + 8 : est.subject_output_tokens + 8,
         cacheGroup: `${judge.id}:${cell.question.id}`,
         expectedOutput: est.judge_output_tokens,
-        maxOutput: 2048,
+        maxOutput: JUDGE_MAX_TOKENS,
       });
     }
   }

@@ -316,6 +316,7 @@ export class BudgetLedger {
       }
       return { records, result: undefined };
     });
+    await this.afterSpend();
     await this.writeSummary();
     return { settled, unaccounted };
   }

@@ -169,8 +169,10 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
       );
   }
   await writeRunState(run.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
+  ctx.expectedCalls = estimate.totals.calls;
   if (run.info.mode === 'batch') await runBatches(ctx, cells);
   else await runSyncCells(ctx, cells);
+  ctx.progress(true);
   await run.ledger.writeSummary();
   const spend = spendSince(before.byPayer, before.unaccountedUsd, run.ledger);
   const state = stateOf(ctx, estimate, started, new Date().toISOString(), spend);

@@ -40,6 +40,11 @@ export class StageContext {
     batches: 0,
   };
 
+  /** calls the run still had to make when it started (for the progress line) */
+  expectedCalls = 0;
+  private lastProgress = 0;
+  private readonly started = Date.now();
+
   constructor(
     readonly run: PreparedRun,
     readonly opts: StageOptions,
@@ -47,6 +52,22 @@ export class StageContext {
 
   log(line: string): void {
     this.opts.log?.(line);
+  }
+
+  /** A progress line (at most one every 5 s, and the last): calls done, failed, left, and an ETA. */
+  progress(final = false): void {
+    const c = this.counts;
+    const done = c.answers.computed + c.verdicts.computed;
+    const failed = c.answers.failed + c.verdicts.failed;
+    const now = Date.now();
+    if (this.expectedCalls === 0 || (!final && now - this.lastProgress < 5000)) return;
+    this.lastProgress = now;
+    const left = Math.max(0, this.expectedCalls - done - failed);
+    const rate = done / Math.max(1, now - this.started);
+    const eta = left > 0 && rate > 0 ? `, about ${Math.ceil(left / rate / 1000)} s left` : '';
+    this.log(
+      `progress: ${c.answers.computed} answers and ${c.verdicts.computed} verdicts done, ${failed} failed, ${left} calls to go${eta}`,
+    );
   }
 
   fail(cellId: string, err: unknown): void {
@@ -113,6 +134,7 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
     const kept = await store.put(answerRecordFrom(cell, reply));
     await settleCharges(run.ledger, reply.charges ?? []);
     ctx.counts.answers.computed++;
+    ctx.progress();
     return kept;
   } catch (err) {
     ctx.counts.answers.failed++;
@@ -165,6 +187,7 @@ export async function syncVerdict(
       judged.charges.filter((c) => !first?.charges?.some((f) => f.key === c.key)),
     );
     ctx.counts.verdicts.computed++;
+    ctx.progress();
     return kept;
   } catch (err) {
     ctx.counts.verdicts.failed++;

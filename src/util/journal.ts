@@ -89,6 +89,16 @@ export class Journal<T> {
       this.cutTornTail();
       this.catchUp();
       const { records, result } = decide();
+      // A record the schema would refuse on reading (e.g. a NaN cost, written as null) is refused here,
+      // so the file never holds a line that breaks every later reader.
+      for (const r of records) {
+        const checked = this.schema.safeParse(JSON.parse(JSON.stringify(r)));
+        if (!checked.success)
+          throw new RgeError(
+            `refused to write an invalid record: ${checked.error.issues[0]?.path.join('.')}: ${checked.error.issues[0]?.message}`,
+            { file: this.file },
+          );
+      }
       if (records.length > 0) {
         const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
         const fd = openSync(this.file, 'a');

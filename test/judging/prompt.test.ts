@@ -114,7 +114,7 @@ describe('rge judge prompt --write-config / --check', () => {
     const head = before.slice(0, before.indexOf('judge_prompt:'));
     expect(after.startsWith(head)).toBe(true);
     expect(after).toContain('latency_budget_ms: 30000');
-    expect(after).toContain('# to be confirmed');
+    expect(after).toContain('# Batch APIs at half price');
     // idempotent
     expect(withPinnedPrompt(after, 'published.yaml')).toBe(after);
   });

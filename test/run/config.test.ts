@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerConfigCommands } from '../../src/cli/config.ts';
 import type { CliIO } from '../../src/cli/io.ts';
+import { findModel } from '../../src/providers/catalogue.ts';
 import {
   crossFamilyPanel,
   loadRunConfig,
@@ -71,8 +72,13 @@ describe('the committed configs', () => {
       expect(panel.length).toBeGreaterThanOrEqual(2);
       expect(panel.every((j) => j.family !== s.family)).toBe(true);
     }
-    const text = await readFile(PUBLISHED, 'utf8');
-    expect(text).toMatch(/to be confirmed/i);
+    // the methodology's three models, each a subject and a judge, all priced by the catalogue
+    const ids = ['claude-sonnet-4-6', 'gemini-3.1-pro-preview', 'gpt-5.4'];
+    expect(config.subjects.map((s) => s.model).sort()).toEqual(ids);
+    expect(config.judges.map((j) => j.model).sort()).toEqual(ids);
+    for (const m of [...config.subjects, ...config.judges])
+      expect(findModel(m.provider, m.model)?.family).toBe(m.family);
+    expect(config.mode).toBe('batch');
   });
 
   it('both point editors at the schema on their first line', async () => {

@@ -11,6 +11,30 @@ export interface RawReply {
   usage: Usage;
   /** the model that answered, as the provider names it */
   model: string;
+  /** how long the provider's rate-limit headers ask every caller to wait (none left until a reset) */
+  pauseMs?: number | null;
+}
+
+/**
+ * The wait a successful reply's rate-limit headers imply: when no request (or token) is left in the
+ * window, the time until it resets; else null.
+ */
+export function exhaustedPauseMs(headers: HeaderBag, now: number = Date.now()): number | null {
+  for (const [remaining, reset] of [
+    ['anthropic-ratelimit-requests-remaining', 'anthropic-ratelimit-requests-reset'],
+    ['anthropic-ratelimit-tokens-remaining', 'anthropic-ratelimit-tokens-reset'],
+    ['x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests'],
+    ['x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens'],
+  ] as const) {
+    if (header(headers, remaining) !== '0') continue;
+    const value = header(headers, reset);
+    if (value === null) continue;
+    const date = Date.parse(value);
+    if (Number.isFinite(date) && /\d{4}-\d\d-\d\d/.test(value)) return Math.max(0, date - now);
+    const duration = durationMs(value);
+    if (duration !== null) return duration;
+  }
+  return null;
 }
 
 export interface BatchItem {
@@ -51,7 +75,8 @@ export interface BatchAdapter {
    * batch ids already known to belong to other records.
    */
   findByTag(tag: string, hint: BatchHint): Promise<string | null>;
-  progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress>;
+  /** `items` is the batch's size, for providers whose status does not count items. */
+  progress(batchId: string, items: number, signal?: AbortSignal): Promise<BatchProgress>;
   /** Per-item results of an ended batch; items missing from the provider's output come back as errors. */
   results(batchId: string, customIds: readonly string[], signal?: AbortSignal): Promise<BatchItemResult[]>;
 }
@@ -81,12 +106,18 @@ export const RETRYABLE_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 50
 
 type HeaderBag = { get(name: string): string | null } | Record<string, string | undefined> | undefined;
 
+/** A header's value, its name matched without case; an empty value counts as absent. */
 function header(headers: HeaderBag, name: string): string | null {
   if (!headers) return null;
+  let value: string | null | undefined;
   if (typeof (headers as { get?: unknown }).get === 'function')
-    return (headers as { get(name: string): string | null }).get(name);
-  const bag = headers as Record<string, string | undefined>;
-  return bag[name] ?? bag[name.toLowerCase()] ?? null;
+    value = (headers as { get(name: string): string | null }).get(name);
+  else {
+    const bag = headers as Record<string, string | undefined>;
+    const key = Object.keys(bag).find((k) => k.toLowerCase() === name.toLowerCase());
+    value = key === undefined ? null : bag[key];
+  }
+  return value === undefined || value === null || value.trim() === '' ? null : value;
 }
 
 /**

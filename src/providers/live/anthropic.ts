@@ -17,6 +17,7 @@ import {
   type BatchItemResult,
   type BatchProgress,
   CallError,
+  exhaustedPauseMs,
   isAbort,
   type LiveAdapter,
   type RawReply,
@@ -78,8 +79,10 @@ export class AnthropicAdapter implements LiveAdapter {
 
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
     try {
-      const message = await this.client.messages.create(this.params(request), signal ? { signal } : {});
-      return toReply(message);
+      const { data, response } = await this.client.messages
+        .create(this.params(request), signal ? { signal } : {})
+        .withResponse();
+      return { ...toReply(data), pauseMs: exhaustedPauseMs(response.headers) };
     } catch (err) {
       throw classify(err, signal);
     }
@@ -96,8 +99,8 @@ export function toReply(message: Anthropic.Message): RawReply {
     text,
     model: message.model,
     usage: {
-      inputTokens: u.input_tokens,
-      outputTokens: u.output_tokens,
+      inputTokens: u.input_tokens ?? 0,
+      outputTokens: u.output_tokens ?? 0,
       cacheReadTokens: u.cache_read_input_tokens ?? 0,
       cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
     },
@@ -176,7 +179,7 @@ class AnthropicBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<BatchProgress> {
     try {
       const b = await this.client.messages.batches.retrieve(batchId, {}, signal ? { signal } : {});
       const c = b.request_counts;

@@ -186,18 +186,25 @@ class GeminiBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, items: number, signal?: AbortSignal): Promise<BatchProgress> {
     try {
       const job = await this.ai.batches.get({
         name: batchId,
         ...(signal ? { config: { abortSignal: signal } } : {}),
       });
       const state = String(job.state ?? 'JOB_STATE_UNSPECIFIED');
+      const ended = ENDED.has(state);
       const stats = job.completionStats;
-      const done = Number(stats?.successfulCount ?? 0);
-      const failed = Number(stats?.failedCount ?? 0);
-      const waiting = Number(stats?.incompleteCount ?? 0);
-      return { ended: ENDED.has(state), state, done, waiting, failed };
+      if (stats) {
+        const done = Number(stats.successfulCount ?? 0);
+        const failed = Number(stats.failedCount ?? 0);
+        return { ended, state, done, waiting: Math.max(0, items - done - failed), failed };
+      }
+      // The Developer API reports no counts while a batch runs: all waiting, then what came back.
+      const responses = job.dest?.inlinedResponses ?? [];
+      const done = responses.filter((r) => r.response).length;
+      const failed = ended ? items - done : responses.filter((r) => r.error).length;
+      return { ended, state, done, waiting: ended ? 0 : items - done - failed, failed };
     } catch (err) {
       throw classify(err, signal);
     }

@@ -20,6 +20,7 @@ import {
   type BatchItemResult,
   type BatchProgress,
   CallError,
+  exhaustedPauseMs,
   isAbort,
   type LiveAdapter,
   type RawReply,
@@ -84,11 +85,10 @@ export class OpenAIAdapter implements LiveAdapter {
 
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
     try {
-      const completion = await this.client.chat.completions.create(
-        this.params(request),
-        signal ? { signal } : {},
-      );
-      return toReply(completion, request.model);
+      const { data, response } = await this.client.chat.completions
+        .create(this.params(request), signal ? { signal } : {})
+        .withResponse();
+      return { ...toReply(data, request.model), pauseMs: exhaustedPauseMs(response.headers) };
     } catch (err) {
       throw classify(this.provider, err, signal);
     }
@@ -196,7 +196,7 @@ class OpenAIBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<BatchProgress> {
     try {
       const b = await this.client.batches.retrieve(batchId, signal ? { signal } : {});
       const c = b.request_counts ?? { total: 0, completed: 0, failed: 0 };

@@ -70,5 +70,6 @@ export function geminiResponseSchema(schema: Json): Json {
       return { type: type.toUpperCase(), enum: node.enum.map(String), format: 'enum' };
     return { type: type.toUpperCase() };
   };
-  return walk(strictJsonSchema(schema));
+  const withoutMeta = Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema'));
+  return walk(withoutMeta);
 }
