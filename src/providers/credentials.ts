@@ -72,7 +72,10 @@ function checkDotenv(text: string, file: string): void {
     if (!m) throw new RgeError('not a NAME=value line', { file, line: i + 1 });
     const value = m[1] ?? '';
     const quote = value[0];
-    if ((quote === '"' || quote === "'" || quote === '`') && !new RegExp(`^${quote}[^${quote}]*${quote}\\s*(#.*)?$`).test(value))
+    if (
+      (quote === '"' || quote === "'" || quote === '`') &&
+      !new RegExp(`^${quote}[^${quote}]*${quote}\\s*(#.*)?$`).test(value)
+    )
       throw new RgeError(`the value's ${quote} quote is not closed on its line`, { file, line: i + 1 });
   }
 }

@@ -394,39 +394,35 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
 function budgetOf(view: RunBudgetView | null): Summary['budget'] {
   if (!view) return null;
   const key = (x: { provider: string; model: string; role: string }) => `${x.provider}/${x.model}/${x.role}`;
-  const lines = new Map<string, NonNullable<Summary['budget']>['lines'][number]>();
+  type Line = NonNullable<Summary['budget']>['lines'][number];
+  const lines = new Map<string, Line>();
+  const lineOf = (x: { provider: string; model: string; role: string }): Line => {
+    let line = lines.get(key(x));
+    if (!line) {
+      line = {
+        provider: x.provider,
+        model: x.model,
+        role: x.role,
+        calls: 0,
+        expectedUsd: 0,
+        worstUsd: 0,
+        actualCalls: 0,
+        actualUsd: 0,
+      };
+      lines.set(key(x), line);
+    }
+    return line;
+  };
   for (const l of view.estimate?.lines ?? []) {
-    const k = key(l);
-    const line = lines.get(k) ?? {
-      provider: l.provider,
-      model: l.model,
-      role: l.role,
-      calls: 0,
-      expectedUsd: 0,
-      worstUsd: 0,
-      actualCalls: 0,
-      actualUsd: 0,
-    };
+    const line = lineOf(l);
     line.calls += l.calls;
     line.expectedUsd += l.expectedUsd;
     line.worstUsd += l.worstUsd;
-    lines.set(k, line);
   }
   for (const p of view.spend.by_payer) {
-    const k = key(p);
-    const line = lines.get(k) ?? {
-      provider: p.provider,
-      model: p.model,
-      role: p.role,
-      calls: 0,
-      expectedUsd: 0,
-      worstUsd: 0,
-      actualCalls: 0,
-      actualUsd: 0,
-    };
+    const line = lineOf(p);
     line.actualCalls += p.calls;
     line.actualUsd += p.usd;
-    lines.set(k, line);
   }
   return {
     mode: view.mode,

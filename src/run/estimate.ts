@@ -19,7 +19,7 @@ import { JUDGE_MAX_TOKENS, renderJudgeCaseParts } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import { isLiveProvider } from '../providers/registry.ts';
 import { SUBJECT_SYSTEM_PROMPT_V1 } from '../subject/prompt.ts';
-import type { PreparedRun } from './prepare.ts';
+import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
 import {
   answerStore,
   judgeInputFor,
@@ -100,42 +100,44 @@ async function callSpecs(
   let total = 0;
   let stored = 0;
   let verdictsStored = 0;
+  const subjectCall = (subject: RunSubject, questionId: string, userTokens: number) =>
+    specs.push({
+      provider: subject.config.provider,
+      model: subject.config.model,
+      role: 'subject',
+      priced: subject.priced,
+      batch: batchMode && batchable(subject.config.provider),
+      prefixTokens: subjectSystem + userTokens,
+      restTokens: 0,
+      cacheGroup: `${subject.id}:${questionId}`,
+      expectedOutput: est.subject_output_tokens,
+      maxOutput: subject.config.max_tokens,
+    });
+  const judgeCall = (judge: RunJudge, questionId: string, sharedTokens: number, answerTokens: number) =>
+    specs.push({
+      provider: judge.config.provider,
+      model: judge.model,
+      role: 'judge',
+      priced: judge.priced,
+      batch: batchMode && batchable(judge.config.provider),
+      prefixTokens: judgeSystem + sharedTokens,
+      restTokens: answerTokens + 8,
+      cacheGroup: `${judge.id}:${questionId}`,
+      expectedOutput: est.judge_output_tokens,
+      maxOutput: JUDGE_MAX_TOKENS,
+    });
 
   if (!run.index) {
     // No index (dry run on a fresh clone): bound the context by k chunks of chunk_tokens, plus headers.
-    const k = run.config.retrieval.k;
-    const context = k * (run.config.corpus.chunk_tokens + 30);
+    const context = run.config.retrieval.k * (run.config.corpus.chunk_tokens + 30);
     for (const subject of run.subjects)
       for (const question of run.questions) {
-        const userTokens = tokens(question.text) + context + 30;
         const shared = tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''))[0]) + context;
         for (let runIndex = 0; runIndex < run.runs; runIndex++) {
           total++;
-          specs.push({
-            provider: subject.config.provider,
-            model: subject.config.model,
-            role: 'subject',
-            priced: subject.priced,
-            batch: batchMode && batchable(subject.config.provider),
-            prefixTokens: subjectSystem + userTokens,
-            restTokens: 0,
-            cacheGroup: `${subject.id}:${question.id}`,
-            expectedOutput: est.subject_output_tokens,
-            maxOutput: subject.config.max_tokens,
-          });
+          subjectCall(subject, question.id, tokens(question.text) + context + 30);
           for (const judge of panelOf(run, subject))
-            specs.push({
-              provider: judge.config.provider,
-              model: judge.model,
-              role: 'judge',
-              priced: judge.priced,
-              batch: batchMode && batchable(judge.config.provider),
-              prefixTokens: judgeSystem + shared,
-              restTokens: est.subject_output_tokens + 8,
-              cacheGroup: `${judge.id}:${question.id}`,
-              expectedOutput: est.judge_output_tokens,
-              maxOutput: JUDGE_MAX_TOKENS,
-            });
+            judgeCall(judge, question.id, shared, est.subject_output_tokens);
         }
       }
     return { specs, total, stored, verdictsStored };
@@ -144,46 +146,20 @@ async function callSpecs(
   const sharedTokens = new Map<string, number>();
   for (const cell of await subjectCells(run)) {
     total++;
-    const subject = cell.subject;
-    const answer = answerStore(run, subject).get(cell.key);
+    const answer = answerStore(run, cell.subject).get(cell.key);
     if (answer) stored++;
-    else {
-      const message = cell.request.messages[0]?.content ?? '';
-      specs.push({
-        provider: subject.config.provider,
-        model: subject.config.model,
-        role: 'subject',
-        priced: subject.priced,
-        batch: batchMode && batchable(subject.config.provider),
-        prefixTokens: subjectSystem + tokens(message),
-        restTokens: 0,
-        cacheGroup: `${subject.id}:${cell.question.id}`,
-        expectedOutput: est.subject_output_tokens,
-        maxOutput: subject.config.max_tokens,
-      });
-    }
+    else subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
     let shared = sharedTokens.get(cell.question.id);
     if (shared === undefined) {
       shared = tokens(renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''))[0]);
       sharedTokens.set(cell.question.id, shared);
     }
-    for (const judge of panelOf(run, subject)) {
+    for (const judge of panelOf(run, cell.subject)) {
       if (answer && verdictStore(run, judge).get(verdictCell(run, cell, answer, judge).key)) {
         verdictsStored++;
         continue;
       }
-      specs.push({
-        provider: judge.config.provider,
-        model: judge.model,
-        role: 'judge',
-        priced: judge.priced,
-        batch: batchMode && batchable(judge.config.provider),
-        prefixTokens: judgeSystem + shared,
-        restTokens: answer ? tokens(answer.text) + 8 : est.subject_output_tokens + 8,
-        cacheGroup: `${judge.id}:${cell.question.id}`,
-        expectedOutput: est.judge_output_tokens,
-        maxOutput: JUDGE_MAX_TOKENS,
-      });
+      judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : est.subject_output_tokens);
     }
   }
   return { specs, total, stored, verdictsStored };

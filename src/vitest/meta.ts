@@ -4,19 +4,10 @@
  * in side files).
  */
 import type { CaseRowView } from '../report/summary.ts';
+import type { RunInfo } from '../run/prepare.ts';
 
-export interface RgeRunInfo {
-  runId: string;
-  seed: string;
-  configHash: string;
-  indexChecksum: string;
-  questionsHash: string;
-  reportsDir: string;
-  /** the run state file (estimate, stage outcome) */
-  stateFile?: string;
-  resultsDir?: string;
-  mode?: string;
-}
+/** The run a case belongs to (src/run/prepare.ts). */
+export type RgeRunInfo = RunInfo;
 
 export interface RgeCaseMeta {
   run: RgeRunInfo;

@@ -3,7 +3,6 @@
  * providers created is one rge recorded and collected (none paid twice), no cell lost or duplicated, and
  * the ledger equal to the sum of recorded costs.
  */
-import { readdirSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { batchesDir, loadBatchRecords } from '../../src/run/batches.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
-import { buildCorpus, type CrashSettings, killAndResume, storeLines } from './crash/crash.ts';
+import { buildCorpus, type CrashSettings, cellCounts, killAndResume } from './crash/crash.ts';
 
 /** Batches each server created (POSTs that created one and got a 2xx). */
 function createdBatches(s: LoopbackServers): number {
@@ -55,22 +54,13 @@ describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
     });
     expect(killed).toBe(20);
     expect(finished.out).toMatch(/DONE .*"errors":0,"stopped":null/);
-    const answers = 3 * questions * 2;
-    const dir = join(c.resultsDir, 'cells');
+    const ANSWERS = 3 * questions * 2;
+    // nothing lost (every key), nothing duplicated (one line each)
     for (const [kind, expected] of [
-      ['answers', answers],
-      ['verdicts', 2 * answers],
-    ] as const) {
-      let keys: string[] = [];
-      let lines = 0;
-      for (const f of readdirSync(join(dir, kind))) {
-        const store = storeLines(join(dir, kind, f));
-        keys = keys.concat(store.keys);
-        lines += store.lines;
-      }
-      expect(new Set(keys).size).toBe(expected);
-      expect(lines).toBe(expected);
-    }
+      ['answers', ANSWERS],
+      ['verdicts', 2 * ANSWERS],
+    ] as const)
+      expect(cellCounts(c.resultsDir, kind)).toEqual({ keys: expected, lines: expected });
     const records = loadBatchRecords(batchesDir(c.resultsDir));
     const submitted = records.filter((r) => r.remote_id !== null);
     // Every batch a provider created is recorded once, and collected.
@@ -79,7 +69,7 @@ describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
     for (const r of submitted) expect(r.status).toBe('collected');
     // Each item was billed once by its server, and the ledger holds exactly the recorded costs.
     const billed = [s.anthropic, s.openai, s.gemini].flatMap((x) => x.billed.filter((b) => b.batch));
-    expect(billed).toHaveLength(3 * answers);
+    expect(billed).toHaveLength(3 * ANSWERS);
     const ledger = new BudgetLedger(c.resultsDir, { capUsd: 100, warnUsd: 0, configFile: 'x' }).summary();
     expect(ledger.spentUsd).toBeCloseTo(recordedCosts(c.resultsDir).usd, 10);
     expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 10);

@@ -3,7 +3,6 @@
  * duplicated, the ledger equal to the sum of recorded costs, and never less than what the servers
  * billed (calls in flight at a kill are counted as unaccounted at their reserved worst case).
  */
-import { readdirSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
-import { buildCorpus, type CrashSettings, killAndResume, storeLines } from './crash/crash.ts';
+import { buildCorpus, type CrashSettings, cellCounts, killAndResume } from './crash/crash.ts';
 
 describe('a sync run killed with SIGKILL 20 times, then resumed', () => {
   let s: LoopbackServers;
@@ -42,22 +41,13 @@ describe('a sync run killed with SIGKILL 20 times, then resumed', () => {
     });
     expect(killed).toBe(20);
     expect(finished.out).toMatch(/DONE .*"errors":0,"stopped":null/);
-    // 3 subjects x 10 questions x 3 runs; each judged by two judges.
-    const dir = join(c.resultsDir, 'cells');
+    const ANSWERS = 3 * 10 * 3; // 3 subjects x 10 questions x 3 runs, each judged twice
+    // nothing lost (every key), nothing duplicated (one line each)
     for (const [kind, expected] of [
-      ['answers', 90],
-      ['verdicts', 180],
-    ] as const) {
-      let keys: string[] = [];
-      let lines = 0;
-      for (const f of readdirSync(join(dir, kind))) {
-        const store = storeLines(join(dir, kind, f));
-        keys = keys.concat(store.keys);
-        lines += store.lines;
-      }
-      expect(new Set(keys).size).toBe(expected); // nothing lost
-      expect(lines).toBe(expected); // nothing duplicated
-    }
+      ['answers', ANSWERS],
+      ['verdicts', 2 * ANSWERS],
+    ] as const)
+      expect(cellCounts(c.resultsDir, kind)).toEqual({ keys: expected, lines: expected });
     const ledger = new BudgetLedger(c.resultsDir, { capUsd: 100, warnUsd: 0, configFile: 'x' }).summary();
     const recorded = recordedCosts(c.resultsDir);
     expect(ledger.spentUsd).toBeCloseTo(recorded.usd, 10);

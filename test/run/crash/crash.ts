@@ -4,7 +4,7 @@
  * was lost or duplicated, no batch was paid twice, and the ledger equals the recorded costs.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { prepareRun } from '../../../src/run/prepare.ts';
@@ -120,10 +120,19 @@ export async function killAndResume(
   return { killed, rounds, questions: current.questions, finished };
 }
 
-/** Keys and line counts of a cell store file. */
-export function storeLines(file: string): { keys: string[]; lines: number } {
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '');
-  return { keys: lines.map((l) => (JSON.parse(l) as { key: string }).key), lines: lines.length };
+/** Distinct keys and lines of every answer (or verdict) store of a results folder. */
+export function cellCounts(
+  resultsDir: string,
+  kind: 'answers' | 'verdicts',
+): { keys: number; lines: number } {
+  const dir = join(resultsDir, 'cells', kind);
+  const keys = new Set<string>();
+  let lines = 0;
+  for (const f of readdirSync(dir))
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      keys.add((JSON.parse(line) as { key: string }).key);
+      lines++;
+    }
+  return { keys: keys.size, lines };
 }
