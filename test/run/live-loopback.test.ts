@@ -14,6 +14,7 @@ import { BudgetLedger } from '../../src/run/ledger.ts';
 import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
+import { runRge } from '../helpers/cli.ts';
 import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
 import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
@@ -89,6 +90,27 @@ describe('live providers against loopback servers', () => {
     expect(ledger.open).toEqual([]);
   });
 
+  it('`rge budget` prints the ledger: spent, left, per model and role', async () => {
+    const { code, out } = await runRge(
+      root,
+      'budget',
+      '--config',
+      'configs/published.yaml',
+      '--results-dir',
+      resultsDir,
+    );
+    expect(code).toBe(0);
+    const spent = ledgerOf(resultsDir).summary().spentUsd;
+    expect(out).toContain(
+      `cap $100.0000 (warning at $50.0000): spent $${spent.toFixed(4)}, unaccounted $0.0000, held $0.0000`,
+    );
+    for (const m of ['anthropic/claude-sonnet-4-6', 'openai/gpt-5.4', 'gemini/gemini-3.1-pro-preview'])
+      for (const role of ['subject', 'judge'])
+        expect(out).toMatch(new RegExp(`${role} +${m.replace('.', '\\.')} +\\d+ calls`));
+    const json = JSON.parse((await runRge(root, 'budget', '--results-dir', resultsDir, '--json')).out);
+    expect(json.spentUsd).toBeCloseTo(spent, 12);
+  });
+
   it('reuses cells by what they are: a rerun, then --subjects, then --questions call nothing twice', async () => {
     const before = calls(s);
     for (const over of [
@@ -123,6 +145,82 @@ describe('live providers against loopback servers', () => {
     const ledger = ledgerOf(dir).summary();
     expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
     expect(ledger.open).toEqual([]);
+  });
+});
+
+describe('live providers: seeds, expired batch items, self-hosted models', () => {
+  it('sends OpenAI and Gemini a seed per question and run (Anthropic has none), reproducibly', async () => {
+    const s = await servers();
+    try {
+      const run = await prepareRun(
+        options(s, await mkdtemp(join(tmpdir(), 'rge-live-seed-')), { questions: 2 }),
+      );
+      await runStages(run, { log: quiet });
+      const subjectSeeds = (server: LoopbackServers['openai']) =>
+        server.calls.filter((c) => c.schema === null).map((c) => c.seed);
+      expect(subjectSeeds(s.anthropic).every((x) => x === null)).toBe(true);
+      for (const server of [s.openai, s.gemini]) {
+        const seeds = subjectSeeds(server);
+        expect(seeds).toHaveLength(4);
+        expect(seeds.every((x) => Number.isInteger(x))).toBe(true);
+        expect(new Set(seeds).size).toBe(4); // 2 questions x 2 runs, each its own seed
+      }
+      // the same cells get the same seeds: OpenAI's and Gemini's subjects see the same cell seeds
+      expect([...subjectSeeds(s.openai)].sort()).toEqual([...subjectSeeds(s.gemini)].sort());
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('batch items that expire are answered by sync calls', async () => {
+    let n = 0;
+    const s = await servers({ batch: { completeAfterMs: 20, expire: () => n++ % 3 === 0 } });
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-expire-'));
+      const run = await prepareRun(options(s, dir, { mode: 'batch', questions: 2 }));
+      const { state } = await runStages(run, { log: quiet });
+      expect(state.errors).toEqual({});
+      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      expect(rows).toHaveLength(12);
+      expect(rows.some((r) => !r.batch)).toBe(true); // some answers came by sync fallback
+      expect(rows.some((r) => r.batch)).toBe(true);
+      const ledger = ledgerOf(dir).summary();
+      expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
+      expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 12);
+      expect(ledger.open).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('an openai-compatible subject (a self-hosted model) runs through the same suite', async () => {
+    const s = await servers();
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-compatible-'));
+      const overrides = [
+        ...liveOverrides(),
+        'subjects.0.provider=openai-compatible',
+        'subjects.0.model=llama-3.1-8b-instruct',
+        'subjects.0.family=meta',
+        `subjects.0.base_url=${s.openai.url}`,
+        'subjects.0.api_key_env=LOCAL_LLM_KEY',
+        'subjects.0.prices={input: 0, output: 0, cache_read: 0, cache_write: 0, batch_discount: 0}',
+      ];
+      const env = { ...liveEnv(s), LOCAL_LLM_KEY: serverKeys.openai.apiKey };
+      const run = await prepareRun(
+        options(s, dir, { overrides, env, questions: 2, runs: 1, subjects: ['claude'] }),
+      );
+      expect(run.subjects[0]?.provider.id).toBe('openai-compatible/llama-3.1-8b-instruct');
+      const { state } = await runStages(run, { log: quiet });
+      expect(state.counts.answers.computed).toBe(2);
+      expect(state.counts.verdicts.computed).toBe(4);
+      expect(s.openai.calls.filter((c) => c.model === 'llama-3.1-8b-instruct')).toHaveLength(2);
+      // its panel: two judges of other families (meta is judged by anthropic and openai)
+      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      expect(rows.every((r) => r.cost_usd > 0 && r.usage.inputTokens > 0)).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });
 
