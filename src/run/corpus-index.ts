@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFixtureCorpus, loadFacts } from '../fixtures/build.ts';
 import { RgeError } from '../util/errors.ts';
 import type { RunConfig } from './config.ts';
 
@@ -32,6 +31,8 @@ export async function ensureCorpusIndex(
     );
   }
   opts.log?.(`building the ${config.name} corpus and index (first use) ...`);
+  // PDF generation and the embedders are heavy to load: only a build pays for them.
+  const { buildFixtureCorpus, loadFacts } = await import('../fixtures/build.ts');
   await buildFixtureCorpus({
     facts: await loadFacts(at(config.corpus.generated_from)),
     pdfDir: at(config.corpus.pdfs),

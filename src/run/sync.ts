@@ -42,7 +42,7 @@ export class StageContext {
 
   /** calls the run still had to make when it started (for the progress line) */
   expectedCalls = 0;
-  private lastProgress = 0;
+  private lastProgress = Date.now();
   private readonly started = Date.now();
 
   constructor(
