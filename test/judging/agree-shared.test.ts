@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadAgreementItems } from '../../src/cli/judge.ts';
+import { loadAgreementItems } from '../../src/cli/judge-agree.ts';
 import {
   type AgreementFormat,
   type AgreementItem,

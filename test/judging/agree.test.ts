@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
-import { loadAgreementItems, registerJudgeCommands } from '../../src/cli/judge.ts';
+import { registerJudgeCommands } from '../../src/cli/judge.ts';
+import { loadAgreementItems } from '../../src/cli/judge-agree.ts';
 import {
   type AgreementFormat,
   agreement,
