@@ -10,6 +10,7 @@
  */
 import { extractQuantities } from './numbers.ts';
 import { isRefusal } from './refusal.ts';
+import { sentences } from './sentences.ts';
 
 /** A bracket whose content is a list of ids (each with a digit or hyphen), not followed by "(". */
 const CITATION = /\[\s*([\w.:-]*[-\d][\w.:-]*(?:\s*[,;]\s*[\w.:-]*[-\d][\w.:-]*)*)\s*\](?!\()/g;
@@ -37,61 +38,6 @@ export function stripCitations(text: string): string {
 export interface CitedClaim {
   text: string;
   citations: string[];
-}
-
-/** Words before a period that do not end a sentence. */
-const ABBREVIATIONS = new Set([
-  'rs',
-  'no',
-  'nos',
-  'co',
-  'ltd',
-  'pvt',
-  'inc',
-  'corp',
-  'mr',
-  'mrs',
-  'ms',
-  'dr',
-  'st',
-  'vs',
-  'approx',
-  'e.g',
-  'i.e',
-  'etc',
-  'fig',
-  'cf',
-  'u.s',
-  'a.m',
-  'p.m',
-  'sr',
-  'jr',
-]);
-
-/** Split into sentences: at . ! ? followed by space and a non-lowercase character, and at line breaks. */
-function sentences(text: string): string[] {
-  const out: string[] = [];
-  for (const line of text.split(/\n+/)) {
-    // move citations that follow the full stop in front of it, so they stay with their sentence
-    const l = line
-      .replace(/^\s*(?:[-*•]\s+)?(?:\(?\d{1,2}[A-Za-z]?[.)]\s+)?/, '')
-      .replace(/([.!?])((?:\s*\[[^[\]\n]*\])+)/g, '$2$1');
-    let from = 0;
-    for (const m of l.matchAll(/[.!?]+\s+(?=[^\s\p{Ll}])/gu)) {
-      const before = l.slice(from, m.index);
-      // a section or list number inline ("crore. 6. DIVIDENDS ..."): not a sentence of its own
-      if (/^\s*\d{1,2}[A-Za-z]?$/.test(before)) continue;
-      const lastWord = /([\p{L}.]+)$/u.exec(before)?.[1]?.toLowerCase() ?? '';
-      const isInitial = /^\p{Lu}$/u.test(/(\p{L}+)$/u.exec(before)?.[1] ?? '');
-      if (m[0].startsWith('.') && (ABBREVIATIONS.has(lastWord) || isInitial)) continue;
-      out.push(l.slice(from, m.index + m[0].trimEnd().length));
-      from = m.index + m[0].length;
-    }
-    out.push(l.slice(from));
-  }
-  return out
-    .map((s) => s.replace(/^\s*(?:[-*•]|\(?\d{1,2}[A-Za-z]?[.)])\s+/, '').trim())
-    .filter((s) => s.length > 0);
 }
 
 /** Verbs that make a clause a claim in annual-report prose. */
@@ -136,10 +82,16 @@ const tidy = (s: string): string =>
     .replace(/\s{2,}/g, ' ')
     .trim();
 
-/** Atomic claims with their citations; refusals and empty fragments dropped. */
+/**
+ * Atomic claims with their citations. A refusal makes no claim: an answer that declines (src/analysis
+ * refusal.ts: a refusal cue and no other clause stating a figure) has none, however it explains itself;
+ * in an answer that also answers, the declining fragments are dropped. Empty fragments are dropped.
+ */
 export function splitCitedClaims(answer: string): CitedClaim[] {
   const out: CitedClaim[] = [];
-  for (const sentence of sentences(answer)) {
+  // A refusal that explains itself ("... does not state X. I will not guess.") asserts nothing.
+  if (isRefusal(answer)) return [];
+  for (const sentence of sentences(answer, { lines: true })) {
     const sentenceIds = citationMarkers(sentence);
     for (const part of sentence.split(';')) {
       for (const fragment of splitConjunctions(part)) {

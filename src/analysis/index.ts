@@ -12,4 +12,5 @@ export {
   withinRelative,
 } from './numbers.ts';
 export { hasRefusalCue, hedgeLevel, isRefusal } from './refusal.ts';
+export { sentences } from './sentences.ts';
 export { contentWords, coverage, overlap, STOP_WORDS } from './tokens.ts';

@@ -7,6 +7,7 @@
  * quantity means the answer answered (rightly or wrongly), and calibration judges that, not this.
  */
 import { extractQuantities } from './numbers.ts';
+import { sentences } from './sentences.ts';
 
 const VERBS_OF_STATING =
   '(?:state|states|stated|mention|mentions|mentioned|disclose|discloses|disclosed|provide|provides|provided|contain|contains|include|includes|specify|specifies|specified|report|reports|reported|give|gives|given|say|says|list|lists|cover|covers|show|shows|indicate|indicates)';
@@ -37,9 +38,9 @@ export function hasRefusalCue(text: string): boolean {
 
 /** Clauses: sentences, then ';', ' but ', 'however', 'although' and 'though' boundaries. */
 function clauses(text: string): string[] {
-  return text
-    .split(
-      /(?<=[.!?])\s+(?=[A-Z(])|\n+|;|,?\s+but\s+|,?\s+however,?\s+|\bhowever,\s+|,?\s+(?:although|though|whereas)\s+/i,
+  return sentences(text, { lines: true })
+    .flatMap((s) =>
+      s.split(/;|,?\s+but\s+|,?\s+however,?\s+|\bhowever,\s+|,?\s+(?:although|though|whereas)\s+/i),
     )
     .map((c) => c.trim())
     .filter((c) => c.length > 0);

@@ -34,18 +34,48 @@ function fold(word: string): string {
   return word;
 }
 
-/** Lowercased content words of the text, stop-words removed, numbers kept (normalised), in order. */
-export function contentWords(text: string): string[] {
+/**
+ * A light stemmer (plural -s, -ies, -ed, -ing, final -e), so "employed" meets "employ" and "declare"
+ * meets "declared"; stronger than the plural fold, for matching a question's words to a passage's.
+ */
+export function stem(word: string): string {
+  let w = word.toLowerCase();
+  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
+  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
+  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
+  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
+  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
+  return w;
+}
+
+export interface WordOptions {
+  /** the words to drop (default STOP_WORDS) */
+  stopWords?: ReadonlySet<string>;
+  /** keep number tokens, normalised (default true) */
+  numbers?: boolean;
+  /** 'plural' folds plurals (default); 'light' applies `stem` */
+  stemming?: 'plural' | 'light';
+}
+
+/**
+ * Lowercased content words of the text, in order: citation markers removed, stop-words dropped, numbers
+ * kept and normalised unless `numbers: false`, plurals folded (or stemmed with `stemming: 'light'`).
+ */
+export function contentWords(text: string, opts: WordOptions = {}): string[] {
+  const stop = opts.stopWords ?? STOP_WORDS;
+  const keepNumbers = opts.numbers ?? true;
+  const norm = opts.stemming === 'light' ? stem : fold;
   const words: string[] = [];
   const cleaned = stripCitations(text).toLowerCase();
   for (const m of cleaned.matchAll(/\d[\d,]*(?:\.\d+)?|[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu)) {
     const token = m[0].replace(/,+$/, '');
     if (/^\d/.test(token)) {
-      words.push(normaliseNumber(token));
+      if (keepNumbers) words.push(normaliseNumber(token));
       continue;
     }
-    if (STOP_WORDS.has(token)) continue;
-    words.push(fold(token.replace(/['’]s$/, '')));
+    const word = token.replace(/['’]s$/, '');
+    if (stop.has(word)) continue;
+    words.push(norm(word));
   }
   return words;
 }

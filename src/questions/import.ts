@@ -10,10 +10,12 @@
  * appears (whitespace-normalised) in one of those chunks, else its longest sentence that does, else its
  * longest run of words that does (marked in authoring_notes). N/A answers become out-of-domain.
  */
+
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { sentences } from '../analysis/sentences.ts';
 import type { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import {
@@ -117,8 +119,7 @@ export function findGoldQuote(
   const appears = (s: string) => texts.some((t) => t.includes(s));
   const whole = normaliseWhitespace(evidence);
   if (whole !== '' && appears(whole)) return { quote: whole, match: 'verbatim' };
-  const sentence = whole
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9(“"$])/)
+  const sentence = sentences(whole)
     .filter((s) => s.split(' ').length >= MIN_SENTENCE_WORDS && /[A-Za-z]/.test(s))
     .sort((a, b) => b.length - a.length)
     .find(appears);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sentences } from '../../src/analysis/sentences.ts';
 import {
   ABSTENTION_PREFIX,
   EAGER_FAMILY,
@@ -8,7 +9,7 @@ import {
   type Provider,
   type SubjectInput,
 } from '../../src/providers/index.ts';
-import { chunkSentences, figures, splitSentences } from '../../src/providers/offline/text.ts';
+import { chunkSentences, figures } from '../../src/providers/offline/text.ts';
 import { renderSubjectRequest } from '../../src/subject/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { ask, CHUNKS, GOVERNANCE, HIGHLIGHTS } from './context.ts';
@@ -37,7 +38,7 @@ describe('sentences of a chunk', () => {
     );
     expect(texts.some((t) => t.includes(' | '))).toBe(false);
     expect(texts).not.toContain('2. FINANCIAL HIGHLIGHTS');
-    expect(splitSentences('Kiran J. Parekh is the Chairperson. Next one.')).toEqual([
+    expect(sentences('Kiran J. Parekh is the Chairperson. Next one.')).toEqual([
       'Kiran J. Parekh is the Chairperson.',
       'Next one.',
     ]);

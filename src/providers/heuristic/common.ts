@@ -1,25 +1,33 @@
 /**
- * What the two heuristic judges share: the Provider shell (the verdict is computed from `structured`
- * and returned as JSON text, so it goes through the same parser as a live judge's reply), the claim
- * bookkeeping of grounding (cited and supported, uncited, citation theatre, unsupported), calibration
- * (abstention against the expected behaviour, hedging) and verbatim quoting.
+ * The heuristic judges' Provider shell (the verdict is computed from `structured` and returned as JSON
+ * text, so it goes through the same parser as a live judge's reply), verbatim quoting, arithmetic
+ * tracing of derived figures, and the claim bookkeeping of the numeric judge's grounding (cited and
+ * supported, uncited, citation theatre, unsupported).
  *
- * What they do NOT share is how a claim is matched to a chunk or an answer to the gold answer: that is
- * each judge's own method (numeric.ts: figures and names; lexical.ts: content-word and phrase overlap),
- * so that the two families' agreement says something.
+ * The rubric's decisions live in rubric.ts. What the judges do NOT share is how they read an answer:
+ * numeric.ts checks atomic claims by their figures, years and names and compares figures with the gold;
+ * lexical.ts checks whole sentences by the words they share with a chunk and grades grounding by the
+ * share of the answer's words that are supported. So the two families' agreement says something.
  */
 import { performance } from 'node:perf_hooks';
-import { type CitedClaim, hedgeLevel, isRefusal, splitCitedClaims } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict, Score } from '../../judging/verdict.ts';
+import { type CitedClaim, sentences, splitCitedClaims } from '../../analysis/index.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
 import { RgeError } from '../../util/errors.ts';
 import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../types.ts';
+import { dimension, shortQuote } from './rubric.ts';
+
+export { dimension, shortQuote } from './rubric.ts';
 
 /** A heuristic judge's method: the verdict for a case. Pure and deterministic. */
 export type VerdictFn = (input: JudgeInput) => JudgeVerdict;
 
+/**
+ * Bump when a heuristic judge's verdicts may change (v3: the rubric as written: a refusal makes no claim,
+ * calibration judges the decision and the evidence, not correctness; the lexical judge reads sentences).
+ */
+export const HEURISTIC_JUDGE_VERSION = 'v3';
+
 /** A judge Provider around a verdict function; replies with the verdict as JSON text. */
-/** Bump when a heuristic judge's verdicts may change (v2: calibration of confident wrong answers). */
-export const HEURISTIC_JUDGE_VERSION = 'v2';
 
 export class HeuristicJudge implements Provider {
   readonly version = HEURISTIC_JUDGE_VERSION;
@@ -52,24 +60,9 @@ export class HeuristicJudge implements Provider {
   }
 }
 
-export function dimension(score: Score, rationale: string, evidence: readonly string[]): DimensionVerdict {
-  return { evidence: [...new Set(evidence.filter((e) => e.length > 0))], rationale, score };
-}
-
 /** Sentences of a chunk, verbatim (for quoting), split at sentence ends and line breaks. */
 export function chunkSentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+(?=[^\s\p{Ll}])|\n+/u)
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-/** A quote of at most `max` characters, cut at a word boundary; still a verbatim prefix. */
-export function shortQuote(text: string, max = 240): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  const space = cut.lastIndexOf(' ');
-  return space > max / 2 ? cut.slice(0, space) : cut;
+  return sentences(text, { lines: true });
 }
 
 /**
@@ -271,88 +264,4 @@ export function groundingFromChecks(
     ),
     unsupported: [],
   };
-}
-
-/**
- * Calibration: the decision to answer, decline or caveat against the expected behaviour.
- * refuse expected: declining 2, answering 0 (a strongly hedged answer 1). answer expected: declining 0
- * (over-refusal) unless the retrieved chunks lack the gold evidence (then 1: declining is defensible);
- * a confidently wrong answer 0, a hedged wrong one 1; a confident, partly correct answer 1; hedging on
- * an answer that is correct (2) and grounded (>= 1) 1; a plain correct answer 2.
- * answer-with-caveat expected: declining 0; answering with a caveat or hedge 2; a plain answer 1.
- */
-export function calibrationVerdict(
-  input: JudgeInput,
-  correctness: DimensionVerdict,
-  grounding: DimensionVerdict,
-): DimensionVerdict {
-  const refused = isRefusal(input.answer);
-  const hedge = hedgeLevel(input.answer);
-  const quote = [shortQuote(input.answer)];
-  switch (input.expectedBehavior) {
-    case 'refuse':
-      if (refused)
-        return dimension(2, 'Declines, as expected: the documents do not answer the question.', quote);
-      if (hedge === 2)
-        return dimension(1, 'Should decline; answers but with heavy hedging, a partial decline.', quote);
-      return dimension(
-        0,
-        'Answers a question it should decline (the documents do not hold the answer).',
-        quote,
-      );
-    case 'answer-with-caveat':
-      if (refused) return dimension(0, 'Declines a question the chunks answer (over-refusal).', quote);
-      if (hedge > 0 || CAVEAT.test(input.answer))
-        return dimension(2, 'Answers and flags the caveat, as expected.', quote);
-      return dimension(1, 'Answers, but without the caveat the question calls for.', quote);
-    default:
-      if (refused)
-        return goldInChunks(input)
-          ? dimension(0, 'Declines a question the chunks answer (over-refusal).', quote)
-          : dimension(
-              1,
-              'Declines; the retrieved chunks do not hold the gold evidence (a retrieval miss), so declining is defensible, though an answer was expected.',
-              quote,
-            );
-      if (correctness.score === 0)
-        return hedge > 0
-          ? dimension(1, 'Answers wrongly but signals uncertainty.', quote)
-          : dimension(0, 'Answers wrongly and with full confidence: overconfident.', quote);
-      if (hedge > 0 && correctness.score === 2 && grounding.score >= 1)
-        return dimension(1, 'Hedges on an answer that is correct and grounded: needless uncertainty.', quote);
-      if (hedge === 0 && correctness.score === 1)
-        return dimension(1, 'Answers a partly correct answer with full confidence.', quote);
-      return dimension(2, 'Answers plainly and correctly, as expected; no needless hedging.', quote);
-  }
-}
-
-const spaced = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-/** Whether any retrieved chunk holds one of the gold quotes (whitespace-normalised). */
-export function goldInChunks(input: JudgeInput): boolean {
-  if (input.goldQuotes.length === 0) return true; // nothing to check: assume the chunks could answer
-  const texts = input.chunks.map((c) => spaced(c.text));
-  return input.goldQuotes.some((q) => texts.some((t) => t.includes(spaced(q))));
-}
-
-const CAVEAT =
-  /\b(?:note|however|caveat|whereas|although|but|only|standalone|consolidated|not the same|differs?)\b/i;
-
-/** Correctness when the expected behaviour or a refusal decides it; null when the answer must be compared. */
-export function correctnessByBehaviour(input: JudgeInput): DimensionVerdict | null {
-  const refused = isRefusal(input.answer);
-  const quote = [shortQuote(input.answer)];
-  if (input.expectedBehavior === 'refuse')
-    return refused
-      ? dimension(2, 'The expected behaviour is to decline, and the answer declines.', quote)
-      : dimension(
-          0,
-          'The expected behaviour is to decline, but the answer gives a substantive answer.',
-          quote,
-        );
-  if (refused) return dimension(0, 'Declines although an answer was expected.', quote);
-  if (input.answer.trim() === '') return dimension(0, 'The answer is empty.', []);
-  if (input.goldAnswer.trim() === '' && input.numericGold.length === 0)
-    return dimension(1, 'No gold answer to compare with: correctness cannot be assessed (midpoint).', []);
-  return null;
 }

@@ -1,179 +1,322 @@
 /**
- * `heuristic/lexical` (family `rge-heuristic-lexical`): an offline judge centred on words and phrases.
+ * `heuristic/lexical` (family `rge-heuristic-lexical`): an offline judge that reads sentences and words.
+ * It shares no answer reading with the numeric judge (which checks atomic claims by figures, years and
+ * names and compares figures unit- and scale-aware), so the two families' agreement is informative.
  *
- * - correctness: with numeric gold, every gold figure must be stated (unit- and scale-aware, within the
- *   gold's tolerance) AND the gold answer's wording must be there: at least half of its content words
- *   (numbers normalised as tokens), unless the gold answer is only figures. Without numeric gold, a
- *   short gold answer (an entity, at most eight content words) must appear as a phrase (2), else the
- *   share of the gold answer's content words in the answer decides: 70% 2, 40% 1.
- * - grounding: a claim is held by a chunk when every number token of the claim is a token of the chunk
- *   (written the same way once grouping commas and trailing zeros are dropped: no scale conversion),
- *   and either 70% of the claim's distinct content words are in the chunk, or 50% are and 30% of its
- *   content-word bigrams (its phrases) are the chunk's too. A number token the chunk lacks is still held
- *   when it is one arithmetic step from two of the chunk's number tokens as written (a total,
- *   difference, share or change); a claim citing several chunks is tried against them together.
- * - calibration: shared with the numeric judge.
+ * - grounding: lexical entailment per answer SENTENCE. A sentence is held by a chunk when the chunk's
+ *   best window (a sentence with its neighbours) contains at least 75% of the sentence's content words
+ *   and every number token as written (grouping commas dropped; a number one arithmetic step from two of
+ *   the window's numbers counts). Grounding is graded by the share of the answer's content words in held
+ *   sentences: a sentence that cites chunks none of which holds it while another retrieved chunk does is
+ *   citation theatre (0); otherwise 90% or more held and cited 2, held but some uncited 1, 70% or more
+ *   held 1 (a minor claim unsupported), less 0. An answer that declines asserts nothing (2).
+ * - correctness: token overlap with the gold answer (F1 of content words, numbers as written); with gold
+ *   figures, the gold's number tokens must appear as written (no unit or scale conversion).
+ * - calibration: the rubric (rubric.ts) with its own reading of the evidence: a gold quote, or the gold
+ *   answer, whose content words a chunk covers.
  *
- * It is a heuristic, not a model: it rewards wording, so a paraphrase can fail and a claim that reuses a
- * chunk's words with a wrong relation can pass. Its blind spots differ from the numeric judge's.
+ * It is a heuristic, not a model: it rewards wording, so a paraphrase can fail and a sentence that
+ * reuses a chunk's words with a wrong relation can pass.
  */
 import {
+  citationMarkers,
   contentWords,
-  coverage,
-  extractQuantities,
-  type Quantity,
-  quantityMatchesGold,
+  isRefusal,
+  overlap,
+  sentences,
   stripCitations,
 } from '../../analysis/index.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
 import type { ContextChunk, JudgeInput } from '../types.ts';
-import {
-  calibrationVerdict,
-  checkClaims,
-  chunkSentences,
-  correctnessByBehaviour,
-  derivedFrom,
-  dimension,
-  groundingFromChecks,
-  HeuristicJudge,
-  type SupportFn,
-  statedDecimals,
-} from './common.ts';
+import { chunkSentences, derivedFrom, HeuristicJudge, statedDecimals } from './common.ts';
+import { dimension, type Evidence, rubricCalibration, rubricCorrectness, shortQuote } from './rubric.ts';
 
 export const LEXICAL_JUDGE_ID = 'heuristic/lexical';
 export const LEXICAL_JUDGE_FAMILY = 'rge-heuristic-lexical';
 
-const CLAIM_COVERAGE = 0.7;
-const CLAIM_COVERAGE_WITH_PHRASES = 0.5;
-const PHRASE_SHARE = 0.3;
-const SHORT_GOLD_WORDS = 8;
+/** Share of a sentence's content words a chunk window must contain to hold it. */
+export const ENTAILMENT = 0.75;
+/** Grounding thresholds on the share of the answer's content words in held sentences. */
+export const HELD_FOR_2 = 0.9;
+export const HELD_FOR_1 = 0.7;
+/** Evidence: share of a gold quote's (or the gold answer's) content words one chunk must cover. */
+export const EVIDENCE_COVERAGE = 0.8;
 
-const isNumberToken = (w: string) => /^\d/.test(w);
+const isNumber = (w: string) => /^\d/.test(w);
 
-interface ChunkIndex {
+interface Window {
+  text: string;
   words: Set<string>;
-  /** the chunk's number tokens as numbers, as written (no scale words applied) */
   numbers: number[];
-  bigrams: Set<string>;
-  sentences: { text: string; words: Set<string> }[];
 }
-const chunkIndexes = new WeakMap<ContextChunk, ChunkIndex>();
 
-function bigrams(words: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 1; i < words.length; i++) out.push(`${words[i - 1]} ${words[i]}`);
+const windowsOf = new WeakMap<ContextChunk, Window[]>();
+
+/** A chunk's windows: each sentence with its neighbours (a claim may span a sentence boundary). */
+function windows(chunk: ContextChunk): Window[] {
+  let out = windowsOf.get(chunk);
+  if (!out) {
+    const ss = chunkSentences(chunk.text);
+    out = ss.map((s, i) => {
+      const words = contentWords([ss[i - 1] ?? '', s, ss[i + 1] ?? ''].join(' '));
+      return { text: s, words: new Set(words), numbers: words.filter(isNumber).map(Number) };
+    });
+    windowsOf.set(chunk, out);
+  }
   return out;
 }
 
-function indexOf(chunk: ContextChunk): ChunkIndex {
-  let index = chunkIndexes.get(chunk);
-  if (!index) {
-    const words = contentWords(chunk.text);
-    index = {
-      words: new Set(words),
-      numbers: words.filter(isNumberToken).map(Number),
-      bigrams: new Set(bigrams(words)),
-      sentences: chunkSentences(chunk.text).map((text) => ({ text, words: new Set(contentWords(text)) })),
-    };
-    chunkIndexes.set(chunk, index);
+/** The share of `distinct` a window holds; 0 when a number is neither written nor computed there. */
+function windowShare(distinct: readonly string[], w: Window): number {
+  let found = 0;
+  for (const word of distinct) {
+    if (w.words.has(word)) found++;
+    else if (isNumber(word)) {
+      if (derivedFrom(Number(word), statedDecimals(word), w.numbers)) found++;
+      else return 0;
+    }
   }
-  return index;
+  return found / distinct.length;
 }
 
-/** The chunk sentence sharing the most content words with the claim (verbatim). */
-function bestSentence(words: ReadonlySet<string>, index: ChunkIndex): string | null {
-  let best: string | null = null;
-  let bestShared = 0;
-  for (const s of index.sentences) {
-    let shared = 0;
-    for (const w of words) if (s.words.has(w)) shared++;
-    if (shared > bestShared) {
-      best = s.text;
-      bestShared = shared;
+/**
+ * The best window of the chunks for a sentence's words: its share of the words. With `combine` (the
+ * chunks a sentence cites) they are also read together: a multi-hop sentence combines them, e.g. a total
+ * of two figures stated in two chunks.
+ */
+function entailment(
+  words: readonly string[],
+  chunks: readonly ContextChunk[],
+  combine = false,
+): { share: number; quote: string | null } {
+  const distinct = [...new Set(words)];
+  if (distinct.length === 0) return { share: 1, quote: null };
+  let best = { share: 0, quote: null as string | null };
+  for (const chunk of chunks)
+    for (const w of windows(chunk)) {
+      const share = windowShare(distinct, w);
+      if (share > best.share) best = { share, quote: w.text };
     }
+  if (combine && chunks.length > 1 && best.share < ENTAILMENT) {
+    const all = chunks.flatMap(windows);
+    const together: Window = {
+      text: all[0]?.text ?? '',
+      words: new Set(all.flatMap((w) => [...w.words])),
+      numbers: all.flatMap((w) => w.numbers),
+    };
+    const share = windowShare(distinct, together);
+    if (share > best.share) best = { share, quote: together.text };
   }
   return best;
 }
 
-const lexicalSupport: SupportFn = (claim, chunk) => {
-  const index = indexOf(chunk);
-  const words = contentWords(claim);
-  const distinct = new Set(words);
-  if (distinct.size === 0) return index.sentences[0]?.text ?? null;
-  let found = 0;
-  for (const w of distinct) {
-    if (index.words.has(w)) found++;
-    else if (isNumberToken(w)) {
-      // a number the chunk lacks must be computed from two of its numbers, else the claim is not held
-      if (!derivedFrom(Number(w), statedDecimals(w), index.numbers)) return null;
-      found++;
-    }
-  }
-  const share = found / distinct.size;
-  if (share < CLAIM_COVERAGE_WITH_PHRASES) return null;
-  if (share < CLAIM_COVERAGE) {
-    const phrases = [...new Set(bigrams(words))];
-    const held = phrases.filter((b) => index.bigrams.has(b)).length;
-    if (phrases.length === 0 || held / phrases.length < PHRASE_SHARE) return null;
-  }
-  return bestSentence(distinct, index);
-};
+type SentenceStatus = 'cited' | 'uncited' | 'miscited' | 'unsupported';
 
-function phrase(text: string): string {
-  return contentWords(text).join(' ');
+interface SentenceCheck {
+  sentence: string;
+  weight: number;
+  status: SentenceStatus;
+  quote: string | null;
 }
 
-/** Correctness by the gold answer's words and phrase (and the numeric gold's figures when there are). */
+function checkSentences(input: JudgeInput): SentenceCheck[] {
+  // A refusal that explains itself ("... does not state it. I will not guess.") asserts nothing.
+  if (isRefusal(input.answer)) return [];
+  const byId = new Map(input.chunks.map((c) => [c.id, c]));
+  return sentences(input.answer, { lines: true }).flatMap((sentence): SentenceCheck[] => {
+    const words = contentWords(sentence);
+    if (words.length === 0 || isRefusal(sentence)) return [];
+    const ids = [...new Set(citationMarkers(sentence))];
+    const cited = ids.flatMap((id) => {
+      const c = byId.get(id);
+      return c ? [c] : [];
+    });
+    const anywhere = entailment(words, input.chunks);
+    if (ids.length > 0) {
+      const own = entailment(words, cited, true);
+      if (own.share >= ENTAILMENT)
+        return [{ sentence, weight: words.length, status: 'cited', quote: own.quote }];
+      return [
+        {
+          sentence,
+          weight: words.length,
+          status: anywhere.share >= ENTAILMENT || cited.length < ids.length ? 'miscited' : 'unsupported',
+          quote: anywhere.quote,
+        },
+      ];
+    }
+    return [
+      {
+        sentence,
+        weight: words.length,
+        status: anywhere.share >= ENTAILMENT ? 'uncited' : 'unsupported',
+        quote: anywhere.share >= ENTAILMENT ? anywhere.quote : null,
+      },
+    ];
+  });
+}
+
+export function lexicalGrounding(input: JudgeInput): { grounding: DimensionVerdict; unsupported: string[] } {
+  const checks = checkSentences(input);
+  if (checks.length === 0)
+    return {
+      grounding: dimension(
+        2,
+        'The answer asserts nothing (it declines or is empty), so nothing is ungrounded.',
+        [shortQuote(input.answer)],
+      ),
+      unsupported: [],
+    };
+  const total = checks.reduce((n, c) => n + c.weight, 0);
+  const held = checks.filter((c) => c.status === 'cited' || c.status === 'uncited');
+  const share = held.reduce((n, c) => n + c.weight, 0) / total;
+  const pct = `${Math.round(share * 100)}%`;
+  const quotes = held.flatMap((c) => (c.quote ? [shortQuote(c.quote)] : []));
+  const notHeld = checks
+    .filter((c) => c.status === 'miscited' || c.status === 'unsupported')
+    .map((c) => c.sentence);
+  const miscited = checks.filter((c) => c.status === 'miscited');
+  if (miscited.length > 0)
+    return {
+      grounding: dimension(
+        0,
+        `Citation theatre: ${miscited.length} sentence(s) cite chunks that do not hold them (by shared words) while another retrieved chunk does, or cite ids that were not retrieved.`,
+        [...miscited.map((c) => c.sentence), ...quotes],
+      ),
+      unsupported: notHeld,
+    };
+  if (share >= HELD_FOR_2 && held.every((c) => c.status === 'cited'))
+    return {
+      grounding: dimension(
+        2,
+        `${pct} of the answer's words are in sentences their cited chunks hold.`,
+        quotes,
+      ),
+      unsupported: notHeld,
+    };
+  if (share >= HELD_FOR_2)
+    return {
+      grounding: dimension(
+        1,
+        `${pct} of the answer's words are held by the chunks, but some sentences carry no citation.`,
+        quotes,
+      ),
+      unsupported: notHeld,
+    };
+  if (share >= HELD_FOR_1)
+    return {
+      grounding: dimension(
+        1,
+        `${pct} of the answer's words are held by the chunks; a minor part is unsupported.`,
+        [...notHeld, ...quotes],
+      ),
+      unsupported: notHeld,
+    };
+  return {
+    grounding: dimension(0, `Only ${pct} of the answer's words are in sentences a retrieved chunk holds.`, [
+      ...notHeld,
+      ...quotes,
+    ]),
+    unsupported: notHeld,
+  };
+}
+
+/** The answer's number tokens, normalised as contentWords writes them, with the text they were written as. */
+function writtenNumbers(answer: string): { value: string; raw: string }[] {
+  return [...answer.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((m) => ({
+    raw: m[0].replace(/,+$/, ''),
+    value: contentWords(m[0].replace(/,+$/, ''))[0] ?? m[0],
+  }));
+}
+
+/** Within the rubric's 1% relative (numbers as written: no unit or scale conversion). */
+const near = (a: number, b: number) => Math.abs(a - b) <= 0.01 * Math.max(Math.abs(a), Math.abs(b));
+
+/**
+ * Correctness by the gold answer's words. With gold numbers (the gold answer's, or the numeric gold's
+ * values): each must be written in the answer within 1% (as written, no scale conversion), and half of
+ * the gold answer's other words must be there (unless it has none); without numbers, the gold answer's
+ * words in order (2), else token F1.
+ */
 export function lexicalCorrectness(input: JudgeInput): DimensionVerdict {
-  const decided = correctnessByBehaviour(input);
+  const decided = rubricCorrectness(input);
   if (decided) return decided;
   const answer = stripCitations(input.answer);
   const gold = input.goldAnswer;
   const goldWords = contentWords(gold);
-  const share = coverage(gold, answer);
-  const pct = `${Math.round(share * 100)}%`;
-  if (input.numericGold.length > 0) {
-    const stated = extractQuantities(answer);
-    const hits = input.numericGold.map((g) => stated.find((q) => quantityMatchesGold(q, g)));
-    const matched = hits.filter((h): h is Quantity => h !== undefined);
-    const onlyFigures = goldWords.every(isNumberToken);
-    const quotes = matched.map((q) => q.raw);
-    if (matched.length === hits.length && (onlyFigures || share >= 0.5))
+  const goldNumbers = [
+    ...new Set([...goldWords.filter(isNumber).map(Number), ...input.numericGold.map((g) => g.value)]),
+  ];
+  if (goldNumbers.length > 0) {
+    const written = writtenNumbers(answer);
+    const hits = goldNumbers.map((n) => written.find((w) => near(Number(w.value), n)));
+    const found = hits.filter((h): h is { value: string; raw: string } => h !== undefined);
+    const otherWords = goldWords.filter((w) => !isNumber(w));
+    const answerWords = new Set(contentWords(answer));
+    const share =
+      otherWords.length === 0 ? 1 : otherWords.filter((w) => answerWords.has(w)).length / otherWords.length;
+    const quotes = found.map((h) => h.raw);
+    if (found.length === goldNumbers.length && share >= 0.5)
       return dimension(
         2,
-        `Every gold figure is stated and the answer carries the gold answer's wording (${pct} of "${gold}").`,
+        `Every gold number is written in the answer within 1% (${quotes.join(', ')}), with the gold answer's words ("${gold}").`,
         quotes,
       );
-    if (matched.length > 0)
+    if (found.length > 0)
       return dimension(
         1,
-        matched.length === hits.length
-          ? `The gold figures are stated, but only ${pct} of the gold answer's words ("${gold}") are in the answer.`
-          : `${matched.length} of ${hits.length} gold figures are stated (${pct} of the gold answer's words).`,
+        `${found.length} of ${goldNumbers.length} gold numbers are written in the answer; ${Math.round(share * 100)}% of the gold answer's other words.`,
         quotes,
       );
-    return dimension(0, `No gold figure of "${gold}" is stated; ${pct} of its words are in the answer.`, []);
+    return dimension(0, `No gold number of "${gold}" is written in the answer.`, []);
   }
-  if (goldWords.length > 0 && goldWords.length <= SHORT_GOLD_WORDS) {
-    if (` ${phrase(answer)} `.includes(` ${phrase(gold)} `))
-      return dimension(2, `The answer contains the gold answer as a phrase ("${gold}").`, [gold]);
+  const phrase = (t: string) => ` ${contentWords(t).join(' ')} `;
+  if (goldWords.length > 0 && phrase(answer).includes(phrase(gold)))
+    return dimension(2, `The answer contains the gold answer's words in order ("${gold}").`, [gold]);
+  const f1 = overlap(answer, gold);
+  return dimension(
+    f1 >= 0.5 ? 2 : f1 >= 0.25 ? 1 : 0,
+    `Token F1 ${f1.toFixed(2)} with the gold answer "${gold}".`,
+    [],
+  );
+}
+
+/**
+ * Whether the chunks hold the evidence, by words: a chunk covers a gold quote's (or else the gold
+ * answer's) content words; a gold number a chunk does not write counts when it is one arithmetic step
+ * from two of the chunks' numbers (a multi-hop total, difference, share or change).
+ */
+export function lexicalEvidence(input: JudgeInput): Evidence {
+  const chunkNumbers = input.chunks.flatMap((c) => contentWords(c.text).filter(isNumber).map(Number));
+  const covers = (text: string) => {
+    const want = new Set(contentWords(text));
+    if (want.size === 0) return undefined;
+    for (const c of input.chunks) {
+      const have = new Set(contentWords(c.text));
+      let found = 0;
+      for (const w of want)
+        if (have.has(w) || (isNumber(w) && derivedFrom(Number(w), statedDecimals(w), chunkNumbers))) found++;
+      if (found / want.size >= EVIDENCE_COVERAGE) return c;
+    }
+    return undefined;
+  };
+  for (const q of input.goldQuotes) {
+    const chunk = covers(q);
+    if (chunk) return { present: true, quotes: [q], how: `chunk ${chunk.id} covers a gold quote's words` };
   }
-  const score = share >= 0.7 ? 2 : share >= 0.4 ? 1 : 0;
-  return dimension(score, `${pct} of the gold answer's content words ("${gold}") are in the answer.`, []);
+  const byAnswer = covers(input.goldAnswer);
+  if (byAnswer)
+    return { present: true, quotes: [], how: `chunk ${byAnswer.id} covers the gold answer's words` };
+  return { present: false, quotes: [], how: "no chunk covers a gold quote's or the gold answer's words" };
 }
 
 /** The lexical judge's verdict for a case. */
 export function lexicalVerdict(input: JudgeInput): JudgeVerdict {
-  const correctness = lexicalCorrectness(input);
-  const { grounding, unsupported } = groundingFromChecks(
-    input,
-    checkClaims(input, lexicalSupport),
-    'content words and phrases matched against the chunk',
-  );
+  const { grounding, unsupported } = lexicalGrounding(input);
   return {
-    correctness,
+    correctness: lexicalCorrectness(input),
     grounding,
-    calibration: calibrationVerdict(input, correctness, grounding),
+    calibration: rubricCalibration(input, lexicalEvidence(input)),
     unsupported_claims: unsupported,
   };
 }

@@ -31,17 +31,15 @@ import {
 import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
 import type { ContextChunk, JudgeInput } from '../types.ts';
 import {
-  calibrationVerdict,
   checkClaims,
   chunkSentences,
-  correctnessByBehaviour,
   derivedFrom,
-  dimension,
   groundingFromChecks,
   HeuristicJudge,
   type SupportFn,
   statedDecimals,
 } from './common.ts';
+import { dimension, type Evidence, rubricCalibration, rubricCorrectness } from './rubric.ts';
 
 export const NUMERIC_JUDGE_ID = 'heuristic/numeric';
 export const NUMERIC_JUDGE_FAMILY = 'rge-heuristic-numeric';
@@ -182,7 +180,7 @@ function normalise(text: string): string {
 
 /** Correctness by figures (numeric gold, else the gold answer's figures), then by exact names. */
 export function numericCorrectness(input: JudgeInput): DimensionVerdict {
-  const decided = correctnessByBehaviour(input);
+  const decided = rubricCorrectness(input);
   if (decided) return decided;
   const answer = stripCitations(input.answer);
   const stated = extractQuantities(answer);
@@ -247,6 +245,58 @@ export function numericCorrectness(input: JudgeInput): DimensionVerdict {
   );
 }
 
+/**
+ * Whether the chunks hold the evidence, by figures and names: a chunk states a gold figure (numeric gold,
+ * unit and scale considered), else one of the gold answer's figures, else every name of the gold answer;
+ * without figures or names, a gold quote verbatim.
+ */
+export function numericEvidence(input: JudgeInput): Evidence {
+  const chunkQuantities = input.chunks.flatMap((c) => extractQuantities(c.text));
+  if (input.numericGold.length > 0) {
+    const found = input.numericGold.flatMap((g) =>
+      chunkQuantities.filter((q) => quantityMatchesGold(q, g)).slice(0, 1),
+    );
+    if (found.length > 0)
+      return { present: true, quotes: found.map((q) => q.raw), how: 'a chunk states a gold figure' };
+    // a multi-hop gold figure: one arithmetic step from two figures the chunks state
+    const derived = input.numericGold.some((g) =>
+      derivedFrom(
+        g.value,
+        statedDecimals(String(g.value)),
+        chunkQuantities.map((q) => q.value),
+      ),
+    );
+    return {
+      present: derived,
+      quotes: [],
+      how: derived
+        ? 'a gold figure is computed from figures the chunks state'
+        : 'no chunk states or computes a gold figure',
+    };
+  }
+  const goldFigures = extractQuantities(input.goldAnswer);
+  if (goldFigures.length > 0) {
+    const found = goldFigures.flatMap((g) =>
+      chunkQuantities.filter((q) => sameQuantity(q, g, 0.01)).slice(0, 1),
+    );
+    return {
+      present: found.length > 0,
+      quotes: found.map((q) => q.raw),
+      how: "a chunk states the gold answer's figure",
+    };
+  }
+  const names = namesOf(input.goldAnswer);
+  if (names.length > 0) {
+    const present = input.chunks.some((c) => names.every((n) => c.text.toLowerCase().includes(n)));
+    return { present, quotes: [], how: `a chunk names ${names.join(', ')}` };
+  }
+  const spaced = (t: string) => t.replace(/\s+/g, ' ').trim();
+  const present =
+    input.goldQuotes.length === 0 ||
+    input.goldQuotes.some((q) => input.chunks.some((c) => spaced(c.text).includes(spaced(q))));
+  return { present, quotes: [], how: 'a chunk holds a gold quote verbatim' };
+}
+
 /** The numeric judge's verdict for a case. */
 export function numericVerdict(input: JudgeInput): JudgeVerdict {
   const correctness = numericCorrectness(input);
@@ -258,7 +308,7 @@ export function numericVerdict(input: JudgeInput): JudgeVerdict {
   return {
     correctness,
     grounding,
-    calibration: calibrationVerdict(input, correctness, grounding),
+    calibration: rubricCalibration(input, numericEvidence(input)),
     unsupported_claims: unsupported,
   };
 }

@@ -9,15 +9,15 @@
  */
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
 import { EAGER_FAMILY, reply, subjectInput } from './common.ts';
-import { chunkSentences, contentWords, hasFigure, type Sentence } from './text.ts';
+import { baselineWords, chunkSentences, hasFigure, type Sentence } from './text.ts';
 
 /** The eager answer: the top chunk's first sentence with a figure, preferring the most question words. */
 export function eagerAnswer(input: SubjectInput): string {
-  const words = contentWords(input.question);
+  const words = baselineWords(input.question);
   for (const [rank, chunk] of input.chunks.entries()) {
     const withFigure = chunkSentences(chunk, rank).filter((s) => hasFigure(s.text));
     if (withFigure.length === 0) continue;
-    const overlap = (s: Sentence) => [...contentWords(s.text)].filter((w) => words.has(w)).length;
+    const overlap = (s: Sentence) => [...baselineWords(s.text)].filter((w) => words.has(w)).length;
     const best = withFigure.reduce((a, b) => (overlap(b) > overlap(a) ? b : a));
     return `${best.text} [${best.chunkId}]`;
   }
@@ -29,7 +29,8 @@ export function eagerAnswer(input: SubjectInput): string {
 export class EagerProvider implements Provider {
   readonly id = 'offline/eager';
   /** bump when the baseline's answers may change */
-  readonly version = 'v1';
+  /** v2: the shared sentence splitter and words (src/analysis) */
+  readonly version = 'v2';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {

@@ -14,18 +14,18 @@
  *
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
+import { stem } from '../../analysis/tokens.ts';
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
 import { cellRandom, EXTRACTIVE_FAMILY, reply, subjectInput } from './common.ts';
 import {
+  baselineWords,
   chunkSentences,
-  contentWords,
   EXCLUSIVE_PAIRS,
   figures,
   fiscalYears,
   negatedWords,
   quarterOf,
   type Sentence,
-  stem,
 } from './text.ts';
 
 /** Below this score the extractive baseline abstains (the evidence is weak). */
@@ -80,11 +80,6 @@ export interface QuestionFeatures {
   names: string[][];
   /** asks for a figure ("how much", "how many", "what was ... revenue") rather than a name */
   wantsFigure: boolean;
-  asksRatio: boolean;
-  /** asks how a figure changed (growth, difference) */
-  asksChange: boolean;
-  /** derived-figure words the question uses: average, monthly */
-  qualifiers: Set<string>;
 }
 
 function slugWords(slug: string): string[] {
@@ -94,7 +89,7 @@ function slugWords(slug: string): string[] {
 export function questionFeatures(input: SubjectInput): QuestionFeatures {
   const { positive, negated } = negatedWords(input.question);
   const lower = positive.toLowerCase();
-  const words = contentWords(positive);
+  const words = baselineWords(positive);
   const companies = new Set<string>();
   for (const c of input.chunks)
     if (slugWords(c.company).some((w) => new RegExp(`\\b${w}\\b`, 'i').test(positive)))
@@ -116,28 +111,22 @@ export function questionFeatures(input: SubjectInput): QuestionFeatures {
     companies,
     names,
     wantsFigure: !/^\s*(?:who|which)\b/i.test(positive),
-    asksRatio: /\b(?:per|intensity|ratio|margin|share of)\b/i.test(positive),
-    asksChange:
-      /\b(?:change|changed|grow|grew|growth|rise|rose|fall|fell|increase|decrease|difference|by how much)\b/i.test(
-        positive,
-      ),
-    qualifiers: new Set(['average', 'monthly'].filter((w) => lower.includes(w))),
   };
 }
 
-/** A company named in a sentence ("For context, ITC Limited reported ...") as lowercase words. */
+/** The companies a question names ("... of ITC Limited") as lowercase words. */
 function namedCompanies(text: string): string[][] {
   const re =
     /\b[A-Z][\w'’&-]*(?:\s+(?:and|&|[A-Z(][\w'’()&-]*))*\s+(?:Private\s+)?Limited\b(?:\s*\([^)]*\))?/g;
   return [...text.matchAll(re)].map((m) => [
-    ...contentWords(m[0].replace(/\b(?:Board|Chairperson|Company|Private|Limited)\b/g, ' ')),
+    ...baselineWords(m[0].replace(/\b(?:Board|Chairperson|Company|Private|Limited)\b/g, ' ')),
   ]);
 }
 
 /** Inverse sentence frequency of each word over the candidate sentences (log(1 + N / (1 + df))). */
 function rarity(sentences: readonly Sentence[]): (word: string) => number {
   const df = new Map<string, number>();
-  const bags = sentences.map((s) => contentWords(s.text));
+  const bags = sentences.map((s) => baselineWords(s.text));
   for (const bag of bags) for (const w of bag) df.set(w, (df.get(w) ?? 0) + 1);
   const n = sentences.length;
   return (w) => Math.log(1 + n / (1 + (df.get(w) ?? 0)));
@@ -156,10 +145,9 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
   const totalWeight = [...q.words].reduce((sum, w) => sum + weight(w), 0);
   const companyOf = new Map(input.chunks.map((c) => [c.id, c.company]));
   const fyOf = new Map(input.chunks.map((c) => [c.id, c.fy]));
-  const questionWords = contentWords(input.question);
 
   return sentences.map((s) => {
-    const words = contentWords(s.text);
+    const words = baselineWords(s.text);
     const covers = new Set([...q.words].filter((w) => words.has(w)));
     const covered = [...covers].reduce((sum, w) => sum + weight(w), 0);
     const coverage = totalWeight > 0 ? covered / totalWeight : 0;
@@ -170,8 +158,6 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
     // company: the chunk's report, and any company the sentence itself names
     const company = companyOf.get(s.chunkId) ?? '';
     if (q.companies.size > 0) score += q.companies.has(company) ? 0.1 : -0.5;
-    for (const named of namedCompanies(s.text))
-      if (named.length > 0 && !named.some((w) => questionWords.has(w))) score -= 0.4;
     if (q.names.some((name) => name.length > 0 && name.every((w) => words.has(w)))) score += 0.2;
 
     // figures
@@ -227,16 +213,6 @@ export function scoreSentences(input: SubjectInput): ScoredSentence[] {
 
     // what the question rules out ("not consolidated", "not US dollars")
     for (const w of q.negated) if (words.has(w)) score -= 0.5;
-    // a rate ("per Rs crore") when the question asks for an amount
-    if (!q.asksRatio && /\bper (?:rs|usd|us|crore|lakh|cent)\b|\bintensity\b/.test(lower)) score -= 0.3;
-    // a derived figure (an average, a monthly figure, a growth rate) when the question asks for the figure itself
-    for (const qualifier of ['average', 'monthly'])
-      if (lower.includes(qualifier) && !q.qualifiers.has(qualifier)) score -= 0.3;
-    if (
-      !q.asksChange &&
-      /\b(?:grew|grow|growth|rose|fell|declin\w*|increase\w*|decrease\w*|previous year)\b/.test(lower)
-    )
-      score -= 0.2;
 
     return { ...s, score, covers, coverage, otherPeriod };
   });
@@ -256,7 +232,7 @@ function surfaceWords(question: string, stems: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const m of question.matchAll(/\p{L}[\p{L}\p{N}'’-]*/gu)) {
     const word = m[0].replace(/['’]s$/i, '');
-    if ([...contentWords(word)].some((w) => stems.has(w)) && !out.includes(word)) out.push(word);
+    if ([...baselineWords(word)].some((w) => stems.has(w)) && !out.includes(word)) out.push(word);
   }
   return out;
 }
@@ -320,8 +296,11 @@ export function extractiveAnswer(input: SubjectInput, temperature: number, rando
 
 export class ExtractiveProvider implements Provider {
   readonly id = 'offline/extractive';
-  /** bump when the baseline's answers may change */
-  readonly version = 'v1';
+  /**
+   * bump when the baseline's answers may change (v2: the shared sentence splitter and words; no rules
+   * that mirrored the fixture generator's distractor templates)
+   */
+  readonly version = 'v2';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {

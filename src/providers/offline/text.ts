@@ -3,6 +3,8 @@
  * content words and numbers of a question or sentence, the period words (fiscal year, quarter,
  * standalone/consolidated, interim/final) and approximate token counts. Plain string rules, no model.
  */
+import { sentences } from '../../analysis/sentences.ts';
+import { contentWords, stem } from '../../analysis/tokens.ts';
 import type { ContextChunk, ModelRequest } from '../types.ts';
 
 /** A sentence of a chunk, whitespace-normalised (PDF line breaks become spaces). */
@@ -30,24 +32,6 @@ function isHeadingLine(line: string): boolean {
 }
 
 /**
- * Splits prose at sentence ends: ". " (or ! ?) followed by a capital letter, digit or bracket, except
- * after a single capital initial ("Harpreet S. Gill") or a common abbreviation.
- */
-export function splitSentences(prose: string): string[] {
-  return prose
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9("'])/)
-    .reduce<string[]>((out, part) => {
-      const prev = out[out.length - 1];
-      if (prev !== undefined && /(?:^|\s)(?:[A-Z]|Rs|No|Mr|Ms|Dr|St|viz|i\.e|e\.g)\.$/.test(prev))
-        out[out.length - 1] = `${prev} ${part}`;
-      else out.push(part);
-      return out;
-    }, [])
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
-}
-
-/**
  * The candidate sentences of a chunk. Table rows and headings are not sentences (an answer quoting a
  * bare table row has no subject or period); consecutive prose lines are joined before splitting, since
  * PDF lines wrap mid-sentence.
@@ -57,7 +41,7 @@ export function chunkSentences(chunk: ContextChunk, chunkRank: number): Sentence
   let prose: string[] = [];
   const flush = () => {
     if (prose.length === 0) return;
-    for (const text of splitSentences(prose.join(' ').replace(/\s+/g, ' ')))
+    for (const text of sentences(prose.join(' ').replace(/\s+/g, ' ')))
       if (/[A-Za-z]{2}/.test(text)) out.push({ chunkId: chunk.id, chunkRank, position: out.length, text });
     prose = [];
   };
@@ -90,28 +74,18 @@ const UNIT_WORDS: Record<string, readonly string[]> = {
   eps: ['earning', 'share'],
 };
 
-/** Lowercase word tokens with a light stemmer (plural -s, -ed, -ing, final -e), so "employed" meets "employ". */
-export function stem(word: string): string {
-  let w = word.toLowerCase();
-  if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  else if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1); // "declare" meets "declared"
-  return w;
-}
-
-/** Content words: letters-first tokens minus function words, stemmed; fiscal-year labels excluded. */
-export function contentWords(text: string): Set<string> {
+/**
+ * The baseline's words: the shared content words (src/analysis/tokens.ts) with the baseline's own
+ * stop-list (function words, question words and period words, which are matched as periods instead),
+ * no numbers (figures are matched as figures), light stemming, fiscal-year and quarter labels dropped,
+ * and unit abbreviations spelled out as a question writes them.
+ */
+export function baselineWords(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(/\p{L}[\p{L}\p{N}'’-]*/gu)) {
-    const raw = m[0].replace(/['’]s$/i, '').toLowerCase();
-    for (const part of raw.split('-')) {
-      if (part === '' || GENERIC.has(part) || /^fy\d{2}$/.test(part) || /^q[1-4]$/.test(part)) continue;
-      const word = stem(part);
-      out.add(word);
-      for (const spelled of UNIT_WORDS[part] ?? []) out.add(stem(spelled));
-    }
+  for (const word of contentWords(text, { stopWords: GENERIC, numbers: false, stemming: 'light' })) {
+    if (/^fy\d{2}$/.test(word) || /^q[1-4]$/.test(word)) continue;
+    out.add(word);
+    for (const spelled of UNIT_WORDS[word] ?? []) out.add(stem(spelled));
   }
   return out;
 }
@@ -167,7 +141,7 @@ export const EXCLUSIVE_PAIRS: readonly (readonly [string, string])[] = [
 export function negatedWords(question: string): { positive: string; negated: Set<string> } {
   const negated = new Set<string>();
   const positive = question.replace(/\(?\bnot\s+((?:[A-Za-z]+\s?){1,2})\)?/g, (_all, words: string) => {
-    for (const w of contentWords(words)) negated.add(w);
+    for (const w of baselineWords(words)) negated.add(w);
     return ' ';
   });
   return { positive, negated };
