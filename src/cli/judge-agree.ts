@@ -1,100 +1,271 @@
 /**
- * `rge judge agree`: judges against human-labelled files (AttributionBench, SALAD, FinanceBench answers).
+ * `rge judge agree`: judges of a run config against human-labelled files (AttributionBench, SALAD,
+ * FinanceBench answers), pooled per dataset and per subset, with kappa intervals, cost and latency.
+ *
+ * Judges are built by the project's one registry (`createProvider`), so any judge of a config works:
+ * the heuristic ones of `configs/fixture.yaml` (`numeric`, `lexical`) and live ones, whose calls are
+ * rate-limited, priced and budgeted by the config's `providers` and `budget`, and settled in the ledger
+ * of `--results-dir` item by item.
  */
+import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import {
   AGREEMENT_FORMATS,
+  AGREEMENT_SEED_RULE,
   type AgreementFormat,
   type AgreementItem,
   type AgreementReport,
-  agreement,
+  agreementBySubset,
   attributionBenchItems,
   deterministicSample,
+  FORMAT_DIMENSION,
+  FORMAT_LABELS,
+  FORMAT_SUBSET,
   financeBenchItems,
-  formatAgreement,
+  formatKappa,
   judgeItems,
+  KAPPA_CONFIDENCE,
+  KAPPA_INTERVAL_METHOD,
+  KAPPA_RESAMPLES,
   saladDocsFileName,
   saladItems,
+  saladSetting,
+  subsetsOf,
 } from '../judging/agree.ts';
-import { HEURISTIC_JUDGES, type HeuristicJudgeName, heuristicJudge } from '../providers/heuristic/index.ts';
+import { formatAgreementTable } from '../judging/agree-table.ts';
+import { judgePromptText } from '../judging/prompt.ts';
+import { environment } from '../providers/credentials.ts';
+import type { ProviderLimiter } from '../providers/metered.ts';
+import { createProvider, isLiveProvider } from '../providers/registry.ts';
+import { loadRunConfig } from '../run/config.ts';
+import { BudgetLedger } from '../run/ledger.ts';
+import { settleCharges } from '../run/sync.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { readText } from './judge.ts';
 
+const DEFAULT_CONFIG = 'configs/fixture.yaml';
+/** The repository's own fixture config: the default when the working folder has no configs/fixture.yaml. */
+const PACKAGED_FIXTURE_CONFIG = fileURLToPath(new URL('../../configs/fixture.yaml', import.meta.url));
+
+interface AgreeFlags {
+  format: string;
+  file: string;
+  config?: string;
+  judge?: string[];
+  resultsDir: string;
+  docs?: string;
+  questions?: string;
+  limit?: string;
+  minKappa?: string;
+  json?: boolean;
+}
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/** `--min-kappa`: a number in [-1, 1], else a usage error. */
+export function parseMinKappa(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const x = value.trim() === '' ? Number.NaN : Number(value);
+  if (!(Number.isFinite(x) && x >= -1 && x <= 1))
+    throw new UsageError(`--min-kappa must be a number from -1 to 1, got ${value}`);
+  return x;
+}
+
 export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
   judge
     .command('agree')
-    .description('run offline judges over a human-labelled file: n, Cohen kappa, accuracy, confusion matrix')
+    .description(
+      'judges of a run config against a human-labelled file, pooled and per subset: n, unscored, ' +
+        'Cohen kappa with a bootstrap 95% interval, accuracy, confusion matrix, cost, latency',
+    )
     .requiredOption('--format <format>', `one of ${AGREEMENT_FORMATS.join(', ')}`)
-    .requiredOption('--file <file>', 'the labelled file (financebench: a file or a folder of them)')
-    .option('--judge <name>', `${HEURISTIC_JUDGES.join(' or ')}; default both`)
+    .requiredOption('--file <file>', 'the labelled file (salad and financebench: a file or a folder of them)')
+    .option(
+      '--config <file>',
+      `run config whose judges, providers and budget apply (default ${DEFAULT_CONFIG}, else the packaged one)`,
+    )
+    .option(
+      '--judge <id>',
+      'a judge id of the config, repeatable or comma-separated (default every judge of the config)',
+      collect,
+    )
+    .option('--results-dir <dir>', 'results folder holding the budget ledger', 'data/results')
     .option(
       '--docs <file>',
-      'salad: the documents file (default docs-webgpt.json or docs-human.json beside --file)',
+      'salad, one annotations file: the documents file (default docs-webgpt.json or docs-human.json beside --file)',
     )
     .option(
       '--questions <file>',
       'financebench: financebench_open_source.jsonl (default ../../corpus/financebench/ from the labels folder)',
     )
-    .option('--limit <n>', 'judge a deterministic subsample of n items')
-    .option('--json', 'print the reports as JSON')
-    .action(
-      async (opts: {
-        format: string;
-        file: string;
-        judge?: string;
-        docs?: string;
-        questions?: string;
-        limit?: string;
-        json?: boolean;
-      }) => {
-        if (!(AGREEMENT_FORMATS as readonly string[]).includes(opts.format))
-          throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${opts.format}`);
-        const format = opts.format as AgreementFormat;
-        if (opts.judge !== undefined && !(HEURISTIC_JUDGES as readonly string[]).includes(opts.judge))
-          throw new UsageError(`--judge must be one of ${HEURISTIC_JUDGES.join(', ')}, got ${opts.judge}`);
-        const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-        if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-          throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
-        let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
-          ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
-          ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
-        });
-        if (limit !== undefined) items = deterministicSample(items, limit);
-        const names = opts.judge === undefined ? HEURISTIC_JUDGES : [opts.judge as HeuristicJudgeName];
-        const reports: AgreementReport[] = [];
-        for (const name of names) {
-          const provider = heuristicJudge(name);
-          reports.push(agreement(format, provider.id, items, await judgeItems(items, provider)));
+    .option('--limit <n>', 'judge a deterministic subsample of n items of the dataset')
+    .option('--min-kappa <x>', 'exit 1 when a pooled kappa (per judge) is below x, in [-1, 1]')
+    .option('--json', 'print every number as JSON')
+    .action(async (opts: AgreeFlags) => {
+      if (!(AGREEMENT_FORMATS as readonly string[]).includes(opts.format))
+        throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${opts.format}`);
+      const format = opts.format as AgreementFormat;
+      const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+        throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
+      const minKappa = parseMinKappa(opts.minKappa);
+
+      const configFile =
+        opts.config !== undefined
+          ? resolve(io.cwd, opts.config)
+          : existsSync(resolve(io.cwd, DEFAULT_CONFIG))
+            ? resolve(io.cwd, DEFAULT_CONFIG)
+            : PACKAGED_FIXTURE_CONFIG;
+      const configName = relative(io.cwd, configFile) || configFile;
+      const config = await loadRunConfig(configFile);
+      const ids = [...new Set((opts.judge ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()))].filter(
+        (v) => v !== '',
+      );
+      const unknown = ids.filter((id) => !config.judges.some((j) => j.id === id));
+      if (unknown.length > 0)
+        throw new UsageError(
+          `--judge must be one of ${config.judges.map((j) => j.id).join(', ')} (the judges of ${configName}), ` +
+            `got ${unknown.join(', ')}`,
+        );
+      const entries =
+        ids.length === 0 ? config.judges : ids.flatMap((id) => config.judges.filter((j) => j.id === id));
+
+      let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
+        ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
+        ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
+      });
+      if (limit !== undefined) items = deterministicSample(items, limit);
+
+      const ledger = new BudgetLedger(resolve(io.cwd, opts.resultsDir), {
+        capUsd: config.budget.cap_usd,
+        warnUsd: config.budget.warn_usd,
+        configFile: configName,
+        onWarn: (message) => io.err(`rge: ${message}\n`),
+      });
+      const ctx = {
+        root: io.cwd,
+        env: environment(io.cwd),
+        settings: config.providers,
+        spender: ledger,
+        requireKeys: true,
+        onRetry: (message: string) => io.err(`rge: ${message}\n`),
+        limiters: new Map<string, ProviderLimiter>(),
+      };
+      // Every judge is built (and its key checked) before any is asked.
+      const judges = [];
+      for (const entry of entries)
+        judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
+      const promptText = config.judge_prompt.text ?? judgePromptText();
+      const reports: AgreementReport[] = [];
+      const live = judges.some((j) => isLiveProvider(j.entry.provider));
+      try {
+        for (const { entry, provider } of judges) {
+          const metered = isLiveProvider(entry.provider);
+          const outcomes = await judgeItems(items, provider, {
+            model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
+            promptText,
+            concurrent: metered,
+            ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
+          });
+          reports.push(...agreementBySubset(format, entry.id, items, outcomes));
         }
-        if (opts.json) io.out(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
-        else io.out(reports.map(formatAgreement).join('\n'));
-      },
-    );
+      } finally {
+        if (live) await ledger.writeSummary();
+      }
+
+      const pooled = reports.filter((r) => r.subset === null);
+      const below =
+        minKappa === undefined
+          ? []
+          : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
+      if (opts.json)
+        io.out(
+          `${JSON.stringify(
+            {
+              format,
+              dimension: FORMAT_DIMENSION[format],
+              subsetKind: FORMAT_SUBSET[format],
+              labels: FORMAT_LABELS[format],
+              config: configName,
+              items: items.length,
+              subsets: subsetsOf(items),
+              judges: judges.map((j) => ({
+                id: j.entry.id,
+                provider: j.provider.id,
+                family: j.entry.family,
+              })),
+              kappaInterval: {
+                method: KAPPA_INTERVAL_METHOD,
+                resamples: KAPPA_RESAMPLES,
+                confidence: KAPPA_CONFIDENCE,
+                seedRule: AGREEMENT_SEED_RULE,
+              },
+              reports,
+              minKappa: minKappa ?? null,
+              belowMinKappa: below.map((r) => ({ judge: r.judge, format, kappa: r.kappa })),
+            },
+            null,
+            2,
+          )}\n`,
+        );
+      else io.out(formatAgreementTable(format, reports));
+      if (minKappa === undefined) return;
+      if (below.length > 0) {
+        io.err(
+          `rge: pooled kappa below --min-kappa ${minKappa}: ` +
+            `${below.map((r) => `${r.judge} on ${format} ${formatKappa(r)}`).join('; ')}\n`,
+        );
+        io.exitCode = 1;
+      } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
+    });
 }
 
-/** Reads a labelled file of a format into agreement items (paths absolute). */
+/**
+ * Reads a labelled file of a format into agreement items (paths absolute). SALAD and FinanceBench also
+ * take a folder: every `annotations-*.json` (each judged against its own documents file, item ids
+ * prefixed with the setting) or every `*.jsonl` answers file.
+ */
 export async function loadAgreementItems(
   format: AgreementFormat,
   file: string,
   extra: { docs?: string; questions?: string } = {},
 ): Promise<AgreementItem[]> {
-  if (format === 'attributionbench') return attributionBenchItems(await readText(file), file);
-  if (format === 'salad') {
-    const docs = extra.docs ?? join(dirname(file), saladDocsFileName(basename(file)));
-    return saladItems(await readText(file), await readText(docs), file);
-  }
   const info = await stat(file).catch(() => {
     throw new RgeError('file not found', { file });
   });
-  const files = info.isDirectory()
-    ? (await readdir(file))
-        .filter((f) => f.endsWith('.jsonl'))
+  const folder = (ends: (f: string) => boolean) =>
+    readdir(file).then((names) =>
+      names
+        .filter(ends)
         .sort()
-        .map((f) => join(file, f))
-    : [file];
+        .map((f) => join(file, f)),
+    );
+  if (format === 'attributionbench') return attributionBenchItems(await readText(file), file);
+  if (format === 'salad') {
+    if (!info.isDirectory()) {
+      const docs = extra.docs ?? join(dirname(file), saladDocsFileName(basename(file)));
+      return saladItems(await readText(file), await readText(docs), file);
+    }
+    if (extra.docs !== undefined)
+      throw new UsageError(
+        '--docs names the documents of one annotations file; with a folder each file uses its own',
+      );
+    const files = await folder((f) => f.startsWith('annotations-') && f.endsWith('.json'));
+    if (files.length === 0) throw new RgeError('no annotations-*.json in the folder', { file });
+    const items: AgreementItem[] = [];
+    for (const f of files) {
+      const setting = saladSetting(f);
+      const docs = await readText(join(file, saladDocsFileName(basename(f))));
+      for (const item of saladItems(await readText(f), docs, f, setting))
+        items.push({ ...item, id: `${setting}:${item.id}` });
+    }
+    return items;
+  }
+  const files = info.isDirectory() ? await folder((f) => f.endsWith('.jsonl')) : [file];
   const labelsDir = info.isDirectory() ? file : dirname(file);
   const questions =
     extra.questions ?? resolve(labelsDir, '../../corpus/financebench/financebench_open_source.jsonl');

@@ -1,10 +1,11 @@
 /**
  * Both offline judges against the human-labelled sets of ../shared/labels (a deterministic subsample of
- * 400 items per dataset). This asserts only that each runs and yields a finite kappa: the judges are
- * NOT tuned to these files (a held-out remainder exists), and the numbers are reported, not gated.
+ * 400 items per dataset), pooled and per subset (AttributionBench source dataset, SALAD setting,
+ * FinanceBench eval mode). This asserts only that each runs and yields a finite pooled kappa inside its
+ * interval: the judges are NOT tuned to these files (a held-out remainder exists), and the numbers are
+ * reported, not gated.
  */
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -13,10 +14,11 @@ import {
   type AgreementFormat,
   type AgreementItem,
   type AgreementReport,
-  agreement,
+  agreementBySubset,
   deterministicSample,
   judgeItems,
 } from '../../src/judging/agree.ts';
+import { formatAgreementTable } from '../../src/judging/agree-table.ts';
 import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/providers/heuristic/index.ts';
 
 const LABELS = fileURLToPath(new URL('../../../shared/labels', import.meta.url));
@@ -24,13 +26,6 @@ const present = existsSync(join(LABELS, 'MANIFEST.md'));
 const SAMPLE = 400;
 
 async function datasets(): Promise<[AgreementFormat, AgreementItem[]][]> {
-  const salad: AgreementItem[] = [];
-  const saladDir = join(LABELS, 'lfqa_salad');
-  for (const f of (await readdir(saladDir)).filter((f) => f.startsWith('annotations-')).sort()) {
-    const setting = f.replace(/^annotations-|\.json$/g, '');
-    for (const item of await loadAgreementItems('salad', join(saladDir, f)))
-      salad.push({ ...item, id: `${setting}:${item.id}` });
-  }
   return [
     [
       'attributionbench',
@@ -40,32 +35,31 @@ async function datasets(): Promise<[AgreementFormat, AgreementItem[]][]> {
       ),
     ],
     ['financebench', await loadAgreementItems('financebench', join(LABELS, 'financebench_answers'))],
-    ['salad', salad],
+    ['salad', await loadAgreementItems('salad', join(LABELS, 'lfqa_salad'))],
   ];
 }
 
 describe.skipIf(!present)('offline judges against ../shared/labels', () => {
-  it(`both judges run on every dataset (subsample of ${SAMPLE}) with a finite kappa`, async () => {
-    const reports: AgreementReport[] = [];
+  it(`both judges run on every dataset (subsample of ${SAMPLE}), pooled and per subset`, async () => {
+    const tables: string[] = [];
     for (const [format, all] of await datasets()) {
       const items = deterministicSample(all, SAMPLE);
+      const reports: AgreementReport[] = [];
       for (const name of HEURISTIC_JUDGES) {
         const judge = heuristicJudge(name);
-        const report = agreement(format, judge.id, items, await judgeItems(items, judge));
-        reports.push(report);
-        expect(report.n + report.unscored).toBe(items.length);
-        expect(Number.isFinite(report.kappa)).toBe(true);
+        const rows = agreementBySubset(format, name, items, await judgeItems(items, judge));
+        const [pooled, ...subsets] = rows;
+        expect((pooled?.n ?? 0) + (pooled?.unscored ?? 0)).toBe(items.length);
+        expect(Number.isFinite(pooled?.kappa)).toBe(true);
+        expect(pooled?.kappaCi?.low).toBeLessThanOrEqual(pooled?.kappa ?? Number.NaN);
+        expect(pooled?.kappaCi?.high).toBeGreaterThanOrEqual(pooled?.kappa ?? Number.NaN);
+        expect(subsets.length).toBeGreaterThan(1);
+        expect(subsets.reduce((sum, r) => sum + r.n + r.unscored, 0)).toBe(items.length);
+        reports.push(...rows);
       }
+      tables.push(formatAgreementTable(format, reports, { matrices: false }));
     }
-    const rows = reports.map(
-      (r) =>
-        `| ${r.format} | ${r.dimension} | ${r.judge} | ${r.n} | ${r.kappa.toFixed(3)} | ${r.accuracy.toFixed(3)} |`,
-    );
-    console.log(
-      ['| dataset | dimension | judge | n | kappa | accuracy |', '|---|---|---|---|---|---|', ...rows].join(
-        '\n',
-      ),
-    );
+    console.log(tables.join('\n'));
   }, 120_000);
 });
 

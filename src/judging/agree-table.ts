@@ -1,0 +1,93 @@
+/**
+ * The agreement of judges with people on one dataset as `rge judge agree` prints it: a table whose
+ * rows are judge x subset (each judge's pooled row first), then every confusion matrix, then a footer
+ * saying how the kappa intervals were computed and seeded.
+ */
+import {
+  AGREEMENT_SEED_RULE,
+  type AgreementFormat,
+  type AgreementReport,
+  FORMAT_DIMENSION,
+  FORMAT_SUBSET,
+  formatAgreement,
+  formatKappa,
+  POOLED,
+} from './agree.ts';
+
+const fixed = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+
+/** Text columns padded to their widest cell; `right` columns are right-aligned. */
+function columns(rows: readonly string[][], right: readonly boolean[]): string[] {
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (right[c] ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * The reports of one dataset (every judge's `agreementBySubset` rows, pooled first) as a readable
+ * table, the confusion matrices below it (unless `matrices` is false) and the footer.
+ */
+export function formatAgreementTable(
+  format: AgreementFormat,
+  reports: readonly AgreementReport[],
+  opts: { matrices?: boolean } = {},
+): string {
+  const pooled = reports.filter((r) => r.subset === null);
+  const subsets = new Set(reports.filter((r) => r.subset !== null).map((r) => r.subset));
+  const judges = [...new Set(reports.map((r) => r.judge))];
+  const items = Math.max(0, ...pooled.map((r) => r.n + r.unscored));
+  const confidence = reports.find((r) => r.kappaCi)?.kappaCi?.confidence ?? 0.95;
+  const resamples = reports.find((r) => r.kappaCi)?.kappaCi?.resamples;
+  const method = reports.find((r) => r.kappaCi)?.kappaCi?.method ?? 'bca';
+  const mark = (r: AgreementReport) =>
+    `${r.kappaCi && r.kappaCi.undefinedResamples > 0 ? '*' : ''}${r.kappaCi?.degenerate ? '^' : ''}`;
+  const kappaHead = `kappa [${Math.round(confidence * 100)}% CI]`;
+  const rows = [
+    ['judge', FORMAT_SUBSET[format], 'n', 'unscored', kappaHead, 'accuracy', 'cost USD', 'p50/p95 ms'],
+    ...reports.map((r) => [
+      r.judge,
+      r.subset ?? POOLED,
+      String(r.n),
+      String(r.unscored),
+      `${formatKappa(r)}${mark(r)}`,
+      fixed(r.accuracy, 3),
+      r.costUsd.toFixed(4),
+      r.latencyMs ? `${ms(r.latencyMs.p50)}/${ms(r.latencyMs.p95)}` : 'n/a',
+    ]),
+  ];
+  const table = columns(rows, [false, false, true, true, false, true, true, true]);
+  const sections = [
+    `${format} (${FORMAT_DIMENSION[format]}) against people: ${items} items, ` +
+      `${subsets.size} ${FORMAT_SUBSET[format]}${subsets.size === 1 ? '' : 's'}; ` +
+      `judge${judges.length === 1 ? '' : 's'} ${judges.join(', ')}; ` +
+      `"${POOLED}" is every ${FORMAT_SUBSET[format]} together`,
+    '',
+    ...table,
+    '',
+    ...(opts.matrices === false
+      ? []
+      : ['confusion matrices (rows: people, columns: judge):', '', reports.map(formatAgreement).join('\n')]),
+  ];
+  const footer = [
+    `kappa intervals: ${method === 'bca' ? 'BCa' : method} bootstrap over the items of each row, ` +
+      `${resamples ?? 'n/a'} resamples, seed ${AGREEMENT_SEED_RULE}` +
+      (pooled[0]
+        ? ` (e.g. ${pooled[0].kappaCi?.seed ?? `agree:${pooled[0].judge}:${format}:${POOLED}`})`
+        : ''),
+  ];
+  if (reports.some((r) => r.kappaCi && r.kappaCi.undefinedResamples > 0))
+    footer.push(
+      "* some resamples had one label only on both sides (kappa undefined); each counts as the row's " +
+        'kappa (see undefinedResamples in --json)',
+    );
+  if (reports.some((r) => r.kappaCi?.degenerate))
+    footer.push('^ BCa undefined on this row: the percentile interval (or a point) is given instead');
+  if (reports.some((r) => r.kappaCi === null))
+    footer.push('n/a: kappa is undefined (no scored items, or one label only on both sides)');
+  return `${sections.join('\n')}\n${footer.join('\n')}\n`;
+}
