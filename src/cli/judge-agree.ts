@@ -36,7 +36,7 @@ import {
   subsetsOf,
 } from '../judging/agree.ts';
 import { formatAgreementTable } from '../judging/agree-table.ts';
-import { judgePromptText } from '../judging/prompt.ts';
+import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import { createProvider, isLiveProvider } from '../providers/registry.ts';
@@ -159,7 +159,8 @@ export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
       const judges = [];
       for (const entry of entries)
         judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
-      const promptText = config.judge_prompt.text ?? judgePromptText();
+      const promptVersion = config.judge_prompt.version as JudgePromptVersion;
+      const promptText = config.judge_prompt.text ?? judgePromptText(promptVersion);
       const reports: AgreementReport[] = [];
       const live = judges.some((j) => isLiveProvider(j.entry.provider));
       try {
@@ -168,6 +169,7 @@ export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
           const outcomes = await judgeItems(items, provider, {
             model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
             promptText,
+            promptVersion,
             concurrent: metered,
             ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
           });

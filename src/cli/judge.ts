@@ -6,8 +6,14 @@ import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { isMap, parseDocument, Scalar } from 'yaml';
-import { JUDGE_PROMPT_VERSION, judgePromptHash, judgePromptText } from '../judging/prompt.ts';
-import { RgeError } from '../util/errors.ts';
+import {
+  isJudgePromptVersion,
+  JUDGE_PROMPT_VERSION,
+  JUDGE_PROMPT_VERSIONS,
+  judgePromptHash,
+  judgePromptText,
+} from '../judging/prompt.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
 import { registerJudgeAgreeCommand } from './judge-agree.ts';
@@ -62,14 +68,15 @@ export function registerJudgeCommands(program: Command, io: CliIO): void {
   judge
     .command('prompt')
     .description(
-      'print judge prompt v1, pin it in a run config (--write-config), or check a pinned copy (--check)',
+      `print the judge prompt (${JUDGE_PROMPT_VERSION}, or --prompt-version), pin the canonical one in a run config (--write-config), or check a pinned copy (--check)`,
     )
+    .option('--prompt-version <v>', `the version to print: ${JUDGE_PROMPT_VERSIONS.join(', ')}`)
     .option('--write-config <file>', 'copy the canonical prompt text and its sha256 into this config')
     .option(
       '--check [file]',
       `exit 1 when the config's pinned prompt is stale (default ${DEFAULT_PUBLISHED})`,
     )
-    .action(async (opts: { writeConfig?: string; check?: string | boolean }) => {
+    .action(async (opts: { writeConfig?: string; check?: string | boolean; promptVersion?: string }) => {
       if (opts.check !== undefined) {
         const file = typeof opts.check === 'string' ? opts.check : (opts.writeConfig ?? DEFAULT_PUBLISHED);
         const path = resolve(io.cwd, file);
@@ -92,7 +99,13 @@ export function registerJudgeCommands(program: Command, io: CliIO): void {
         );
         return;
       }
-      io.out(`# judge prompt ${JUDGE_PROMPT_VERSION} sha256 ${judgePromptHash()}\n${judgePromptText()}\n`);
+      const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
+      if (!isJudgePromptVersion(version))
+        throw new UsageError(
+          `--prompt-version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${version}`,
+        );
+      const text = judgePromptText(version);
+      io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
     });
   registerJudgeAgreeCommand(judge, io);
 }

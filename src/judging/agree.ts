@@ -36,7 +36,13 @@ import { parseFinanceBenchFigure } from '../questions/financebench.ts';
 import { bootstrapCI, cohenKappa } from '../stats/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { type JudgedCase, judgeCaseCharged } from './parse.ts';
-import { type JudgeModel, judgePromptText, renderJudgeRequest } from './prompt.ts';
+import {
+  JUDGE_PROMPT_VERSION,
+  type JudgeModel,
+  type JudgePromptVersion,
+  judgePromptText,
+  renderJudgeRequest,
+} from './prompt.ts';
 import type { JudgeOutcome, JudgeVerdict } from './verdict.ts';
 
 export const AGREEMENT_FORMATS = ['attributionbench', 'financebench', 'salad'] as const;
@@ -612,6 +618,8 @@ export interface JudgeItemsOptions {
    * has ended, so that what was billed is settled.
    */
   concurrent?: boolean;
+  /** the judge prompt version whose layout renders the case (default canonical) */
+  promptVersion?: JudgePromptVersion;
   /** called with each item's billed calls as soon as it is judged (to settle them in a ledger) */
   onJudged?: (charges: readonly CallCharge[], judged: JudgedCase) => Promise<void>;
 }
@@ -626,10 +634,11 @@ export async function judgeItems(
   opts: JudgeItemsOptions = {},
 ): Promise<JudgeOutcome[]> {
   const model = opts.model ?? { id: judge.id, model: judge.id, family: judge.family, temperature: 0 };
-  const promptText = opts.promptText ?? judgePromptText();
+  const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
+  const promptText = opts.promptText ?? judgePromptText(version);
   const controller = new AbortController();
   const one = async (item: AgreementItem): Promise<JudgeOutcome> => {
-    const judged = await judgeCaseCharged(judge, renderJudgeRequest(item.input, model, promptText), {
+    const judged = await judgeCaseCharged(judge, renderJudgeRequest(item.input, model, promptText, version), {
       signal: controller.signal,
     });
     await opts.onJudged?.(judged.charges, judged);

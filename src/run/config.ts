@@ -17,6 +17,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
+import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from '../judging/prompt.ts';
 import { LIVE_PROVIDERS, ModelPrices } from '../providers/catalogue.ts';
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
@@ -257,6 +258,8 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
   }
 
   const prompt = value.judge_prompt;
+  if (isRecord(prompt) && typeof prompt.version === 'string' && !isJudgePromptVersion(prompt.version))
+    issue(['judge_prompt', 'version'], `must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}`);
   if (isRecord(prompt) && typeof prompt.text === 'string' && typeof prompt.sha256 === 'string')
     if (sha256(prompt.text) !== prompt.sha256)
       issue(['judge_prompt', 'sha256'], `does not match the text (its sha256 is ${sha256(prompt.text)})`);

@@ -132,7 +132,9 @@ async function callSpecs(
     const context = run.config.retrieval.k * (run.config.corpus.chunk_tokens + 30);
     for (const subject of run.subjects)
       for (const question of run.questions) {
-        const shared = tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''))[0]) + context;
+        const shared =
+          tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''), judgePrompt(run).version)[0]) +
+          context;
         for (let runIndex = 0; runIndex < run.runs; runIndex++) {
           total++;
           subjectCall(subject, question.id, tokens(question.text) + context + 30);
@@ -151,7 +153,9 @@ async function callSpecs(
     else subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
     let shared = sharedTokens.get(cell.question.id);
     if (shared === undefined) {
-      shared = tokens(renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''))[0]);
+      shared = tokens(
+        renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''), judgePrompt(run).version)[0],
+      );
       sharedTokens.set(cell.question.id, shared);
     }
     for (const judge of panelOf(run, cell.subject)) {

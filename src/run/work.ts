@@ -4,7 +4,12 @@
  * verdict. Retrieval happens once per question (the same top-k chunks for every subject and run).
  */
 import { crossFamilyPanel } from '../judging/panel.ts';
-import { judgePromptHash, judgePromptText, renderJudgeRequest } from '../judging/prompt.ts';
+import {
+  type JudgePromptVersion,
+  judgePromptHash,
+  judgePromptText,
+  renderJudgeRequest,
+} from '../judging/prompt.ts';
 import type { ContextChunk, JudgeInput, ModelRequest, SubjectInput } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { Index } from '../retrieval/index.ts';
@@ -162,9 +167,11 @@ export function panelOf(run: PreparedRun, subject: RunSubject): RunJudge[] {
   return crossFamilyPanel(subject.config.family, run.judges);
 }
 
-export function judgePrompt(run: PreparedRun): { text: string; hash: string } {
-  const text = run.config.judge_prompt.text ?? judgePromptText();
-  return { text, hash: run.config.judge_prompt.sha256 ?? judgePromptHash(text) };
+/** The run's judge prompt: its version, the system text (the config's pinned copy, else built in) and hash. */
+export function judgePrompt(run: PreparedRun): { text: string; hash: string; version: JudgePromptVersion } {
+  const version = run.config.judge_prompt.version as JudgePromptVersion;
+  const text = run.config.judge_prompt.text ?? judgePromptText(version);
+  return { text, hash: run.config.judge_prompt.sha256 ?? judgePromptHash(text), version };
 }
 
 /** A judge's request and verdict identity for an answer. */

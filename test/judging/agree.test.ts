@@ -697,14 +697,18 @@ describe('rge judge agree', () => {
     await writeFile(join(dir, 'c.yaml'), config);
     const stale = await runRge(dir, 'judge', 'prompt', '--check', 'c.yaml');
     expect(stale.code).toBe(1);
-    expect(stale.err).toMatch(/stale judge prompt: text is not pinned/);
+    expect(stale.err).toMatch(/stale judge prompt: version is v1, canonical v2/);
     const written = await runRge(dir, 'judge', 'prompt', '--write-config', 'c.yaml');
-    expect(written.out).toMatch(/c\.yaml: judge prompt v1 [0-9a-f]{64}/);
+    expect(written.out).toMatch(/c\.yaml: judge prompt v2 [0-9a-f]{64}/);
     const ok = await runRge(dir, 'judge', 'prompt', '--check', 'c.yaml');
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/current/);
     expect((await runRge(dir, 'judge', 'prompt')).out).toMatch(
-      /^# judge prompt v1 sha256 [0-9a-f]{64}\nYou are a strict evaluator/,
+      /^# judge prompt v2 sha256 [0-9a-f]{64}\nYou are a strict evaluator/,
     );
+    expect((await runRge(dir, 'judge', 'prompt', '--prompt-version', 'v1')).out).toMatch(
+      /^# judge prompt v1 sha256 cbf6f73cf3edcf8e2567042e3e5d6a7356d0d5798a6d728a5e2614087f2d9b30\n/,
+    );
+    expect((await runRge(dir, 'judge', 'prompt', '--prompt-version', 'v9')).code).toBe(2);
   });
 });

@@ -39,9 +39,9 @@ const INPUT: JudgeInput = {
   answer: 'The Board recommended Rs 3.50 per share [adani-ports-FY24-30a7485a].',
 };
 
-describe('judge prompt v1', () => {
+describe('the judge prompt', () => {
   it('is versioned and hashed: the hash is the sha256 of the canonical text', () => {
-    expect(JUDGE_PROMPT_VERSION).toBe('v1');
+    expect(JUDGE_PROMPT_VERSION).toBe('v2');
     expect(judgePromptHash()).toBe(createHash('sha256').update(judgePromptText()).digest('hex'));
     expect(judgePromptHash()).toMatch(/^[0-9a-f]{64}$/);
     expect(judgePromptHash('other')).not.toBe(judgePromptHash());
@@ -93,9 +93,17 @@ describe('judge prompt v1', () => {
       'final dividend: 3.5 INR per share',
       '[adani-ports-FY24-30a7485a]',
       INPUT.chunks[0]?.text ?? '',
-      `ANSWER TO JUDGE:\n${INPUT.answer}`,
+      `<answer>\n${INPUT.answer}\n</answer>`,
     ])
       expect(user).toContain(part);
+    // the v1 layout, for configs pinned to v1
+    const v1 = renderJudgeRequest(
+      INPUT,
+      { id: 'j', model: 'm', family: 'f', temperature: 0 },
+      judgePromptText('v1'),
+      'v1',
+    );
+    expect(v1.messages[0]?.content).toContain(`ANSWER TO JUDGE:\n${INPUT.answer}`);
   });
 });
 
@@ -106,7 +114,7 @@ describe('rge judge prompt --write-config / --check', () => {
     expect(pinnedPromptStatus(after)).toMatchObject({ current: true });
     const config = parseRunConfig(after, 'published.yaml');
     expect(config.judge_prompt).toEqual({
-      version: 'v1',
+      version: 'v2',
       sha256: judgePromptHash(),
       text: judgePromptText(),
     });
@@ -135,7 +143,7 @@ describe('rge judge prompt --write-config / --check', () => {
       current: false,
       reason: 'text differs from the canonical prompt',
     });
-    expect(pinnedPromptStatus(pinned.replace('version: v1', 'version: v0'))).toMatchObject({
+    expect(pinnedPromptStatus(pinned.replace('version: v2', 'version: v1'))).toMatchObject({
       current: false,
     });
     expect(pinnedPromptStatus('name: x\n')).toMatchObject({ current: false, reason: 'no judge_prompt' });
