@@ -10,6 +10,7 @@ import { type CliIO, processIO } from './io.ts';
 import { registerJudgeCommands } from './judge.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
+import { registerValidationCommands } from './validation.ts';
 
 export function buildProgram(io: CliIO): Command {
   const program = new Command('rge')
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIO): Command {
   registerEvalCommands(program, io);
   registerBudgetCommands(program, io);
   registerJudgeCommands(program, io);
+  registerValidationCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
     cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });

@@ -1,0 +1,267 @@
+/**
+ * Human validation of the judges (methodology 5.3-5.5):
+ *   rge validation sample   draw the 50-response validation set from a run's completed cells
+ *   rge label               label a validation sample in a local page (127.0.0.1)
+ *   rge review              hand-review the run's contested responses in the same page
+ * The run's stores are only read (a dry-run preparation: no call, no key, nothing written to them). Give
+ * the same --config, narrowing (--subjects, --questions, --runs) and --set as the run, so the cells are
+ * the run's.
+ */
+import { userInfo } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import {
+  completedResponses,
+  drawValidationSample,
+  labelSession,
+  latestSampleFile,
+  loadSample,
+  PersonName,
+  reviewSession,
+  startValidationServer,
+  VALIDATION_SIZE,
+  type ValidationSample,
+  type ValidationServer,
+} from '../validation/index.ts';
+import type { CliIO } from './io.ts';
+
+interface RunFlags {
+  config: string;
+  subjects?: string;
+  questions?: string;
+  runs?: string;
+  set?: string[];
+  resultsDir: string;
+}
+
+export interface SampleFlags extends RunFlags {
+  out?: string;
+  seed?: string;
+  size: string;
+}
+
+export interface LabelFlags {
+  sample?: string;
+  labeller?: string;
+  port: string;
+  labelsDir: string;
+}
+
+export interface ReviewFlags extends RunFlags {
+  reviewer?: string;
+  labelsDir: string;
+  port: string;
+}
+
+function positive(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function portOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new UsageError(`--port must be an integer from 0 (any free port) to 65535, got "${value}"`);
+  return n;
+}
+
+function personOf(flag: string, value: string | undefined): string {
+  const name = value ?? (process.env.USER || userInfo().username);
+  const parsed = PersonName.safeParse(name);
+  if (!parsed.success) throw new UsageError(`--${flag} ${parsed.error.issues[0]?.message ?? 'is not valid'}`);
+  return parsed.data;
+}
+
+/** A path as the user gave it: relative to the working folder when inside it. */
+function shown(io: CliIO, file: string): string {
+  const rel = relative(io.cwd, file);
+  return rel && !rel.startsWith('..') ? rel : file;
+}
+
+/** The run as stored: prepared without calling or writing anything. */
+async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
+  return prepareRun({
+    config: flags.config,
+    root: io.cwd,
+    resultsDir: resolve(io.cwd, flags.resultsDir),
+    dryRun: true,
+    log: (line) => io.err(`${line}\n`),
+    ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
+    ...(flags.questions ? { questions: positive('questions', flags.questions) as number } : {}),
+    ...(flags.runs ? { runs: positive('runs', flags.runs) as number } : {}),
+    ...(flags.set ? { overrides: flags.set } : {}),
+  });
+}
+
+/** `rge validation sample`: draws, writes and describes the validation sample; returns it. */
+export async function sampleCommand(
+  flags: SampleFlags,
+  io: CliIO,
+): Promise<{ sample: ValidationSample; file: string }> {
+  const size = positive('size', flags.size) as number;
+  const run = await storedRun(flags, io);
+  const { responses, missing } = await completedResponses(run);
+  const sample = drawValidationSample(
+    responses.map((r) => r.item),
+    {
+      size,
+      seed: flags.seed ?? `${run.config.seed}:validation`,
+      subjects: run.subjects.map((s) => s.id),
+      config: flags.config,
+      configName: run.config.name,
+      runId: run.info.runId,
+      createdAt: new Date().toISOString(),
+    },
+  );
+  const file = resolve(io.cwd, flags.out ?? join('data', 'labels', 'samples', `${sample.sample_id}.json`));
+  await writeFileAtomic(file, `${JSON.stringify(sample, null, 2)}\n`);
+  const lines = [
+    `sample ${sample.sample_id}: ${sample.items.length} responses of run ${run.info.runId} (seed "${sample.seed}")`,
+    ...QUESTION_CATEGORIES.map((c) => {
+      const bySubject = Object.entries(sample.allocation[c]);
+      const n = bySubject.reduce((sum, [, k]) => sum + k, 0);
+      return `  ${c.padEnd(18)} ${String(n).padStart(3)}  ${bySubject.map(([s, k]) => `${s} ${k}`).join(', ')}`;
+    }),
+    ...(missing > 0 ? [`  (${missing} cell(s) of the run are not complete and were not drawn from)`] : []),
+    `written ${shown(io, file)}; label it with: rge label --sample ${shown(io, file)}`,
+  ];
+  io.out(`${lines.join('\n')}\n`);
+  return { sample, file };
+}
+
+/** `rge label` without the wait: starts the server over the sample and prints its URL. */
+export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<ValidationServer> {
+  const labelsDir = resolve(io.cwd, flags.labelsDir);
+  const labeller = personOf('labeller', flags.labeller);
+  const port = portOf(flags.port);
+  const file = flags.sample ? resolve(io.cwd, flags.sample) : await latestSampleFile(labelsDir);
+  if (!file)
+    throw new UsageError(
+      `no validation sample in ${join(labelsDir, 'samples')}; draw one with rge validation sample, or give --sample`,
+    );
+  const sample = await loadSample(file);
+  const session = labelSession(sample, labeller, labelsDir);
+  const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge label: ${m}\n`) });
+  const state = await session.state();
+  io.out(
+    `labelling sample ${sample.sample_id} (${sample.items.length} responses) as ${labeller}: ` +
+      `${Object.keys(state.done).length} labelled so far; labels go to ${shown(io, session.file)}\n` +
+      `open ${server.url}  (Ctrl-C stops)\n`,
+  );
+  return server;
+}
+
+/** `rge review` without the wait: starts the server over the run's contested responses (null: none). */
+export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<ValidationServer | null> {
+  const labelsDir = resolve(io.cwd, flags.labelsDir);
+  const reviewer = personOf('reviewer', flags.reviewer);
+  const port = portOf(flags.port);
+  const run = await storedRun(flags, io);
+  const { responses, missing } = await completedResponses(run);
+  const contested = responses
+    .filter((r) => r.row.scores.contested)
+    .map((r) => ({ item: r.item, contestedDimensions: r.row.scores.contestedDimensions }));
+  const of = `${responses.length} completed responses of run ${run.info.runId}${missing > 0 ? ` (${missing} cell(s) not complete)` : ''}`;
+  if (contested.length === 0) {
+    io.out(`no contested responses among the ${of}: nothing to review\n`);
+    return null;
+  }
+  const session = reviewSession(run.info.runId, contested, reviewer, labelsDir);
+  const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge review: ${m}\n`) });
+  const state = await session.state();
+  io.out(
+    `${contested.length} contested responses among the ${of}; reviewing as ${reviewer}: ` +
+      `${Object.keys(state.done).length} reviewed so far; reviews go to ${shown(io, session.file)}\n` +
+      `open ${server.url}  (Ctrl-C stops)\n`,
+  );
+  return server;
+}
+
+/** Resolves on Ctrl-C (SIGINT) or SIGTERM. */
+export function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+async function serveUntilInterrupted(server: ValidationServer | null, io: CliIO): Promise<void> {
+  if (!server) return;
+  await untilInterrupted();
+  await server.close();
+  io.out('stopped; everything given is saved\n');
+}
+
+const runOptions = (cmd: Command) =>
+  cmd
+    .option('--config <file>', 'run config', 'configs/fixture.yaml')
+    .option('--subjects <ids>', 'only these subjects (comma-separated ids)')
+    .option('--questions <n>', 'only the first N questions')
+    .option('--runs <n>', 'runs per question (default: the config runs)')
+    .option(
+      '--set <path=value>',
+      'override a config field as the run did, e.g. corpus.index=DIR (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--results-dir <dir>', "results folder holding the run's cell stores", 'data/results');
+
+export function registerValidationCommands(program: Command, io: CliIO): void {
+  const validation = program
+    .command('validation')
+    .description('human validation of the judges (methodology 5.4): draw the validation sample');
+  runOptions(
+    validation
+      .command('sample')
+      .description(
+        `draw the ${VALIDATION_SIZE}-response validation set from a run's completed cells: 10 grounded-direct, ` +
+          '10 grounded-multihop, 20 adversarial, 10 out-of-domain, each stratum proportional across the subjects',
+      ),
+  )
+    .option('--out <file>', 'where to write the sample (default data/labels/samples/<sample_id>.json)')
+    .option('--seed <seed>', "the draw's seed (default: the config's seed + ':validation')")
+    .option('--size <n>', 'responses to draw (the strata scale with it)', String(VALIDATION_SIZE))
+    .action(async (flags: SampleFlags) => {
+      await sampleCommand(flags, io);
+    });
+
+  program
+    .command('label')
+    .description(
+      'label a validation sample in a local page (127.0.0.1): score correctness, grounding and calibration ' +
+        '0/1/2 with a rationale, keyboard first; every label is appended to <labels-dir>/labels-<sample_id>.jsonl',
+    )
+    .option('--sample <file>', 'the sample (default: the newest in <labels-dir>/samples)')
+    .option('--labeller <name>', 'who labels (default: $USER)')
+    .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
+    .option('--labels-dir <dir>', 'labels folder', 'data/labels')
+    .action(async (flags: LabelFlags) => {
+      await serveUntilInterrupted(await startLabelling(flags, io), io);
+    });
+
+  runOptions(
+    program
+      .command('review')
+      .description(
+        "hand-review a run's contested responses (judges more than one point apart on a dimension) in a " +
+          'local page showing both verdicts; outcomes are appended to <labels-dir>/reviews.jsonl',
+      ),
+  )
+    .option('--reviewer <name>', 'who reviews (default: $USER)')
+    .option('--labels-dir <dir>', 'labels folder', 'data/labels')
+    .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
+    .action(async (flags: ReviewFlags) => {
+      await serveUntilInterrupted(await startReviewing(flags, io), io);
+    });
+}
