@@ -40,7 +40,8 @@ import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import { createProvider, isLiveProvider } from '../providers/registry.ts';
-import { loadRunConfig } from '../run/config.ts';
+import type { Provider } from '../providers/types.ts';
+import { type Judge, loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';
 import { settleCharges } from '../run/sync.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -114,53 +115,17 @@ export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
         throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
       const minKappa = parseMinKappa(opts.minKappa);
 
-      const configFile =
-        opts.config !== undefined
-          ? resolve(io.cwd, opts.config)
-          : existsSync(resolve(io.cwd, DEFAULT_CONFIG))
-            ? resolve(io.cwd, DEFAULT_CONFIG)
-            : PACKAGED_FIXTURE_CONFIG;
-      const configName = relative(io.cwd, configFile) || configFile;
-      const config = await loadRunConfig(configFile);
-      const ids = [...new Set((opts.judge ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()))].filter(
-        (v) => v !== '',
-      );
-      const unknown = ids.filter((id) => !config.judges.some((j) => j.id === id));
-      if (unknown.length > 0)
-        throw new UsageError(
-          `--judge must be one of ${config.judges.map((j) => j.id).join(', ')} (the judges of ${configName}), ` +
-            `got ${unknown.join(', ')}`,
-        );
-      const entries =
-        ids.length === 0 ? config.judges : ids.flatMap((id) => config.judges.filter((j) => j.id === id));
-
+      const { configName, judges, ledger, promptText, promptVersion } = await openJudges(io, {
+        ...(opts.config === undefined ? {} : { config: opts.config }),
+        judge: opts.judge ?? [],
+        resultsDir: opts.resultsDir,
+      });
       let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
         ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
         ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
       });
       if (limit !== undefined) items = deterministicSample(items, limit);
 
-      const ledger = new BudgetLedger(resolve(io.cwd, opts.resultsDir), {
-        capUsd: config.budget.cap_usd,
-        warnUsd: config.budget.warn_usd,
-        configFile: configName,
-        onWarn: (message) => io.err(`rge: ${message}\n`),
-      });
-      const ctx = {
-        root: io.cwd,
-        env: environment(io.cwd),
-        settings: config.providers,
-        spender: ledger,
-        requireKeys: true,
-        onRetry: (message: string) => io.err(`rge: ${message}\n`),
-        limiters: new Map<string, ProviderLimiter>(),
-      };
-      // Every judge is built (and its key checked) before any is asked.
-      const judges = [];
-      for (const entry of entries)
-        judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
-      const promptVersion = config.judge_prompt.version as JudgePromptVersion;
-      const promptText = config.judge_prompt.text ?? judgePromptText(promptVersion);
       const reports: AgreementReport[] = [];
       const live = judges.some((j) => isLiveProvider(j.entry.provider));
       try {
@@ -224,6 +189,68 @@ export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
         io.exitCode = 1;
       } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
     });
+}
+
+/** The judges a `rge judge agree|audit` command asks, built through the registry, with the budget ledger. */
+export interface OpenedJudges {
+  config: RunConfig;
+  configName: string;
+  judges: { entry: Judge; provider: Provider }[];
+  ledger: BudgetLedger;
+  promptText: string;
+  promptVersion: JudgePromptVersion;
+}
+
+/**
+ * Reads the run config (default configs/fixture.yaml in the working folder, else the repository's copy),
+ * picks the judges by id (default all), and builds each through the single registry (its key checked
+ * before any is asked) with the budget ledger of the results folder.
+ */
+export async function openJudges(
+  io: CliIO,
+  opts: { config?: string; judge: readonly string[]; resultsDir: string },
+): Promise<OpenedJudges> {
+  const configFile =
+    opts.config !== undefined
+      ? resolve(io.cwd, opts.config)
+      : existsSync(resolve(io.cwd, DEFAULT_CONFIG))
+        ? resolve(io.cwd, DEFAULT_CONFIG)
+        : PACKAGED_FIXTURE_CONFIG;
+  const configName = relative(io.cwd, configFile) || configFile;
+  const config = await loadRunConfig(configFile);
+  const ids = [...new Set(opts.judge.flatMap((v) => v.split(',')).map((v) => v.trim()))].filter(
+    (v) => v !== '',
+  );
+  const unknown = ids.filter((id) => !config.judges.some((j) => j.id === id));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--judge must be one of ${config.judges.map((j) => j.id).join(', ')} (the judges of ${configName}), ` +
+        `got ${unknown.join(', ')}`,
+    );
+  const entries =
+    ids.length === 0 ? config.judges : ids.flatMap((id) => config.judges.filter((j) => j.id === id));
+
+  const ledger = new BudgetLedger(resolve(io.cwd, opts.resultsDir), {
+    capUsd: config.budget.cap_usd,
+    warnUsd: config.budget.warn_usd,
+    configFile: configName,
+    onWarn: (message) => io.err(`rge: ${message}\n`),
+  });
+  const ctx = {
+    root: io.cwd,
+    env: environment(io.cwd),
+    settings: config.providers,
+    spender: ledger,
+    requireKeys: true,
+    onRetry: (message: string) => io.err(`rge: ${message}\n`),
+    limiters: new Map<string, ProviderLimiter>(),
+  };
+  // Every judge is built (and its key checked) before any is asked.
+  const judges = [];
+  for (const entry of entries) judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
+  const promptVersion = config.judge_prompt.version as JudgePromptVersion;
+  const promptText = config.judge_prompt.text ?? judgePromptText(promptVersion);
+  return { config, configName, judges, ledger, promptText, promptVersion };
 }
 
 /**

@@ -620,6 +620,8 @@ export interface JudgeItemsOptions {
   concurrent?: boolean;
   /** the judge prompt version whose layout renders the case (default canonical) */
   promptVersion?: JudgePromptVersion;
+  /** the answer before the retrieved chunks (the judge audit's position probe) */
+  answerFirst?: boolean;
   /** called with each item's billed calls as soon as it is judged (to settle them in a ledger) */
   onJudged?: (charges: readonly CallCharge[], judged: JudgedCase) => Promise<void>;
 }
@@ -638,7 +640,10 @@ export async function judgeItems(
   const promptText = opts.promptText ?? judgePromptText(version);
   const controller = new AbortController();
   const one = async (item: AgreementItem): Promise<JudgeOutcome> => {
-    const judged = await judgeCaseCharged(judge, renderJudgeRequest(item.input, model, promptText, version), {
+    const request = renderJudgeRequest(item.input, model, promptText, version, {
+      answerFirst: opts.answerFirst === true,
+    });
+    const judged = await judgeCaseCharged(judge, request, {
       signal: controller.signal,
     });
     await opts.onJudged?.(judged.charges, judged);

@@ -145,6 +145,16 @@ export function renderJudgeCaseParts(
   return version === 'v1' ? casePartsV1(input) : casePartsV2(input);
 }
 
+/**
+ * The case with the answer BEFORE the retrieved chunks (v2 sections otherwise): the judge audit's
+ * position probe. Nothing is cacheable across answers in this layout.
+ */
+export function renderJudgeCaseAnswerFirst(input: JudgeInput): string {
+  const [shared, answer] = casePartsV2(input);
+  const grounding = shared.indexOf('== FOR GROUNDING');
+  return `${shared.slice(0, grounding)}${answer}\n\n${shared.slice(grounding)}`;
+}
+
 /** v1: question, expectation, gold answer, gold quotes, gold figures, the chunks, the answer. */
 function casePartsV1(input: JudgeInput): [string, string] {
   const chunks = input.chunks
@@ -226,7 +236,18 @@ export function renderJudgeRequest(
   judge: JudgeModel,
   promptText: string = judgePromptText(),
   version: JudgePromptVersion = JUDGE_PROMPT_VERSION,
+  layout: { answerFirst?: boolean } = {},
 ): ModelRequest {
+  if (layout.answerFirst)
+    return {
+      model: judge.model,
+      system: promptText,
+      messages: [{ role: 'user', content: renderJudgeCaseAnswerFirst(input) }],
+      temperature: judge.temperature,
+      maxTokens: JUDGE_MAX_TOKENS,
+      jsonSchema: judgeVerdictJsonSchema(),
+      structured: input,
+    };
   const [shared, answer] = renderJudgeCaseParts(input, version);
   return {
     model: judge.model,
