@@ -1,11 +1,15 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { validationMarkdown, validationSummary } from '../report/validation.ts';
+import { caseRow } from '../run/case.ts';
 import { loadRunConfig, RUN_MODES, type RunMode } from '../run/config.ts';
 import { estimateRun, formatEstimate } from '../run/estimate.ts';
 import { BudgetLedger } from '../run/ledger.ts';
-import { prepareRun } from '../run/prepare.ts';
-import { runStages } from '../run/stages.ts';
+import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { type RunState, runStages } from '../run/stages.ts';
+import { subjectCells } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
+import { readLabels, readReviews } from '../validation/labels.ts';
 import { runEvalSuite } from '../vitest/run.ts';
 import type { CliIO } from './io.ts';
 
@@ -20,6 +24,7 @@ interface EvalFlags {
   reportsDir?: string;
   dryRun?: boolean;
   json?: boolean;
+  publish?: boolean;
 }
 
 function positive(name: string, value: string | undefined): number | undefined {
@@ -54,6 +59,10 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     .option('--set <path=value>', 'override a config field, e.g. corpus.index=DIR (repeatable)', collect)
     .option('--results-dir <dir>', 'results folder (cell stores, budget ledger, batches)', 'data/results')
     .option('--reports-dir <dir>', 'reports folder', 'reports')
+    .option(
+      '--publish',
+      'a publishing run: refuse unless every (judge x dimension) kappa against people meets validation.min_kappa or the config documents the limitation',
+    )
     .option('--dry-run', 'print the itemised cost estimate and what would run; call nothing, write nothing')
     .option('--json', 'with --dry-run: print the estimate as JSON')
     .action(async (flags: EvalFlags) => {
@@ -109,6 +118,14 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       if (controller.signal.aborted) {
         io.exitCode = 130;
         return;
+      }
+      if (flags.publish) {
+        const gate = await publishGate(run, state);
+        io.err(`${gate.message}\n`);
+        if (!gate.ok) {
+          io.exitCode = 1;
+          return;
+        }
       }
       const outcome = await runEvalSuite({
         root: io.cwd,
@@ -169,4 +186,43 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
       ];
       io.out(`${lines.join('\n')}\n`);
     });
+}
+
+/**
+ * Methodology 5.4: a published run needs judges validated against people: kappa >= the threshold on
+ * every (judge x dimension) cell of this run's labelled responses, or a limitation documented in the
+ * config. Anything else (no labels, a cell below) refuses, saying what to do.
+ */
+export async function publishGate(
+  run: PreparedRun,
+  state: RunState,
+): Promise<{ ok: boolean; message: string }> {
+  const rows = [];
+  for (const cell of await subjectCells(run)) {
+    try {
+      rows.push(caseRow(run, cell, state));
+    } catch {
+      // a cell the run could not complete has no verdicts to validate
+    }
+  }
+  const v = validationSummary(
+    rows,
+    await readLabels(run.info.labelsDir),
+    await readReviews(run.info.labelsDir),
+    run.info.minKappa,
+    run.info.limitation,
+  );
+  const table = validationMarkdown(v).join('\n');
+  if (v.passes)
+    return { ok: true, message: `publish: the judges meet kappa >= ${v.minKappa} against people.\n${table}` };
+  if (v.limitation && v.labelled > 0)
+    return {
+      ok: true,
+      message: `publish: cells below ${v.minKappa}, with the limitation documented in the config.\n${table}`,
+    };
+  const why =
+    v.labelled === 0
+      ? `no response of this run has a human label in ${run.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge label)`
+      : `cells below the pre-registered ${v.minKappa}: revise the rubric (a new judge_prompt version), re-score the labelled set, or document the limitation in validation.limitation of ${run.info.configFile}`;
+  return { ok: false, message: `rge: refusing to publish: ${why}.\n${table}` };
 }

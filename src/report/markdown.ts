@@ -3,6 +3,7 @@
  * `summary.json` with the same numbers.
  */
 import type { Interval, Summary } from './summary.ts';
+import { validationMarkdown } from './validation.ts';
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
@@ -175,12 +176,6 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     if (b.stopped) out.push(`- **The run stopped at the budget cap**: ${b.stopped}`);
     if (b.warnings.length > 0 || b.stopped) out.push('');
   }
-  out.push(`## Contested cases (judges differ by more than 1 point): ${s.contested.length}`, '');
-  if (s.contested.length > 0) {
-    out.push('| question | subject | run | dimensions |', '|---|---|---|---|');
-    for (const c of s.contested.slice(0, 200))
-      out.push(`| ${c.question_id} | ${c.subject_id} | ${c.run_index} | ${c.dimensions.join(', ')} |`);
-    if (s.contested.length > 200) out.push('', `(${s.contested.length - 200} more in summary.json)`);
-  }
+  out.push(...validationMarkdown(s.validation));
   return `${out.join('\n')}\n`;
 }

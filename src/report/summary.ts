@@ -12,6 +12,7 @@
  * - Ranking: models ordered by overall mean GFS; robust when both weightings give the same order and
  *   no two adjacent models' primary intervals overlap.
  */
+
 import {
   bonferroni,
   clusterBootstrapCI,
@@ -19,6 +20,7 @@ import {
   mcnemar,
   varianceDecomposition,
 } from '../stats/index.ts';
+import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './validation.ts';
 
 export interface JudgeScoreView {
   judgeId: string;
@@ -75,6 +77,8 @@ export interface CaseRowView {
   judge_prompt_hash: string;
   latency_ms: number;
   cost_usd: number;
+  /** the answer's identity in the cell store: what human labels and reviews join on */
+  answer_key?: string;
   /** what the case's calls would have cost without prompt caching (absent in older rows) */
   uncached_cost_usd?: number;
   usage?: TokenView;
@@ -109,6 +113,13 @@ export interface SummaryOptions {
   run: { runId: string; configHash: string; indexChecksum: string; questionsHash: string };
   /** the run state's estimate and spend, when the stages recorded one */
   budget?: RunBudgetView | null;
+  /** the people's labels and the contested reviews of this run's responses (by answer key) */
+  validation?: {
+    labels: readonly LabelView[];
+    reviews: readonly ReviewView[];
+    minKappa: number;
+    limitation?: string | null;
+  } | null;
 }
 
 export interface Summary {
@@ -162,6 +173,8 @@ export interface Summary {
     stopped: string | null;
   } | null;
   promptHashes: { subject: string[]; judge: string[] };
+  /** table 5.5 (judges against people) and the contested responses with their review */
+  validation: ValidationSummary;
 }
 
 const ALL = 'all';
@@ -383,6 +396,13 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cost,
     caching,
     budget: budgetOf(opts.budget ?? null),
+    validation: validationSummary(
+      rows.filter((r): r is CaseRowView & { answer_key: string } => r.answer_key !== undefined),
+      opts.validation?.labels ?? [],
+      opts.validation?.reviews ?? [],
+      opts.validation?.minKappa,
+      opts.validation?.limitation ?? null,
+    ),
     promptHashes: {
       subject: [...new Set(rows.map((r) => r.subject_prompt_hash))].sort(),
       judge: [...new Set(rows.map((r) => r.judge_prompt_hash))].sort(),

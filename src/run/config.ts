@@ -189,6 +189,24 @@ export const RunConfig = z
       })
       .strict()
       .default({ poll_interval_ms: 30_000, max_wait_hours: 26 }),
+    validation: z
+      .object({
+        labels_dir: Path.default('data/labels').describe('where rge label and rge review save'),
+        min_kappa: z
+          .number()
+          .min(-1)
+          .max(1)
+          .default(0.75)
+          .describe('the pre-registered threshold on every (judge x dimension) kappa against people'),
+        limitation: z
+          .string()
+          .min(1)
+          .nullable()
+          .default(null)
+          .describe('a documented limitation: lets a publishing run go ahead with cells below min_kappa'),
+      })
+      .strict()
+      .default({ labels_dir: 'data/labels', min_kappa: 0.75, limitation: null }),
     estimate: z
       .object({
         subject_output_tokens: z.number().int().positive().default(300),

@@ -59,6 +59,12 @@ export interface RunInfo {
   resultsDir: string;
   /** the run's state file (estimate, stage outcome), read by the reporter */
   stateFile: string;
+  /** human labels and contested reviews (rge label, rge review), read by the reporter */
+  labelsDir: string;
+  /** the pre-registered kappa threshold against people */
+  minKappa: number;
+  /** a documented limitation of the judges' validation (the config's), printed in the report */
+  limitation: string | null;
   mode: RunMode;
   configFile: string;
 }
@@ -199,6 +205,9 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       reportsDir: at(opts.reportsDir ?? 'reports'),
       resultsDir,
       stateFile: join(resultsDir, '.runs', `${runId}.json`),
+      labelsDir: at(config.validation.labels_dir),
+      minKappa: config.validation.min_kappa,
+      limitation: config.validation.limitation,
       mode,
       configFile,
     },

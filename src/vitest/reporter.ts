@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import { gfsChartSvg, renderMarkdown } from '../report/markdown.ts';
 import { type RunBudgetView, summarise } from '../report/summary.ts';
+import { VALIDATION_MIN_KAPPA } from '../report/validation.ts';
 import { writeFileAtomic } from '../util/fs.ts';
+import { readLabels, readReviews } from '../validation/labels.ts';
 import type { RgeCaseMeta } from './meta.ts';
 
 /** The run state the stages wrote (estimate, spend), if there is one. */
@@ -33,6 +35,14 @@ export default class RgeReporter implements Reporter {
     for (const [runId, cases] of byRun) {
       const run = (cases[0] as RgeCaseMeta).run;
       const state = run.stateFile ? readRunBudget(run.stateFile) : null;
+      const validation = run.labelsDir
+        ? {
+            labels: await readLabels(run.labelsDir),
+            reviews: await readReviews(run.labelsDir),
+            minKappa: run.minKappa ?? VALIDATION_MIN_KAPPA,
+            limitation: run.limitation ?? null,
+          }
+        : null;
       const summary = summarise(
         cases.map((c) => c.row),
         {
@@ -44,6 +54,7 @@ export default class RgeReporter implements Reporter {
             questionsHash: run.questionsHash,
           },
           budget: state,
+          validation,
         },
       );
       const dir = join(run.reportsDir, runId);

@@ -126,7 +126,7 @@ describe('summarise', () => {
       '## Inter-judge agreement',
       '## Deterministic checks',
       '## Latency and cost',
-      '## Contested cases',
+      '## Contested responses and their review',
     ])
       expect(md).toContain(heading);
     expect(md).toContain('![GFS per model and category](gfs.svg)');
