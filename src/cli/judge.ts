@@ -17,6 +17,7 @@ import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
 import { registerJudgeAgreeCommand } from './judge-agree.ts';
+import { registerJudgeAuditCommand } from './judge-audit.ts';
 
 const DEFAULT_PUBLISHED = 'configs/published.yaml';
 
@@ -108,6 +109,7 @@ export function registerJudgeCommands(program: Command, io: CliIO): void {
       io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
     });
   registerJudgeAgreeCommand(judge, io);
+  registerJudgeAuditCommand(judge, io);
 }
 
 export async function readText(path: string): Promise<string> {

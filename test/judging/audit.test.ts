@@ -1,0 +1,208 @@
+/**
+ * The judge audit: replicate stability, order bias (chunks reversed, answer first) and the paradox flag,
+ * by hand on small outcome sets, then through `rge judge audit` with a heuristic judge (deterministic and
+ * blind to layout: stable, unbiased) and a live judge on the loopback server whose verdict depends on
+ * the text it reads (so reordering the case moves its scores, which the audit must show).
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { orderBias, paradox, replicateStability } from '../../src/judging/audit.ts';
+import type { JudgeOutcome } from '../../src/judging/verdict.ts';
+import { runRge } from '../helpers/cli.ts';
+import { startOpenAIServer } from '../loopback/index.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const outcome = (c: number, g: number, k: number): JudgeOutcome => ({
+  judgeId: 'j',
+  family: 'f',
+  status: 'scored',
+  verdict: {
+    correctness: { evidence: [], rationale: '', score: c as 0 | 1 | 2 },
+    grounding: { evidence: [], rationale: '', score: g as 0 | 1 | 2 },
+    calibration: { evidence: [], rationale: '', score: k as 0 | 1 | 2 },
+    unsupported_claims: [],
+  },
+  raw: '',
+  attempts: 1,
+  error: null,
+  latencyMs: 0,
+  costUsd: 0,
+});
+const unscored: JudgeOutcome = { ...outcome(0, 0, 0), status: 'unscored', verdict: null };
+
+describe('audit arithmetic', () => {
+  it('replicate stability: the share of items whose replicates agree, and kappa of replicates 1 and 2', () => {
+    const r1 = [outcome(2, 2, 2), outcome(0, 2, 1), outcome(1, 0, 2), unscored];
+    const r2 = [outcome(2, 2, 2), outcome(0, 1, 1), outcome(1, 0, 2), outcome(2, 2, 2)];
+    const r3 = [outcome(2, 2, 2), outcome(0, 2, 1), outcome(1, 0, 2), outcome(2, 2, 2)];
+    const s = replicateStability('j', [r1, r2, r3]);
+    expect(s.n).toBe(3); // the unscored item is left out
+    expect(s.dimensions.correctness.allSame).toBe(1);
+    expect(s.dimensions.correctness.kappa).toBe(1);
+    expect(s.dimensions.grounding.allSame).toBeCloseTo(2 / 3, 12);
+    // grounding r1 (2,2,0) vs r2 (2,1,0): p_o = 2/3; p_e = (2/3*1/3) + (0*1/3) + (1/3*1/3) = 1/3; kappa = (2/3-1/3)/(2/3) = 0.5
+    expect(s.dimensions.grounding.kappa).toBeCloseTo(0.5, 12);
+    expect(() => replicateStability('j', [r1])).toThrow(/at least two/);
+  });
+
+  it('order bias: the share of changed scores and the mean signed shift', () => {
+    const original = [outcome(2, 2, 2), outcome(2, 1, 2), outcome(0, 0, 0), outcome(1, 1, 1)];
+    const probed = [outcome(2, 2, 2), outcome(2, 2, 1), outcome(2, 0, 0), unscored];
+    const o = orderBias('j', 'chunks reversed', original, probed);
+    expect(o.n).toBe(3);
+    expect(o.dimensions.correctness).toEqual({ changed: 1 / 3, meanShift: 2 / 3 });
+    expect(o.dimensions.grounding).toEqual({ changed: 1 / 3, meanShift: 1 / 3 });
+    expect(o.dimensions.calibration).toEqual({ changed: 1 / 3, meanShift: -1 / 3 });
+  });
+
+  it('the paradox flag: judges agreeing with each other far more than with people', () => {
+    const people = [0, 1, 0, 1, 0, 1, 0, 1];
+    // a and b agree perfectly with each other, and only at chance with people
+    const a = [0, 0, 1, 1, 0, 0, 1, 1].map((x) => outcome(2, x * 2, 2));
+    const c = [0, 1, 0, 1, 0, 1, 0, 0].map((x) => outcome(2, x * 2, 2));
+    const view = {
+      name: 'grounded?',
+      labels: [0, 1],
+      human: (i: number) => people[i] ?? null,
+      judge: (v: NonNullable<JudgeOutcome['verdict']>) => (v.grounding.score >= 1 ? 1 : 0),
+    };
+    const rows = paradox(
+      [view],
+      [
+        { id: 'a', outcomes: a },
+        { id: 'b', outcomes: a },
+        { id: 'c', outcomes: c },
+      ],
+    );
+    const ab = rows.find((r) => r.a === 'a' && r.b === 'b');
+    expect(ab).toMatchObject({
+      n: 8,
+      kappaBetweenJudges: 1,
+      kappaAWithPeople: 0,
+      kappaBWithPeople: 0,
+      flagged: true,
+    });
+    // c agrees with people more than with a: no paradox
+    expect(rows.find((r) => r.a === 'a' && r.b === 'c')?.flagged).toBe(false);
+  });
+});
+
+const CLAIMS = [
+  [
+    'Milira sings the song Go Outside in the Rain.',
+    'Go Outside in the Rain is a R&B song by Milira released in 1990.',
+    'attributable',
+  ],
+  [
+    'The Eiffel Tower was completed in 1889.',
+    'The Eiffel Tower was completed in 1889 for the World Fair in Paris.',
+    'attributable',
+  ],
+  [
+    'The Eiffel Tower is in Rome.',
+    'The Eiffel Tower was completed in 1889 for the World Fair in Paris.',
+    'not attributable',
+  ],
+  [
+    'Milira released the song in 1995.',
+    'Go Outside in the Rain is a R&B song by Milira released in 1990.',
+    'not attributable',
+  ],
+  [
+    'Water boils at 100 degrees Celsius at sea level.',
+    'At sea level water boils at 100 degrees Celsius.',
+    'attributable',
+  ],
+  ['The Nile is the longest river in Asia.', 'The Nile is a river in Africa.', 'not attributable'],
+];
+
+describe('rge judge audit', () => {
+  it('audits a heuristic and a live judge: stable replicates, and the live judge moves when the case is reordered', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-audit-'));
+    await writeFile(
+      join(dir, 'ab.jsonl'),
+      `${CLAIMS.map(([claim, ref, label], i) => JSON.stringify({ id: `c${i}`, question: 'q', claim, references: [ref, 'An unrelated passage about tides.'], attribution_label: label, src_dataset: 'S' })).join('\n')}\n`,
+    );
+    const apiKey = 'sk-test-audit-0123456789';
+    const server = await startOpenAIServer({ apiKey });
+    const config = parse(await readFile(join(ROOT, 'configs/fixture.yaml'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    config.judges = [
+      ...(config.judges as unknown[]),
+      { id: 'gpt-judge', provider: 'openai', model: 'gpt-5.4', family: 'openai', temperature: 0 },
+    ];
+    config.budget = { cap_usd: 1, warn_usd: 0.5 };
+    config.providers = { openai: { base_url: server.url, rpm: null, min_backoff_ms: 5, max_backoff_ms: 20 } };
+    await writeFile(join(dir, 'live.yaml'), stringify(config));
+    const before = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = apiKey;
+    try {
+      const run = await runRge(
+        dir,
+        'judge',
+        'audit',
+        '--config',
+        'live.yaml',
+        '--judge',
+        'numeric,gpt-judge',
+        '--format',
+        'attributionbench',
+        '--file',
+        'ab.jsonl',
+        '--replicates',
+        '2',
+        '--results-dir',
+        'results',
+        '--json',
+      );
+      expect(run.err).toBe('');
+      expect(run.code).toBe(0);
+      const audit = JSON.parse(run.out);
+      const stab = (j: string) => audit.stability.find((s: { judge: string }) => s.judge === j);
+      for (const j of ['numeric', 'gpt-judge']) expect(stab(j).dimensions.grounding.allSame).toBe(1); // same input, same verdict
+      const shift = (j: string, probe: string) =>
+        audit.order.find((o: { judge: string; probe: string }) => o.judge === j && o.probe === probe);
+      // the heuristic judge reads the structured case: reordering the text changes nothing
+      expect(shift('numeric', 'answer first').dimensions.grounding.changed).toBe(0);
+      // the loopback judge scores by a hash of the text it reads: the probes show it
+      const moved = ['chunks reversed', 'answer first'].some((p) =>
+        ['correctness', 'grounding', 'calibration'].some(
+          (d) => shift('gpt-judge', p).dimensions[d].changed > 0,
+        ),
+      );
+      expect(moved).toBe(true);
+      expect(audit.paradox).toHaveLength(1);
+      expect(audit.paradox[0]).toMatchObject({
+        view: 'attributionbench',
+        a: 'numeric',
+        b: 'gpt-judge',
+        n: 6,
+      });
+      // 2 replicates + reversed + answer first = 4 calls per item for the live judge
+      expect(server.calls).toHaveLength(4 * 6);
+      const usage = await runRge(
+        dir,
+        'judge',
+        'audit',
+        '--format',
+        'attributionbench',
+        '--file',
+        'ab.jsonl',
+        '--replicates',
+        '1',
+      );
+      expect(usage.code).toBe(2);
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = before;
+      await server.close();
+    }
+  });
+});
