@@ -305,6 +305,8 @@ export function financeBenchItems(
             chunks,
           ),
           goldAnswer: gold,
+          // the evidence pages are the gold evidence (and the chunks): the judges see it is there
+          goldQuotes: q.evidence.map((e) => e.evidence_text),
           numericGold: figure
             ? [{ label: 'gold answer', value: figure.value, unit: figure.unit, tolerance: 0.01 }]
             : [],

@@ -259,42 +259,44 @@ export function numericEvidence(input: JudgeInput): Evidence {
     if (found.length > 0)
       return { present: true, quotes: found.map((q) => q.raw), how: 'a chunk states a gold figure' };
     // a multi-hop gold figure: one arithmetic step from two figures the chunks state
-    const derived = input.numericGold.some((g) =>
-      derivedFrom(
-        g.value,
-        statedDecimals(String(g.value)),
-        chunkQuantities.map((q) => q.value),
-      ),
-    );
-    return {
-      present: derived,
-      quotes: [],
-      how: derived
-        ? 'a gold figure is computed from figures the chunks state'
-        : 'no chunk states or computes a gold figure',
-    };
-  }
-  const goldFigures = extractQuantities(input.goldAnswer);
-  if (goldFigures.length > 0) {
+    if (
+      input.numericGold.some((g) =>
+        derivedFrom(
+          g.value,
+          statedDecimals(String(g.value)),
+          chunkQuantities.map((q) => q.value),
+        ),
+      )
+    )
+      return { present: true, quotes: [], how: 'a gold figure is computed from figures the chunks state' };
+  } else {
+    const goldFigures = extractQuantities(input.goldAnswer);
     const found = goldFigures.flatMap((g) =>
       chunkQuantities.filter((q) => sameQuantity(q, g, 0.01)).slice(0, 1),
     );
-    return {
-      present: found.length > 0,
-      quotes: found.map((q) => q.raw),
-      how: "a chunk states the gold answer's figure",
-    };
-  }
-  const names = namesOf(input.goldAnswer);
-  if (names.length > 0) {
-    const present = input.chunks.some((c) => names.every((n) => c.text.toLowerCase().includes(n)));
-    return { present, quotes: [], how: `a chunk names ${names.join(', ')}` };
+    if (found.length > 0)
+      return {
+        present: true,
+        quotes: found.map((q) => q.raw),
+        how: "a chunk states the gold answer's figure",
+      };
+    const names = goldFigures.length === 0 ? namesOf(input.goldAnswer) : [];
+    if (names.length > 0 && input.chunks.some((c) => names.every((n) => c.text.toLowerCase().includes(n))))
+      return { present: true, quotes: [], how: `a chunk names ${names.join(', ')}` };
   }
   const spaced = (t: string) => t.replace(/\s+/g, ' ').trim();
-  const present =
-    input.goldQuotes.length === 0 ||
-    input.goldQuotes.some((q) => input.chunks.some((c) => spaced(c.text).includes(spaced(q))));
-  return { present, quotes: [], how: 'a chunk holds a gold quote verbatim' };
+  const quoted = input.goldQuotes.find((q) => input.chunks.some((c) => spaced(c.text).includes(spaced(q))));
+  if (quoted !== undefined)
+    return { present: true, quotes: [quoted], how: 'a chunk holds a gold quote verbatim' };
+  return {
+    present:
+      input.goldQuotes.length === 0 &&
+      input.numericGold.length === 0 &&
+      extractQuantities(input.goldAnswer).length === 0 &&
+      namesOf(input.goldAnswer).length === 0,
+    quotes: [],
+    how: 'no chunk states a gold figure, names the gold answer or holds a gold quote',
+  };
 }
 
 /** The numeric judge's verdict for a case. */
