@@ -11,7 +11,7 @@ import { subjectCells } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
 import { runEvalSuite } from '../vitest/run.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, positiveInteger } from './io.ts';
 
 interface EvalFlags {
   config: string;
@@ -25,14 +25,6 @@ interface EvalFlags {
   dryRun?: boolean;
   json?: boolean;
   publish?: boolean;
-}
-
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
-  return n;
 }
 
 function mode(value: string | undefined): RunMode | undefined {
@@ -68,8 +60,8 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     .action(async (flags: EvalFlags) => {
       const narrowing = {
         ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
-        ...(flags.questions ? { questions: positive('questions', flags.questions) as number } : {}),
-        ...(flags.runs ? { runs: positive('runs', flags.runs) as number } : {}),
+        ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
+        ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
       };
       const runMode = mode(flags.mode);
       const resultsDir = resolve(io.cwd, flags.resultsDir ?? 'data/results');

@@ -1,3 +1,4 @@
+import { UsageError } from '../util/errors.ts';
 /**
  * What a CLI command receives: where to write, the working folder, and the exit code it wants
  * (commands that finish with some failures set it to 1; thrown `RgeError`s carry their own).
@@ -16,4 +17,13 @@ export function processIO(): CliIO {
     cwd: process.cwd(),
     exitCode: 0,
   };
+}
+
+/** A positive integer flag value, or a usage error naming the flag; undefined stays undefined. */
+export function positiveInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
+  return n;
 }

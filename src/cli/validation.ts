@@ -27,7 +27,7 @@ import {
   type ValidationSample,
   type ValidationServer,
 } from '../validation/index.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, positiveInteger } from './io.ts';
 
 interface RunFlags {
   config: string;
@@ -55,14 +55,6 @@ export interface ReviewFlags extends RunFlags {
   reviewer?: string;
   labelsDir: string;
   port: string;
-}
-
-function positive(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
-  return n;
 }
 
 function portOf(value: string): number {
@@ -94,8 +86,8 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
     dryRun: true,
     log: (line) => io.err(`${line}\n`),
     ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
-    ...(flags.questions ? { questions: positive('questions', flags.questions) as number } : {}),
-    ...(flags.runs ? { runs: positive('runs', flags.runs) as number } : {}),
+    ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
+    ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
     ...(flags.set ? { overrides: flags.set } : {}),
   });
 }
@@ -105,7 +97,7 @@ export async function sampleCommand(
   flags: SampleFlags,
   io: CliIO,
 ): Promise<{ sample: ValidationSample; file: string }> {
-  const size = positive('size', flags.size) as number;
+  const size = positiveInteger('size', flags.size) as number;
   const run = await storedRun(flags, io);
   const { responses, missing } = await completedResponses(run);
   const sample = drawValidationSample(

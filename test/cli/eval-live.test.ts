@@ -4,40 +4,15 @@
  * Sync and batch runs complete and write the report with cache savings and estimate vs actual; then
  * every file written and everything printed is scanned for the keys.
  */
-import { spawn } from 'node:child_process';
+
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { spawnRge } from '../helpers/cli.ts';
+import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
-
-interface Outcome {
-  code: number;
-  out: string;
-  err: string;
-}
-
-function rge(args: string[], env: Record<string, string>): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/rge.mjs', ...args], {
-      cwd: root,
-      env: { ...process.env, ...env, CI: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
 
 const setArgs = (overrides: string[]) => overrides.flatMap((o) => ['--set', o]);
 
@@ -58,7 +33,7 @@ describe('rge eval run against live providers (loopback)', () => {
       const dir = await mkdtemp(join(tmpdir(), `rge-cli-live-${mode}-`));
       const results = join(dir, 'results');
       const reports = join(dir, 'reports');
-      const outcome = await rge(
+      const outcome = await spawnRge(
         [
           'eval',
           'run',
@@ -108,7 +83,7 @@ describe('rge eval run against live providers (loopback)', () => {
   it('a wrong key fails cleanly, exit 1, and the key is not in the message', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-cli-live-401-'));
     const env = { ...liveEnv(s), OPENAI_API_KEY: 'sk-LEAKCANARY-wrong-key-1234' };
-    const outcome = await rge(
+    const outcome = await spawnRge(
       [
         'eval',
         'run',

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 
@@ -20,4 +22,46 @@ export async function runRge(
   };
   const code = await main(['node', 'rge', ...args], io);
   return { code, out: io.stdout, err: io.stderr };
+}
+
+/** A CliIO that collects everything written (stdout and stderr together) in `text`. */
+export function captureIO(cwd: string): CliIO & { text: string } {
+  const io = {
+    text: '',
+    cwd,
+    exitCode: 0,
+    out: (t: string) => {
+      io.text += t;
+    },
+    err: (t: string) => {
+      io.text += t;
+    },
+  };
+  return io;
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Runs `node bin/rge.mjs ARGS...` as a child process in the repository, with extra environment. */
+export function spawnRge(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/rge.mjs', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, CI: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
+  });
 }

@@ -3,7 +3,7 @@
  * against human labels, cells below 0.75 flagged), the contested responses beside their reviewed
  * outcome, and the publishing gate of `rge eval run --publish`.
  */
-import { spawn } from 'node:child_process';
+
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import { caseRow } from '../../src/run/case.ts';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
+import { spawnRge } from '../helpers/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -108,26 +109,6 @@ describe('validationSummary', () => {
   });
 });
 
-function rge(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/rge.mjs', ...args], {
-      cwd: root,
-      env: { ...process.env, CI: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-
 describe('the report of a run with labels, and the publishing gate', () => {
   it('shows table 5.5 and the contested review; --publish refuses below the threshold unless the limitation is written', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-validation-report-'));
@@ -192,7 +173,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
       '--set',
       `validation.labels_dir=${labelsDir}`,
     ];
-    const plain = await rge(args);
+    const plain = await spawnRge(args);
     expect(plain.code, plain.err).toBe(0);
     const report = /report (\S+summary\.md)/.exec(plain.out)?.[1] as string;
     const md = await readFile(report, 'utf8');
@@ -204,12 +185,12 @@ describe('the report of a run with labels, and the publishing gate', () => {
     expect(md).toContain(`| ${contested?.question_id} | ${contested?.subject_id} | 0 |`);
     expect(md).toContain('| 2 / 2 / 2 | rae | the chunks hold it |');
 
-    const refused = await rge([...args, '--publish']);
+    const refused = await spawnRge([...args, '--publish']);
     const below = md.includes('⚠ below');
     if (below) {
       expect(refused.code).toBe(1);
       expect(refused.err).toMatch(/refusing to publish: cells below the pre-registered 0\.75/);
-      const allowed = await rge([
+      const allowed = await spawnRge([
         ...args,
         '--publish',
         '--set',
@@ -218,7 +199,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
       expect(allowed.code, allowed.err).toBe(0);
       expect(allowed.err).toMatch(/with the limitation documented/);
     } else expect(refused.code).toBe(0);
-    const unlabelled = await rge([
+    const unlabelled = await spawnRge([
       ...args,
       '--publish',
       '--set',

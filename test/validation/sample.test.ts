@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.ts';
 import { sampleCommand, startReviewing } from '../../src/cli/validation.ts';
 import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
 import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
@@ -25,26 +24,11 @@ import {
   reviewsFile,
   type ValidationSample,
 } from '../../src/validation/index.ts';
-import { runRge } from '../helpers/cli.ts';
+import { captureIO, runRge } from '../helpers/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quiet = () => {};
 const SUBJECTS = ['extractive', 'eager'];
-
-function captureIO(cwd: string): CliIO & { text: string } {
-  const io = {
-    text: '',
-    cwd,
-    exitCode: 0,
-    out: (t: string) => {
-      io.text += t;
-    },
-    err: (t: string) => {
-      io.text += t;
-    },
-  };
-  return io;
-}
 
 describe('rge validation sample, from a real run of the fixture world', () => {
   let resultsDir: string;

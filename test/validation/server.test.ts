@@ -10,7 +10,6 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliIO } from '../../src/cli/io.ts';
 import { startLabelling } from '../../src/cli/validation.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import {
@@ -26,23 +25,8 @@ import {
   startValidationServer,
   type ValidationServer,
 } from '../../src/validation/index.ts';
-import { runRge } from '../helpers/cli.ts';
+import { captureIO, runRge } from '../helpers/cli.ts';
 import { handItem, handSample, JUDGE_MARK, judgeOutcome, writeHandSample } from './hand-sample.ts';
-
-function quietIO(cwd: string): CliIO & { text: string } {
-  const io = {
-    text: '',
-    cwd,
-    exitCode: 0,
-    out: (t: string) => {
-      io.text += t;
-    },
-    err: (t: string) => {
-      io.text += t;
-    },
-  };
-  return io;
-}
 
 async function call(server: ValidationServer, path: string, body?: unknown) {
   const res = await fetch(new URL(path, server.url), {
@@ -76,7 +60,7 @@ describe('rge label: the JSON API', () => {
     const sampleFile = await writeHandSample(dir, 6);
     server = await startLabelling(
       { sample: sampleFile, labeller: 'ana', port: '0', labelsDir: dir },
-      quietIO(dir),
+      captureIO(dir),
     );
     file = labelsFile(dir, 'hand-0123456789ab');
   });
@@ -172,7 +156,7 @@ describe('rge label: the JSON API', () => {
     await server.close();
     server = await startLabelling(
       { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
-      quietIO(dir),
+      captureIO(dir),
     );
     const session = await call(server, '/api/session');
     expect(session.json.start).toBe(2);
