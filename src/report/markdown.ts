@@ -58,23 +58,16 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
   const out: string[] = [];
   const s = summary;
   out.push(`# rge run ${s.run.runId}`, '');
+  if (s.partial)
+    out.push(
+      `**Partial report**: ${s.partial.cases} of the run's ${s.partial.cells} cases (a filtered run, e.g. \`-t\`); the full report of this run is not overwritten.`,
+      '',
+    );
   out.push(
-    `${s.cases.total} cases (${s.models.length} subjects), ${s.cases.scored} scored, ${s.cases.unscored} unscored, ${s.cases.contested} contested.`,
+    `${s.cases.total} cases (${s.models.length} subjects), ${s.cases.scored} scored, ${s.cases.unscored} unscored, ${s.cases.contested} contested, ${s.diagnostics.errors.count} errors (cases without a result).`,
     '',
   );
-  out.push('| run | value |', '|---|---|');
-  out.push(
-    `| run id | \`${s.run.runId}\` |`,
-    `| seed | \`${s.run.seed}\` |`,
-    `| config hash | \`${s.run.configHash}\` |`,
-  );
-  out.push(
-    `| index checksum | \`${s.run.indexChecksum}\` |`,
-    `| questions hash | \`${s.run.questionsHash}\` |`,
-  );
-  out.push(`| subject prompt | ${s.promptHashes.subject.map((h) => `\`${h.slice(0, 16)}\``).join(', ')} |`);
-  out.push(`| judge prompt | ${s.promptHashes.judge.map((h) => `\`${h.slice(0, 16)}\``).join(', ')} |`, '');
-
+  out.push(...describeRun(s));
   out.push('## Grounding Fidelity Score', '');
   out.push(
     `GFS primary = (0.40 grounding + 0.35 correctness + 0.25 calibration) / 2; equal = (c + g + k) / 6. Mean over scored cases with a BCa 95% interval (${s.run.resamples.toLocaleString('en')} resamples of questions, runs kept together).`,
@@ -92,11 +85,17 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
   out.push(`Primary: ${s.ranking.primary.join(' > ')}. Equal: ${s.ranking.equal.join(' > ')}.`);
   out.push(`Robust: **${s.ranking.robust ? 'yes' : 'no'}** (${s.ranking.reason}).`, '');
   out.push('## Pairwise comparison (McNemar, Bonferroni-corrected)', '');
-  out.push('A question passes for a subject when its mean primary GFS over runs is at least 0.5.', '');
-  out.push('| a | b | a only | b only | p | p (Bonferroni) | test |', '|---|---|---|---|---|---|---|');
+  out.push(
+    "On binarised correctness at the (question, run) level: a cell is correct when the judges' mean correctness is at least 1.5. 'a only' counts cells a got right and b did not.",
+    '',
+  );
+  out.push(
+    '| a | b | paired cells | a only | b only | p | p (Bonferroni) | test |',
+    '|---|---|---|---|---|---|---|---|',
+  );
   for (const p of s.pairwise)
     out.push(
-      `| ${p.a} | ${p.b} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} |`,
+      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} |`,
     );
   out.push('');
   out.push('## Variance across runs', '');
@@ -104,11 +103,8 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
   for (const [m, v] of Object.entries(s.variance))
     out.push(`| ${m} | ${v.runs} | ${f3(v.withinQuestionSD)} | ${f3(v.betweenQuestionVariance)} |`);
   out.push('');
-  out.push('## Inter-judge agreement', '');
-  out.push('| dimension | n | Cohen kappa | quadratic kappa |', '|---|---|---|---|');
-  for (const [d, a] of Object.entries(s.judgeAgreement))
-    out.push(`| ${d} | ${a.n} | ${f3(a.kappa)} | ${f3(a.quadraticKappa)} |`);
-  out.push('');
+  out.push(...agreementSection(s));
+  out.push(...retrievalSection(s));
   out.push('## Deterministic checks (pass rate where applicable)', '');
   const names = [...new Set(Object.values(s.checkPassRates).flatMap((r) => Object.keys(r)))].sort();
   out.push(`| subject | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
@@ -177,5 +173,135 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     if (b.warnings.length > 0 || b.stopped) out.push('');
   }
   out.push(...validationMarkdown(s.validation));
+  out.push(...drilldownSection(s));
+  out.push(...errorsSection(s));
   return `${out.join('\n')}\n`;
+}
+
+const DIMS = ['correctness', 'grounding', 'calibration'] as const;
+
+/** What was run: config, subjects and judges with their models, corpus and retrieval, questions, prompts. */
+function describeRun(s: Summary): string[] {
+  const out: string[] = ['## What was run', '', '| | |', '|---|---|'];
+  const d = s.describe;
+  if (d) {
+    out.push(
+      `| config | \`${d.config}\`, mode ${d.mode}, ${d.runs} run(s) per question |`,
+      `| subjects | ${d.subjects.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family}, temperature ${x.temperature})`).join('; ')} |`,
+      `| judges | ${d.judges.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family})`).join('; ')}; each subject judged by two of other families |`,
+      `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
+      `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version}) |`,
+      `| subject prompt | ${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
+      `| judge prompt | ${d.judgePrompt.version} \`${d.judgePrompt.sha256.slice(0, 16)}\` |`,
+      `| thresholds | ${DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`).join(', ')}, GFS ${d.thresholds.gfs ?? 'not gated'} |`,
+    );
+  }
+  out.push(
+    `| run id | \`${s.run.runId}\` |`,
+    `| seed | \`${s.run.seed}\` |`,
+    `| config hash | \`${s.run.configHash}\` |`,
+    `| index checksum | \`${s.run.indexChecksum}\` |`,
+    `| questions hash | \`${s.run.questionsHash}\` |`,
+    `| prompt hashes seen | subject ${s.promptHashes.subject.map((h) => `\`${h.slice(0, 16)}\``).join(', ')}; judge ${s.promptHashes.judge.map((h) => `\`${h.slice(0, 16)}\``).join(', ')} |`,
+    '',
+  );
+  return out;
+}
+
+function agreementSection(s: Summary): string[] {
+  const a = s.judgeAgreement;
+  const out: string[] = ['## Inter-judge agreement (per subject, then averaged)', ''];
+  out.push(
+    "Cohen's kappa between each subject's two judges (its cross-family panel), per dimension; the mean is over subjects. Beside it, the same on the responses people labelled; a difference above 0.15 is flagged.",
+    '',
+  );
+  out.push(
+    `| subject | judges | ${DIMS.join(' | ')} | n |`,
+    `|---|---|${DIMS.map(() => '---').join('|')}|---|`,
+  );
+  for (const [subject, x] of Object.entries(a.bySubject))
+    out.push(
+      `| ${subject} | ${x.judges.join(' / ')} | ${DIMS.map((d) => f3(x.dimensions[d].kappa)).join(' | ')} | ${x.dimensions.correctness.n} |`,
+    );
+  out.push(`| **mean over subjects** | | ${DIMS.map((d) => f3(a.mean[d])).join(' | ')} | |`);
+  if (a.labelled)
+    out.push(
+      `| labelled responses | | ${DIMS.map((d) => `${f3(a.labelled?.[d] ?? Number.NaN)}${a.divergent.includes(d) ? ' ⚠ diverges' : ''}`).join(' | ')} | |`,
+    );
+  out.push('');
+  return out;
+}
+
+function retrievalSection(s: Summary): string[] {
+  const r = s.diagnostics.retrieval;
+  const cats = Object.keys(r).sort();
+  if (cats.length === 0) return [];
+  const out = ['## Retrieval: a gold chunk in the top k', ''];
+  out.push(
+    'Per question (the same chunks for every subject and run); out-of-domain questions have no gold chunk.',
+    '',
+  );
+  out.push('| category | questions | gold in top k | hit rate |', '|---|---|---|---|');
+  for (const c of cats) {
+    const x = r[c] as { questions: number; hits: number; rate: number | null };
+    out.push(
+      `| ${c} | ${x.questions} | ${x.hits} | ${x.rate === null ? 'n/a' : `${(100 * x.rate).toFixed(1)}%`} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+
+function drilldownSection(s: Summary): string[] {
+  const cases = s.diagnostics.drilldown;
+  if (cases.length === 0) return [];
+  const out = ['## Where the models fail: the worst and the contested cases', ''];
+  for (const c of cases) {
+    out.push(
+      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)})`,
+      '',
+      `> ${cell(c.answer) || '(empty answer)'}`,
+      '',
+      `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,
+      '',
+    );
+    out.push('| judge | dimension | score | evidence (quoted first) | rationale |', '|---|---|---|---|---|');
+    for (const v of c.verdicts) {
+      if (!v.scores) {
+        out.push(`| ${v.judge} | all | ${v.status} | | |`);
+        continue;
+      }
+      for (const d of DIMS)
+        out.push(
+          `| ${v.judge} | ${d} | ${v.scores[d]} | ${cell((v.evidence?.[d] ?? []).map((e) => `"${e}"`).join(' '))} | ${cell(v.rationale?.[d] ?? '')} |`,
+        );
+      if (v.unsupported.length > 0)
+        out.push(`| ${v.judge} | unsupported claims | | ${cell(v.unsupported.join(' / '))} | |`);
+    }
+    out.push('');
+    if (c.failedChecks.length > 0)
+      out.push(
+        `Checks failed: ${c.failedChecks.map((f) => `${f.name} (${cell(f.detail)})`).join('; ')}.`,
+        '',
+      );
+  }
+  return out;
+}
+
+function errorsSection(s: Summary): string[] {
+  const e = s.diagnostics.errors;
+  const out = [`## Errors: ${e.count}`, ''];
+  if (e.count === 0) out.push('Every case of the report produced a result.', '');
+  else {
+    out.push(
+      'Cases without a result are not scored as zero; they are listed here and left out of every figure above.',
+      '',
+    );
+    for (const x of e.list.slice(0, 100)) out.push(`- ${cell(x.name)}: ${cell(x.message)}`);
+    if (e.count > 100) out.push(`- ... ${e.count - 100} more in summary.json`);
+    out.push('');
+  }
+  return out;
 }

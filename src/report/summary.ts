@@ -7,8 +7,11 @@
  *   from means and counted separately (a failure is data, not a zero).
  * - Intervals: BCa 95 %, 10,000 resamples, resampling questions with their runs kept together
  *   (cluster bootstrap), seeded with `${seed}:${model}:${category}:${weighting}`.
- * - Pairwise comparison: McNemar on paired questions, a question "passes" for a model when its mean
- *   primary GFS over runs is at least `passThreshold` (0.5); p-values Bonferroni-corrected over pairs.
+ * - Pairwise comparison (methodology 8.2): McNemar on binarised correctness at the (question, run
+ *   index) level, a cell being correct when the judges' mean correctness is at least 1.5; p-values
+ *   Bonferroni-corrected over the pairs of subjects.
+ * - Inter-judge agreement (8.4): Cohen's kappa between a subject's two judges per dimension, then the
+ *   mean over subjects; the same on the human-labelled responses, divergence flagged.
  * - Ranking: models ordered by overall mean GFS; robust when both weightings give the same order and
  *   no two adjacent models' primary intervals overlap.
  */
@@ -20,6 +23,13 @@ import {
   mcnemar,
   varianceDecomposition,
 } from '../stats/index.ts';
+import {
+  CORRECT_AT,
+  type Diagnostics,
+  diagnostics,
+  interJudgeAgreement,
+  type JudgeAgreement,
+} from './diagnostics.ts';
 import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './validation.ts';
 
 export interface JudgeScoreView {
@@ -109,10 +119,16 @@ export interface Interval {
 export interface SummaryOptions {
   seed: string;
   resamples?: number;
-  passThreshold?: number;
+  /** the mean correctness at which a (question, run) counts as correct for McNemar (default 1.5) */
+  correctAt?: number;
   run: { runId: string; configHash: string; indexChecksum: string; questionsHash: string };
   /** the run state's estimate and spend, when the stages recorded one */
   budget?: RunBudgetView | null;
+  /** what was run, and how many cells the run has (fewer cases: a partial report) */
+  describe?: RunDescriptionView | null;
+  cells?: number;
+  /** cases that failed without a result row (their test name and error), counted and listed */
+  errors?: readonly { name: string; message: string }[];
   /** the people's labels and the contested reviews of this run's responses (by answer key) */
   validation?: {
     labels: readonly LabelView[];
@@ -132,6 +148,8 @@ export interface Summary {
   pairwise: {
     a: string;
     b: string;
+    /** (question, run) pairs both subjects have scored */
+    n: number;
     n01: number;
     n10: number;
     pValue: number;
@@ -139,7 +157,8 @@ export interface Summary {
     method: string;
   }[];
   variance: Record<string, { withinQuestionSD: number; betweenQuestionVariance: number; runs: number }>;
-  judgeAgreement: Record<string, { n: number; kappa: number; quadraticKappa: number }>;
+  /** per subject (its two judges), then averaged over subjects; beside the same on the labelled responses */
+  judgeAgreement: JudgeAgreement;
   contested: { question_id: string; subject_id: string; run_index: number; dimensions: readonly string[] }[];
   checkPassRates: Record<string, Record<string, { passed: number; applicable: number; rate: number | null }>>;
   latency: Record<string, { p50: number; p95: number }>;
@@ -175,6 +194,30 @@ export interface Summary {
   promptHashes: { subject: string[]; judge: string[] };
   /** table 5.5 (judges against people) and the contested responses with their review */
   validation: ValidationSummary;
+  /** retrieval hit@k, the worst and contested cases in detail, errors, every cell's scores */
+  diagnostics: Diagnostics;
+  /** what was run (from the run's description), and whether the report is partial */
+  describe: RunDescriptionView | null;
+  partial: { cases: number; cells: number } | null;
+}
+
+/** What was run, as the report's first table shows it (src/run/prepare.ts RunDescription). */
+export interface RunDescriptionView {
+  config: string;
+  subjects: readonly { id: string; provider: string; model: string; family: string; temperature: number }[];
+  judges: readonly { id: string; provider: string; model: string; family: string; temperature: number }[];
+  corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
+  questions: { file: string; version: number; n: number };
+  runs: number;
+  mode: string;
+  thresholds: {
+    correctness: number | null;
+    grounding: number | null;
+    calibration: number | null;
+    gfs: number | null;
+  };
+  subjectPrompt: { version: string; sha256: string };
+  judgePrompt: { version: string; sha256: string };
 }
 
 const ALL = 'all';
@@ -213,13 +256,16 @@ function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number):
   return scored.length === 0 ? Number.NaN : scored.reduce((s, r) => s + pick(r), 0) / scored.length;
 }
 
-function passes(rows: readonly CaseRowView[], threshold: number): Map<string, boolean> {
-  const byQuestion = new Map<string, number[]>();
-  for (const r of rows)
-    if (!r.scores.unscored)
-      byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), r.scores.gfsPrimary ?? 0]);
+/**
+ * Binarised correctness per (question, run index), methodology 8.2: correct when the judges' mean
+ * correctness is at least `correctAt` (1.5: one judge says correct and neither says wrong). Unscored
+ * cases are left out.
+ */
+function correctCells(rows: readonly CaseRowView[], correctAt: number): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  for (const [q, v] of byQuestion) out.set(q, v.reduce((a, b) => a + b, 0) / v.length >= threshold);
+  for (const r of rows)
+    if (!r.scores.unscored && r.scores.correctness !== null)
+      out.set(`${r.question_id}\u0000${r.run_index}`, r.scores.correctness >= correctAt);
   return out;
 }
 
@@ -229,7 +275,7 @@ function isCheck(x: unknown): x is { passed: boolean | null } {
 
 export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): Summary {
   const resamples = opts.resamples ?? 10_000;
-  const threshold = opts.passThreshold ?? 0.5;
+  const correctAt = opts.correctAt ?? CORRECT_AT;
   const models = [...new Set(rows.map((r) => r.subject_id))].sort();
   const categories = [...new Set(rows.map((r) => r.category))].sort();
   const bySubject = new Map(models.map((m) => [m, rows.filter((r) => r.subject_id === m)]));
@@ -272,14 +318,22 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     for (let j = i + 1; j < models.length; j++)
       pairs.push({ a: models[i] as string, b: models[j] as string });
   const tests = pairs.map(({ a, b }) => {
-    const pa = passes(bySubject.get(a) ?? [], threshold);
-    const pb = passes(bySubject.get(b) ?? [], threshold);
-    const shared = [...pa.keys()].filter((q) => pb.has(q)).sort();
+    const pa = correctCells(bySubject.get(a) ?? [], correctAt);
+    const pb = correctCells(bySubject.get(b) ?? [], correctAt);
+    const shared = [...pa.keys()].filter((k) => pb.has(k)).sort();
     const result = mcnemar({
-      a: shared.map((q) => pa.get(q) as boolean),
-      b: shared.map((q) => pb.get(q) as boolean),
+      a: shared.map((k) => pa.get(k) as boolean),
+      b: shared.map((k) => pb.get(k) as boolean),
     });
-    return { a, b, n01: result.n01, n10: result.n10, pValue: result.pValue, method: result.method };
+    return {
+      a,
+      b,
+      n: shared.length,
+      n01: result.n01,
+      n10: result.n10,
+      pValue: result.pValue,
+      method: result.method,
+    };
   });
   const adjusted = bonferroni(tests.map((t) => t.pValue));
   const pairwise = tests.map((t, i) => ({ ...t, pBonferroni: adjusted[i] as number }));
@@ -298,24 +352,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     };
   }
 
-  const judgeAgreement: Summary['judgeAgreement'] = {};
-  for (const dim of ['correctness', 'grounding', 'calibration'] as const) {
-    const a: number[] = [];
-    const b: number[] = [];
-    for (const r of rows) {
-      const [x, y] = r.verdicts;
-      if (x?.verdict && y?.verdict) {
-        a.push(x.verdict[dim].score);
-        b.push(y.verdict[dim].score);
-      }
-    }
-    judgeAgreement[dim] = {
-      n: a.length,
-      kappa: a.length > 0 ? cohenKappa(a, b, { labels: [0, 1, 2] }) : Number.NaN,
-      quadraticKappa:
-        a.length > 0 ? cohenKappa(a, b, { weights: 'quadratic', labels: [0, 1, 2] }) : Number.NaN,
-    };
-  }
+  const judgeAgreement = interJudgeAgreement(bySubject, opts.validation?.labels ?? []);
 
   const checkPassRates: Summary['checkPassRates'] = {};
   const latency: Summary['latency'] = {};
@@ -396,8 +433,12 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cost,
     caching,
     budget: budgetOf(opts.budget ?? null),
+    diagnostics: diagnostics(rows, opts.errors ?? []),
+    describe: opts.describe ?? null,
+    partial:
+      opts.cells !== undefined && rows.length < opts.cells ? { cases: rows.length, cells: opts.cells } : null,
     validation: validationSummary(
-      rows.filter((r): r is CaseRowView & { answer_key: string } => r.answer_key !== undefined),
+      rows,
       opts.validation?.labels ?? [],
       opts.validation?.reviews ?? [],
       opts.validation?.minKappa,

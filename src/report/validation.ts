@@ -23,7 +23,8 @@ export interface ScoredJudgeView {
 }
 
 export interface ValidationRowView {
-  answer_key: string;
+  /** absent in rows written before answers had keys: such rows join no label */
+  answer_key?: string;
   question_id: string;
   subject_id: string;
   run_index: number;
@@ -95,7 +96,7 @@ export function validationSummary(
   // a response (answer key) may appear in several rows only if a run repeats a cell; keep the first
   const seen = new Set<string>();
   const labelledRows = rows.filter((r) => {
-    if (!byKey.has(r.answer_key) || seen.has(r.answer_key)) return false;
+    if (r.answer_key === undefined || !byKey.has(r.answer_key) || seen.has(r.answer_key)) return false;
     seen.add(r.answer_key);
     return true;
   });
@@ -108,7 +109,7 @@ export function validationSummary(
       for (const r of labelledRows) {
         const v = r.verdicts.find((x) => x.judgeId === judge)?.verdict;
         if (!v) continue;
-        human.push(medianScore((byKey.get(r.answer_key) ?? []).map((l) => l[dimension])));
+        human.push(medianScore((byKey.get(r.answer_key ?? '') ?? []).map((l) => l[dimension])));
         judged.push(v[dimension].score);
       }
       const kappa = human.length === 0 ? Number.NaN : cohenKappa(human, judged, { labels: [0, 1, 2] });
@@ -125,7 +126,7 @@ export function validationSummary(
   const contested = rows
     .filter((r) => r.scores.contested)
     .map((r) => {
-      const review = reviewByKey.get(r.answer_key);
+      const review = r.answer_key === undefined ? undefined : reviewByKey.get(r.answer_key);
       return {
         question_id: r.question_id,
         subject_id: r.subject_id,

@@ -33,6 +33,10 @@ export const CaseRow = z
     /** the answer's identity in the cell store */
     answer_key: z.string(),
     retrieved_ids: z.array(z.string()),
+    /** the question's gold chunks (none for out-of-domain questions) */
+    gold_chunk_ids: z.array(z.string()),
+    /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
+    retrieval_hit: z.boolean().nullable(),
     answer: z.string(),
     /** the subject call's tokens */
     usage: Usage,
@@ -92,6 +96,11 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
     judge_prompt_hash: judgePrompt(run).hash,
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,
+    gold_chunk_ids: cell.question.gold_chunk_ids,
+    retrieval_hit:
+      cell.question.gold_chunk_ids.length === 0
+        ? null
+        : cell.chunks.some((c) => cell.question.gold_chunk_ids.includes(c.id)),
     answer: answer.text,
     usage: answer.usage,
     judge_usage: judgeUsage,

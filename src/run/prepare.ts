@@ -22,7 +22,7 @@ import type { ContextChunk, Provider } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import type { Question } from '../questions/schema.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
-import { subjectPromptHash } from '../subject/prompt.ts';
+import { SUBJECT_PROMPT_VERSION, subjectPromptHash } from '../subject/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { CellStores } from './cells.ts';
@@ -67,6 +67,24 @@ export interface RunInfo {
   limitation: string | null;
   mode: RunMode;
   configFile: string;
+  /** cells of the run: subjects x questions x runs (a report with fewer cases is partial) */
+  cells: number;
+  /** what was run, for the report's first table */
+  describe: RunDescription;
+}
+
+/** What a run is, in words a reviewer reads: config, models, corpus, questions, prompts, thresholds. */
+export interface RunDescription {
+  config: string;
+  subjects: { id: string; provider: string; model: string; family: string; temperature: number }[];
+  judges: { id: string; provider: string; model: string; family: string; temperature: number }[];
+  corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
+  questions: { file: string; version: number; n: number };
+  runs: number;
+  mode: string;
+  thresholds: { correctness: number | null; grounding: number | null; calibration: number | null; gfs: number | null };
+  subjectPrompt: { version: string; sha256: string };
+  judgePrompt: { version: string; sha256: string };
 }
 
 export interface PreparedRun {
@@ -210,6 +228,37 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       limitation: config.validation.limitation,
       mode,
       configFile,
+      cells: subjects.length * questions.length * runs,
+      describe: {
+        config: config.name,
+        subjects: subjects.map((x) => ({
+          id: x.id,
+          provider: x.config.provider,
+          model: x.config.model,
+          family: x.config.family,
+          temperature: x.config.temperature,
+        })),
+        judges: judges.map((j) => ({
+          id: j.id,
+          provider: j.config.provider,
+          model: j.model,
+          family: j.family,
+          temperature: j.temperature,
+        })),
+        corpus: {
+          embedder: config.corpus.embedder,
+          chunkTokens: config.corpus.chunk_tokens,
+          overlapTokens: config.corpus.overlap_tokens,
+          k: config.retrieval.k,
+          index: indexChecksum,
+        },
+        questions: { file: config.questions.file, version: config.questions.version, n: questions.length },
+        runs,
+        mode,
+        thresholds: config.thresholds,
+        subjectPrompt: { version: SUBJECT_PROMPT_VERSION, sha256: subjectPromptHash },
+        judgePrompt: { version: config.judge_prompt.version, sha256: judgeHash },
+      },
     },
     cells: new CellStores(resultsDir, dryRun),
     ledger,

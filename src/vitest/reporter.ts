@@ -25,11 +25,21 @@ function readRunBudget(file: string): RunBudgetView | null {
 export default class RgeReporter implements Reporter {
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const byRun = new Map<string, RgeCaseMeta[]>();
+    const errorsByRun = new Map<string, { name: string; message: string }[]>();
     for (const module of testModules) {
-      for (const test of module.children.allTests()) {
+      const tests = [...module.children.allTests()];
+      // A case that failed before it had a result carries no metadata: it belongs to its module's run.
+      const moduleRun = tests.map((t) => t.meta().rge?.run.runId).find((id) => id !== undefined);
+      for (const test of tests) {
         const meta = test.meta().rge;
-        if (!meta) continue;
-        byRun.set(meta.run.runId, [...(byRun.get(meta.run.runId) ?? []), meta]);
+        if (meta) {
+          byRun.set(meta.run.runId, [...(byRun.get(meta.run.runId) ?? []), meta]);
+          continue;
+        }
+        const result = test.result();
+        if (moduleRun === undefined || result.state !== 'failed') continue;
+        const message = result.errors?.[0]?.message ?? 'failed without a result';
+        errorsByRun.set(moduleRun, [...(errorsByRun.get(moduleRun) ?? []), { name: test.fullName, message }]);
       }
     }
     for (const [runId, cases] of byRun) {
@@ -55,15 +65,21 @@ export default class RgeReporter implements Reporter {
           },
           budget: state,
           validation,
+          describe: run.describe ?? null,
+          ...(run.cells === undefined ? {} : { cells: run.cells }),
+          errors: errorsByRun.get(runId) ?? [],
         },
       );
-      const dir = join(run.reportsDir, runId);
+      // A filtered run (vitest -t, a shard alone) never overwrites the run's full report.
+      const dir = join(run.reportsDir, summary.partial ? `${runId}-partial` : runId);
       await writeFileAtomic(join(dir, 'gfs.svg'), gfsChartSvg(summary));
       await writeFileAtomic(join(dir, 'summary.md'), renderMarkdown(summary, { chartFile: 'gfs.svg' }));
       await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
       const reused = cases.filter((c) => c.reused).length;
       process.stdout.write(
-        `\nrge: ${cases.length} cases (${reused} reused from the results store), report written to ${join(dir, 'summary.md')}\n`,
+        `\nrge: ${cases.length} cases (${reused} reused from the results store)` +
+          `${summary.partial ? `, a partial report (${summary.partial.cases} of ${summary.partial.cells} cases)` : ''}` +
+          `, report written to ${join(dir, 'summary.md')}\n`,
       );
     }
   }

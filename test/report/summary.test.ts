@@ -85,26 +85,73 @@ describe('summarise', () => {
     expect(summary.ranking.robust).toBe(true);
   });
 
-  it('counts discordant questions for McNemar and corrects the p-value', () => {
+  it('McNemar on binarised correctness at the (question, run) level, Bonferroni-corrected', () => {
     const [p] = summary.pairwise;
-    // weak fails questions 0-11 (GFS primary 0.125 < 0.5) that good passes; none the other way.
-    expect(p).toMatchObject({ a: 'good', b: 'weak', n10: 12, n01: 0 });
-    expect(p?.pValue).toBeCloseTo(2 * 0.5 ** 12, 12);
+    // weak's mean correctness is below 1.5 on questions 0-11 in every run (36 cells) where good's is 2;
+    // question 5 has one judge saying 2 and one 0 (mean 1): still not correct. None the other way.
+    expect(p).toMatchObject({ a: 'good', b: 'weak', n: 60, n10: 36, n01: 0 });
+    // 36 discordant pairs: the chi-square test with continuity correction, (|36 - 0| - 1)^2 / 36 = 34.03
+    expect(p?.method).toMatch(/chi/);
+    expect(p?.pValue).toBeGreaterThan(5.4e-9);
+    expect(p?.pValue).toBeLessThan(5.5e-9);
     expect(p?.pBonferroni).toBe(p?.pValue); // one pair
   });
 
-  it('measures inter-judge agreement per dimension with Cohen kappa over the two judges', () => {
-    const a = rows.map((r) => r.verdicts[0]?.verdict?.correctness.score ?? 0);
-    const b = rows.map((r) => r.verdicts[1]?.verdict?.correctness.score ?? 0);
-    expect(summary.judgeAgreement.correctness?.kappa).toBeCloseTo(
-      cohenKappa(a, b, { labels: [0, 1, 2] }),
-      12,
-    );
-    expect(summary.judgeAgreement.correctness?.n).toBe(120);
+  it('measures inter-judge agreement per subject (its two judges), then the mean over subjects', () => {
+    const weak = rows.filter((r) => r.subject_id === 'weak');
+    const a = weak.map((r) => r.verdicts[0]?.verdict?.correctness.score ?? 0);
+    const b = weak.map((r) => r.verdicts[1]?.verdict?.correctness.score ?? 0);
+    const kWeak = cohenKappa(a, b, { labels: [0, 1, 2] });
+    expect(summary.judgeAgreement.bySubject.weak?.dimensions.correctness).toEqual({ n: 60, kappa: kWeak });
+    // good's judges always say 2 on correctness: kappa undefined, left out of the mean
+    expect(summary.judgeAgreement.bySubject.good?.dimensions.correctness.kappa).toBeNaN();
+    expect(summary.judgeAgreement.mean.correctness).toBeCloseTo(kWeak, 12);
+    expect(summary.judgeAgreement.bySubject.weak?.judges).toEqual(['j1', 'j2']);
+    expect(summary.judgeAgreement.labelled).toBeNull();
+  });
+
+  it('reports retrieval hits per category (per question), the worst cases in detail, errors, and partial runs', () => {
+    const withHits = rows.map((r) => ({
+      ...r,
+      retrieval_hit: r.category === 'out-of-domain' ? null : Number(r.question_id.slice(2)) % 4 !== 0,
+      answer: 'Revenue was Rs 5 crore [a-FY24-1].',
+      retrieved_ids: ['a-FY24-1', 'a-FY24-2'],
+    }));
+    const s2 = summarise(withHits, {
+      seed: 'test',
+      resamples: 200,
+      run: { runId: 'r', configHash: 'c', indexChecksum: 'i', questionsHash: 'q' },
+      cells: 130,
+      errors: [{ name: 'weak > q-99 > run 0', message: 'budget cap reached' }],
+    });
+    // grounded-direct questions are the even ones (10): those divisible by 4 (0, 4, 8, 12, 16) missed
+    expect(s2.diagnostics.retrieval['grounded-direct']).toEqual({ questions: 10, hits: 5, rate: 0.5 });
+    expect(s2.diagnostics.retrieval['out-of-domain']).toBeUndefined();
+    const worstWeak = s2.diagnostics.drilldown.filter((c) => c.subject === 'weak' && c.why === 'worst');
+    expect(worstWeak).toHaveLength(5);
+    expect(worstWeak[0]).toMatchObject({
+      question_id: 'q-0',
+      cited: ['a-FY24-1'],
+      gfs: withHits[1]?.scores.gfsPrimary,
+    });
+    expect(worstWeak[0]?.verdicts[0]?.scores).toEqual({ correctness: 0, grounding: 0, calibration: 1 });
+    expect(s2.diagnostics.errors.count).toBe(1);
+    // 120 rows + 1 error of 130 cells: partial
+    expect(s2.partial).toEqual({ cases: 120, cells: 130 });
+    const md = renderMarkdown(s2);
+    expect(md).toMatch(/\*\*Partial report\*\*: 120 of the run's 130 cases/);
+    expect(md).toContain('## Retrieval: a gold chunk in the top k');
+    expect(md).toContain('| grounded-direct | 10 | 5 | 50.0% |');
+    expect(md).toContain('## Where the models fail: the worst and the contested cases');
+    expect(md).toContain('### weak/q-0/run 0 (grounded-direct, worst, GFS');
+    expect(md).toContain('## Errors: 1');
+    expect(md).toContain('- weak > q-99 > run 0: budget cap reached');
+    expect(summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 120 }).partial).toBeNull();
   });
 
   it('lists contested cases, check pass rates and latency percentiles', () => {
     expect(summary.contested).toHaveLength(3); // weak, question 5, three runs
+    expect(summary.validation.contested).toHaveLength(3);
     expect(summary.checkPassRates.good?.numbersTraced).toEqual({ passed: 39, applicable: 60, rate: 39 / 60 });
     expect(summary.checkPassRates.good?.mustInclude?.rate).toBeNull();
     expect(summary.latency.good?.p50).toBeCloseTo(19.5, 12);

@@ -1,0 +1,235 @@
+/**
+ * Where a run's numbers come from and where the models fail, for the report. Pure.
+ *
+ * - Inter-judge agreement (methodology 8.4): per subject, Cohen's kappa between its two judges (its
+ *   cross-family panel) per dimension, then the mean over subjects (pooling rows of different subjects
+ *   would mix different judge pairs). Beside it, the same kappa on the responses people labelled; a
+ *   difference of more than DIVERGENCE is flagged.
+ * - Retrieval: per category, the share of questions whose gold chunk was in the retrieved top k (out-of-
+ *   domain questions have no gold chunk and are left out).
+ * - Drill-down: per subject the WORST cases (lowest primary GFS) and the contested ones, with the answer,
+ *   what it cited, both verdicts with their quoted evidence, and the checks that failed.
+ * - Errors: cases that produced no result (the call failed, the cap stopped the run), counted and listed.
+ * - Cells: every case's scores, so `rge gate` can pair two runs cell by cell.
+ */
+import { citationMarkers } from '../analysis/claims.ts';
+import { cohenKappa } from '../stats/index.ts';
+import type { CaseRowView } from './summary.ts';
+
+/** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
+export const CORRECT_AT = 1.5;
+/** A main-run inter-judge kappa this far from the labelled set's is flagged. */
+export const DIVERGENCE = 0.15;
+/** Worst cases shown per subject in the drill-down. */
+export const WORST_PER_SUBJECT = 5;
+/** Contested cases shown in the drill-down (all are in the contested table). */
+export const CONTESTED_SHOWN = 10;
+
+const DIMS = ['correctness', 'grounding', 'calibration'] as const;
+type Dim = (typeof DIMS)[number];
+
+interface LabelKey {
+  answer_key: string;
+}
+
+export interface KappaCell {
+  n: number;
+  kappa: number;
+}
+
+export interface JudgeAgreement {
+  bySubject: Record<string, { judges: [string, string]; dimensions: Record<Dim, KappaCell> }>;
+  /** the mean over subjects of each dimension's kappa (subjects with an undefined kappa left out) */
+  mean: Record<Dim, number>;
+  /** the same, on the responses people labelled (null when none) */
+  labelled: Record<Dim, number> | null;
+  /** dimensions where main run and labelled set differ by more than DIVERGENCE */
+  divergent: Dim[];
+}
+
+function pairKappa(rows: readonly CaseRowView[], dim: Dim): KappaCell {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (const r of rows) {
+    const [x, y] = r.verdicts;
+    if (x?.verdict && y?.verdict) {
+      a.push(x.verdict[dim].score);
+      b.push(y.verdict[dim].score);
+    }
+  }
+  return { n: a.length, kappa: a.length === 0 ? Number.NaN : cohenKappa(a, b, { labels: [0, 1, 2] }) };
+}
+
+const meanOf = (xs: readonly number[]) => {
+  const finite = xs.filter(Number.isFinite);
+  return finite.length === 0 ? Number.NaN : finite.reduce((s, x) => s + x, 0) / finite.length;
+};
+
+export function interJudgeAgreement(
+  bySubject: ReadonlyMap<string, readonly CaseRowView[]>,
+  labels: readonly LabelKey[],
+): JudgeAgreement {
+  const labelled = new Set(labels.map((l) => l.answer_key));
+  const out: JudgeAgreement['bySubject'] = {};
+  const labelledKappas: Record<Dim, number[]> = { correctness: [], grounding: [], calibration: [] };
+  for (const [subject, rows] of bySubject) {
+    const first = rows.find((r) => r.verdicts.length >= 2);
+    const judges: [string, string] = [first?.verdicts[0]?.judgeId ?? '', first?.verdicts[1]?.judgeId ?? ''];
+    out[subject] = {
+      judges,
+      dimensions: Object.fromEntries(DIMS.map((d) => [d, pairKappa(rows, d)])) as Record<Dim, KappaCell>,
+    };
+    const mine = rows.filter((r) => r.answer_key !== undefined && labelled.has(r.answer_key));
+    if (mine.length > 0) for (const d of DIMS) labelledKappas[d].push(pairKappa(mine, d).kappa);
+  }
+  const mean = Object.fromEntries(
+    DIMS.map((d) => [d, meanOf(Object.values(out).map((s) => s.dimensions[d].kappa))]),
+  ) as Record<Dim, number>;
+  const labelledMean =
+    labelled.size === 0 || labelledKappas.correctness.length === 0
+      ? null
+      : (Object.fromEntries(DIMS.map((d) => [d, meanOf(labelledKappas[d])])) as Record<Dim, number>);
+  const divergent = labelledMean
+    ? DIMS.filter(
+        (d) =>
+          Number.isFinite(mean[d]) &&
+          Number.isFinite(labelledMean[d]) &&
+          Math.abs(mean[d] - labelledMean[d]) > DIVERGENCE,
+      )
+    : [];
+  return { bySubject: out, mean, labelled: labelledMean, divergent };
+}
+
+export interface DrillDownCase {
+  cell: string;
+  subject: string;
+  question_id: string;
+  run_index: number;
+  category: string;
+  why: 'worst' | 'contested';
+  gfs: number | null;
+  answer: string;
+  cited: string[];
+  retrieved: readonly string[];
+  verdicts: {
+    judge: string;
+    status: string;
+    scores: Record<Dim, number> | null;
+    evidence: Record<Dim, string[]> | null;
+    rationale: Record<Dim, string> | null;
+    unsupported: string[];
+  }[];
+  failedChecks: { name: string; detail: string }[];
+}
+
+export interface Diagnostics {
+  retrieval: Record<string, { questions: number; hits: number; rate: number | null }>;
+  drilldown: DrillDownCase[];
+  errors: { count: number; list: { name: string; message: string }[] };
+  cells: {
+    subject: string;
+    question_id: string;
+    run_index: number;
+    category: string;
+    gfs: number | null;
+    correctness: number | null;
+  }[];
+}
+
+interface RichVerdict {
+  correctness: { score: number; evidence?: readonly string[]; rationale?: string };
+  grounding: { score: number; evidence?: readonly string[]; rationale?: string };
+  calibration: { score: number; evidence?: readonly string[]; rationale?: string };
+  unsupported_claims?: readonly string[];
+}
+
+function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
+  const row = r as CaseRowView & { answer?: string; retrieved_ids?: readonly string[] };
+  const answer = row.answer ?? '';
+  return {
+    cell: `${r.subject_id}/${r.question_id}/run ${r.run_index}`,
+    subject: r.subject_id,
+    question_id: r.question_id,
+    run_index: r.run_index,
+    category: r.category,
+    why,
+    gfs: r.scores.gfsPrimary,
+    answer,
+    cited: [...new Set(citationMarkers(answer))],
+    retrieved: row.retrieved_ids ?? [],
+    verdicts: r.verdicts.map((v) => {
+      const rich = v.verdict as RichVerdict | null;
+      return {
+        judge: v.judgeId,
+        status: v.status,
+        scores: rich
+          ? {
+              correctness: rich.correctness.score,
+              grounding: rich.grounding.score,
+              calibration: rich.calibration.score,
+            }
+          : null,
+        evidence: rich
+          ? (Object.fromEntries(DIMS.map((d) => [d, [...(rich[d].evidence ?? [])]])) as Record<Dim, string[]>)
+          : null,
+        rationale: rich
+          ? (Object.fromEntries(DIMS.map((d) => [d, rich[d].rationale ?? ''])) as Record<Dim, string>)
+          : null,
+        unsupported: [...(rich?.unsupported_claims ?? [])],
+      };
+    }),
+    failedChecks: Object.entries(r.checks).flatMap(([name, c]) => {
+      const check = c as { passed?: boolean | null; detail?: string };
+      return check && check.passed === false ? [{ name, detail: check.detail ?? '' }] : [];
+    }),
+  };
+}
+
+export function diagnostics(
+  rows: readonly CaseRowView[],
+  errors: readonly { name: string; message: string }[],
+): Diagnostics {
+  const retrieval: Diagnostics['retrieval'] = {};
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const hit = (r as CaseRowView & { retrieval_hit?: boolean | null }).retrieval_hit;
+    if (hit === undefined || hit === null || seen.has(r.question_id)) continue;
+    seen.add(r.question_id);
+    const slot = retrieval[r.category] ?? { questions: 0, hits: 0, rate: null };
+    slot.questions++;
+    if (hit) slot.hits++;
+    retrieval[r.category] = slot;
+  }
+  for (const slot of Object.values(retrieval))
+    slot.rate = slot.questions === 0 ? null : slot.hits / slot.questions;
+  const subjects = [...new Set(rows.map((r) => r.subject_id))].sort();
+  const worst = subjects.flatMap((s) =>
+    rows
+      .filter((r) => r.subject_id === s && r.scores.gfsPrimary !== null)
+      .sort(
+        (a, b) =>
+          (a.scores.gfsPrimary ?? 0) - (b.scores.gfsPrimary ?? 0) ||
+          a.question_id.localeCompare(b.question_id) ||
+          a.run_index - b.run_index,
+      )
+      .slice(0, WORST_PER_SUBJECT)
+      .map((r) => drill(r, 'worst')),
+  );
+  const contested = rows
+    .filter((r) => r.scores.contested)
+    .slice(0, CONTESTED_SHOWN)
+    .map((r) => drill(r, 'contested'));
+  return {
+    retrieval,
+    drilldown: [...worst, ...contested],
+    errors: { count: errors.length, list: [...errors] },
+    cells: rows.map((r) => ({
+      subject: r.subject_id,
+      question_id: r.question_id,
+      run_index: r.run_index,
+      category: r.category,
+      gfs: r.scores.gfsPrimary,
+      correctness: r.scores.correctness,
+    })),
+  };
+}
