@@ -16,13 +16,7 @@
  *   no two adjacent models' primary intervals overlap.
  */
 
-import {
-  bonferroni,
-  clusterBootstrapCI,
-  cohenKappa,
-  mcnemar,
-  varianceDecomposition,
-} from '../stats/index.ts';
+import { bonferroni, clusterBootstrapCI, mcnemar, varianceDecomposition } from '../stats/index.ts';
 import {
   CORRECT_AT,
   type Diagnostics,

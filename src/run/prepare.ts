@@ -82,7 +82,12 @@ export interface RunDescription {
   questions: { file: string; version: number; n: number };
   runs: number;
   mode: string;
-  thresholds: { correctness: number | null; grounding: number | null; calibration: number | null; gfs: number | null };
+  thresholds: {
+    correctness: number | null;
+    grounding: number | null;
+    calibration: number | null;
+    gfs: number | null;
+  };
   subjectPrompt: { version: string; sha256: string };
   judgePrompt: { version: string; sha256: string };
 }
