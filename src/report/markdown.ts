@@ -191,7 +191,7 @@ function describeRun(s: Summary): string[] {
       `| judges | ${d.judges.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family})`).join('; ')}; each subject judged by two of other families |`,
       `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
       `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version}) |`,
-      `| subject prompt | ${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
+      `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
       `| judge prompt | ${d.judgePrompt.version} \`${d.judgePrompt.sha256.slice(0, 16)}\` |`,
       `| thresholds | ${DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`).join(', ')}, GFS ${d.thresholds.gfs ?? 'not gated'} |`,
     );

@@ -210,7 +210,7 @@ export interface RunDescriptionView {
     calibration: number | null;
     gfs: number | null;
   };
-  subjectPrompt: { version: string; sha256: string };
+  subjectPrompt: { version: string; sha256: string; file?: string | null };
   judgePrompt: { version: string; sha256: string };
 }
 

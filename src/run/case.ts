@@ -11,7 +11,6 @@ import { JudgeOutcome } from '../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
 import { addUsage, Usage, ZERO_USAGE } from '../providers/types.ts';
 import { CaseScores, caseScores } from '../scoring/index.ts';
-import { subjectPromptHash } from '../subject/prompt.ts';
 import { RgeError } from '../util/errors.ts';
 import type { PreparedRun } from './prepare.ts';
 import type { RunState } from './stages.ts';
@@ -92,7 +91,7 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
     family: cell.subject.config.family,
     run_index: cell.runIndex,
     prompt_hash: cell.identity.prompt_hash,
-    subject_prompt_hash: subjectPromptHash,
+    subject_prompt_hash: run.subjectPrompt.sha256,
     judge_prompt_hash: judgePrompt(run).hash,
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,

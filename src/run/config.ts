@@ -3,7 +3,8 @@
  * the thresholds that gate CI. One zod schema, `RunConfig`, validates every config; `loadRunConfig`
  * reports every problem of a file in one pass as `file:line: field: message`.
  *
- * Paths in a config (corpus.sources, corpus.pdfs, corpus.index, questions.file, subjects[].replay_file)
+ * Paths in a config (corpus.sources, corpus.pdfs, corpus.index, questions.file, subject_prompt.file,
+ * subjects[].replay_file)
  * are relative to the repository root, i.e. the working folder rge runs in, NOT to the config file's
  * folder: `configs/fixture.yaml` says `fixtures/questions.jsonl`, exactly as a `--questions` flag would.
  * `resolveRunPaths` makes them absolute.
@@ -166,6 +167,15 @@ export const RunConfig = z
           .describe('the prompt text; null = the built-in prompt of that version'),
       })
       .strict(),
+    subject_prompt: z
+      .object({
+        file: Path.nullable().describe(
+          'the subject prompt file (e.g. prompts/subject.md); null = the built-in v1',
+        ),
+      })
+      .strict()
+      .default({ file: null })
+      .describe('what every subject is told and shown: the system text and the user message template'),
     gfs_weights: z
       .object({ grounding: Weight, correctness: Weight, calibration: Weight })
       .strict()
@@ -437,6 +447,7 @@ export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
       index: abs(config.corpus.index),
     },
     questions: { ...config.questions, file: abs(config.questions.file) },
+    subject_prompt: { file: config.subject_prompt.file === null ? null : abs(config.subject_prompt.file) },
     subjects: config.subjects.map((s) =>
       s.replay_file === undefined ? s : { ...s, replay_file: abs(s.replay_file) },
     ),

@@ -18,7 +18,6 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { JUDGE_MAX_TOKENS, renderJudgeCaseParts } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import { isLiveProvider } from '../providers/registry.ts';
-import { SUBJECT_SYSTEM_PROMPT_V1 } from '../subject/prompt.ts';
 import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
 import {
   answerStore,
@@ -96,7 +95,7 @@ async function callSpecs(
   const batchMode = run.info.mode === 'batch';
   const specs: CallSpec[] = [];
   const judgeSystem = tokens(judgePrompt(run).text);
-  const subjectSystem = tokens(SUBJECT_SYSTEM_PROMPT_V1);
+  const subjectSystem = tokens(run.subjectPrompt.system);
   let total = 0;
   let stored = 0;
   let verdictsStored = 0;

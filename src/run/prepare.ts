@@ -22,7 +22,7 @@ import type { ContextChunk, Provider } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import type { Question } from '../questions/schema.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
-import { SUBJECT_PROMPT_VERSION, subjectPromptHash } from '../subject/prompt.ts';
+import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt, type SubjectPrompt } from '../subject/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { CellStores } from './cells.ts';
@@ -88,13 +88,15 @@ export interface RunDescription {
     calibration: number | null;
     gfs: number | null;
   };
-  subjectPrompt: { version: string; sha256: string };
+  subjectPrompt: { version: string; sha256: string; file: string | null };
   judgePrompt: { version: string; sha256: string };
 }
 
 export interface PreparedRun {
   config: RunConfig;
   root: string;
+  /** the subject prompt (the config's prompt file, or the built-in v1) */
+  subjectPrompt: SubjectPrompt;
   questions: Question[];
   subjects: RunSubject[];
   judges: RunJudge[];
@@ -141,6 +143,10 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     index = await openIndex(indexDir);
   }
   const questionsPath = at(config.questions.file);
+  const subjectPrompt =
+    config.subject_prompt.file === null
+      ? BUILTIN_SUBJECT_PROMPT
+      : await loadSubjectPrompt(at(config.subject_prompt.file));
   let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
   const unknown = (opts.subjects ?? []).filter((id) => !config.subjects.some((s) => s.id === id));
@@ -209,11 +215,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     .map((p) => `${p.id}@${p.version ?? ''}`)
     .concat(`checks@${CHECKS_VERSION}`)
     .join(',');
-  const runId = `${config.name}-${sha256([configHash, indexChecksum, questionsHash, judgeHash, subjectPromptHash, providerVersions].join(':')).slice(0, 12)}`;
+  const runId = `${config.name}-${sha256([configHash, indexChecksum, questionsHash, judgeHash, subjectPrompt.sha256, providerVersions].join(':')).slice(0, 12)}`;
   if (!dryRun && index === null) throw new RgeError('no index to run on');
   return {
     config,
     root: opts.root,
+    subjectPrompt,
     questions,
     subjects,
     judges,
@@ -261,7 +268,11 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
         runs,
         mode,
         thresholds: config.thresholds,
-        subjectPrompt: { version: SUBJECT_PROMPT_VERSION, sha256: subjectPromptHash },
+        subjectPrompt: {
+          version: subjectPrompt.version,
+          sha256: subjectPrompt.sha256,
+          file: config.subject_prompt.file,
+        },
         judgePrompt: { version: config.judge_prompt.version, sha256: judgeHash },
       },
     },

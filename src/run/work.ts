@@ -105,6 +105,7 @@ export function subjectRequestFor(
     temperature: subject.config.temperature,
     maxTokens: subject.config.max_tokens,
     cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
+    prompt: run.subjectPrompt,
   });
 }
 

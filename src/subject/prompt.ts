@@ -7,7 +7,9 @@
  * the results store must key on all three plus this hash): it covers the system text, the messages, the
  * model and the temperature, so a different prompt, context, model or temperature is a different cell.
  */
+import { readFile } from 'node:fs/promises';
 import type { ContextChunk, ModelRequest, SubjectInput } from '../providers/types.ts';
+import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 
 export const SUBJECT_PROMPT_VERSION = 'v1';
@@ -40,6 +42,8 @@ export interface RenderSubjectOptions {
   temperature: number;
   maxTokens: number;
   cell: NonNullable<ModelRequest['cell']>;
+  /** the prompt (a run's prompt file); default the built-in v1 */
+  prompt?: SubjectPrompt;
 }
 
 /** The header line of a context block: `[id] (company, fy, pp. a-b, heading)`. */
@@ -50,19 +54,83 @@ export function contextHeader(chunk: ContextChunk): string {
   return `[${chunk.id}] (${parts.join(', ')})`;
 }
 
-/** The user message: the question, then each retrieved chunk as a block under its header. */
-export function renderSubjectUserMessage(input: SubjectInput): string {
-  const blocks = input.chunks.map((c) => `${contextHeader(c)}\n${c.text.trim()}`);
-  return [
-    `Question: ${input.question}`,
-    '',
-    `Context (${input.chunks.length} passage${input.chunks.length === 1 ? '' : 's'}):`,
-    '',
-    blocks.length > 0 ? blocks.join('\n\n') : '(no passages were retrieved)',
-    '',
-    'Answer the question from the context only, citing passage ids in square brackets.',
-  ].join('\n');
+/** The built-in v1 user message template (prompts/subject.md holds the same). */
+export const SUBJECT_USER_TEMPLATE_V1 = [
+  'Question: {{question}}',
+  '',
+  'Context ({{passages}}):',
+  '',
+  '{{context}}',
+  '',
+  'Answer the question from the context only, citing passage ids in square brackets.',
+].join('\n');
+
+/** A subject prompt: its version, the system text, the user message template, and the file's SHA-256. */
+export interface SubjectPrompt {
+  version: string;
+  system: string;
+  template: string;
+  /** SHA-256 of the prompt file (or of the built-in system text) */
+  sha256: string;
+  file: string | null;
 }
+
+/** The user message: the question, then each retrieved chunk as a block under its header. */
+export function renderSubjectUserMessage(
+  input: SubjectInput,
+  template: string = SUBJECT_USER_TEMPLATE_V1,
+): string {
+  const blocks = input.chunks.map((c) => `${contextHeader(c)}\n${c.text.trim()}`);
+  const values: Record<string, string> = {
+    question: input.question,
+    passages: `${input.chunks.length} passage${input.chunks.length === 1 ? '' : 's'}`,
+    context: blocks.length > 0 ? blocks.join('\n\n') : '(no passages were retrieved)',
+  };
+  return template.replace(/\{\{(question|passages|context)\}\}/g, (_m, name: string) => values[name] ?? '');
+}
+
+/**
+ * Reads a subject prompt file (`prompts/subject.md`): a `# Subject prompt <version>` title, the system
+ * text under `## System` and the user message template under `## User` ({{question}}, {{passages}},
+ * {{context}}); an HTML comment is documentation. A file without both sections, or a template without
+ * {{question}} and {{context}}, is an error naming the file.
+ */
+export function parseSubjectPrompt(text: string, file: string): SubjectPrompt {
+  const body = text.replace(/<!--[\s\S]*?-->/g, '');
+  const version = /^#\s+Subject prompt\s+(\S+)\s*$/im.exec(body)?.[1];
+  const section = (name: string) => {
+    const m = new RegExp(`^##\\s+${name}\\s*$`, 'im').exec(body);
+    if (!m) return null;
+    const rest = body.slice(m.index + m[0].length);
+    const next = /^##\s+/m.exec(rest);
+    return (next ? rest.slice(0, next.index) : rest).replace(/^\s*\n/, '').replace(/\s+$/, '');
+  };
+  const system = section('System');
+  const template = section('User');
+  const where = { file };
+  if (!version) throw new RgeError('no "# Subject prompt <version>" title', where);
+  if (!system) throw new RgeError('no "## System" section (the system prompt)', where);
+  if (!template) throw new RgeError('no "## User" section (the user message template)', where);
+  for (const needed of ['{{question}}', '{{context}}'])
+    if (!template.includes(needed)) throw new RgeError(`the "## User" template has no ${needed}`, where);
+  return { version, system, template, sha256: sha256(text), file };
+}
+
+export async function loadSubjectPrompt(file: string): Promise<SubjectPrompt> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RgeError(err.code === 'ENOENT' ? 'subject prompt file not found' : err.message, { file });
+  });
+  return parseSubjectPrompt(text, file);
+}
+
+/** The built-in prompt v1 (the same text as prompts/subject.md). */
+export const BUILTIN_SUBJECT_PROMPT: SubjectPrompt = {
+  version: SUBJECT_PROMPT_VERSION,
+  system: SUBJECT_SYSTEM_PROMPT_V1,
+  template: SUBJECT_USER_TEMPLATE_V1,
+  sha256: sha256(SUBJECT_SYSTEM_PROMPT_V1),
+  file: null,
+};
 
 /**
  * The provider seed of a cell (OpenAI and Gemini take one): 31 bits of SHA-256 over the run's seed, the
@@ -80,10 +148,11 @@ export function cellSeed(cell: NonNullable<ModelRequest['cell']>): number {
  * cacheable: runs after the first read it from the provider's prompt cache.
  */
 export function renderSubjectRequest(input: SubjectInput, opts: RenderSubjectOptions): ModelRequest {
-  const content = renderSubjectUserMessage(input);
+  const prompt = opts.prompt ?? BUILTIN_SUBJECT_PROMPT;
+  const content = renderSubjectUserMessage(input, prompt.template);
   return {
     model: opts.model,
-    system: SUBJECT_SYSTEM_PROMPT_V1,
+    system: prompt.system,
     messages: [{ role: 'user', content, cacheBreak: content.length }],
     seed: cellSeed(opts.cell),
     temperature: opts.temperature,

@@ -184,3 +184,52 @@ describe('offline/eager', () => {
     expect(await answer(new ExtractiveProvider(), q)).toContain('6,896.50');
   });
 });
+
+describe('the baselines follow the prompt on citations', () => {
+  const prompt = {
+    version: 'nocite',
+    system: 'You answer questions about annual reports from the context passages only. Do not guess.',
+    template:
+      'Question: {{question}}\n\nContext ({{passages}}):\n\n{{context}}\n\nAnswer from the context only.',
+    sha256: 'x',
+    file: null,
+  };
+  const noCite = (input: SubjectInput, temperature = 0) =>
+    renderSubjectRequest(input, {
+      model: 'm',
+      temperature,
+      maxTokens: 512,
+      cell: { questionId: input.questionId, runIndex: 0, seed: 'seed-1' },
+      prompt,
+    });
+
+  for (const provider of [new ExtractiveProvider(), new EagerProvider()])
+    it(`${provider.id} answers the same sentences without passage ids when the prompt does not ask to cite`, async () => {
+      for (const question of [
+        'What was the consolidated revenue from operations for FY24?',
+        'What was the final dividend?',
+      ]) {
+        const cited = (await provider.complete(request(ask(question)))).text;
+        const plain = (await provider.complete(noCite(ask(question)))).text;
+        expect(citedIds(cited).length).toBeGreaterThan(0);
+        expect(citedIds(plain)).toEqual([]);
+        expect(plain).toBe(cited.replace(/ ?\[[^\]]+\]/g, '').trim());
+      }
+    });
+
+  it('asks to cite when the word is in the system text or the instructions, not inside a passage', async () => {
+    const withCitingTemplate = { ...prompt, template: `${prompt.template} Cite passage ids.` };
+    const input = ask('What was the consolidated revenue from operations for FY24?');
+    const req = renderSubjectRequest(input, {
+      ...noCite(input),
+      cell: { questionId: 'q', runIndex: 0, seed: 's' },
+      prompt: withCitingTemplate,
+    });
+    expect(citedIds((await new ExtractiveProvider().complete(req)).text).length).toBeGreaterThan(0);
+    const citingPassage = ask(
+      input.question,
+      CHUNKS.map((c) => ({ ...c, text: `${c.text}\nThe award citation reads: excellence.` })),
+    );
+    expect(citedIds((await new ExtractiveProvider().complete(noCite(citingPassage))).text)).toEqual([]);
+  });
+});

@@ -1,9 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/providers/types.ts';
 import {
   contextHeader,
+  loadSubjectPrompt,
+  parseSubjectPrompt,
   promptHash,
   renderSubjectRequest,
+  renderSubjectUserMessage,
   SUBJECT_PROMPT_VERSION,
   SUBJECT_SYSTEM_PROMPT_V1,
   subjectPromptHash,
@@ -67,5 +72,57 @@ describe('subject prompt v1', () => {
     // the run index is its own part of the results-store key, not part of the prompt hash
     const otherRun: ModelRequest = { ...request, cell: { ...opts.cell, runIndex: 2 }, maxTokens: 9 };
     expect(promptHash(otherRun)).toBe(hash);
+  });
+});
+
+describe('the subject prompt file', () => {
+  const file = resolve(import.meta.dirname, '../../prompts/subject.md');
+
+  it('prompts/subject.md renders exactly the built-in v1 requests (so its cells are the stored ones)', async () => {
+    const prompt = await loadSubjectPrompt(file);
+    expect(prompt).toMatchObject({ version: 'v1', system: SUBJECT_SYSTEM_PROMPT_V1, file });
+    expect(prompt.sha256).toBe(sha256(await readFile(file, 'utf8')));
+    for (const input of [ask('What was the revenue?'), ask('What was the profit?', [])]) {
+      const fromFile = renderSubjectRequest(input, { ...opts, prompt });
+      expect(fromFile).toEqual(renderSubjectRequest(input, opts));
+      expect(promptHash(fromFile)).toBe(promptHash(renderSubjectRequest(input, opts)));
+    }
+    expect(renderSubjectUserMessage(ask('Q?', []), prompt.template)).toContain(
+      '(no passages were retrieved)',
+    );
+  });
+
+  it('a comment edit changes the file hash but no rendered prompt; a rule edit changes every one', async () => {
+    const text = await readFile(file, 'utf8');
+    const commented = parseSubjectPrompt(`<!-- reviewed 2026-11 -->\n${text}`, 'p.md');
+    const edited = parseSubjectPrompt(
+      text.replace('6. Be brief: answer the question asked, then stop.', '6. Be thorough.'),
+      'p.md',
+    );
+    const base = renderSubjectRequest(ask('What was the revenue?'), opts);
+    expect(commented.sha256).not.toBe(sha256(text));
+    expect(
+      promptHash(renderSubjectRequest(ask('What was the revenue?'), { ...opts, prompt: commented })),
+    ).toBe(promptHash(base));
+    expect(
+      promptHash(renderSubjectRequest(ask('What was the revenue?'), { ...opts, prompt: edited })),
+    ).not.toBe(promptHash(base));
+  });
+
+  it('rejects a file without its title, sections or placeholders, naming the file', async () => {
+    const text = await readFile(file, 'utf8');
+    expect(() => parseSubjectPrompt(text.replace('# Subject prompt v1', '# Prompt'), 'p.md')).toThrow(
+      /p\.md.*Subject prompt <version>/,
+    );
+    expect(() => parseSubjectPrompt(text.replace(/^## System$/m, '## Rules'), 'p.md')).toThrow(
+      /p\.md.*## System/,
+    );
+    expect(() => parseSubjectPrompt(text.replace(/^## User$/m, '## Message'), 'p.md')).toThrow(/p\.md.*## User/);
+    expect(() => parseSubjectPrompt(text.replace(/^\{\{context\}\}$/m, ''), 'p.md')).toThrow(
+      /p\.md.*\{\{context\}\}/,
+    );
+    await expect(loadSubjectPrompt('/nonexistent/subject.md')).rejects.toThrow(
+      /\/nonexistent\/subject\.md.*not found/,
+    );
   });
 });

@@ -20,6 +20,27 @@ export function subjectInput(request: ModelRequest, provider: string): SubjectIn
   return input;
 }
 
+/**
+ * Whether the prompt asks for citations: "cite" (citing, citation) in the system text or in the user
+ * message outside the retrieved passages. The baselines follow that rule as a model would: without it
+ * they answer the same sentences with no passage ids (how a prompt regression shows offline).
+ */
+export function asksToCite(request: ModelRequest, input: SubjectInput): boolean {
+  const asks = (text: string) => /\bcit(?:e|es|ing|ation|ations)\b/i.test(text);
+  if (asks(request.system ?? '')) return true;
+  let instructions = request.messages.map((m) => m.content).join('\n');
+  for (const chunk of input.chunks) instructions = instructions.split(chunk.text.trim()).join(' ');
+  return asks(instructions);
+}
+
+/** The answer without the markers (`[id]`) of the retrieved passages, for a prompt that does not ask to cite. */
+export function withoutCitations(text: string, input: SubjectInput): string {
+  let out = text;
+  for (const chunk of input.chunks)
+    out = out.split(` [${chunk.id}]`).join('').split(`[${chunk.id}]`).join('');
+  return out.trim();
+}
+
 /** A seeded stream for a cell: `${seed}:${questionId}:${runIndex}`. */
 export function cellRandom(request: ModelRequest, provider: string): () => number {
   const cell = request.cell;

@@ -8,7 +8,7 @@
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import { EAGER_FAMILY, reply, subjectInput } from './common.ts';
+import { asksToCite, EAGER_FAMILY, reply, subjectInput, withoutCitations } from './common.ts';
 import { baselineWords, chunkSentences, hasFigure, type Sentence } from './text.ts';
 
 /** The eager answer: the top chunk's first sentence with a figure, preferring the most question words. */
@@ -29,8 +29,8 @@ export function eagerAnswer(input: SubjectInput): string {
 export class EagerProvider implements Provider {
   readonly id = 'offline/eager';
   /** bump when the baseline's answers may change */
-  /** v2: the shared sentence splitter and words (src/analysis) */
-  readonly version = 'v2';
+  /** v2: the shared sentence splitter and words (src/analysis); v3: cites only when the prompt asks */
+  readonly version = 'v3';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {
@@ -39,6 +39,13 @@ export class EagerProvider implements Provider {
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const started = performance.now();
-    return reply(request, eagerAnswer(subjectInput(request, this.id)), 'eager', started);
+    const input = subjectInput(request, this.id);
+    const answer = eagerAnswer(input);
+    return reply(
+      request,
+      asksToCite(request, input) ? answer : withoutCitations(answer, input),
+      'eager',
+      started,
+    );
   }
 }

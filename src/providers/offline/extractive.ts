@@ -16,7 +16,14 @@
  */
 import { stem } from '../../analysis/tokens.ts';
 import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import { cellRandom, EXTRACTIVE_FAMILY, reply, subjectInput } from './common.ts';
+import {
+  asksToCite,
+  cellRandom,
+  EXTRACTIVE_FAMILY,
+  reply,
+  subjectInput,
+  withoutCitations,
+} from './common.ts';
 import {
   baselineWords,
   chunkSentences,
@@ -298,9 +305,9 @@ export class ExtractiveProvider implements Provider {
   readonly id = 'offline/extractive';
   /**
    * bump when the baseline's answers may change (v2: the shared sentence splitter and words; no rules
-   * that mirrored the fixture generator's distractor templates)
+   * that mirrored the fixture generator's distractor templates; v3: cites only when the prompt asks)
    */
-  readonly version = 'v2';
+  readonly version = 'v3';
   readonly family: string;
 
   constructor(opts: { family?: string } = {}) {
@@ -311,6 +318,12 @@ export class ExtractiveProvider implements Provider {
     const started = performance.now();
     const input = subjectInput(request, this.id);
     const random = request.temperature > 0 ? cellRandom(request, this.id) : () => 0;
-    return reply(request, extractiveAnswer(input, request.temperature, random), 'extractive', started);
+    const answer = extractiveAnswer(input, request.temperature, random);
+    return reply(
+      request,
+      asksToCite(request, input) ? answer : withoutCitations(answer, input),
+      'extractive',
+      started,
+    );
   }
 }
