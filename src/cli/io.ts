@@ -8,6 +8,8 @@ export interface CliIO {
   err: (text: string) => void;
   cwd: string;
   exitCode: number;
+  /** the environment (default process.env); tests pass their own */
+  env?: Record<string, string | undefined>;
 }
 
 export function processIO(): CliIO {

@@ -1,0 +1,130 @@
+/**
+ * `rge gate` (is the current run's GFS worse than the baseline's beyond noise?) and `rge baseline update`
+ * (promote a full report to the baseline). Exit codes: 0 pass, 1 regression, 2 usage error (a missing or
+ * malformed file, runs with nothing in common).
+ */
+import { appendFile, readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  compareRuns,
+  DEFAULT_MIN_EFFECT,
+  type GateSummary,
+  gateMarkdown,
+  readGateSummary,
+} from '../gate/gate.ts';
+import { UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import type { CliIO } from './io.ts';
+
+/** The newest full report's summary.json under `reportsDir` (partial reports are never picked). */
+export async function latestFullSummary(reportsDir: string): Promise<string> {
+  const entries = await readdir(reportsDir, { withFileTypes: true }).catch(() => []);
+  const found: { file: string; mtime: number }[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || e.name.endsWith('-partial')) continue;
+    const file = join(reportsDir, e.name, 'summary.json');
+    const s = await stat(file).catch(() => null);
+    if (s) found.push({ file, mtime: s.mtimeMs });
+  }
+  found.sort((a, b) => b.mtime - a.mtime);
+  for (const { file } of found) {
+    const summary = await readGateSummary(file).catch(() => null);
+    if (summary && !summary.partial) return file;
+  }
+  throw new UsageError(
+    `no full report under ${reportsDir}: run \`rge eval run\` first, or name one with --current`,
+  );
+}
+
+function minEffect(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MIN_EFFECT;
+  const x = Number(value);
+  if (!Number.isFinite(x) || x < 0 || x >= 1)
+    throw new UsageError(`--min-effect must be a number in [0, 1), got "${value}"`);
+  return x;
+}
+
+function refusePartial(summary: GateSummary, file: string, role: string): void {
+  if (summary.partial)
+    throw new UsageError(
+      `${file}: a partial report (${summary.partial.cases} of ${summary.partial.cells} cells) cannot be the ${role}`,
+    );
+}
+
+export function registerGateCommands(program: Command, io: CliIO): void {
+  program
+    .command('gate')
+    .description(
+      "fail (exit 1) when a subject's GFS fell beyond noise against the baseline: paired cluster-bootstrap interval wholly below 0 and a drop above --min-effect, overall or in a category",
+    )
+    .requiredOption(
+      '--baseline <file>',
+      'the baseline summary (rge baseline update writes reports/baseline.json)',
+    )
+    .option('--current <file>', "the current run's summary.json (default: the newest full report)")
+    .option('--reports-dir <dir>', 'where to look for the newest report', 'reports')
+    .option(
+      '--min-effect <x>',
+      'the smallest GFS drop that counts as a regression',
+      String(DEFAULT_MIN_EFFECT),
+    )
+    .option('--json <file>', 'also write the verdicts as JSON')
+    .action(
+      async (flags: {
+        baseline: string;
+        current?: string;
+        reportsDir: string;
+        minEffect?: string;
+        json?: string;
+      }) => {
+        const effect = minEffect(flags.minEffect);
+        const baselineFile = resolve(io.cwd, flags.baseline);
+        const currentFile = flags.current
+          ? resolve(io.cwd, flags.current)
+          : await latestFullSummary(resolve(io.cwd, flags.reportsDir));
+        const [baseline, current] = [await readGateSummary(baselineFile), await readGateSummary(currentFile)];
+        refusePartial(baseline, baselineFile, 'baseline');
+        refusePartial(current, currentFile, 'current run');
+        const result = compareRuns(baseline, current, { minEffect: effect });
+        const markdown = gateMarkdown(result);
+        io.out(markdown);
+        const stepSummary = (io.env ?? process.env).GITHUB_STEP_SUMMARY;
+        if (stepSummary) await appendFile(stepSummary, `${markdown}\n`);
+        if (flags.json)
+          await writeFileAtomic(
+            resolve(io.cwd, flags.json),
+            `${JSON.stringify({ baselineFile, currentFile, ...result }, null, 2)}\n`,
+          );
+        if (!result.passed) io.exitCode = 1;
+      },
+    );
+
+  program
+    .command('baseline')
+    .description('the baseline the gate compares against')
+    .command('update')
+    .description('promote a full report (default: the newest) to the baseline file')
+    .option('--from <file>', 'the summary.json to promote, or a run id under --reports-dir')
+    .option('--to <file>', 'the baseline file', 'reports/baseline.json')
+    .option('--reports-dir <dir>', 'reports folder', 'reports')
+    .action(async (flags: { from?: string; to: string; reportsDir: string }) => {
+      const reportsDir = resolve(io.cwd, flags.reportsDir);
+      let from: string;
+      if (!flags.from) from = await latestFullSummary(reportsDir);
+      else if (flags.from.endsWith('.json')) from = resolve(io.cwd, flags.from);
+      else from = join(reportsDir, flags.from, 'summary.json');
+      const summary = await readGateSummary(from);
+      refusePartial(summary, from, 'baseline');
+      const to = resolve(io.cwd, flags.to);
+      const promoted = {
+        ...summary,
+        baseline: { promotedAt: new Date().toISOString(), from: relative(io.cwd, from) },
+      };
+      await writeFileAtomic(to, `${JSON.stringify(promoted, null, 2)}\n`);
+      const subjects = [...new Set(summary.diagnostics.cells.map((c) => c.subject))].sort();
+      io.out(
+        `baseline ${relative(io.cwd, to)} <- ${summary.run.runId} (${summary.diagnostics.cells.length} cells; subjects ${subjects.join(', ')})\n`,
+      );
+    });
+}

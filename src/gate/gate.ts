@@ -1,0 +1,279 @@
+/**
+ * The regression gate (`rge gate`): is the current run's GFS worse than the baseline's by more than
+ * noise? For each subject, the change of GFS over the (question, run) cells both runs scored, overall
+ * and per category, with a paired cluster-bootstrap BCa interval: the per-cell differences
+ * (current - baseline) are resampled by question, its runs kept together, as the report's intervals are
+ * (runs of one question are not independent). Pairing removes the between-question variance, which is
+ * most of it, so a real change shows with far fewer questions than two unpaired intervals would need.
+ *
+ * A slice REGRESSES when its interval lies wholly below zero AND the drop exceeds the minimum effect (a
+ * change too small to matter is not a regression however sure); it IMPROVES in the mirror case;
+ * otherwise it is within noise. The overall slice of a subject is read at 95 %; its C category slices at
+ * 1 - 0.05 / C (Bonferroni over the categories), so looking at four categories does not quadruple the
+ * chance of a false alarm. Each subject is gated on its own (each is a separate decision to ship).
+ *
+ * Inputs are two `summary.json` files (a baseline is a promoted summary); the cells are their
+ * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
+ * verdict table can be recomputed bit for bit.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { clusterBootstrapCI } from '../stats/bootstrap.ts';
+import { UsageError } from '../util/errors.ts';
+
+export const GATE_RESAMPLES = 10_000;
+export const GATE_CONFIDENCE = 0.95;
+export const DEFAULT_MIN_EFFECT = 0.02;
+
+const Cell = z.object({
+  subject: z.string(),
+  question_id: z.string(),
+  run_index: z.number().int(),
+  category: z.string(),
+  gfs: z.number().nullable(),
+});
+
+const Prompt = z.object({ version: z.string(), sha256: z.string() }).loose();
+
+/** The parts of a summary.json the gate reads (a baseline is a summary.json plus `baseline`). */
+export const GateSummary = z
+  .object({
+    run: z
+      .object({ runId: z.string(), seed: z.string(), questionsHash: z.string(), indexChecksum: z.string() })
+      .loose(),
+    partial: z.object({ cases: z.number(), cells: z.number() }).nullable().optional(),
+    describe: z
+      .object({
+        subjectPrompt: Prompt,
+        judgePrompt: Prompt,
+        judges: z.array(z.object({ id: z.string(), model: z.string() }).loose()),
+      })
+      .loose()
+      .nullable()
+      .optional(),
+    diagnostics: z.object({ cells: z.array(Cell) }).loose(),
+    baseline: z.object({ promotedAt: z.string(), from: z.string() }).optional(),
+  })
+  .loose();
+export type GateSummary = z.infer<typeof GateSummary>;
+
+/** Reads a summary (or baseline) file; anything unreadable is a usage error naming the file (exit 2). */
+export async function readGateSummary(file: string): Promise<GateSummary> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT' ? `${file}: not found` : `${file}: cannot read (${(err as Error).message})`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${file}: not JSON (${(err as Error).message})`);
+  }
+  const parsed = GateSummary.safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first?.path.length ? first.path.join('.') : '(top level)';
+    throw new UsageError(
+      `${file}: not an rge summary.json with per-cell scores: ${where}: ${first?.message ?? 'invalid'}` +
+        (where.startsWith('diagnostics') ? ' (reports before rge 0.2 have no cells; rerun the eval)' : ''),
+    );
+  }
+  return parsed.data;
+}
+
+export type Verdict = 'regression' | 'improvement' | 'within noise';
+
+export interface GateRow {
+  subject: string;
+  /** 'overall' or a category */
+  slice: string;
+  /** (question, run) cells both runs scored */
+  cells: number;
+  questions: number;
+  baseline: number;
+  current: number;
+  /** mean of current - baseline over the shared cells */
+  delta: number;
+  low: number;
+  high: number;
+  confidence: number;
+  seed: string;
+  degenerate: boolean;
+  verdict: Verdict;
+  /** whether this row fails the gate (a regression) */
+  fails: boolean;
+}
+
+export interface GateResult {
+  baseline: string;
+  current: string;
+  minEffect: number;
+  resamples: number;
+  rows: GateRow[];
+  /** subjects only one of the runs has (not gated), and cells not shared */
+  unmatched: { subjectsOnlyInBaseline: string[]; subjectsOnlyInCurrent: string[]; cellsNotShared: number };
+  /** what differs between the runs besides the subjects' answers (a judge change moves GFS too) */
+  changed: string[];
+  passed: boolean;
+}
+
+export interface GateOptions {
+  minEffect?: number;
+  resamples?: number;
+  /** overall confidence; categories get Bonferroni's 1 - (1 - confidence) / C */
+  confidence?: number;
+}
+
+const key = (c: { subject: string; question_id: string; run_index: number }) =>
+  `${c.subject}\u0000${c.question_id}\u0000${c.run_index}`;
+
+/** Compares two summaries cell by cell; pure and deterministic. */
+export function compareRuns(baseline: GateSummary, current: GateSummary, opts: GateOptions = {}): GateResult {
+  const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
+  const resamples = opts.resamples ?? GATE_RESAMPLES;
+  const confidence = opts.confidence ?? GATE_CONFIDENCE;
+  if (!(minEffect >= 0 && minEffect < 1))
+    throw new UsageError(`--min-effect must be in [0, 1), got ${minEffect}`);
+  const base = new Map(baseline.diagnostics.cells.map((c) => [key(c), c]));
+  const baseSubjects = new Set(baseline.diagnostics.cells.map((c) => c.subject));
+  const curSubjects = new Set(current.diagnostics.cells.map((c) => c.subject));
+  const paired = new Map<string, { question: string; category: string; d: number; b: number; c: number }[]>();
+  let shared = 0;
+  for (const c of current.diagnostics.cells) {
+    const b = base.get(key(c));
+    if (!b || b.gfs === null || c.gfs === null) continue;
+    shared++;
+    const list = paired.get(c.subject) ?? [];
+    list.push({ question: c.question_id, category: c.category, d: c.gfs - b.gfs, b: b.gfs, c: c.gfs });
+    paired.set(c.subject, list);
+  }
+  const rows: GateRow[] = [];
+  for (const subject of [...paired.keys()].sort()) {
+    const cells = paired.get(subject) ?? [];
+    const categories = [...new Set(cells.map((x) => x.category))].sort();
+    const categoryConfidence = 1 - (1 - confidence) / Math.max(1, categories.length);
+    const slices: [string, typeof cells, number][] = [
+      ['overall', cells, confidence],
+      ...categories.map((cat): [string, typeof cells, number] => [
+        cat,
+        cells.filter((x) => x.category === cat),
+        categoryConfidence,
+      ]),
+    ];
+    for (const [slice, xs, level] of slices) {
+      const seed = `${current.run.seed}:gate:${subject}:${slice}`;
+      const ci = clusterBootstrapCI(
+        xs.map((x) => ({ cluster: x.question, value: x.d })),
+        { method: 'bca', resamples, confidence: level, seed },
+      );
+      const mean = (pick: (x: (typeof xs)[number]) => number) =>
+        xs.reduce((s, x) => s + pick(x), 0) / xs.length;
+      const regression = ci.high < 0 && -ci.estimate > minEffect;
+      const improvement = ci.low > 0 && ci.estimate > minEffect;
+      rows.push({
+        subject,
+        slice,
+        cells: xs.length,
+        questions: new Set(xs.map((x) => x.question)).size,
+        baseline: mean((x) => x.b),
+        current: mean((x) => x.c),
+        delta: ci.estimate,
+        low: ci.low,
+        high: ci.high,
+        confidence: level,
+        seed,
+        degenerate: ci.degenerate === true,
+        verdict: regression ? 'regression' : improvement ? 'improvement' : 'within noise',
+        fails: regression,
+      });
+    }
+  }
+  if (rows.length === 0)
+    throw new UsageError(
+      `the runs share no scored (subject, question, run) cell: baseline ${baseline.run.runId} has subjects ` +
+        `${[...baseSubjects].sort().join(', ') || 'none'}, current ${current.run.runId} has ${[...curSubjects].sort().join(', ') || 'none'}`,
+    );
+  return {
+    baseline: baseline.run.runId,
+    current: current.run.runId,
+    minEffect,
+    resamples,
+    rows,
+    unmatched: {
+      subjectsOnlyInBaseline: [...baseSubjects].filter((s) => !curSubjects.has(s)).sort(),
+      subjectsOnlyInCurrent: [...curSubjects].filter((s) => !baseSubjects.has(s)).sort(),
+      cellsNotShared: current.diagnostics.cells.length + baseline.diagnostics.cells.length - 2 * shared,
+    },
+    changed: whatChanged(baseline, current),
+    passed: rows.every((r) => !r.fails),
+  };
+}
+
+/** The inputs that differ between the two runs, in words (prompt, judges, questions, corpus). */
+function whatChanged(baseline: GateSummary, current: GateSummary): string[] {
+  const out: string[] = [];
+  const b = baseline.describe;
+  const c = current.describe;
+  if (b && c) {
+    if (b.subjectPrompt.sha256 !== c.subjectPrompt.sha256)
+      out.push(
+        `subject prompt ${b.subjectPrompt.version} ${b.subjectPrompt.sha256.slice(0, 12)} -> ${c.subjectPrompt.version} ${c.subjectPrompt.sha256.slice(0, 12)}`,
+      );
+    if (b.judgePrompt.sha256 !== c.judgePrompt.sha256)
+      out.push('judge prompt changed: a GFS change may be the judges, not the subjects');
+    const judges = (d: NonNullable<GateSummary['describe']>) =>
+      d.judges
+        .map((j) => `${j.id}=${j.model}`)
+        .sort()
+        .join(', ');
+    if (judges(b) !== judges(c))
+      out.push(`judges ${judges(b)} -> ${judges(c)}: a GFS change may be the judges`);
+  }
+  if (baseline.run.seed !== current.run.seed)
+    out.push(`sampling seed ${baseline.run.seed} -> ${current.run.seed}`);
+  if (baseline.run.questionsHash !== current.run.questionsHash) out.push('questions file changed');
+  if (baseline.run.indexChecksum !== current.run.indexChecksum) out.push('corpus index changed');
+  return out;
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
+const pct = (x: number) => `${Number((x * 100).toFixed(2))}%`;
+
+/** The verdict table as Markdown (stdout and the GitHub job summary). */
+export function gateMarkdown(result: GateResult): string {
+  const failing = result.rows.filter((r) => r.fails);
+  const head = result.passed
+    ? `**rge gate: pass.** No subject's GFS fell by more than ${result.minEffect} with its interval wholly below zero.`
+    : `**rge gate: REGRESSION** in ${failing.map((r) => `${r.subject} (${r.slice})`).join(', ')}.`;
+  const lines = [
+    '## rge gate',
+    '',
+    head,
+    '',
+    `Baseline \`${result.baseline}\`, current \`${result.current}\`. Change = current \u2212 baseline GFS over the (question, run) cells both scored; paired cluster-bootstrap BCa interval (questions resampled with their runs, ${result.resamples.toLocaleString('en-US')} resamples); categories at Bonferroni-adjusted confidence. Fails when the interval lies wholly below 0 and the drop exceeds ${result.minEffect}.`,
+    '',
+    '| subject | slice | cells | questions | baseline | current | change | interval | level | verdict |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---|',
+    ...result.rows.map(
+      (r) =>
+        `| ${r.subject} | ${r.slice} | ${r.cells} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.delta)} | [${signed(r.low)}, ${signed(r.high)}]${r.degenerate ? ' (point)' : ''} | ${pct(r.confidence)} | ${r.fails ? '**regression**' : r.verdict} |`,
+    ),
+  ];
+  const notes: string[] = [];
+  if (result.changed.length > 0) notes.push(`Changed between the runs: ${result.changed.join('; ')}.`);
+  const u = result.unmatched;
+  if (u.subjectsOnlyInBaseline.length > 0)
+    notes.push(`Not gated, missing from the current run: ${u.subjectsOnlyInBaseline.join(', ')}.`);
+  if (u.subjectsOnlyInCurrent.length > 0)
+    notes.push(`Not gated, new in the current run (no baseline): ${u.subjectsOnlyInCurrent.join(', ')}.`);
+  if (u.cellsNotShared > 0)
+    notes.push(`${u.cellsNotShared} cells are in only one run or unscored in one; they are left out.`);
+  if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`));
+  return `${lines.join('\n')}\n`;
+}
