@@ -2,8 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    // The rge reporter writes reports/<run_id>/summary.md for runs that contain eval cases.
-    reporters: ['default', './src/vitest/reporter.ts'],
+    // Reporters are the run's, not a project's; each acts only on what concerns it:
+    // - the terminal: vitest-evals' reporter for runs with eval files, Vitest's default otherwise;
+    // - on `--merge-reports`, the cases' run folders become this machine's (RGE_RESULTS_DIR, RGE_REPORTS_DIR);
+    // - vitest-evals' JSON artifact, reports/<run_id>/vitest-evals.json (`npx vitest-evals serve` reads it);
+    // - the rge report, reports/<run_id>/summary.md.
+    // Runs without eval cases (the unit tests) write no artifact and no report.
+    reporters: [
+      './src/vitest/evals-reporter.ts',
+      './src/vitest/evals-merge.ts',
+      './src/vitest/evals-artifact.ts',
+      './src/vitest/reporter.ts',
+    ],
     projects: [
       {
         test: {
@@ -16,7 +26,13 @@ export default defineConfig({
       {
         test: {
           name: 'evals',
+          // One run in four files (slices by question) so that `vitest --shard i/n` can share it out.
           include: ['evals/**/*.eval.ts'],
+          // A worker runs its slices in one module graph, so they share the run's index and stores
+          // (src/vitest/suite.ts) instead of opening them once per file.
+          isolate: false,
+          // Builds the fixture corpus and index once, before the slices start (a fresh clone).
+          globalSetup: ['./src/vitest/evals-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 600_000,
         },

@@ -6,9 +6,11 @@ import { registerCorpusCommands } from './corpus.ts';
 import { registerBudgetCommands, registerEvalCommands } from './eval.ts';
 import { registerFixturesCommands } from './fixtures.ts';
 import { registerFixtureBuildCommands } from './fixtures-build.ts';
+import { registerGateCommands } from './gate.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerJudgeCommands } from './judge.ts';
 import { registerQuestionCommands } from './questions.ts';
+import { registerResultsCommands } from './results.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
 import { registerValidationCommands } from './validation.ts';
 
@@ -29,6 +31,8 @@ export function buildProgram(io: CliIO): Command {
   registerBudgetCommands(program, io);
   registerJudgeCommands(program, io);
   registerValidationCommands(program, io);
+  registerResultsCommands(program, io);
+  registerGateCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program))
     cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });

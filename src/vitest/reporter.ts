@@ -26,7 +26,13 @@ export default class RgeReporter implements Reporter {
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
     const byRun = new Map<string, RgeCaseMeta[]>();
     const errorsByRun = new Map<string, { name: string; message: string }[]>();
-    for (const module of testModules) {
+    // The statistics depend on the order of the cases (bootstrap clusters in order of first appearance):
+    // files in path order and cases in definition order, whatever order Vitest (or a merge of shards)
+    // reported them in, so a sharded run and a single one give the same numbers.
+    const modules = [...testModules].sort((a, b) =>
+      a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
+    );
+    for (const module of modules) {
       const tests = [...module.children.allTests()];
       // A case that failed before it had a result carries no metadata: it belongs to its module's run.
       const moduleRun = tests.map((t) => t.meta().rge?.run.runId).find((id) => id !== undefined);

@@ -6,6 +6,15 @@
  * the config's thresholds. `rge eval run` runs the stages itself first (with its progress lines) and sets
  * RGE_STAGES=done, so the cases only read.
  *
+ * Each subject is a vitest-evals suite (`describeEval`): the subject is its harness and the subject's
+ * cross-family panel its judges (evals-harness.ts), so vitest-evals' reporter, JSON artifact and report
+ * UI show every case with its answer, usage and the panel's scores (0-1). The judges record without
+ * gating (judgeThreshold null); rge's matchers gate, with the config's thresholds.
+ *
+ * A suite may be one slice of the run (`slice: [i, n]`, evals-slices.ts): it defines, and runs the stages
+ * for, the cells of the questions of slice i of n only, so that `vitest --shard` has files to share out.
+ * The run id, and so the report, is the run's whatever the slice.
+ *
  * The config comes from RGE_CONFIG (default configs/fixture.yaml). RGE_SUBJECTS (comma-separated ids),
  * RGE_QUESTIONS (a number: the first N questions) and RGE_RUNS narrow a run, for quick looks and
  * benchmarks; they change the run id (the report's name), never which stored cells are reused.
@@ -13,19 +22,31 @@
  * `rge eval run --mode` and `--set` pass on.
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, describe, expect, test } from 'vitest';
-import { CaseRow, caseRow } from '../run/case.ts';
+import { beforeAll, expect, test } from 'vitest';
+import { describeEval } from 'vitest-evals';
+import { CaseRow } from '../run/case.ts';
 import type { RunMode } from '../run/config.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { type PreparedRun, type PrepareOptions, prepareRun } from '../run/prepare.ts';
 import { ResultsStore, type RunHeader, resultsFile } from '../run/results.ts';
-import { RunState, runStages } from '../run/stages.ts';
+import { RunState, runStages, writeRunState } from '../run/stages.ts';
 import { subjectCells } from '../run/work.ts';
+import { withFileLock } from '../util/lock.ts';
+import { averageScored, CaseBook, caseInput, panelJudges, subjectHarness } from './evals-harness.ts';
+import {
+  combineSliceStates,
+  type Slice,
+  sliceQuestions,
+  sliceState,
+  sliceStateFile,
+} from './evals-slices.ts';
 import { installRgeMatchers } from './matchers.ts';
 import './meta.ts';
 
 export interface SuiteOptions {
   config?: string;
   root?: string;
+  /** slice i of n of the run (by question, 1-based); the whole run when absent */
+  slice?: Slice;
 }
 
 /** The stages of a live batch run can take hours; Vitest's hook timeout must not cut them. */
@@ -56,10 +77,28 @@ function readState(file: string): RunState | null {
   }
 }
 
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * The prepared runs of this worker, by what was asked: the slices of a run that one Vitest worker runs
+ * (the evals project does not isolate its files) share one index, embedder and set of stores.
+ */
+const prepared = new Map<string, Promise<PreparedRun>>();
+
+function prepare(opts: PrepareOptions): Promise<PreparedRun> {
+  const key = JSON.stringify({ ...opts, log: undefined });
+  let run = prepared.get(key);
+  if (!run) {
+    run = prepareRun(opts);
+    prepared.set(key, run);
+    run.catch(() => prepared.delete(key));
+  }
+  return run;
+}
+
 export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<PreparedRun> {
   installRgeMatchers();
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  const run = await prepareRun({
+  const run = await prepare({
     config: opts.config ?? process.env.RGE_CONFIG ?? 'configs/fixture.yaml',
     root: opts.root ?? process.cwd(),
     ...(process.env.RGE_RESULTS_DIR ? { resultsDir: process.env.RGE_RESULTS_DIR } : {}),
@@ -67,56 +106,95 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Pre
     log,
     ...narrowing(),
   });
-  const cells = await subjectCells(run);
+  const slice = opts.slice;
+  // A slice's part of the run: its questions, and its own state file for its stages. The run's info
+  // (run id, folders, the combined state file the report reads) is what every case carries.
+  const part: PreparedRun = slice
+    ? {
+        ...run,
+        questions: sliceQuestions(run.questions, slice),
+        info: { ...run.info, stateFile: sliceStateFile(run.info.stateFile, slice) },
+      }
+    : run;
+  const cells = await subjectCells(part);
   let state: RunState | null = null;
+  const book = new CaseBook(part, cells, () => state);
+  // The run's rows, joined, as the published artifact: data/results/<subject>_<run_id>.jsonl (opened
+  // under a lock: the slices of a run write the same files).
+  const artifacts = new Map<string, ResultsStore<CaseRow> | Error>();
   beforeAll(async () => {
-    state =
-      process.env.RGE_STAGES === 'done'
-        ? readState(run.info.stateFile)
-        : (await runStages(run, { log })).state;
-  }, STAGES_TIMEOUT_MS);
-
-  // The run's rows, joined, as the published artifact: data/results/<subject>_<run_id>.jsonl.
-  const artifacts = new Map<string, ResultsStore<CaseRow>>();
-  const artifactOf = (subjectId: string): ResultsStore<CaseRow> => {
-    let store = artifacts.get(subjectId);
-    if (!store) {
+    if (process.env.RGE_STAGES === 'done') state = readState(run.info.stateFile);
+    else {
+      const outcome = await runStages(part, { log });
+      state = outcome.state;
+      if (slice) {
+        await writeRunState(part.info.stateFile, sliceState(part, cells, outcome.state));
+        await combineSliceStates(run.info.stateFile, slice[1]);
+      }
+    }
+    for (const subject of part.subjects) {
       const header: RunHeader = {
         kind: 'run',
         run_id: run.info.runId,
-        subject_id: subjectId,
+        subject_id: subject.id,
         seed: run.config.seed,
         config_hash: run.info.configHash,
         index_checksum: run.info.indexChecksum,
         questions_hash: run.info.questionsHash,
         created_at: new Date().toISOString(),
       };
-      store = ResultsStore.open(resultsFile(run.info.resultsDir, subjectId, run.info.runId), header, CaseRow);
-      artifacts.set(subjectId, store);
+      const file = resultsFile(run.info.resultsDir, subject.id, run.info.runId);
+      try {
+        artifacts.set(subject.id, await withFileLock(file, () => ResultsStore.open(file, header, CaseRow)));
+      } catch (err) {
+        artifacts.set(subject.id, err as Error);
+      }
     }
+  }, STAGES_TIMEOUT_MS);
+  const artifactOf = (subjectId: string): ResultsStore<CaseRow> => {
+    const store = artifacts.get(subjectId);
+    if (!store) throw new Error(`the results file of ${subjectId} is not open (the stages did not finish)`);
+    if (store instanceof Error) throw store;
     return store;
   };
 
-  for (const subject of run.subjects) {
-    describe(subject.id, () => {
-      for (const cell of cells.filter((c) => c.subject === subject)) {
-        test(`${cell.question.category} › ${cell.question.id} › run ${cell.runIndex}`, ({ task }) => {
-          const row = caseRow(run, cell, state);
-          artifactOf(subject.id).put(row);
-          const startedAt = (state as RunState | null)?.started_at ?? '';
-          const answer = row.answer_key;
-          const reused = run.cells
-            .answers(subject.config.provider, subject.config.model)
-            .get(answer)?.created_at;
-          task.meta.rge = { run: run.info, row, reused: reused !== undefined && reused < startedAt };
-          const gated = { ...row, thresholds: run.config.thresholds };
-          expect(gated).toBeCorrect();
-          expect(gated).toBeGrounded();
-          expect(gated).toBeCalibrated();
-          expect(gated).toMeetExpectedBehavior();
-        });
-      }
-    });
+  if (cells.length === 0 && slice)
+    test.skip(`slice ${slice[0]} of ${slice[1]}: no question of this run falls in it`, () => {});
+  for (const subject of part.subjects) {
+    const own = cells.filter((c) => c.subject === subject);
+    if (own.length === 0) continue;
+    describeEval(
+      subject.id,
+      {
+        harness: subjectHarness(part, subject, book),
+        judges: panelJudges(part, subject, book),
+        judgeThreshold: null,
+      },
+      (it) => {
+        for (const cell of own) {
+          it(`${cell.question.category} › ${cell.question.id} › run ${cell.runIndex}`, async ({
+            run: answer,
+            task,
+          }) => {
+            // The harness reads the stored answer; the panel's judges read the stored verdicts.
+            await answer(caseInput(cell));
+            averageScored(task);
+            const row = book.row(cell.id);
+            artifactOf(subject.id).put(row);
+            const startedAt = (state as RunState | null)?.started_at ?? '';
+            const reused = part.cells
+              .answers(subject.config.provider, subject.config.model)
+              .get(row.answer_key)?.created_at;
+            task.meta.rge = { run: run.info, row, reused: reused !== undefined && reused < startedAt };
+            const gated = { ...row, thresholds: run.config.thresholds };
+            expect(gated).toBeCorrect();
+            expect(gated).toBeGrounded();
+            expect(gated).toBeCalibrated();
+            expect(gated).toMeetExpectedBehavior();
+          });
+        }
+      },
+    );
   }
   return run;
 }

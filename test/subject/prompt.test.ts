@@ -117,7 +117,9 @@ describe('the subject prompt file', () => {
     expect(() => parseSubjectPrompt(text.replace(/^## System$/m, '## Rules'), 'p.md')).toThrow(
       /p\.md.*## System/,
     );
-    expect(() => parseSubjectPrompt(text.replace(/^## User$/m, '## Message'), 'p.md')).toThrow(/p\.md.*## User/);
+    expect(() => parseSubjectPrompt(text.replace(/^## User$/m, '## Message'), 'p.md')).toThrow(
+      /p\.md.*## User/,
+    );
     expect(() => parseSubjectPrompt(text.replace(/^\{\{context\}\}$/m, ''), 'p.md')).toThrow(
       /p\.md.*\{\{context\}\}/,
     );

@@ -1,0 +1,358 @@
+/**
+ * `rge results merge --into DIR SHARD_DIR...`: joins the results folders of the shards of a run (each CI
+ * machine fills its own) into one, so that a later run, or the report, sees every cell:
+ *
+ * - cell stores (`cells/answers/*.jsonl`, `cells/verdicts/*.jsonl`): the union by record `key`. A record
+ *   already there with the same content is merged once. A record of a key already there with OTHER
+ *   content is a CONFLICT: reported, the first stays the cell; if its calls were paid for it is kept
+ *   after it as a duplicate (as when two processes race on a cell), so the ledger still equals the sum
+ *   of the recorded costs, else dropped. A store's own duplicates are kept.
+ * - the budget ledger's journal (`.budget_ledger.jsonl`): the union of the events, an event that is
+ *   already there (same content) once; its summary (`.budget_ledger.json`) is recomputed.
+ * - run states and batch records (`.runs/*.json`, `.batches/*.json`): copied; a file that is already
+ *   there with other content is a conflict. A run's state file that its slice files derive
+ *   (`<run_id>.json` beside `<run_id>.slice-<i>-of-<n>.json`) is combined again from the joined slices.
+ * - the runs' result rows (`<subject>_<run_id>.jsonl`): one header, the union of the rows by cell; a
+ *   row of a cell already there with other content is a conflict.
+ *
+ * Sources are read in order: DIR's own content first (when it exists), then the shards as given; the
+ * first of two conflicting records is kept. Every file is written atomically (a temporary sibling
+ * renamed over it), under the lock the stores use. Exit 1 when there were conflicts, unless
+ * `--allow-conflicts`. Do not merge into a folder a run is using.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import canonicalizeModule from 'canonicalize';
+import type { Command } from 'commander';
+import type { z } from 'zod';
+import { CaseRow } from '../run/case.ts';
+import { AnswerRecord, VerdictRecord } from '../run/cells.ts';
+import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from '../run/ledger.ts';
+import { cellKey, RunHeader } from '../run/results.ts';
+import { RunState } from '../run/stages.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import { withFileLock } from '../util/lock.ts';
+import { combineSliceStates, parseSliceFile, sliceCountsOf } from '../vitest/evals-slices.ts';
+import type { CliIO } from './io.ts';
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
+const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
+
+export interface MergeConflict {
+  /** the file, relative to the results folder */
+  file: string;
+  /** the record's key, or the file itself */
+  key: string;
+  /** the folder whose version was kept, and the one whose version differs */
+  kept: string;
+  other: string;
+}
+
+export interface MergeOutcome {
+  conflicts: MergeConflict[];
+  /** per merged file (relative path): records written, and records already there that were merged once */
+  files: { file: string; records: number; overlaps: number }[];
+  /** torn last lines skipped (a writer killed mid-line) */
+  notes: string[];
+}
+
+interface JsonlFile<T> {
+  records: T[];
+  torn: string | null;
+}
+
+/**
+ * A JSONL text's records (validated; `firstLine` numbers its first line in the file): a torn last line
+ * (a writer killed mid-line) is skipped and reported, anything else damaged is an error naming the line.
+ */
+function parseJsonl<T>(text: string, file: string, schema: z.ZodType<T>, firstLine = 1): JsonlFile<T> {
+  const cut = text.endsWith('\n') || text === '' ? text.length : text.lastIndexOf('\n') + 1;
+  const torn = cut < text.length ? `${file}: skipped a torn last line (${text.length - cut} bytes)` : null;
+  const records: T[] = [];
+  for (const [i, raw] of text.slice(0, cut).split('\n').entries()) {
+    if (raw.trim() === '') continue;
+    const line = firstLine + i;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (err) {
+      throw new RgeError(`not JSON (${(err as Error).message})`, { file, line });
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new RgeError(`${issue?.path.join('.') || '(record)'}: ${issue?.message}`, { file, line });
+    }
+    records.push(parsed.data);
+  }
+  return { records, torn };
+}
+
+const jsonl = (records: readonly unknown[]) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
+
+/** Regular files directly in `dir` whose names pass `keep`, sorted. */
+function filesIn(dir: string, keep: (name: string) => boolean): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => keep(name) && statSync(join(dir, name)).isFile())
+    .sort();
+}
+
+type CellRecord = AnswerRecord | VerdictRecord;
+
+const paid = (r: CellRecord) => r.charges.some((c) => c.usd > 0);
+
+class Merger {
+  readonly outcome: MergeOutcome = { conflicts: [], files: [], notes: [] };
+  private readonly writes: { file: string; text: string }[] = [];
+
+  constructor(
+    readonly into: string,
+    /** DIR's own content first when it exists, then the shards */
+    readonly sources: readonly string[],
+  ) {}
+
+  private conflict(file: string, key: string, kept: string, other: string): void {
+    this.outcome.conflicts.push({ file, key, kept, other });
+  }
+
+  private read<T>(file: string, schema: z.ZodType<T>): T[] {
+    const { records, torn } = parseJsonl(readFileSync(file, 'utf8'), file, schema);
+    if (torn) this.outcome.notes.push(torn);
+    return records;
+  }
+
+  private plan(rel: string, text: string, records: number, overlaps: number): void {
+    this.writes.push({ file: join(this.into, rel), text });
+    this.outcome.files.push({ file: rel, records, overlaps });
+  }
+
+  /** The file names under `sub` in any source. */
+  private names(sub: string, keep: (name: string) => boolean): string[] {
+    return [...new Set(this.sources.flatMap((dir) => filesIn(join(dir, sub), keep)))].sort();
+  }
+
+  cellStores(): void {
+    for (const [kind, schema] of [
+      ['answers', AnswerRecord],
+      ['verdicts', VerdictRecord],
+    ] as const) {
+      const sub = join('cells', kind);
+      for (const name of this.names(sub, (n) => n.endsWith('.jsonl'))) {
+        const rel = join(sub, name);
+        const merged: CellRecord[] = [];
+        const cells = new Map<string, { record: CellRecord; from: string }>();
+        let overlaps = 0;
+        for (const dir of this.sources) {
+          const file = join(dir, rel);
+          if (!existsSync(file)) continue;
+          const own = new Set<string>();
+          for (const record of this.read<CellRecord>(file, schema as z.ZodType<CellRecord>)) {
+            const first = cells.get(record.key);
+            if (own.has(record.key)) {
+              // the source's own duplicate of a cell (a paid race): kept, unless that exact record is there
+              if (!merged.some((m) => m.key === record.key && same(m, record))) merged.push(record);
+              continue;
+            }
+            own.add(record.key);
+            if (!first) {
+              cells.set(record.key, { record, from: dir });
+              merged.push(record);
+            } else if (same(first.record, record)) overlaps++;
+            else {
+              this.conflict(rel, record.key, first.from, dir);
+              if (paid(record)) merged.push(record);
+            }
+          }
+        }
+        this.plan(rel, jsonl(merged), merged.length, overlaps);
+      }
+    }
+  }
+
+  ledger(): { capUsd: number; warnUsd: number } | null {
+    const events: LedgerEvent[] = [];
+    const seen = new Set<string>();
+    let overlaps = 0;
+    let limits: { capUsd: number; warnUsd: number } | null = null;
+    let any = false;
+    for (const dir of this.sources) {
+      const summary = join(dir, LEDGER_SUMMARY);
+      if (limits === null && existsSync(summary)) {
+        const s = JSON.parse(readFileSync(summary, 'utf8')) as { capUsd?: number; warnUsd?: number };
+        if (typeof s.capUsd === 'number' && typeof s.warnUsd === 'number')
+          limits = { capUsd: s.capUsd, warnUsd: s.warnUsd };
+      }
+      const file = join(dir, LEDGER_JOURNAL);
+      if (!existsSync(file)) continue;
+      any = true;
+      for (const event of this.read(file, LedgerEvent)) {
+        const key = canonicalize(event) ?? '';
+        if (seen.has(key)) {
+          overlaps++;
+          continue;
+        }
+        seen.add(key);
+        events.push(event);
+      }
+    }
+    if (any) this.plan(LEDGER_JOURNAL, jsonl(events), events.length, overlaps);
+    return limits;
+  }
+
+  /** `.runs/*.json` and `.batches/*.json`: copied, a different file of the same name is a conflict. */
+  copies(sub: string, derived: (name: string) => boolean): void {
+    for (const name of this.names(sub, (n) => n.endsWith('.json') && !derived(n))) {
+      const rel = join(sub, name);
+      let first: { value: unknown; text: string; from: string } | null = null;
+      let overlaps = 0;
+      for (const dir of this.sources) {
+        const file = join(dir, rel);
+        if (!existsSync(file)) continue;
+        const text = readFileSync(file, 'utf8');
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch (err) {
+          throw new RgeError(`not JSON (${(err as Error).message})`, { file });
+        }
+        // a slice's state is combined after the files are written: check it now
+        if (parseSliceFile(name) && !RunState.safeParse(value).success)
+          throw new RgeError('not a slice state (a run state file)', { file });
+        if (!first) first = { value, text, from: dir };
+        else if (same(first.value, value)) overlaps++;
+        else this.conflict(rel, name, first.from, dir);
+      }
+      if (first) this.plan(rel, first.text, 1, overlaps);
+    }
+  }
+
+  /** The run ids whose state file is derived from slice files in some source. */
+  slicedRuns(): Set<string> {
+    const runs = new Set<string>();
+    for (const dir of this.sources)
+      for (const name of filesIn(join(dir, '.runs'), (n) => n.endsWith('.json'))) {
+        const parsed = parseSliceFile(name);
+        if (parsed) runs.add(parsed.runId);
+      }
+    return runs;
+  }
+
+  /** `<subject>_<run_id>.jsonl`: one header, rows by cell. Other files at the top are left out, and said so. */
+  resultRows(): void {
+    for (const name of this.names('.', (n) => n !== LEDGER_JOURNAL && n !== LEDGER_SUMMARY)) {
+      if (!name.endsWith('.jsonl')) {
+        this.outcome.notes.push(`left out ${name}: not a file rge merges`);
+        continue;
+      }
+      let header: { value: RunHeader; from: string } | null = null;
+      const rows = new Map<string, { row: CaseRow; from: string }>();
+      let overlaps = 0;
+      for (const dir of this.sources) {
+        const file = join(dir, name);
+        if (!existsSync(file)) continue;
+        const [first, ...rest] = readFileSync(file, 'utf8').split('\n');
+        let headerJson: unknown = null;
+        try {
+          headerJson = JSON.parse(first ?? 'null');
+        } catch {
+          // reported as not a run header below
+        }
+        const parsedHeader = RunHeader.safeParse(headerJson);
+        if (!parsedHeader.success) throw new RgeError('not a run header', { file, line: 1 });
+        const h = parsedHeader.data;
+        if (!header) header = { value: h, from: dir };
+        else if (
+          (['run_id', 'config_hash', 'index_checksum', 'questions_hash'] as const).some(
+            (f) => h[f] !== header?.value[f],
+          )
+        ) {
+          this.conflict(name, 'run header', header.from, dir);
+          continue;
+        }
+        const { records, torn } = parseJsonl(rest.join('\n'), file, CaseRow, 2);
+        if (torn) this.outcome.notes.push(torn);
+        for (const row of records) {
+          const key = cellKey(row);
+          const there = rows.get(key);
+          if (!there) rows.set(key, { row, from: dir });
+          else if (same(there.row, row)) overlaps++;
+          else
+            this.conflict(name, `${row.subject_id}/${row.question_id}/run ${row.run_index}`, there.from, dir);
+        }
+      }
+      if (header)
+        this.plan(name, jsonl([header.value, ...[...rows.values()].map((r) => r.row)]), rows.size, overlaps);
+    }
+  }
+
+  /** Writes every planned file atomically, under the lock of the file. */
+  async write(): Promise<void> {
+    for (const { file, text } of this.writes) await withFileLock(file, () => writeFileAtomic(file, text));
+  }
+}
+
+/** Joins results folders into `into` (whose own content, if any, comes first). */
+export async function mergeResults(into: string, shards: readonly string[]): Promise<MergeOutcome> {
+  for (const dir of shards)
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`no results folder ${dir}`);
+  const sources = [...new Set([...(existsSync(into) ? [into] : []), ...shards.map((d) => resolve(d))])];
+  const merger = new Merger(into, sources);
+  const sliced = merger.slicedRuns();
+  merger.cellStores();
+  const limits = merger.ledger();
+  merger.copies('.runs', (name) => name.endsWith('.json') && sliced.has(basename(name, '.json')));
+  merger.copies('.batches', () => false);
+  merger.resultRows();
+  await merger.write();
+  // Derived files: the sliced runs' state from their joined slices, the ledger's summary from its journal.
+  for (const runId of sliced)
+    for (const count of sliceCountsOf(join(into, '.runs'), runId))
+      await combineSliceStates(join(into, '.runs', `${runId}.json`), count);
+  if (limits && existsSync(join(into, LEDGER_JOURNAL)))
+    await new BudgetLedger(into, { ...limits, configFile: '(the run config)' }).writeSummary();
+  return merger.outcome;
+}
+
+export function registerResultsCommands(program: Command, io: CliIO): void {
+  const results = program.command('results').description('results folders (cell stores, ledger, run states)');
+  results
+    .command('merge')
+    .description(
+      "join the results folders of a run's shards into one: cells by key (a key with different content is a conflict), ledger events, run states and batch records",
+    )
+    .argument(
+      '<shard-dirs...>',
+      'results folders to join, in order (the first of two conflicting records is kept)',
+    )
+    .requiredOption('--into <dir>', 'the results folder to write (its own content, if any, comes first)')
+    .option('--allow-conflicts', 'exit 0 even when two folders hold different records of one key')
+    .action(async (shardDirs: string[], flags: { into: string; allowConflicts?: boolean }) => {
+      const into = resolve(io.cwd, flags.into);
+      const shards = shardDirs.map((d) => resolve(io.cwd, d));
+      const outcome = await mergeResults(into, shards);
+      const show = (dir: string) => {
+        const rel = relative(io.cwd, dir);
+        return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
+      };
+      for (const note of outcome.notes) io.err(`rge: ${note}\n`);
+      for (const c of outcome.conflicts)
+        io.err(
+          `rge: conflict in ${c.file}: ${c.key} differs between ${show(c.kept)} and ${show(c.other)}; kept ${show(c.kept)}'s\n`,
+        );
+      const cells = outcome.files.filter((f) => f.file.startsWith('cells'));
+      const count = (xs: typeof outcome.files, k: 'records' | 'overlaps') => xs.reduce((s, f) => s + f[k], 0);
+      io.out(
+        `merged ${shards.length} folder(s) into ${show(into)}: ${count(cells, 'records')} cell records in ${cells.length} store(s) ` +
+          `(${count(cells, 'overlaps')} already there, merged once), ${outcome.files.length} file(s) written, ` +
+          `${outcome.conflicts.length} conflict(s)\n`,
+      );
+      if (outcome.conflicts.length > 0 && !flags.allowConflicts) {
+        io.err(
+          'rge: the merge kept the first of each conflicting pair; pass --allow-conflicts to accept that\n',
+        );
+        io.exitCode = 1;
+      }
+    });
+}

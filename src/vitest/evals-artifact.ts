@@ -1,0 +1,56 @@
+/**
+ * vitest-evals' JSON artifact for an rge run: Vitest's JSON report (the format vitest-evals' report UI,
+ * `vitest-evals serve`, and its GitHub Action read), written beside the run's rge report as
+ * `reports/<run_id>/vitest-evals.json` (or `<run_id>-partial/` for a partial run, as the rge report). The
+ * cases carry vitest-evals' metadata (`eval`: the panel's scores; `harness`: the subject's run); rge's
+ * own row (`rge`) stays out of it, it is in the results store and the rge report. A run without rge
+ * cases (the unit tests) writes nothing.
+ */
+import { join } from 'node:path';
+import type { TestModule } from 'vitest/node';
+import { JsonReporter } from 'vitest/node';
+import { writeFileAtomic } from '../util/fs.ts';
+import type { RgeRunInfo } from './meta.ts';
+
+export const EVALS_ARTIFACT = 'vitest-evals.json';
+
+/** The folders an artifact goes to: the report folder of each rge run among the cases. */
+function reportFolders(testModules: ReadonlyArray<TestModule>): string[] {
+  const runs = new Map<string, { run: RgeRunInfo & { cells?: number }; cases: number }>();
+  for (const module of testModules)
+    for (const test of module.children.allTests()) {
+      const meta = test.meta().rge;
+      if (!meta) continue;
+      const entry = runs.get(meta.run.runId) ?? { run: meta.run, cases: 0 };
+      entry.cases++;
+      runs.set(meta.run.runId, entry);
+    }
+  return [...runs.values()].map(({ run, cases }) => {
+    const partial = run.cells !== undefined && cases < run.cells;
+    return join(run.reportsDir, partial ? `${run.runId}-partial` : run.runId);
+  });
+}
+
+export default class EvalsArtifactReporter extends JsonReporter {
+  private folders: string[] = [];
+
+  constructor(options: { filterMeta?: (key: string, value: unknown) => unknown } = {}) {
+    super({ filterMeta: (key) => key !== 'rge', ...options });
+  }
+
+  override async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    this.folders = reportFolders(testModules);
+    if (this.folders.length === 0) return;
+    await super.onTestRunEnd(testModules);
+  }
+
+  override async writeReport(report: string): Promise<void> {
+    for (const folder of this.folders) {
+      const file = join(folder, EVALS_ARTIFACT);
+      await writeFileAtomic(file, report);
+      process.stdout.write(
+        `vitest-evals: JSON artifact written to ${file} (view it: npx vitest-evals serve ${file})\n`,
+      );
+    }
+  }
+}

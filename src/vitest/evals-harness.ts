@@ -1,0 +1,226 @@
+/**
+ * rge's subjects and panel as vitest-evals sees them ("a harness runs the system under test; a judge
+ * assesses a run"). The stages have already run the system under test and the panel (answers, then
+ * verdicts, in the cell stores), so both sides READ:
+ *
+ * - A subject is a harness (`subjectHarness`): retrieval plus the subject call. Its run of a case returns
+ *   the stored answer as the output, with the question and answer as the transcript, the subject call's
+ *   usage and latency, and the retrieval as a span; a cell the stages could not complete fails the run
+ *   with the stages' reason.
+ * - The subject's cross-family panel is a set of judges (`panelJudges`): for each panel judge, one judge
+ *   per dimension (correctness, grounding, calibration) whose score is the judge's 0-2 score halved, with
+ *   the judge's rationale and evidence; and the case's GFS (primary weights, 0-1). An unscored verdict is
+ *   a null score (vitest-evals' "intentionally unscored"), never a 0.
+ *
+ * The rows, scores and statistics stay rge's (run/case.ts, scoring, stats, report): this is a view.
+ */
+import type { Harness, Judge, JudgeContext, JudgeResult } from 'vitest-evals';
+import { createHarness } from 'vitest-evals';
+import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdict.ts';
+import { type CaseRow, caseRow } from '../run/case.ts';
+import type { AnswerRecord } from '../run/cells.ts';
+import type { PreparedRun, RunSubject } from '../run/prepare.ts';
+import type { RunState } from '../run/stages.ts';
+import { answerStore, panelOf, type SubjectCell } from '../run/work.ts';
+
+/** What a case asks the harness for: one (subject, question, run index) cell. */
+export interface RgeCaseInput {
+  /** `subject/question/run n` */
+  cell: string;
+  question_id: string;
+  category: string;
+  question: string;
+  run_index: number;
+}
+
+export type SubjectHarness = Harness<RgeCaseInput, string>;
+export type PanelJudge = Judge<JudgeContext<RgeCaseInput, string, SubjectHarness>>;
+
+export function caseInput(cell: SubjectCell): RgeCaseInput {
+  return {
+    cell: cell.id,
+    question_id: cell.question.id,
+    category: cell.question.category,
+    question: cell.question.text,
+    run_index: cell.runIndex,
+  };
+}
+
+/**
+ * The cells of a suite and what the stores hold for them: the answer, and the case row (answer, checks,
+ * verdicts, scores) assembled once per cell. A missing answer or verdict throws the stages' reason.
+ */
+export class CaseBook {
+  private readonly cells = new Map<string, SubjectCell>();
+  private readonly rows = new Map<string, CaseRow>();
+
+  constructor(
+    private readonly run: PreparedRun,
+    cells: readonly SubjectCell[],
+    private readonly state: () => RunState | null,
+  ) {
+    for (const cell of cells) this.cells.set(cell.id, cell);
+  }
+
+  cell(id: string): SubjectCell {
+    const cell = this.cells.get(id);
+    if (!cell) throw new Error(`no cell ${id} in this suite`);
+    return cell;
+  }
+
+  answer(id: string): AnswerRecord {
+    const cell = this.cell(id);
+    const answer = answerStore(this.run, cell.subject).get(cell.key);
+    if (answer) return answer;
+    this.row(id); // throws why the answer is missing
+    throw new Error(`${id}: no answer`);
+  }
+
+  row(id: string): CaseRow {
+    let row = this.rows.get(id);
+    if (!row) {
+      row = caseRow(this.run, this.cell(id), this.state());
+      this.rows.set(id, row);
+    }
+    return row;
+  }
+}
+
+/** A subject as a vitest-evals harness over the stored answers. */
+export function subjectHarness(run: PreparedRun, subject: RunSubject, book: CaseBook): SubjectHarness {
+  const { provider, model } = subject.config;
+  return createHarness<RgeCaseInput, string>({
+    name: `${subject.id} (${provider}/${model})`,
+    run: ({ input }) => {
+      const cell = book.cell(input.cell);
+      const answer = book.answer(input.cell);
+      const retrieved = cell.chunks.map((c) => ({ id: c.id, heading: c.heading, pages: c.pages }));
+      const usage = answer.usage;
+      return {
+        output: answer.text,
+        events: [
+          { type: 'message', role: 'user', content: input.question },
+          { type: 'message', role: 'assistant', content: answer.text },
+        ],
+        usage: {
+          provider,
+          model,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          totalTokens: usage.inputTokens + usage.outputTokens,
+          metadata: { cacheReadTokens: usage.cacheReadTokens, cacheWriteTokens: usage.cacheWriteTokens },
+        },
+        timings: { totalMs: answer.latency_ms, metadata: { batch: answer.batch } },
+        artifacts: {
+          answer_key: answer.key,
+          reply_model: answer.reply_model,
+          cost_usd: answer.cost_usd,
+          answered_at: answer.created_at,
+        },
+        traces: [
+          {
+            id: answer.key.slice(0, 16),
+            name: subject.id,
+            spans: [
+              {
+                name: 'retrieve',
+                kind: 'custom',
+                status: 'ok',
+                attributes: { 'rge.retrieval.k': run.config.retrieval.k, 'rge.retrieval.chunks': retrieved },
+              },
+              {
+                name: `answer ${provider}/${model}`,
+                kind: 'model',
+                status: 'ok',
+                durationMs: answer.latency_ms,
+                attributes: {
+                  'gen_ai.operation.name': 'chat',
+                  'gen_ai.provider.name': provider,
+                  'gen_ai.request.model': model,
+                  'gen_ai.response.model': answer.reply_model,
+                  'gen_ai.usage.input_tokens': usage.inputTokens,
+                  'gen_ai.usage.output_tokens': usage.outputTokens,
+                },
+              },
+            ],
+          },
+        ],
+      };
+    },
+  });
+}
+
+/** One dimension of one panel judge's verdict, on vitest-evals' 0-1 scale. */
+export function dimensionScore(outcome: JudgeOutcome, dimension: Dimension): JudgeResult {
+  if (outcome.status !== 'scored' || outcome.verdict === null)
+    return {
+      score: null,
+      metadata: {
+        rationale: `unscored: ${outcome.error ?? 'the reply could not be parsed'}`,
+        judge: outcome.judgeId,
+        attempts: outcome.attempts,
+        output: outcome.raw,
+      },
+    };
+  const v = outcome.verdict[dimension];
+  return {
+    score: v.score / 2,
+    metadata: {
+      rationale: v.rationale,
+      judge: outcome.judgeId,
+      family: outcome.family,
+      rubricScore: v.score,
+      evidence: v.evidence,
+    },
+  };
+}
+
+/** The case's GFS (primary weights), already on 0-1. */
+export function gfsScore(row: CaseRow): JudgeResult {
+  const s = row.scores;
+  const panel = `${s.scoredJudges} of ${row.verdicts.length} panel judges scored`;
+  return {
+    score: s.gfsPrimary,
+    metadata: {
+      rationale:
+        s.gfsPrimary === null
+          ? `unscored: ${panel}`
+          : `GFS ${s.gfsPrimary.toFixed(3)}; ${panel}` +
+            (s.contested ? `; contested on ${s.contestedDimensions.join(', ')}` : ''),
+      gfsEqual: s.gfsEqual,
+      contested: s.contested,
+      partial: s.partial,
+    },
+  };
+}
+
+/**
+ * The subject's cross-family panel as vitest-evals judges: `<judge> <dimension>` for each panel judge and
+ * dimension, then `GFS`.
+ */
+export function panelJudges(run: PreparedRun, subject: RunSubject, book: CaseBook): PanelJudge[] {
+  const judges: PanelJudge[] = [];
+  for (const [at, judge] of panelOf(run, subject).entries())
+    for (const dimension of DIMENSIONS)
+      judges.push({
+        name: `${judge.id} ${dimension}`,
+        assess: ({ input }) => dimensionScore(book.row(input.cell).verdicts[at] as JudgeOutcome, dimension),
+      });
+  judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell)) });
+  return judges;
+}
+
+interface EvalMetaHolder {
+  meta: { eval?: { scores: { score: number | null }[]; avgScore: number } };
+}
+
+/**
+ * vitest-evals averages a case's judge scores counting an unscored one as 0; rge never scores a failure
+ * as a zero, so the average is taken over the scores there are (left as is when there are none).
+ */
+export function averageScored(task: EvalMetaHolder): void {
+  const meta = task.meta.eval;
+  if (!meta) return;
+  const scored = meta.scores.flatMap((s) => (s.score === null ? [] : [s.score]));
+  if (scored.length > 0) meta.avgScore = scored.reduce((a, b) => a + b, 0) / scored.length;
+}

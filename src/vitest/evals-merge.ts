@@ -1,0 +1,55 @@
+/**
+ * One rge run reported from several files, and from several machines:
+ *
+ * - The run's cases come in four files (slices), which Vitest reports in the order it scheduled them
+ *   (by past durations) or, after `--merge-reports`, in the order they started on their machines. The
+ *   rge report's statistics (bootstrap intervals, sums) depend on the order of the cases, so at the end
+ *   of the run this reporter puts the modules in file order, the same whether the run was sharded or not,
+ *   before the reporters after it (the JSON artifact, the rge report) read them.
+ * - On `vitest --merge-reports`, the cases' metadata names the folders of the machine that ran them (its
+ *   results folder, hence the run's state file, and its reports folder). RGE_RESULTS_DIR and
+ *   RGE_REPORTS_DIR, when set, say where the merging machine keeps them (the results folder `rge results
+ *   merge` joined the shards into, and where the report goes): every case's run is pointed there as its
+ *   result is replayed.
+ *
+ * It must come before the artifact and rge reporters in the config's list.
+ */
+import { basename, join, resolve } from 'node:path';
+import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import type { RgeRunInfo } from './meta.ts';
+
+/** The run as this machine sees it: its results folder (and the run's state file in it) and reports folder. */
+export function relocateRun(
+  run: RgeRunInfo,
+  env: { RGE_RESULTS_DIR?: string | undefined; RGE_REPORTS_DIR?: string | undefined },
+  cwd: string,
+): void {
+  if (env.RGE_RESULTS_DIR) {
+    run.resultsDir = resolve(cwd, env.RGE_RESULTS_DIR);
+    run.stateFile = join(run.resultsDir, '.runs', basename(run.stateFile));
+  }
+  if (env.RGE_REPORTS_DIR) run.reportsDir = resolve(cwd, env.RGE_REPORTS_DIR);
+}
+
+export default class EvalsMergeReporter implements Reporter {
+  private merging = false;
+  private root = process.cwd();
+
+  onInit(vitest: Vitest): void {
+    this.merging = Boolean(vitest.config.mergeReports);
+    this.root = vitest.config.root;
+  }
+
+  onTestCaseResult(test: TestCase): void {
+    const meta = test.meta().rge;
+    if (this.merging && meta) relocateRun(meta.run, process.env, this.root);
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    if (!testModules.some((m) => m.moduleId.endsWith('.eval.ts'))) return;
+    // Vitest hands every reporter the same list; the ones after this one see it in file order.
+    (testModules as TestModule[]).sort((a, b) =>
+      a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
+    );
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * vitest-evals on an rge run, end to end: a small eval (3 questions, 1 run) as `npx vitest run evals`
+ * runs it, in temporary results and reports folders, writes the rge report AND vitest-evals' JSON artifact
+ * beside it, whose cases carry the panel's scores (0-1, the same numbers as rge's rows) and the
+ * subject's run (the stored answer); `vitest-evals serve` serves it on a free 127.0.0.1 port: the page
+ * answers 200, its data names the run's cases, and (with Debian's chromium) the rendered page lists
+ * them. Then the server is stopped.
+ *
+ * (Named without "evals" in its path: `npx vitest run evals` is a path filter, and a unit test whose path
+ * matched it would join the eval run, and this one would run itself again.)
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, ROOT, spawnVitest } from '../ci/vitest-child.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+
+interface Assertion {
+  fullName: string;
+  status: string;
+  meta: {
+    rge?: unknown;
+    eval?: { scores: { name: string; score: number | null }[]; avgScore: number; thresholdFailed: boolean };
+    harness?: { name: string; run: { output: string; usage: { inputTokens?: number } } };
+  };
+}
+
+interface Row {
+  subject_id: string;
+  question_id: string;
+  run_index: number;
+  answer: string;
+  verdicts: { judgeId: string; verdict: { correctness: { score: number } } | null }[];
+  scores: { gfsPrimary: number | null };
+}
+
+/** Starts `vitest-evals serve FILE` on a free loopback port; resolves with its URL once it listens. */
+function serve(file: string): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['node_modules/vitest-evals/bin/vitest-evals.js', 'serve', file, '--host', '127.0.0.1', '--port', '0'],
+      { cwd: ROOT, env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`vitest-evals serve did not start:\n${text}`)), 30_000);
+    const onData = (d: Buffer) => {
+      text += d;
+      const url = /report UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, child, output: () => text });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`vitest-evals serve exited (${code}):\n${text}`)));
+  });
+}
+
+describe('vitest-evals reporting an rge run', () => {
+  let dir: string;
+  let report: string;
+  let artifact: string;
+  let assertions: Assertion[];
+  let rows: Row[];
+  let server: Awaited<ReturnType<typeof serve>> | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rge-report-ui-'));
+    const results = join(dir, 'results');
+    const outcome = await spawnVitest(['run', 'evals', '--project', 'evals'], {
+      RGE_RESULTS_DIR: results,
+      RGE_REPORTS_DIR: join(dir, 'reports'),
+      RGE_QUESTIONS: '3',
+      RGE_RUNS: '1',
+    });
+    expect(outcome.code, outcome.out + outcome.err).toBe(0);
+    report = /report written to (\S+summary\.md)/.exec(outcome.out)?.[1] as string;
+    artifact = /JSON artifact written to (\S+vitest-evals\.json)/.exec(outcome.out)?.[1] as string;
+    const json = JSON.parse(readFileSync(artifact, 'utf8')) as {
+      testResults: { assertionResults: Assertion[] }[];
+    };
+    assertions = json.testResults.flatMap((f) => f.assertionResults).filter((a) => a.status !== 'skipped');
+    rows = readdirSync(results)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) => readFileSync(join(results, f), 'utf8').trim().split('\n').slice(1))
+      .map((line) => JSON.parse(line) as Row);
+  }, 300_000);
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      const closed = new Promise((resolve) => server?.child.once('close', resolve));
+      server.child.kill('SIGTERM');
+      await closed;
+    }
+  });
+
+  it('writes the rge report and, beside it, the JSON artifact with every case', () => {
+    expect(existsSync(report)).toBe(true);
+    expect(join(artifact, '..')).toBe(join(report, '..'));
+    // 3 questions x 2 subjects x 1 run, named <subject> <category> › <question> › run <n>
+    expect(assertions.map((a) => a.fullName).sort()).toEqual(
+      ['eager', 'extractive'].flatMap((s) =>
+        ['gd-001', 'gd-002', 'gd-003'].map((q) => `${s} grounded-direct › ${q} › run 0`),
+      ),
+    );
+    expect(rows).toHaveLength(6);
+  });
+
+  it('carries the subject as a harness (the stored answer) and the panel as judges (rge scores on 0-1)', () => {
+    for (const a of assertions) {
+      expect(a.meta.rge, 'rge rows stay in the results store and the rge report').toBeUndefined();
+      const [subject, rest] = a.fullName.split(' grounded-direct › ') as [string, string];
+      const question = rest.split(' › ')[0] as string;
+      const row = rows.find((r) => r.subject_id === subject && r.question_id === question) as Row;
+      expect(a.meta.harness?.name).toMatch(new RegExp(`^${subject} \\(offline/${subject}\\)$`));
+      expect(a.meta.harness?.run.output).toBe(row.answer);
+      expect(a.meta.harness?.run.usage.inputTokens).toBeGreaterThan(0);
+      const scores = a.meta.eval?.scores ?? [];
+      // the fixture's judges are named after their models (judge id numeric: provider heuristic/numeric)
+      const judge = (v: Row['verdicts'][number]) => v.judgeId.split('/')[1] as string;
+      expect(scores.map((s) => s.name)).toEqual([
+        ...row.verdicts.flatMap((v) =>
+          ['correctness', 'grounding', 'calibration'].map((d) => `${judge(v)} ${d}`),
+        ),
+        'GFS',
+      ]);
+      for (const v of row.verdicts)
+        expect(scores.find((s) => s.name === `${judge(v)} correctness`)?.score).toBe(
+          (v.verdict?.correctness.score ?? Number.NaN) / 2,
+        );
+      expect(scores.at(-1)?.score).toBe(row.scores.gfsPrimary);
+      expect(a.meta.eval?.thresholdFailed).toBe(false); // the panel records; rge's matchers gate
+    }
+  });
+
+  it("serves the artifact with `vitest-evals serve` on a free loopback port, naming the run's cases", async () => {
+    server = await serve(artifact);
+    expect(server.output()).toMatch(/Loaded 6 eval case\(s\) from 1 result file\(s\)/);
+    const page = await fetch(`${server.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await page.text()).toMatch(/<div id="root">|<script/);
+    // the page's data: the cases by name, with their scores
+    const data = (await (await fetch(`${server.url}/data/workspace.json`)).json()) as {
+      cases: { displayName: string; eval?: { scores: unknown[] } }[];
+    };
+    expect(data.cases.map((c) => c.displayName).sort()).toEqual(
+      assertions.map((a) => a.fullName.replace(' grounded-direct', ' > grounded-direct')).sort(),
+    );
+    expect(data.cases.every((c) => (c.eval?.scores.length ?? 0) === 7)).toBe(true);
+  }, 60_000);
+
+  it.skipIf(!hasChromium)(
+    `lists the cases on the rendered page${hasChromium ? '' : ` (skipped: ${CHROMIUM} is absent)`}`,
+    async () => {
+      if (!server) server = await serve(artifact);
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+      });
+      try {
+        const page = await browser.newPage();
+        await page.goto(server.url);
+        await page.waitForFunction("document.body.textContent.includes('gd-003')", null, { timeout: 30_000 });
+        const text = (await page.textContent('body')) ?? '';
+        for (const a of assertions)
+          expect(text).toContain(a.fullName.split(' grounded-direct ')[1] as string);
+        expect(text).toMatch(/extractive > grounded-direct › gd-001 › run 0/);
+      } finally {
+        await browser.close();
+      }
+    },
+    60_000,
+  );
+});
