@@ -9,6 +9,7 @@ import { type PreparedRun, prepareRun } from '../run/prepare.ts';
 import { type RunState, runStages } from '../run/stages.ts';
 import { subjectCells } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
 import { runEvalSuite } from '../vitest/run.ts';
 import { type CliIO, positiveInteger } from './io.ts';
@@ -23,8 +24,10 @@ interface EvalFlags {
   resultsDir?: string;
   reportsDir?: string;
   dryRun?: boolean;
-  json?: boolean;
+  json?: boolean | string;
   publish?: boolean;
+  case?: string[];
+  minPassRate?: string;
 }
 
 function mode(value: string | undefined): RunMode | undefined {
@@ -36,6 +39,14 @@ function mode(value: string | undefined): RunMode | undefined {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+function passRate(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const x = Number(value);
+  if (!Number.isFinite(x) || x < 0 || x > 1)
+    throw new UsageError(`--min-pass-rate must be a number in [0, 1], got "${value}"`);
+  return x;
+}
+
 export function registerEvalCommands(program: Command, io: CliIO): void {
   const evalCmd = program.command('eval').description('run the evaluation suite');
   evalCmd
@@ -46,6 +57,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     .option('--config <file>', 'run config', 'configs/fixture.yaml')
     .option('--subjects <ids>', 'only these subjects (comma-separated ids)')
     .option('--questions <n>', 'only the first N questions')
+    .option('--case <id>', 'only this question id (repeatable; its own run id and report)', collect)
     .option('--runs <n>', 'runs per question (default: the config runs)')
     .option('--mode <mode>', 'sync or batch (default: the config mode)')
     .option('--set <path=value>', 'override a config field, e.g. corpus.index=DIR (repeatable)', collect)
@@ -56,14 +68,23 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       'a publishing run: refuse unless every (judge x dimension) kappa against people meets validation.min_kappa or the config documents the limitation',
     )
     .option('--dry-run', 'print the itemised cost estimate and what would run; call nothing, write nothing')
-    .option('--json', 'with --dry-run: print the estimate as JSON')
+    .option(
+      '--json [file]',
+      'write every case (name, pass or fail, failed matchers, scores) and the pass rate as JSON to FILE (stdout without FILE); with --dry-run: the estimate',
+    )
+    .option(
+      '--min-pass-rate <x>',
+      'exit 1 when fewer than this share of cases pass their matchers (default: any failed case fails the run)',
+    )
     .action(async (flags: EvalFlags) => {
       const narrowing = {
         ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
         ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
+        ...(flags.case && flags.case.length > 0 ? { questionIds: flags.case } : {}),
         ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
       };
       const runMode = mode(flags.mode);
+      const minPassRate = passRate(flags.minPassRate);
       const resultsDir = resolve(io.cwd, flags.resultsDir ?? 'data/results');
       const reportsDir = resolve(io.cwd, flags.reportsDir ?? 'reports');
       const log = (line: string) => io.err(`${line}\n`);
@@ -82,7 +103,9 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         const estimate = await estimateRun(run);
         const summary = run.ledger.summary();
         if (flags.json) {
-          io.out(`${JSON.stringify({ ...estimate, budget: summary }, null, 2)}\n`);
+          const text = `${JSON.stringify({ ...estimate, budget: summary }, null, 2)}\n`;
+          if (typeof flags.json === 'string') await writeFileAtomic(resolve(io.cwd, flags.json), text);
+          else io.out(text);
           return;
         }
         io.out(
@@ -130,8 +153,35 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         ...narrowing,
       });
       const spent = run.ledger.refresh();
-      io.out(
+      const passed = outcome.cases - outcome.failed;
+      const rate = outcome.cases > 0 ? passed / outcome.cases : 0;
+      const passing =
+        minPassRate === undefined
+          ? outcome.ok
+          : outcome.cases > 0 && rate >= minPassRate && outcome.unhandledErrors === 0;
+      if (flags.json) {
+        const text = `${JSON.stringify(
+          {
+            run_id: outcome.runId,
+            total: outcome.cases,
+            passed,
+            failed: outcome.failed,
+            pass_rate: rate,
+            min_pass_rate: minPassRate ?? null,
+            ok: passing && !state.stopped,
+            stopped: state.stopped,
+            cases: outcome.results,
+          },
+          null,
+          2,
+        )}\n`;
+        if (typeof flags.json === 'string') await writeFileAtomic(resolve(io.cwd, flags.json), text);
+        else io.out(text);
+      }
+      const say = flags.json === true ? io.err : io.out;
+      say(
         `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
+          ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
           (outcome.runId && outcome.reportsDir
             ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
             : '') +
@@ -139,7 +189,10 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
           `; spent $${spent.spentUsd.toFixed(4)} of $${spent.capUsd}\n`,
       );
       if (state.stopped) io.err(`rge: ${state.stopped}\n`);
-      if (!outcome.ok || state.stopped) io.exitCode = 1;
+      for (const c of outcome.results.filter((r) => r.state === 'failed').slice(0, 20))
+        io.err(`  failed: ${c.name}: ${(c.failures[0] ?? '').split('\n')[0]}\n`);
+      if (outcome.failed > 20) io.err(`  ... ${outcome.failed - 20} more (--json lists every case)\n`);
+      if (!passing || state.stopped) io.exitCode = 1;
     });
 }
 

@@ -429,8 +429,11 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     budget: budgetOf(opts.budget ?? null),
     diagnostics: diagnostics(rows, opts.errors ?? []),
     describe: opts.describe ?? null,
+    // Partial: cases were left out (a filter, a shard alone), not merely failed (errors count as cases).
     partial:
-      opts.cells !== undefined && rows.length < opts.cells ? { cases: rows.length, cells: opts.cells } : null,
+      opts.cells !== undefined && rows.length + (opts.errors?.length ?? 0) < opts.cells
+        ? { cases: rows.length + (opts.errors?.length ?? 0), cells: opts.cells }
+        : null,
     validation: validationSummary(
       rows,
       opts.validation?.labels ?? [],

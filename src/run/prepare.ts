@@ -118,6 +118,8 @@ export interface PrepareOptions {
   reportsDir?: string;
   subjects?: readonly string[];
   questions?: number;
+  /** only these question ids (`--case`), in the question file's order */
+  questionIds?: readonly string[];
   runs?: number;
   /** `path=value` overrides of config fields (`--set`) */
   overrides?: readonly string[];
@@ -149,6 +151,15 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       : await loadSubjectPrompt(at(config.subject_prompt.file));
   let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
+  if (opts.questionIds !== undefined) {
+    const wanted = new Set(opts.questionIds);
+    const missing = [...wanted].filter((id) => !questions.some((q) => q.id === id));
+    if (missing.length > 0)
+      throw new UsageError(
+        `no question ${missing.join(', ')} in ${config.questions.file}${opts.questions !== undefined ? ` (first ${opts.questions})` : ''}`,
+      );
+    questions = questions.filter((q) => wanted.has(q.id));
+  }
   const unknown = (opts.subjects ?? []).filter((id) => !config.subjects.some((s) => s.id === id));
   if (unknown.length > 0)
     throw new UsageError(
@@ -203,7 +214,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const configHash = sha256(
     canonicalize({
       config,
-      narrowing: { subjects: opts.subjects ?? null, questions: opts.questions ?? null, runs },
+      narrowing: {
+        subjects: opts.subjects ?? null,
+        questions: opts.questions ?? null,
+        ...(opts.questionIds ? { questionIds: [...opts.questionIds].sort() } : {}),
+        runs,
+      },
     }) ?? '',
   );
   const questionsHash = sha256(await readFile(questionsPath));

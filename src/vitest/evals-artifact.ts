@@ -19,11 +19,12 @@ function reportFolders(testModules: ReadonlyArray<TestModule>): string[] {
   const runs = new Map<string, { run: RgeRunInfo & { cells?: number }; cases: number }>();
   for (const module of testModules)
     for (const test of module.children.allTests()) {
-      const meta = test.meta().rge;
-      if (!meta) continue;
-      const entry = runs.get(meta.run.runId) ?? { run: meta.run, cases: 0 };
+      // a case counts once it started (rgeRun), with a row or failed without one, as in the rge report
+      const run = test.meta().rge?.run ?? test.meta().rgeRun;
+      if (!run) continue;
+      const entry = runs.get(run.runId) ?? { run, cases: 0 };
       entry.cases++;
-      runs.set(meta.run.runId, entry);
+      runs.set(run.runId, entry);
     }
   return [...runs.values()].map(({ run, cases }) => {
     const partial = run.cells !== undefined && cases < run.cells;
@@ -35,7 +36,7 @@ export default class EvalsArtifactReporter extends JsonReporter {
   private folders: string[] = [];
 
   constructor(options: { filterMeta?: (key: string, value: unknown) => unknown } = {}) {
-    super({ filterMeta: (key) => key !== 'rge', ...options });
+    super({ filterMeta: (key) => key !== 'rge' && key !== 'rgeRun', ...options });
   }
 
   override async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {

@@ -41,8 +41,10 @@ export default class EvalsMergeReporter implements Reporter {
   }
 
   onTestCaseResult(test: TestCase): void {
-    const meta = test.meta().rge;
-    if (this.merging && meta) relocateRun(meta.run, process.env, this.root);
+    if (!this.merging) return;
+    const meta = test.meta();
+    if (meta.rge) relocateRun(meta.rge.run, process.env, this.root);
+    if (meta.rgeRun && meta.rgeRun !== meta.rge?.run) relocateRun(meta.rgeRun, process.env, this.root);
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {

@@ -18,5 +18,7 @@ export interface RgeCaseMeta {
 declare module 'vitest' {
   interface TaskMeta {
     rge?: RgeCaseMeta;
+    /** the run of an rge case, set when the case starts: a case that fails before it has a row still counts in its run's report */
+    rgeRun?: RgeRunInfo;
   }
 }

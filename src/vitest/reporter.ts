@@ -11,7 +11,7 @@ import { type RunBudgetView, summarise } from '../report/summary.ts';
 import { VALIDATION_MIN_KAPPA } from '../report/validation.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
-import type { RgeCaseMeta } from './meta.ts';
+import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
 
 /** The run state the stages wrote (estimate, spend), if there is one. */
 function readRunBudget(file: string): RunBudgetView | null {
@@ -24,8 +24,18 @@ function readRunBudget(file: string): RunBudgetView | null {
 
 export default class RgeReporter implements Reporter {
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
-    const byRun = new Map<string, RgeCaseMeta[]>();
-    const errorsByRun = new Map<string, { name: string; message: string }[]>();
+    const byRun = new Map<
+      string,
+      { run: RgeRunInfo; cases: RgeCaseMeta[]; errors: { name: string; message: string }[] }
+    >();
+    const entry = (run: RgeRunInfo) => {
+      let e = byRun.get(run.runId);
+      if (!e) {
+        e = { run, cases: [], errors: [] };
+        byRun.set(run.runId, e);
+      }
+      return e;
+    };
     // The statistics depend on the order of the cases (bootstrap clusters in order of first appearance):
     // files in path order and cases in definition order, whatever order Vitest (or a merge of shards)
     // reported them in, so a sharded run and a single one give the same numbers.
@@ -33,23 +43,22 @@ export default class RgeReporter implements Reporter {
       a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
     );
     for (const module of modules) {
-      const tests = [...module.children.allTests()];
-      // A case that failed before it had a result carries no metadata: it belongs to its module's run.
-      const moduleRun = tests.map((t) => t.meta().rge?.run.runId).find((id) => id !== undefined);
-      for (const test of tests) {
+      for (const test of module.children.allTests()) {
         const meta = test.meta().rge;
         if (meta) {
-          byRun.set(meta.run.runId, [...(byRun.get(meta.run.runId) ?? []), meta]);
+          entry(meta.run).cases.push(meta);
           continue;
         }
+        // A case that failed before it had a result (its cell could not be completed: the cap, an
+        // error) is counted and listed in its run's report, never dropped.
+        const run = test.meta().rgeRun;
         const result = test.result();
-        if (moduleRun === undefined || result.state !== 'failed') continue;
+        if (!run || result.state !== 'failed') continue;
         const message = result.errors?.[0]?.message ?? 'failed without a result';
-        errorsByRun.set(moduleRun, [...(errorsByRun.get(moduleRun) ?? []), { name: test.fullName, message }]);
+        entry(run).errors.push({ name: test.fullName, message });
       }
     }
-    for (const [runId, cases] of byRun) {
-      const run = (cases[0] as RgeCaseMeta).run;
+    for (const [runId, { run, cases, errors }] of byRun) {
       const state = run.stateFile ? readRunBudget(run.stateFile) : null;
       const validation = run.labelsDir
         ? {
@@ -73,7 +82,7 @@ export default class RgeReporter implements Reporter {
           validation,
           describe: run.describe ?? null,
           ...(run.cells === undefined ? {} : { cells: run.cells }),
-          errors: errorsByRun.get(runId) ?? [],
+          errors,
         },
       );
       // A filtered run (vitest -t, a shard alone) never overwrites the run's full report.
@@ -84,6 +93,7 @@ export default class RgeReporter implements Reporter {
       const reused = cases.filter((c) => c.reused).length;
       process.stdout.write(
         `\nrge: ${cases.length} cases (${reused} reused from the results store)` +
+          `${errors.length > 0 ? `, ${errors.length} failed without a result (listed under Errors)` : ''}` +
           `${summary.partial ? `, a partial report (${summary.partial.cases} of ${summary.partial.cells} cases)` : ''}` +
           `, report written to ${join(dir, 'summary.md')}\n`,
       );

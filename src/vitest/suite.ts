@@ -16,7 +16,8 @@
  * The run id, and so the report, is the run's whatever the slice.
  *
  * The config comes from RGE_CONFIG (default configs/fixture.yaml). RGE_SUBJECTS (comma-separated ids),
- * RGE_QUESTIONS (a number: the first N questions) and RGE_RUNS narrow a run, for quick looks and
+ * RGE_QUESTIONS (a number: the first N questions), RGE_CASES (comma-separated question ids, as
+ * `rge eval run --case`) and RGE_RUNS narrow a run, for quick looks and
  * benchmarks; they change the run id (the report's name), never which stored cells are reused.
  * RGE_MODE (sync|batch) and RGE_SET (a JSON array of `path=value` config overrides) are what
  * `rge eval run --mode` and `--set` pass on.
@@ -55,6 +56,7 @@ const STAGES_TIMEOUT_MS = 48 * 3_600_000;
 function narrowing(): {
   subjects?: string[];
   questions?: number;
+  questionIds?: string[];
   runs?: number;
   mode?: RunMode;
   overrides?: string[];
@@ -63,6 +65,7 @@ function narrowing(): {
   return {
     ...(env.RGE_SUBJECTS ? { subjects: env.RGE_SUBJECTS.split(',').map((s) => s.trim()) } : {}),
     ...(env.RGE_QUESTIONS ? { questions: Number(env.RGE_QUESTIONS) } : {}),
+    ...(env.RGE_CASES ? { questionIds: env.RGE_CASES.split(',').map((s) => s.trim()) } : {}),
     ...(env.RGE_RUNS ? { runs: Number(env.RGE_RUNS) } : {}),
     ...(env.RGE_MODE === 'sync' || env.RGE_MODE === 'batch' ? { mode: env.RGE_MODE } : {}),
     ...(env.RGE_SET ? { overrides: JSON.parse(env.RGE_SET) as string[] } : {}),
@@ -176,6 +179,7 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Pre
             run: answer,
             task,
           }) => {
+            task.meta.rgeRun = run.info;
             // The harness reads the stored answer; the panel's judges read the stored verdicts.
             await answer(caseInput(cell));
             averageScored(task);

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRge } from '../helpers/cli.ts';
 import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
+import { defaultReply } from '../loopback/common.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
 const setArgs = (overrides: string[]) => overrides.flatMap((o) => ['--set', o]);
@@ -56,7 +57,7 @@ describe('rge eval run against live providers (loopback)', () => {
       printed.push(outcome.out, outcome.err);
       expect(outcome.code, outcome.err).toBe(0);
       expect(outcome.out).toMatch(
-        /12 cases, 0 reused, 0 failed; report .*summary\.md; answers computed 12, verdicts computed 24/,
+        /12 cases, 0 reused, 0 failed \(pass rate 100\.0%\); report .*summary\.md; answers computed 12, verdicts computed 24/,
       );
       expect(outcome.err).toMatch(/estimate for run published-/);
       if (mode === 'batch')
@@ -107,6 +108,76 @@ describe('rge eval run against live providers (loopback)', () => {
     expect(outcome.code).toBe(1);
     expect(outcome.out).toMatch(/1 cases, 0 reused, 1 failed/);
     expect(outcome.err).not.toContain('sk-LEAKCANARY-wrong-key-1234');
+    written.push(...filesUnder(dir));
+  }, 240_000);
+
+  it('the cap stops a run: exit 1 with the cap message, the cells it could not pay for fail as errors, none vanish', async () => {
+    // A verbose model: its answers run to max_tokens, where the estimate assumed one output token, so
+    // the pre-flight lets the run start and the spend reaches the cap part way.
+    const verbose = await startLoopbackServers(
+      {
+        latencyMs: 1,
+        respond: (call) => {
+          const reply = defaultReply(call);
+          if (call.schema !== null) return reply;
+          return {
+            text: `${reply.text} ${'Further detail from the report. '.repeat(Math.floor((call.maxTokens ?? 512) / 6))}`,
+          };
+        },
+      },
+      serverKeys,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'rge-cli-live-cap-'));
+    const outcome = await spawnRge(
+      [
+        'eval',
+        'run',
+        '--config',
+        'configs/published.yaml',
+        '--questions',
+        '3',
+        '--runs',
+        '2',
+        '--mode',
+        'sync',
+        '--results-dir',
+        join(dir, 'results'),
+        '--reports-dir',
+        join(dir, 'reports'),
+        '--json',
+        join(dir, 'cases.json'),
+        // the pre-flight lets it start (the estimate fits), the run stops when the spend reaches the cap
+        ...setArgs(liveOverrides({ capUsd: 0.55, warnUsd: 0.01 })),
+        '--set',
+        'estimate.subject_output_tokens=1',
+        '--set',
+        'estimate.judge_output_tokens=1',
+      ],
+      liveEnv(verbose),
+    ).finally(() => verbose.close());
+    printed.push(outcome.out, outcome.err);
+    expect(outcome.code, outcome.err).toBe(1);
+    expect(outcome.err).toMatch(/rge: budget cap of \$0\.5500 reached: spent \$0\.\d+/);
+    const result = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as {
+      total: number;
+      failed: number;
+      ok: boolean;
+      stopped: string;
+      cases: { state: string; failures: string[] }[];
+    };
+    expect(result.total).toBe(18);
+    expect(result.ok).toBe(false);
+    expect(result.stopped).toMatch(/budget cap/);
+    expect(result.failed).toBeGreaterThan(0);
+    expect(result.failed).toBeLessThan(18);
+    for (const c of result.cases.filter((x) => x.state === 'failed'))
+      expect(c.failures.join(' ')).toMatch(/budget cap of \$0\.5500 reached/);
+    // the report counts the failed cells as errors, and it is a full report of the run (not partial)
+    const report = /report (\S+summary\.md)/.exec(outcome.out)?.[1] as string;
+    const summary = JSON.parse(readFileSync(report.replace(/summary\.md$/, 'summary.json'), 'utf8'));
+    expect(summary.diagnostics.errors.count).toBe(result.failed);
+    expect(summary.partial).toBeNull();
+    expect(summary.cases.total + summary.diagnostics.errors.count).toBe(18);
     written.push(...filesUnder(dir));
   }, 240_000);
 
