@@ -3,7 +3,7 @@
  * (promote a full report to the baseline). Exit codes: 0 pass, 1 regression, 2 usage error (a missing or
  * malformed file, runs with nothing in common).
  */
-import { appendFile, readdir, stat } from 'node:fs/promises';
+import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -117,8 +117,9 @@ export function registerGateCommands(program: Command, io: CliIO): void {
       const summary = await readGateSummary(from);
       refusePartial(summary, from, 'baseline');
       const to = resolve(io.cwd, flags.to);
+      // the summary as written (every field, not only what the gate reads), marked as promoted
       const promoted = {
-        ...summary,
+        ...(JSON.parse(await readFile(from, 'utf8')) as Record<string, unknown>),
         baseline: { promotedAt: new Date().toISOString(), from: relative(io.cwd, from) },
       };
       await writeFileAtomic(to, `${JSON.stringify(promoted, null, 2)}\n`);

@@ -25,13 +25,15 @@ export const GATE_RESAMPLES = 10_000;
 export const GATE_CONFIDENCE = 0.95;
 export const DEFAULT_MIN_EFFECT = 0.02;
 
-const Cell = z.object({
-  subject: z.string(),
-  question_id: z.string(),
-  run_index: z.number().int(),
-  category: z.string(),
-  gfs: z.number().nullable(),
-});
+const Cell = z
+  .object({
+    subject: z.string(),
+    question_id: z.string(),
+    run_index: z.number().int(),
+    category: z.string(),
+    gfs: z.number().nullable(),
+  })
+  .loose();
 
 const Prompt = z.object({ version: z.string(), sha256: z.string() }).loose();
 

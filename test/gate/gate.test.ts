@@ -231,3 +231,20 @@ describe('rge gate and rge baseline update (CLI)', () => {
     expect(gate.out).toContain('Baseline `base`, current `base`');
   });
 });
+
+describe('the committed baseline', () => {
+  it('is a full report of the config the CI workflow runs, with every cell, that the gate reads', async () => {
+    const file = join(import.meta.dirname, '../../reports/baseline.json');
+    const baseline = await readGateSummary(file);
+    const workflow = await readFile(join(import.meta.dirname, '../../.github/workflows/evals.yml'), 'utf8');
+    const config = /RGE_CONFIG: configs\/(\w+)\.yaml/.exec(workflow)?.[1];
+    expect(baseline.describe?.config).toBe(config);
+    expect(baseline.partial ?? null).toBeNull();
+    expect(baseline.baseline?.from).toMatch(/^reports\/.+\/summary\.json$/);
+    // every (subject, question, run) cell of the fixture config: 2 subjects x 200 questions x 3 runs
+    expect(
+      new Set(baseline.diagnostics.cells.map((c) => `${c.subject}:${c.question_id}:${c.run_index}`)).size,
+    ).toBe(1200);
+    expect(compareRuns(baseline, baseline, { resamples: 200 }).passed).toBe(true);
+  });
+});
