@@ -136,10 +136,10 @@ describe('summarise', () => {
     });
     expect(worstWeak[0]?.verdicts[0]?.scores).toEqual({ correctness: 0, grounding: 0, calibration: 1 });
     expect(s2.diagnostics.errors.count).toBe(1);
-    // 120 rows + 1 error of 130 cells: partial
-    expect(s2.partial).toEqual({ cases: 120, cells: 130 });
+    // 120 rows + 1 error (a case that ran and failed) of 130 cells: 121 cases, partial
+    expect(s2.partial).toEqual({ cases: 121, cells: 130 });
     const md = renderMarkdown(s2);
-    expect(md).toMatch(/\*\*Partial report\*\*: 120 of the run's 130 cases/);
+    expect(md).toMatch(/\*\*Partial report\*\*: 121 of the run's 130 cases/);
     expect(md).toContain('## Retrieval: a gold chunk in the top k');
     expect(md).toContain('| grounded-direct | 10 | 5 | 50.0% |');
     expect(md).toContain('## Where the models fail: the worst and the contested cases');
@@ -147,6 +147,9 @@ describe('summarise', () => {
     expect(md).toContain('## Errors: 1');
     expect(md).toContain('- weak > q-99 > run 0: budget cap reached');
     expect(summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 120 }).partial).toBeNull();
+    // every cell accounted for, 10 of them as errors: a full report with its errors listed
+    const errors = Array.from({ length: 10 }, (_, i) => ({ name: `weak > q-${i} > run 9`, message: 'budget cap reached' }));
+    expect(summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 130, errors }).partial).toBeNull();
   });
 
   it('lists contested cases, check pass rates and latency percentiles', () => {
