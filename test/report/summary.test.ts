@@ -148,8 +148,13 @@ describe('summarise', () => {
     expect(md).toContain('- weak > q-99 > run 0: budget cap reached');
     expect(summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 120 }).partial).toBeNull();
     // every cell accounted for, 10 of them as errors: a full report with its errors listed
-    const errors = Array.from({ length: 10 }, (_, i) => ({ name: `weak > q-${i} > run 9`, message: 'budget cap reached' }));
-    expect(summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 130, errors }).partial).toBeNull();
+    const errors = Array.from({ length: 10 }, (_, i) => ({
+      name: `weak > q-${i} > run 9`,
+      message: 'budget cap reached',
+    }));
+    expect(
+      summarise(withHits, { seed: 't', resamples: 200, run: s2.run, cells: 130, errors }).partial,
+    ).toBeNull();
   });
 
   it('lists contested cases, check pass rates and latency percentiles', () => {
