@@ -5,13 +5,15 @@ import { type FetchResult, fetchSources } from '../corpus/fetch.ts';
 import { loadSources } from '../corpus/sources.ts';
 import { UsageError } from '../util/errors.ts';
 import { createProgress } from '../util/progress.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, nonNegativeInteger } from './io.ts';
 
 interface FetchFlags {
   sources: string;
   dest: string;
   from?: string;
   pin?: boolean;
+  userAgent?: string;
+  retries?: string;
   quiet?: boolean;
 }
 
@@ -26,7 +28,13 @@ export function registerFetchCommand(corpus: Command, io: CliIO): void {
     .option('--sources <file>', 'sources file listing the documents', 'data/corpus/sources.yaml')
     .option('--dest <dir>', 'folder the PDFs are written to', 'data/corpus/pdfs')
     .option('--from <dir>', 'copy <dir>/<file> instead of downloading, when it is there (same verification)')
-    .option('--pin', 'for documents with a url but no sha256: fetch and record sha256 and accessed_on')
+    .option(
+      '--pin',
+      'for documents with a url or path but no sha256: fetch and record sha256 and accessed_on ' +
+        '(and pdf_sha256 when the download is a ZIP holding the PDF)',
+    )
+    .option('--user-agent <ua>', "User-Agent header to send (default: a desktop browser's)")
+    .option('--retries <n>', 'retries of a transient failure (5xx, 429, reset, timeout) per url', '3')
     .option('-q, --quiet', 'no progress output')
     .action(async (flags: FetchFlags) => {
       const results = await runFetch(flags, io);
@@ -43,6 +51,9 @@ async function runFetch(flags: FetchFlags, io: CliIO): Promise<FetchResult[]> {
   if (mirrorDir !== undefined && !(await isDirectory(mirrorDir))) {
     throw new UsageError(`--from ${flags.from}: no such folder`);
   }
+  if (flags.userAgent !== undefined && flags.userAgent.trim() === '')
+    throw new UsageError('--user-agent must not be empty');
+  const retries = nonNegativeInteger('retries', flags.retries);
   const sources = await loadSources(sourcesPath);
   const progress = createProgress({
     total: sources.documents.length,
@@ -54,7 +65,14 @@ async function runFetch(flags: FetchFlags, io: CliIO): Promise<FetchResult[]> {
     from: mirrorDir,
     pin: flags.pin ?? false,
     sourcesPath,
+    ...(flags.userAgent === undefined ? {} : { userAgent: flags.userAgent }),
+    ...(retries === undefined ? {} : { retries }),
     onProgress: (result) => progress.tick(1, `${result.doc.file} ${result.status}`),
+    onRetry: (notice) => {
+      if (flags.quiet) return;
+      const wait = notice.retryAfterMs > 0 ? ` (Retry-After ${Math.ceil(notice.retryAfterMs / 1000)} s)` : '';
+      io.err(`retrying ${notice.doc.file} after attempt ${notice.attempt}: ${notice.error}${wait}\n`);
+    },
   });
   progress.done();
   return results;
@@ -65,7 +83,7 @@ export function formatFetchReport(results: readonly FetchResult[]): string {
   const companyWidth = Math.max(0, ...results.map((r) => r.doc.company.length));
   const fileWidth = Math.max(0, ...results.map((r) => r.doc.file.length));
   const lines = results.map((r) => {
-    const detail = r.error ?? r.sha256 ?? '';
+    const detail = r.error ?? [r.sha256, ...provenance(r)].filter(Boolean).join('  ');
     const columns = [
       r.status.padEnd(10),
       r.doc.company.padEnd(companyWidth),
@@ -79,6 +97,14 @@ export function formatFetchReport(results: readonly FetchResult[]): string {
   const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
   lines.push(`${results.length} documents: ${summary || 'none'}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** Where the bytes came from, when not the url itself, and the ZIP entry a PDF was taken from. */
+function provenance(r: FetchResult): string[] {
+  const notes: string[] = [];
+  if (r.from !== undefined) notes.push(`from ${r.from}`);
+  if (r.zip !== undefined) notes.push(`ZIP; PDF ${JSON.stringify(r.zip.entry)} sha256 ${r.zip.pdfSha256}`);
+  return notes.length === 0 ? [] : [`(${notes.join('; ')})`];
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -14,6 +14,7 @@ import { UsageError } from '../util/errors.ts';
 import { createProgress, type Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
 import type { CliIO } from './io.ts';
+import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 export const DEFAULTS = {
   sources: 'data/corpus/sources.yaml',
@@ -59,6 +60,7 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
     .option('--allow-failures', 'exit 0 even when some documents could not be ingested')
     .option('--json', 'print the ingest report as JSON')
     .option('-q, --quiet', 'no progress output')
+    .option(OFFLINE_FLAG, OFFLINE_HELP)
     .action(async (flags: IngestFlags) => {
       const report = await runIngest(flags, io);
       if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);

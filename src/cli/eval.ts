@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
 import { runEvalSuite } from '../vitest/run.ts';
 import { type CliIO, positiveInteger } from './io.ts';
+import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 interface EvalFlags {
   config: string;
@@ -76,7 +77,11 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       '--min-pass-rate <x>',
       'exit 1 when fewer than this share of cases pass their matchers (default: any failed case fails the run)',
     )
+    .option(OFFLINE_FLAG, `${OFFLINE_HELP}; the config's corpus.allow_download: false does the same`)
     .action(async (flags: EvalFlags) => {
+      // corpus.allow_download: false forbids downloads as --offline does (prepareRun reads the config again)
+      const { corpus } = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
+      if (!corpus.allow_download) forbidDownloads();
       const narrowing = {
         ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
         ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),

@@ -9,6 +9,7 @@ import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { registerGateCommands } from './gate.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerJudgeCommands } from './judge.ts';
+import { applyOfflineFlag, saveOfflineEnv } from './offline.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerResultsCommands } from './results.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
@@ -20,7 +21,8 @@ export function buildProgram(io: CliIO): Command {
     .version('0.1.0')
     .exitOverride()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .showHelpAfterError('(add --help for usage)');
+    .showHelpAfterError('(add --help for usage)')
+    .hook('preAction', applyOfflineFlag);
   registerCorpusCommands(program, io);
   registerRetrievalCommands(program, io);
   registerQuestionCommands(program, io);
@@ -46,6 +48,7 @@ function allCommands(cmd: Command): Command[] {
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 usage error. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const program = buildProgram(io);
+  const restoreOfflineEnv = saveOfflineEnv();
   try {
     await program.parseAsync([...argv]);
     return io.exitCode;
@@ -63,5 +66,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO()): Pr
     io.err(`rge: ${redactSecrets(errorMessage(err))}\n`);
     if (process.env.RGE_DEBUG && err instanceof Error && err.stack) io.err(`${err.stack}\n`);
     return 1;
+  } finally {
+    restoreOfflineEnv();
   }
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { openIndex, type RetrievedChunk, verifyIndex } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
+import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 const DEFAULT_INDEX = 'data/index';
 
@@ -66,6 +67,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
       'bge-m3 indexes: folder with the Xenova/bge-m3 files (or env RGE_BGE_M3_DIR)',
     )
     .option('--json', 'print a JSON array instead of text')
+    .option(OFFLINE_FLAG, OFFLINE_HELP)
     .action(
       async (
         question: string,

@@ -1,20 +1,26 @@
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { unzipSync } from 'fflate';
+import pRetry from 'p-retry';
 import { errorMessage } from '../util/errors.ts';
-import { sha256File } from '../util/fs.ts';
+import { sha256, sha256File, writeFileAtomic } from '../util/fs.ts';
 import type { SourceDocument, SourcesFile } from './schema.ts';
 import { recordPin } from './sources.ts';
 
 /**
  * What happened to one document:
- * - present: already in the destination folder with the pinned sha256, nothing fetched
- * - downloaded / copied: fetched from its url / copied from the mirror folder, sha256 verified
+ * - present: already in the destination folder with the pinned sha256, nothing fetched (a PDF whose
+ *   pinned ZIP is there is taken out of it again when missing)
+ * - downloaded / copied: fetched from a url / copied from the mirror folder or the document's path,
+ *   sha256 verified
  * - pinned: fetched with --pin; its sha256 was recorded into sources.yaml
  * - unpinned: not fetched, because there is no sha256 to verify against (without --pin) or no source
  * - failed: a fetch was attempted and did not produce the expected bytes
@@ -24,29 +30,75 @@ export type FetchStatus = 'present' | 'downloaded' | 'copied' | 'pinned' | 'unpi
 export interface FetchResult {
   doc: SourceDocument;
   status: FetchStatus;
+  /** of the bytes fetched (or found): the PDF, or the ZIP holding it */
   sha256?: string;
+  /** when the bytes are a ZIP: the entry taken out as the document's PDF, and that PDF's sha256 */
+  zip?: { entry: string; pdfSha256: string };
+  /** which source delivered, when it was not `url` or the mirror: `alt_urls[0]`, `path` */
+  from?: string;
   error?: string;
 }
 
+/** A transient failure about to be retried, for progress output. */
+export interface RetryNotice {
+  doc: SourceDocument;
+  url: string;
+  attempt: number;
+  error: string;
+  /** what the server asked for with Retry-After, before rge's own backoff */
+  retryAfterMs: number;
+}
+
 export interface FetchOptions {
-  /** Folder the PDFs are written to, as `<destDir>/<doc.file>`. */
+  /** Folder the PDFs are written to, as `<destDir>/<doc.file>` (a downloaded ZIP as `<stem>.zip`). */
   destDir: string;
   /** Mirror folder: copy `<from>/<doc.file>` instead of downloading when it is there. */
   from?: string;
-  /** Record the sha256 of unpinned documents (that have a url) into sources.yaml. */
+  /** Record the sha256 of unpinned documents (that have a url or path) into sources.yaml. */
   pin?: boolean;
-  /** The sources.yaml the documents came from; `pin` writes into it. */
+  /** The sources.yaml the documents came from; `pin` writes into it, `path` is relative to its folder. */
   sourcesPath: string;
   /** Called after each document, in order. */
   onProgress?: (result: FetchResult, done: number, total: number) => void;
+  /** Called before each retry of a transient failure. */
+  onRetry?: (notice: RetryNotice) => void;
   /** Abort a download when the connection is idle this long (default 60 s). */
   fetchTimeoutMs?: number;
   /** The date written as accessed_on when pinning (default: today, UTC). */
   today?: string;
+  /** User-Agent header (default: a desktop browser's, which hosts such as NSE's archive require). */
+  userAgent?: string;
+  /** Retries of a transient failure (5xx, 408, 429, reset, idle timeout, cut body) per url (default 3). */
+  retries?: number;
+  /** First backoff before a retry, doubled each time (default 1000 ms). */
+  retryDelayMs?: number;
+  /** The longest Retry-After rge honours; a server asking for more fails the url (default 120 s). */
+  maxRetryAfterMs?: number;
 }
+
+/** A current desktop Chrome: several annual-report hosts answer 403 to anything that is not a browser. */
+export const BROWSER_USER_AGENT =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const ACCEPT = 'application/pdf,application/zip,application/octet-stream;q=0.9,*/*;q=0.8';
 
 const MAX_REDIRECTS = 5;
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_RETRIES = 3;
+const DEFAULT_RETRY_DELAY_MS = 1000;
+const DEFAULT_MAX_RETRY_AFTER_MS = 120_000;
+/** Statuses worth asking again: the server or something on the way was busy or briefly down. */
+const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+/** A failure that may not happen again: retried with backoff (after Retry-After when the server sent one). */
+class TransientError extends Error {
+  readonly retryAfterMs: number;
+  constructor(message: string, opts: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'TransientError';
+    this.retryAfterMs = opts.retryAfterMs ?? 0;
+  }
+}
 
 /** Fetches every document of a sources file; one bad document never stops the others. */
 export async function fetchSources(sources: SourcesFile, opts: FetchOptions): Promise<FetchResult[]> {
@@ -62,84 +114,251 @@ export async function fetchSources(sources: SourcesFile, opts: FetchOptions): Pr
   return results;
 }
 
+/** Where a document's ZIP download is kept, beside its PDF: `x.pdf` -> `x.zip`. */
+export function archiveFileName(file: string): string {
+  return file.replace(/\.pdf$/i, '.zip');
+}
+
 async function fetchDocument(doc: SourceDocument, index: number, opts: FetchOptions): Promise<FetchResult> {
   const target = join(opts.destDir, doc.file);
-  if (doc.sha256 !== null && (await fileExists(target))) {
+  if (doc.sha256 === null) return fetchFromSources(doc, index, target, opts);
+  if (await fileExists(target)) {
     const actual = await sha256File(target);
     if (actual === doc.sha256) return { doc, status: 'present', sha256: actual };
+    if (actual === doc.pdf_sha256) return { doc, status: 'present', sha256: doc.sha256 };
+  }
+  const archive = join(opts.destDir, archiveFileName(doc.file));
+  if ((await fileExists(archive)) && (await sha256File(archive)) === doc.sha256) {
+    // The pinned ZIP is here and its PDF is missing or not the one inside: take it out again.
+    const zip = await extractPdf(archive, target, doc, archive);
+    return { doc, status: 'present', sha256: doc.sha256, zip };
+  }
+  if (await fileExists(target)) {
+    const actual = await sha256File(target);
     // Never leave bytes that contradict the pin under the final name, but do not destroy them either.
     await rename(target, `${target}.rejected`);
-    const result = await fetchFromSource(doc, index, target, opts);
+    const result = await fetchFromSources(doc, index, target, opts);
     const note = `the existing ${doc.file} had sha256 ${actual} and was moved to ${doc.file}.rejected`;
     return result.error === undefined ? result : { ...result, error: `${result.error} (${note})` };
   }
-  return fetchFromSource(doc, index, target, opts);
+  return fetchFromSources(doc, index, target, opts);
 }
 
-/** Copies from the mirror folder or downloads from the url into `<target>.part`, verifies, then renames. */
-async function fetchFromSource(
+/** One place a document's bytes can come from, in the order they are tried. */
+interface Origin {
+  kind: 'mirror' | 'path' | 'url';
+  /** a file for mirror and path, a URL for url */
+  location: string;
+  /** how the report names it: --from, path, url, alt_urls[i] */
+  label: string;
+}
+
+/** The mirror copy when there is one, then the document's path, url and alt_urls. */
+async function originsOf(doc: SourceDocument, opts: FetchOptions): Promise<Origin[]> {
+  const origins: Origin[] = [];
+  const mirrorCopy = opts.from ? join(opts.from, doc.file) : null;
+  if (mirrorCopy !== null && (await fileExists(mirrorCopy)))
+    origins.push({ kind: 'mirror', location: mirrorCopy, label: '--from' });
+  if (doc.path !== undefined) {
+    const local = doc.path.startsWith('~/') ? join(homedir(), doc.path.slice(2)) : doc.path;
+    origins.push({ kind: 'path', location: resolve(dirname(opts.sourcesPath), local), label: 'path' });
+  }
+  if (doc.url !== null) origins.push({ kind: 'url', location: doc.url, label: 'url' });
+  for (const [i, url] of (doc.alt_urls ?? []).entries())
+    origins.push({ kind: 'url', location: url, label: `alt_urls[${i}]` });
+  return origins;
+}
+
+/**
+ * Tries each origin in turn: copy or download into `<target>.part`, verify against the pin (or, when
+ * pinning, check that the bytes are a PDF or a ZIP), then put the PDF under its final name (taking it
+ * out of a ZIP, which is kept beside it as `<stem>.zip`).
+ */
+async function fetchFromSources(
   doc: SourceDocument,
   index: number,
   target: string,
   opts: FetchOptions,
 ): Promise<FetchResult> {
   const expected = doc.sha256;
-  const mirrorCopy = opts.from ? join(opts.from, doc.file) : null;
-  const fromMirror = mirrorCopy !== null && (await fileExists(mirrorCopy));
-  const refusal = refusalToFetch(doc, fromMirror, opts.pin ?? false);
-  if (refusal !== null) return { doc, status: 'unpinned', error: refusal };
+  const origins = await originsOf(doc, opts);
+  if (origins.length === 0)
+    return {
+      doc,
+      status: 'unpinned',
+      error: 'no url, path or mirror copy: fill in url or path in sources.yaml (or use --from DIR)',
+    };
+  if (expected === null && !opts.pin)
+    return { doc, status: 'unpinned', error: 'no sha256 pinned: run `rge corpus fetch --pin` to record one' };
 
   const part = `${target}.part`;
   // Nothing can vouch that an old .part and today's response belong to the same file, so a pin starts afresh.
   if (expected === null) await rm(part, { force: true });
-  const fetched = fromMirror
-    ? await copyToPart(mirrorCopy, part)
-    : await downloadToPart(doc.url as string, part, expected, opts.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS);
-  if (expected !== null && fetched !== expected) {
-    await rm(part, { force: true });
-    return { doc, status: 'failed', sha256: fetched, error: checksumMismatch(doc, expected, fetched) };
-  }
-  if (expected === null) {
-    const notPdf = await notAPdf(part);
-    if (notPdf !== null) {
-      await rm(part, { force: true });
-      return { doc, status: 'failed', sha256: fetched, error: `refusing to pin ${doc.file}: ${notPdf}` };
+  const failures: string[] = [];
+  let lastSha: string | undefined;
+  for (const [i, origin] of origins.entries()) {
+    // A partial download from the previous origin need not be the same file as this one.
+    if (i > 0) await rm(part, { force: true });
+    try {
+      const fetched =
+        origin.kind === 'url'
+          ? await downloadWithRetries(doc, origin.location, part, expected, opts)
+          : await copyToPart(origin.location, part, origin.label);
+      lastSha = fetched;
+      const placed = await placeFetched(doc, origin, part, fetched, target);
+      const from =
+        origin.kind === 'path' || origin.label.startsWith('alt_urls') ? { from: origin.label } : {};
+      const zip = placed.zip === undefined ? {} : { zip: placed.zip };
+      if (expected === null) {
+        await recordPin(opts.sourcesPath, index, {
+          sha256: fetched,
+          accessed_on: opts.today ?? todayUtc(),
+          ...(placed.zip ? { pdf_sha256: placed.zip.pdfSha256 } : {}),
+        });
+        return { doc, status: 'pinned', sha256: fetched, ...zip, ...from };
+      }
+      const status = origin.kind === 'url' ? 'downloaded' : 'copied';
+      return { doc, status, sha256: fetched, ...zip, ...from };
+    } catch (err) {
+      failures.push(origins.length === 1 ? errorMessage(err) : `${origin.label}: ${errorMessage(err)}`);
     }
   }
-  await rename(part, target);
-  if (expected === null) {
-    await recordPin(opts.sourcesPath, index, { sha256: fetched, accessed_on: opts.today ?? todayUtc() });
-    return { doc, status: 'pinned', sha256: fetched };
+  return {
+    doc,
+    status: 'failed',
+    ...(lastSha === undefined ? {} : { sha256: lastSha }),
+    error: failures.join('; '),
+  };
+}
+
+/**
+ * Checks the bytes in `part` and moves them into place; throws (removing `part`) when they are not
+ * the pinned bytes, or, when pinning, neither a PDF nor a ZIP holding one.
+ */
+async function placeFetched(
+  doc: SourceDocument,
+  origin: Origin,
+  part: string,
+  fetched: string,
+  target: string,
+): Promise<{ zip?: { entry: string; pdfSha256: string } }> {
+  try {
+    const kind = await sniff(part);
+    const expected = doc.sha256;
+    if (expected !== null && fetched !== expected && !(kind === 'pdf' && fetched === doc.pdf_sha256)) {
+      throw new Error(
+        `sha256 mismatch for ${doc.file} from ${origin.location}: expected ${expected}, got ${fetched}; the bytes were not kept`,
+      );
+    }
+    if (kind === 'pdf') {
+      await rename(part, target);
+      return {};
+    }
+    if (kind === 'zip') {
+      const zip = await extractPdf(part, target, doc, origin.location);
+      await rename(part, join(dirname(target), archiveFileName(doc.file)));
+      return { zip };
+    }
+    const verb = expected === null ? 'refusing to pin' : 'cannot use';
+    throw new Error(
+      `${verb} ${doc.file}: the bytes from ${origin.location} are not a PDF nor a ZIP (they start with ${kind.head})`,
+    );
+  } catch (err) {
+    await rm(part, { force: true });
+    throw err;
   }
-  return { doc, status: fromMirror ? 'copied' : 'downloaded', sha256: fetched };
 }
 
-/** Why a document is not fetched at all: nowhere to get it from, or nothing to verify it against. */
-function refusalToFetch(doc: SourceDocument, fromMirror: boolean, pin: boolean): string | null {
-  if (!fromMirror && doc.url === null)
-    return 'no url and no mirror copy: fill in url in sources.yaml (or use --from DIR)';
-  if (doc.sha256 === null && !pin) return 'no sha256 pinned: run `rge corpus fetch --pin` to record one';
-  if (doc.sha256 === null && doc.url === null)
-    return 'cannot pin without a url: fill in url in sources.yaml first';
-  return null;
-}
-
-function checksumMismatch(doc: SourceDocument, expected: string, actual: string): string {
-  return `sha256 mismatch for ${doc.file}: expected ${expected}, got ${actual}; the bytes were not kept`;
-}
-
-/** Pinning an HTML error page served with status 200 would be worse than failing: PDFs start with %PDF-. */
-async function notAPdf(path: string): Promise<string | null> {
+/** What a file is by its first bytes: a PDF (`%PDF-`), a ZIP (`PK\x03\x04`, or an empty one), or neither. */
+async function sniff(path: string): Promise<'pdf' | 'zip' | { head: string }> {
   const handle = await open(path, 'r');
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(64), 0, 64, 0);
-    const head = buffer.subarray(0, bytesRead).toString('latin1');
-    return head.startsWith('%PDF-')
-      ? null
-      : `the bytes are not a PDF (they start with ${JSON.stringify(head.slice(0, 20))})`;
+    const head = buffer.subarray(0, bytesRead);
+    if (head.toString('latin1').startsWith('%PDF-')) return 'pdf';
+    if (head.readUInt32LE(0) === 0x04034b50 || head.readUInt32LE(0) === 0x06054b50) return 'zip';
+    return { head: JSON.stringify(head.toString('latin1').slice(0, 20)) };
   } finally {
     await handle.close();
   }
+}
+
+/** A PDF entry of a ZIP, skipping macOS resource forks (`__MACOSX/`, `._name.pdf`). */
+function isPdfEntry(name: string): boolean {
+  const base = name.split('/').at(-1) ?? name;
+  return /\.pdf$/i.test(name) && !name.startsWith('__MACOSX/') && !base.startsWith('._');
+}
+
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, 10).map((n) => JSON.stringify(n));
+  return names.length === 0
+    ? 'none'
+    : `${shown.join(', ')}${names.length > 10 ? `, … (${names.length})` : ''}`;
+}
+
+/**
+ * Takes the document's PDF out of a ZIP and writes it atomically to `target`: the ZIP's only PDF, or
+ * the entry named by `zip_entry`. `from` (the URL or file the ZIP came from) names it in errors.
+ */
+async function extractPdf(
+  zipFile: string,
+  target: string,
+  doc: SourceDocument,
+  from: string,
+): Promise<{ entry: string; pdfSha256: string }> {
+  const data = new Uint8Array(await readFile(zipFile));
+  const names: string[] = [];
+  try {
+    unzipSync(data, {
+      filter: (f) => {
+        if (!f.name.endsWith('/')) names.push(f.name);
+        return false;
+      },
+    });
+  } catch (err) {
+    throw new Error(`the ZIP from ${from} cannot be read: ${errorMessage(err)}`);
+  }
+  const pdfs = names.filter(isPdfEntry);
+  let entry: string;
+  if (doc.zip_entry !== undefined) {
+    if (!names.includes(doc.zip_entry))
+      throw new Error(
+        `the ZIP from ${from} has no entry ${JSON.stringify(doc.zip_entry)} (zip_entry); its entries: ${listNames(names)}`,
+      );
+    entry = doc.zip_entry;
+  } else if (pdfs.length === 1) {
+    entry = pdfs[0] as string;
+  } else if (pdfs.length === 0) {
+    throw new Error(`the ZIP from ${from} holds no PDF (entries: ${listNames(names)})`);
+  } else {
+    throw new Error(
+      `the ZIP from ${from} holds ${pdfs.length} PDFs (${listNames(pdfs)}); ` +
+        `set zip_entry for ${doc.company} ${doc.fy} in sources.yaml to the one that is the report`,
+    );
+  }
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = unzipSync(data, { filter: (f) => f.name === entry })[entry];
+  } catch (err) {
+    throw new Error(
+      `entry ${JSON.stringify(entry)} of the ZIP from ${from} cannot be read: ${errorMessage(err)}`,
+    );
+  }
+  if (bytes === undefined) throw new Error(`entry ${JSON.stringify(entry)} of the ZIP from ${from} is empty`);
+  const head = Buffer.from(bytes.subarray(0, 20)).toString('latin1');
+  if (!head.startsWith('%PDF-')) {
+    throw new Error(
+      `entry ${JSON.stringify(entry)} of the ZIP from ${from} is not a PDF (it starts with ${JSON.stringify(head)})`,
+    );
+  }
+  const pdfSha256 = sha256(bytes);
+  if (doc.pdf_sha256 != null && pdfSha256 !== doc.pdf_sha256) {
+    throw new Error(
+      `entry ${JSON.stringify(entry)} of the ZIP from ${from} has sha256 ${pdfSha256}, not the pinned pdf_sha256 ${doc.pdf_sha256}`,
+    );
+  }
+  await writeFileAtomic(target, bytes);
+  return { entry, pdfSha256 };
 }
 
 function todayUtc(): string {
@@ -160,8 +379,9 @@ async function fileSize(path: string): Promise<number> {
   );
 }
 
-/** Copies a mirror file to the .part path, hashing as it goes; returns the sha256. */
-async function copyToPart(source: string, part: string): Promise<string> {
+/** Copies a local file (mirror copy or the document's path) to the .part path, hashing as it goes. */
+async function copyToPart(source: string, part: string, label: string): Promise<string> {
+  if (!(await fileExists(source))) throw new Error(`${label} ${source}: no such file`);
   const hash = createHash('sha256');
   await pipeline(
     createReadStream(source),
@@ -177,6 +397,61 @@ async function copyToPart(source: string, part: string): Promise<string> {
 }
 
 /**
+ * Downloads with retries: a transient failure (see `TransientError`) is tried again after a doubling
+ * backoff, and after the server's Retry-After when it sent one; a cut body resumes from the .part.
+ * The error of the last attempt is thrown, saying how many attempts were made.
+ */
+async function downloadWithRetries(
+  doc: SourceDocument,
+  url: string,
+  part: string,
+  expected: string | null,
+  opts: FetchOptions,
+): Promise<string> {
+  const retries = opts.retries ?? DEFAULT_RETRIES;
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? DEFAULT_MAX_RETRY_AFTER_MS;
+  const request: RequestOptions = {
+    timeoutMs: opts.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    userAgent: opts.userAgent ?? BROWSER_USER_AGENT,
+  };
+  let attempts = 0;
+  try {
+    return await pRetry(
+      (attempt) => {
+        attempts = attempt;
+        return downloadToPart(url, part, expected, request);
+      },
+      {
+        retries,
+        minTimeout: opts.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
+        factor: 2,
+        shouldRetry: ({ error }) => error instanceof TransientError,
+        onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+          if (!(error instanceof TransientError) || retriesLeft === 0) return;
+          const wait = error.retryAfterMs;
+          if (wait > maxRetryAfterMs) {
+            throw new Error(
+              `${error.message}; the server asks to retry after ${Math.ceil(wait / 1000)} s, ` +
+                `longer than the ${Math.round(maxRetryAfterMs / 1000)} s rge waits`,
+            );
+          }
+          opts.onRetry?.({ doc, url, attempt: attemptNumber, error: error.message, retryAfterMs: wait });
+          if (wait > 0) await sleep(wait);
+        },
+      },
+    );
+  } catch (err) {
+    if (attempts <= 1) throw err;
+    throw new Error(`${errorMessage(err)} (${attempts} attempts)`, { cause: err });
+  }
+}
+
+interface RequestOptions {
+  timeoutMs: number;
+  userAgent: string;
+}
+
+/**
  * Downloads `url` into `part`, resuming what an earlier attempt left there, and returns the sha256 of
  * the whole file. A cut connection throws and leaves the .part for the next attempt.
  */
@@ -184,12 +459,12 @@ async function downloadToPart(
   url: string,
   part: string,
   expected: string | null,
-  timeoutMs: number,
+  request: RequestOptions,
 ): Promise<string> {
   let offset = await fileSize(part);
   if (offset > 0 && expected !== null && (await sha256File(part)) === expected) return expected;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await requestFollowingRedirects(url, offset, timeoutMs);
+    const res = await requestFollowingRedirects(url, offset, request);
     const plan = resumePlan(res, offset, url);
     if (plan === 'restart') {
       res.resume();
@@ -208,7 +483,8 @@ async function downloadToPart(
 /**
  * How to treat a response to a (possibly ranged) request: 206 appends to the .part when it starts where
  * the .part ends; 200 is the whole body, so the .part is overwritten from byte 0; 416 means the .part
- * does not fit the file, so it is dropped and the download restarts.
+ * does not fit the file, so it is dropped and the download restarts. Any other status throws, as a
+ * `TransientError` when asking again may help.
  */
 function resumePlan(res: IncomingMessage, offset: number, url: string): 'append' | 'overwrite' | 'restart' {
   const status = res.statusCode ?? 0;
@@ -216,7 +492,19 @@ function resumePlan(res: IncomingMessage, offset: number, url: string): 'append'
   if (status === 206 && offset > 0 && contentRangeStart(res) === offset) return 'append';
   if ((status === 206 || status === 416) && offset > 0) return 'restart';
   res.resume();
-  throw new Error(`HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} for ${url}`);
+  const message = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''} for ${url}`;
+  if (TRANSIENT_STATUSES.has(status))
+    throw new TransientError(message, { retryAfterMs: retryAfterMs(res.headers['retry-after']) });
+  throw new Error(message);
+}
+
+/** Retry-After as delay-seconds or an HTTP date, in ms from now (0 when absent or unreadable). */
+export function retryAfterMs(header: string | undefined, now = Date.now()): number {
+  if (header === undefined) return 0;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? 0 : Math.max(0, date - now);
 }
 
 function contentRangeStart(res: IncomingMessage): number | null {
@@ -257,7 +545,9 @@ async function writeBody(
   const truncated = !res.complete || (Number.isFinite(declared) && received < declared);
   if (failure !== undefined || truncated) {
     const why = failure === undefined ? 'connection closed early' : errorMessage(failure);
-    throw new Error(`download of ${url} interrupted after ${received} bytes (${why}); run again to resume`);
+    throw new TransientError(
+      `download of ${url} interrupted after ${received} bytes (${why}); run again to resume`,
+    );
   }
 }
 
@@ -265,11 +555,11 @@ async function writeBody(
 async function requestFollowingRedirects(
   url: string,
   offset: number,
-  timeoutMs: number,
+  opts: RequestOptions,
 ): Promise<IncomingMessage> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const res = await request(current, offset, timeoutMs);
+    const res = await request(current, offset, opts);
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
     if (status < 300 || status >= 400 || status === 304 || location === undefined) return res;
@@ -279,17 +569,30 @@ async function requestFollowingRedirects(
   throw new Error(`too many redirects (more than ${MAX_REDIRECTS}) starting at ${url}`);
 }
 
-function request(url: string, offset: number, timeoutMs: number): Promise<IncomingMessage> {
+function request(url: string, offset: number, opts: RequestOptions): Promise<IncomingMessage> {
   const parsed = new URL(url);
   const client = parsed.protocol === 'https:' ? https : parsed.protocol === 'http:' ? http : null;
   if (client === null) return Promise.reject(new Error(`unsupported protocol in ${url}`));
-  const headers: Record<string, string> = { 'user-agent': 'rge-corpus-fetch/0.1', accept: '*/*' };
+  const headers: Record<string, string> = {
+    'user-agent': opts.userAgent,
+    accept: ACCEPT,
+    'accept-language': 'en-US,en;q=0.9',
+  };
   if (offset > 0) headers.range = `bytes=${offset}-`;
   return new Promise((resolve, reject) => {
     const req = client.get(parsed, { headers }, resolve);
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no data from ${url} for ${timeoutMs} ms`)));
-    req.on('error', (err) =>
-      reject(new Error(`request to ${url} failed: ${errorMessage(err)}`, { cause: err })),
+    req.setTimeout(opts.timeoutMs, () =>
+      req.destroy(new TransientError(`no data from ${url} for ${opts.timeoutMs} ms`)),
     );
+    req.on('error', (err) => {
+      if (err instanceof TransientError) return reject(err);
+      const code = (err as NodeJS.ErrnoException).code;
+      const message = `request to ${url} failed: ${errorMessage(err)}`;
+      reject(
+        code !== undefined && TRANSIENT_CODES.has(code)
+          ? new TransientError(message, { cause: err })
+          : new Error(message, { cause: err }),
+      );
+    });
   });
 }

@@ -5,7 +5,14 @@ export const FiscalYear = z.string().regex(/^FY\d{2}$/, 'fiscal year must look l
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits');
 
-/** One document of `data/corpus/sources.yaml`. Without url or sha256 it is "unpinned". */
+const HttpUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * One document of `data/corpus/sources.yaml`. Without sha256 it is "unpinned".
+ *
+ * `sha256` pins the bytes as downloaded (or copied): the PDF itself, or the ZIP archive that holds it.
+ * For a ZIP, `pdf_sha256` pins the PDF taken out of it, which is what lands at `file`.
+ */
 export const SourceDocument = z
   .object({
     company: z
@@ -13,11 +20,15 @@ export const SourceDocument = z
       .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank'),
     company_name: z.string().min(1).optional(),
     fy: FiscalYear,
-    url: z
-      .url({ protocol: /^https?$/ })
-      .nullable()
-      .default(null),
+    url: HttpUrl.nullable().default(null),
+    /** Other places the same document was seen; tried in order when `url` fails. */
+    alt_urls: z.array(HttpUrl).optional(),
+    /** A local copy (PDF or ZIP) to use instead of downloading; relative to the sources file's folder. */
+    path: z.string().min(1, 'path must not be empty').optional(),
     sha256: Sha256.nullable().default(null),
+    pdf_sha256: Sha256.nullable().optional(),
+    /** Which entry of a ZIP holding several PDFs is the report. */
+    zip_entry: z.string().min(1).optional(),
     accessed_on: z.iso.date().nullable().default(null),
     file: z
       .string()

@@ -125,6 +125,12 @@ export const RunConfig = z
         pdfs: Path.describe('folder of the corpus PDFs'),
         index: Path.describe('folder of the retrieval index'),
         embedder: z.enum(EMBEDDERS),
+        allow_download: z
+          .boolean()
+          .default(true)
+          .describe(
+            'may a missing embedding model (bge-m3) be downloaded from the Hugging Face hub on first use; false = offline, like --offline',
+          ),
         chunk_tokens: z.number().int().positive().default(800),
         overlap_tokens: z.number().int().min(0).default(100),
       })

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { strToU8, zipSync } from 'fflate';
 import PDFDocument from 'pdfkit';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { registerFetchCommand } from '../../src/cli/corpus-fetch.ts';
 import type { CliIO } from '../../src/cli/io.ts';
-import { fetchSources } from '../../src/corpus/fetch.ts';
+import { BROWSER_USER_AGENT, fetchSources, type RetryNotice, retryAfterMs } from '../../src/corpus/fetch.ts';
 import type { SourceDocument, SourcesFile } from '../../src/corpus/schema.ts';
 import { isPinned, loadSources } from '../../src/corpus/sources.ts';
 import { UsageError } from '../../src/util/errors.ts';
@@ -80,8 +82,14 @@ afterAll(() => {
   pdf = Buffer.alloc(0);
 });
 
+/** Retries back off 1 ms, 2 ms, ... here, so that a test of a failing url does not wait for seconds. */
 function fetchInto(sources: SourcesFile, extra: Partial<Parameters<typeof fetchSources>[1]> = {}) {
-  return fetchSources(sources, { destDir: dest, sourcesPath: join(work, 'sources.yaml'), ...extra });
+  return fetchSources(sources, {
+    destDir: dest,
+    sourcesPath: join(work, 'sources.yaml'),
+    retryDelayMs: 1,
+    ...extra,
+  });
 }
 
 describe('fetchSources over HTTP', () => {
@@ -133,7 +141,12 @@ describe('fetchSources over HTTP', () => {
     const results = await fetchInto(sourcesOf(missing, broken, good));
     expect(results.map((r) => r.status)).toEqual(['failed', 'failed', 'downloaded']);
     expect(results[0]?.error).toBe(`HTTP 404 Not Found for ${server.url('/missing.pdf')}`);
-    expect(results[1]?.error).toBe(`HTTP 500 Internal Server Error for ${server.url('/broken.pdf')}`);
+    // a 404 is final; a 500 may be transient, so it was asked four times (three retries) before failing
+    expect(results[1]?.error).toBe(
+      `HTTP 500 Internal Server Error for ${server.url('/broken.pdf')} (4 attempts)`,
+    );
+    expect(server.requests.filter((r) => r.path === '/missing.pdf')).toHaveLength(1);
+    expect(server.requests.filter((r) => r.path === '/broken.pdf')).toHaveLength(4);
     expect(existsSync(join(dest, 'a.pdf'))).toBe(false);
   });
 
@@ -237,7 +250,7 @@ documents:
   it('says so when a document has neither url nor mirror copy', async () => {
     const [result] = await fetchInto(sourcesOf(sourceDoc()), { pin: true });
     expect(result?.status).toBe('unpinned');
-    expect(result?.error).toContain('no url and no mirror copy');
+    expect(result?.error).toContain('no url, path or mirror copy');
   });
 
   it('with --pin, downloads and records sha256 and accessed_on into sources.yaml, keeping comments', async () => {
@@ -367,7 +380,7 @@ describe('rge corpus fetch', () => {
     expect(lines[1]).toMatch(
       /^failed +itc +FY24 itc\.pdf +HTTP 404 Not Found for http:\/\/127\.0\.0\.1:\d+\/gone\.pdf$/,
     );
-    expect(lines[2]).toMatch(/^unpinned +zomato +FY24 zomato\.pdf +no url and no mirror copy/);
+    expect(lines[2]).toMatch(/^unpinned +zomato +FY24 zomato\.pdf +no url, path or mirror copy/);
     expect(lines[3]).toBe('3 documents: 1 downloaded, 1 failed, 1 unpinned');
     expect(io.exitCode).toBe(1);
   });
@@ -389,5 +402,342 @@ describe('rge corpus fetch', () => {
       UsageError,
     );
     await expect(runCli(captureIO(work), '--sources', 'missing.yaml')).rejects.toThrow(/no sources file/);
+  });
+});
+
+/** A ZIP built here, as NSE's archive serves annual reports: the PDF inside, maybe other entries. */
+function zipOf(entries: Record<string, Uint8Array | string>): Buffer {
+  const files: Record<string, Uint8Array> = {};
+  for (const [name, body] of Object.entries(entries))
+    files[name] = typeof body === 'string' ? strToU8(body) : body;
+  return Buffer.from(zipSync(files, { level: 6 }));
+}
+
+describe('fetchSources with a ZIP holding the PDF', () => {
+  const ZIP_FILE = 'reliance-FY24-annual-report.zip';
+  const sourcesYaml = (url: string, extra = '') => `# test copy
+version: 1
+documents:
+  - company: reliance
+    fy: FY24
+    url: ${url} # a ZIP holding the PDF
+    sha256: null
+    accessed_on: null
+    file: ${FILE}
+${extra}`;
+
+  async function pinFrom(url: string, extra = '') {
+    const sourcesPath = join(work, 'sources.yaml');
+    await writeFile(sourcesPath, sourcesYaml(url, extra));
+    const results = await fetchSources(await loadSources(sourcesPath), {
+      destDir: dest,
+      sourcesPath,
+      pin: true,
+      today: '2026-11-30',
+      retryDelayMs: 1,
+    });
+    return { result: results[0], sourcesPath };
+  }
+
+  it('pins the ZIP by its bytes, takes out its PDF as the document file, and verifies both later', async () => {
+    // Detected by its first bytes, not its name: the url ends in .pdf, behind a redirect.
+    const zip = zipOf({ 'docs/': '', 'docs/AR_2023_24.pdf': pdf, 'readme.txt': 'annual report' });
+    server.route('/nse/AR_24576.pdf', serveBytes(zip));
+    server.route('/go', redirectTo('/nse/AR_24576.pdf'));
+    const { result, sourcesPath } = await pinFrom(server.url('/go'));
+
+    expect(result).toMatchObject({
+      status: 'pinned',
+      sha256: sha256(zip),
+      zip: { entry: 'docs/AR_2023_24.pdf', pdfSha256: sha256(pdf) },
+    });
+    expect(await readFile(join(dest, FILE))).toEqual(pdf);
+    expect(await readFile(join(dest, ZIP_FILE))).toEqual(zip);
+    expect(existsSync(join(dest, `${FILE}.part`))).toBe(false);
+    // pdf_sha256 is inserted as a line after sha256; nothing else moves
+    expect(await readFile(sourcesPath, 'utf8')).toBe(
+      sourcesYaml(server.url('/go'))
+        .replace('sha256: null', `sha256: ${sha256(zip)}\n    pdf_sha256: ${sha256(pdf)}`)
+        .replace('accessed_on: null', 'accessed_on: 2026-11-30'),
+    );
+
+    const pinned = await loadSources(sourcesPath);
+    expect(pinned.documents[0]).toMatchObject({ sha256: sha256(zip), pdf_sha256: sha256(pdf) });
+    const requests = server.requests.length;
+    const [present] = await fetchInto(pinned);
+    expect(present).toMatchObject({ status: 'present', sha256: sha256(zip) });
+
+    // The PDF lost: taken out of the kept ZIP again, without a request.
+    await rm(join(dest, FILE));
+    const [extracted] = await fetchInto(pinned);
+    expect(extracted).toMatchObject({ status: 'present', zip: { entry: 'docs/AR_2023_24.pdf' } });
+    expect(await readFile(join(dest, FILE))).toEqual(pdf);
+    expect(server.requests).toHaveLength(requests);
+
+    // Both lost: downloaded again and verified against the ZIP's pin.
+    await rm(join(dest, FILE));
+    await rm(join(dest, ZIP_FILE));
+    const [downloaded] = await fetchInto(pinned);
+    expect(downloaded).toMatchObject({ status: 'downloaded', sha256: sha256(zip) });
+    expect(await readFile(join(dest, FILE))).toEqual(pdf);
+  });
+
+  it('skips macOS resource forks when looking for the one PDF', async () => {
+    const zip = zipOf({ 'AR.pdf': pdf, '__MACOSX/._AR.pdf': 'fork', '._AR.pdf': 'fork' });
+    server.route('/ar.zip', serveBytes(zip));
+    const { result } = await pinFrom(server.url('/ar.zip'));
+    expect(result).toMatchObject({ status: 'pinned', zip: { entry: 'AR.pdf' } });
+  });
+
+  it('refuses a ZIP with no PDF, naming the url and its entries, and keeps nothing', async () => {
+    server.route('/empty.zip', serveBytes(zipOf({ 'index.html': '<p>moved</p>', 'notes.txt': 'x' })));
+    const url = server.url('/empty.zip');
+    const { result, sourcesPath } = await pinFrom(url);
+    expect(result?.status).toBe('failed');
+    expect(result?.error).toBe(`the ZIP from ${url} holds no PDF (entries: "index.html", "notes.txt")`);
+    expect(await readdir(dest)).toEqual([]);
+    expect(await readFile(sourcesPath, 'utf8')).toBe(sourcesYaml(url));
+  });
+
+  it('refuses a ZIP with several PDFs unless zip_entry names the report', async () => {
+    const zip = zipOf({ 'AR-part1.pdf': pdf, 'Notice-AGM.pdf': pdf.subarray(0, 2000) });
+    server.route('/two.zip', serveBytes(zip));
+    const url = server.url('/two.zip');
+    const { result } = await pinFrom(url);
+    expect(result?.status).toBe('failed');
+    expect(result?.error).toBe(
+      `the ZIP from ${url} holds 2 PDFs ("AR-part1.pdf", "Notice-AGM.pdf"); ` +
+        'set zip_entry for reliance FY24 in sources.yaml to the one that is the report',
+    );
+    expect(await readdir(dest)).toEqual([]);
+
+    const chosen = await pinFrom(url, '    zip_entry: AR-part1.pdf\n');
+    expect(chosen.result).toMatchObject({ status: 'pinned', zip: { entry: 'AR-part1.pdf' } });
+    expect(await readFile(join(dest, FILE))).toEqual(pdf);
+
+    const missing = await pinFrom(url, '    zip_entry: AR.pdf\n');
+    expect(missing.result?.error).toContain('has no entry "AR.pdf" (zip_entry)');
+  });
+
+  it('refuses a ZIP whose one .pdf entry is not a PDF, and bytes that are neither PDF nor ZIP', async () => {
+    server.route('/fake.zip', serveBytes(zipOf({ 'AR.pdf': '<html>login</html>' })));
+    const fake = await pinFrom(server.url('/fake.zip'));
+    expect(fake.result?.error).toBe(
+      `entry "AR.pdf" of the ZIP from ${server.url('/fake.zip')} is not a PDF (it starts with "<html>login</html>")`,
+    );
+    server.route('/junk', serveBytes(Buffer.from('GIF89a....')));
+    const junk = await pinFrom(server.url('/junk'));
+    expect(junk.result?.error).toBe(
+      `refusing to pin ${FILE}: the bytes from ${server.url('/junk')} are not a PDF nor a ZIP (they start with "GIF89a....")`,
+    );
+    expect(await readdir(dest)).toEqual([]);
+  });
+
+  it('refuses a pinned ZIP whose PDF is not the pinned pdf_sha256', async () => {
+    const zip = zipOf({ 'AR.pdf': pdf });
+    server.route('/ar.zip', serveBytes(zip));
+    const doc = sourceDoc({ url: server.url('/ar.zip'), sha256: sha256(zip), pdf_sha256: 'ef'.repeat(32) });
+    const [result] = await fetchInto(sourcesOf(doc));
+    expect(result?.status).toBe('failed');
+    expect(result?.error).toContain(
+      `has sha256 ${sha256(pdf)}, not the pinned pdf_sha256 ${'ef'.repeat(32)}`,
+    );
+    expect(await readdir(dest)).toEqual([]);
+  });
+});
+
+describe('fetchSources against hosts that refuse, fail and stall', () => {
+  /** Like NSE's archive: 403 unless the client looks like a browser. */
+  function browsersOnly(body: Buffer) {
+    const serve = serveBytes(body);
+    return (req: IncomingMessage, res: ServerResponse) => {
+      const ua = req.headers['user-agent'] ?? '';
+      if (!ua.startsWith('Mozilla/5.0') || !(req.headers.accept ?? '').includes('application/pdf')) {
+        res.writeHead(403, 'Forbidden').end('<html>Access Denied</html>');
+        return;
+      }
+      serve(req, res);
+    };
+  }
+
+  it('sends a browser-like User-Agent and Accept by default, which a refusing host serves', async () => {
+    server.route('/ar.pdf', browsersOnly(pdf));
+    const doc = sourceDoc({ url: server.url('/ar.pdf'), sha256: sha256(pdf) });
+    const [result] = await fetchInto(sourcesOf(doc));
+    expect(result).toMatchObject({ status: 'downloaded', sha256: sha256(pdf) });
+    expect(server.requests[0]?.headers['user-agent']).toBe(BROWSER_USER_AGENT);
+  });
+
+  it('gets a 403, not retried, with a non-browser User-Agent', async () => {
+    server.route('/ar.pdf', browsersOnly(pdf));
+    const doc = sourceDoc({ url: server.url('/ar.pdf'), sha256: sha256(pdf) });
+    const [result] = await fetchInto(sourcesOf(doc), { userAgent: 'rge-corpus-fetch/0.1' });
+    expect(result?.error).toBe(`HTTP 403 Forbidden for ${server.url('/ar.pdf')}`);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries 503s with backoff and succeeds, reporting each retry', async () => {
+    let calls = 0;
+    const serve = serveBytes(pdf);
+    server.route('/ar.pdf', (req, res) => {
+      if (++calls <= 2) res.writeHead(503, 'Service Unavailable').end();
+      else serve(req, res);
+    });
+    const doc = sourceDoc({ url: server.url('/ar.pdf'), sha256: sha256(pdf) });
+    const notices: RetryNotice[] = [];
+    const [result] = await fetchInto(sourcesOf(doc), { onRetry: (n) => notices.push(n) });
+    expect(result).toMatchObject({ status: 'downloaded', sha256: sha256(pdf) });
+    expect(server.requests).toHaveLength(3);
+    expect(notices.map((n) => [n.attempt, n.error, n.retryAfterMs])).toEqual([
+      [1, `HTTP 503 Service Unavailable for ${server.url('/ar.pdf')}`, 0],
+      [2, `HTTP 503 Service Unavailable for ${server.url('/ar.pdf')}`, 0],
+    ]);
+  });
+
+  it('honours Retry-After on a 429, and gives up at once when it asks for longer than the cap', async () => {
+    let calls = 0;
+    const serve = serveBytes(pdf);
+    server.route('/ar.pdf', (req, res) => {
+      if (++calls === 1) res.writeHead(429, { 'retry-after': '1' }).end();
+      else serve(req, res);
+    });
+    server.route('/later.pdf', (_req, res) => {
+      res.writeHead(429, 'Too Many Requests', { 'retry-after': '3600' }).end();
+    });
+    const doc = sourceDoc({ url: server.url('/ar.pdf'), sha256: sha256(pdf) });
+    const later = sourceDoc({
+      fy: 'FY23',
+      file: 'later.pdf',
+      url: server.url('/later.pdf'),
+      sha256: sha256(pdf),
+    });
+    const notices: RetryNotice[] = [];
+    const [ok, refused] = await fetchInto(sourcesOf(doc, later), { onRetry: (n) => notices.push(n) });
+    expect(ok).toMatchObject({ status: 'downloaded', sha256: sha256(pdf) });
+    expect(notices.map((n) => n.retryAfterMs)).toEqual([1000]);
+    expect(refused?.error).toBe(
+      `HTTP 429 Too Many Requests for ${server.url('/later.pdf')}; the server asks to retry after 3600 s, ` +
+        'longer than the 120 s rge waits',
+    );
+    expect(server.requests.filter((r) => r.path === '/later.pdf')).toHaveLength(1);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date', () => {
+    const now = Date.parse('2026-11-30T10:00:00Z');
+    expect(retryAfterMs('7', now)).toBe(7000);
+    expect(retryAfterMs('Mon, 30 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
+    expect(retryAfterMs('Mon, 30 Nov 2026 09:00:00 GMT', now)).toBe(0);
+    expect(retryAfterMs('soon', now)).toBe(0);
+    expect(retryAfterMs(undefined, now)).toBe(0);
+  });
+
+  it('retries a reset connection, and resumes a cut body with a Range request in the same run', async () => {
+    let calls = 0;
+    const half = Math.floor(pdf.length / 2);
+    const cut = cutAfter(pdf, half);
+    const serve = serveBytes(pdf);
+    server.route('/ar.pdf', (req, res) => {
+      calls++;
+      if (calls === 1) req.socket.destroy();
+      else if (calls === 2) cut(req, res);
+      else serve(req, res);
+    });
+    const doc = sourceDoc({ url: server.url('/ar.pdf'), sha256: sha256(pdf) });
+    const notices: RetryNotice[] = [];
+    const [result] = await fetchInto(sourcesOf(doc), { onRetry: (n) => notices.push(n) });
+    expect(result).toMatchObject({ status: 'downloaded', sha256: sha256(pdf) });
+    expect(notices[0]?.error).toMatch(/^request to .* failed: socket hang up/);
+    expect(notices[1]?.error).toMatch(/interrupted after \d+ bytes/);
+    expect(server.requests[2]?.headers.range).toMatch(/^bytes=\d+-$/);
+    expect(await readFile(join(dest, FILE))).toEqual(pdf);
+  });
+
+  it('waits out a slow server that keeps sending, however long the whole body takes', async () => {
+    // 12 pieces 100 ms apart: 1.1 s in all, above the 600 ms idle timeout, never idle that long.
+    const pieces = 12;
+    server.route('/slow.pdf', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length });
+      const size = Math.ceil(pdf.length / pieces);
+      let sent = 0;
+      const timer = setInterval(() => {
+        res.write(pdf.subarray(sent, sent + size));
+        sent += size;
+        if (sent >= pdf.length) {
+          clearInterval(timer);
+          res.end();
+        }
+      }, 100);
+      res.on('close', () => clearInterval(timer));
+    });
+    const doc = sourceDoc({ url: server.url('/slow.pdf'), sha256: sha256(pdf) });
+    const [result] = await fetchInto(sourcesOf(doc), { fetchTimeoutMs: 600, retries: 0 });
+    expect(result).toMatchObject({ status: 'downloaded', sha256: sha256(pdf) });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('tries alt_urls in order when url fails, and says which one delivered', async () => {
+    server.route('/mirror.pdf', serveBytes(pdf));
+    const doc = sourceDoc({
+      url: server.url('/gone.pdf'),
+      alt_urls: [server.url('/also-gone.pdf'), server.url('/mirror.pdf')],
+      sha256: sha256(pdf),
+    });
+    const [result] = await fetchInto(sourcesOf(doc));
+    expect(result).toMatchObject({ status: 'downloaded', sha256: sha256(pdf), from: 'alt_urls[1]' });
+    expect(server.requests.map((r) => r.path)).toEqual(['/gone.pdf', '/also-gone.pdf', '/mirror.pdf']);
+
+    await rm(dest, { recursive: true });
+    const none = sourceDoc({
+      url: server.url('/gone.pdf'),
+      alt_urls: [server.url('/also-gone.pdf')],
+      sha256: sha256(pdf),
+    });
+    const [failed] = await fetchInto(sourcesOf(none));
+    expect(failed?.error).toBe(
+      `url: HTTP 404 Not Found for ${server.url('/gone.pdf')}; ` +
+        `alt_urls[0]: HTTP 404 Not Found for ${server.url('/also-gone.pdf')}`,
+    );
+  });
+});
+
+describe('fetchSources from a local path', () => {
+  it('with --pin, copies the path (relative to sources.yaml) and records its sha256; a later fetch copies it again', async () => {
+    await mkdir(join(work, 'downloads'));
+    await writeFile(join(work, 'downloads', 'APSEZ AR 2023-24.pdf'), pdf);
+    const sourcesPath = join(work, 'sources.yaml');
+    const text = `version: 1
+documents:
+  - company: adani-ports
+    fy: FY24
+    url: null # not found in public sources
+    path: downloads/APSEZ AR 2023-24.pdf
+    sha256: null
+    accessed_on: null
+    file: adani-ports-FY24-annual-report.pdf
+`;
+    await writeFile(sourcesPath, text);
+    const [pinned] = await fetchSources(await loadSources(sourcesPath), {
+      destDir: dest,
+      sourcesPath,
+      pin: true,
+      today: '2026-11-30',
+    });
+    expect(pinned).toMatchObject({ status: 'pinned', sha256: sha256(pdf), from: 'path' });
+    expect(await readFile(join(dest, 'adani-ports-FY24-annual-report.pdf'))).toEqual(pdf);
+    const reloaded = await loadSources(sourcesPath);
+    expect(reloaded.documents[0]).toMatchObject({ sha256: sha256(pdf), accessed_on: '2026-11-30' });
+    expect(isPinned(reloaded.documents[0] as SourceDocument)).toBe(true);
+
+    await rm(dest, { recursive: true });
+    const [copied] = await fetchSources(reloaded, { destDir: dest, sourcesPath });
+    expect(copied).toMatchObject({ status: 'copied', sha256: sha256(pdf) });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('fails naming the resolved path when the file is not there', async () => {
+    const doc = sourceDoc({ path: 'downloads/missing.pdf', sha256: sha256(pdf) });
+    const [result] = await fetchInto(sourcesOf(doc));
+    expect(result?.status).toBe('failed');
+    expect(result?.error).toBe(`path ${join(work, 'downloads/missing.pdf')}: no such file`);
   });
 });
