@@ -396,6 +396,48 @@ describe('rge corpus fetch', () => {
     expect(io.exitCode).toBe(0);
   });
 
+  it('pins a ZIP download and says which PDF it took out of it', async () => {
+    const zip = zipOf({ 'AR_24576.pdf': pdf });
+    server.route('/AR_24576.zip', serveBytes(zip));
+    await writeFile(
+      join(work, 'sources.yaml'),
+      `version: 1\ndocuments:\n  - company: hdfc-bank\n    fy: FY24\n    url: ${server.url('/AR_24576.zip')}\n    sha256: null\n    accessed_on: null\n    file: ${FILE}\n`,
+    );
+    const io = captureIO(work);
+    await runCli(io, '--pin', '--dest', 'out', '--sources', 'sources.yaml', '--quiet');
+    expect(io.stdout.split('\n')[0]).toBe(
+      `pinned     hdfc-bank FY24 ${FILE}  ${sha256(zip)}  (ZIP; PDF "AR_24576.pdf" sha256 ${sha256(pdf)})`,
+    );
+    expect(io.exitCode).toBe(0);
+    expect(await readFile(join(work, 'out', FILE))).toEqual(pdf);
+    expect(server.requests[0]?.headers['user-agent']).toBe(BROWSER_USER_AGENT);
+    expect((await loadSources(join(work, 'sources.yaml'))).documents[0]).toMatchObject({
+      sha256: sha256(zip),
+      pdf_sha256: sha256(pdf),
+    });
+  });
+
+  it('sends --user-agent instead of the browser one', async () => {
+    server.route('/ar.pdf', serveBytes(pdf));
+    await writeSources(
+      `  - {company: reliance, fy: FY24, file: ${FILE}, url: "${server.url('/ar.pdf')}", sha256: ${sha256(pdf)}}\n`,
+    );
+    const io = captureIO(work);
+    await runCli(io, '--sources', 'sources.yaml', '--dest', 'out', '--user-agent', 'rge-test/1', '--quiet');
+    expect(io.exitCode).toBe(0);
+    expect(server.requests[0]?.headers['user-agent']).toBe('rge-test/1');
+  });
+
+  it('treats a bad --retries or an empty --user-agent as a usage error', async () => {
+    await writeSources(`  - {company: reliance, fy: FY24, file: ${FILE}}\n`);
+    await expect(runCli(captureIO(work), '--sources', 'sources.yaml', '--retries', 'two')).rejects.toThrow(
+      /--retries must be a non-negative integer, got "two"/,
+    );
+    await expect(runCli(captureIO(work), '--sources', 'sources.yaml', '--user-agent', ' ')).rejects.toThrow(
+      UsageError,
+    );
+  });
+
   it('treats a missing --from folder or sources file as a usage error', async () => {
     await writeSources(`  - {company: reliance, fy: FY24, file: ${FILE}}\n`);
     await expect(runCli(captureIO(work), '--sources', 'sources.yaml', '--from', 'nowhere')).rejects.toThrow(
