@@ -1,5 +1,5 @@
 import seedrandom from 'seedrandom';
-import { normalCdf, normalQuantile } from './distributions.ts';
+import { binomialProbability, normalCdf, normalQuantile } from './distributions.ts';
 import { assertArray, assertFiniteNumbers, assertSameLength, tailAlpha } from './validate.ts';
 
 export interface BootstrapOptions {
@@ -98,20 +98,29 @@ export function percentileInterval(
  * alpha1 = ndtr(z0 + (z0 + z_alpha) / (1 - a (z0 + z_alpha))), alpha2 likewise with z_(1 - alpha).
  * Where z0, a or the levels are not finite (distribution all on one side of the estimate, zero
  * jackknife spread), it returns the percentile interval with `degenerate: true`.
+ *
+ * `tieTolerance` (default 0, scipy's exact comparisons): a value within it of the estimate counts as
+ * a tie (one half in z0), i.e. z0 = ndtri((#(< est - tol) + #(<= est + tol)) / 2B). The bootstrap
+ * functions pass a tolerance that covers the rounding of their own summation (see `bootstrapCI`), so
+ * that a resample whose statistic equals the estimate mathematically is counted as a tie whatever the
+ * order of summation made of it.
  */
 export function bcaFromParts(
   sorted: Float64Array,
   estimate: number,
   influence: Float64Array,
   alpha: number,
+  tieTolerance = 0,
 ): BcaIntervalResult {
   const b = sorted.length;
+  const below = estimate - tieTolerance;
+  const above = estimate + tieTolerance;
   let less = 0;
   let lessOrEqual = 0;
   for (let i = 0; i < b; i++) {
     const x = sorted[i] as number;
-    if (x < estimate) less++;
-    if (x <= estimate) lessOrEqual++;
+    if (x < below) less++;
+    if (x <= above) lessOrEqual++;
     else break;
   }
   const z0 = normalQuantile((less + lessOrEqual) / (2 * b));
@@ -184,7 +193,8 @@ function meanOf(xs: ArrayLike<number>): number {
  * `scipy.stats.bootstrap(..., method='BCa')` computes it from `bootstrap_distribution`: z0 counts ties
  * one half, the acceleration is the jackknife of the mean of `values` (leave one out), and the
  * endpoints are `np.percentile` (linear) at alpha1 and alpha2. `opts.estimate` replaces mean(values)
- * as the estimate z0 is measured against.
+ * as the estimate z0 is measured against; `opts.tieTolerance` (default 0, as scipy) is passed to
+ * `bcaFromParts`.
  *
  * Degenerate input (all values equal, a distribution entirely on one side of the estimate, no
  * jackknife spread) has no BCa interval (scipy returns NaN): the percentile interval is returned with
@@ -195,7 +205,7 @@ function meanOf(xs: ArrayLike<number>): number {
 export function bcaInterval(
   values: readonly number[],
   bootDistribution: readonly number[],
-  opts: { confidence?: number; estimate?: number } = {},
+  opts: { confidence?: number; estimate?: number; tieTolerance?: number } = {},
 ): BcaIntervalResult {
   const fn = 'bcaInterval';
   assertFiniteNumbers(fn, 'values', values);
@@ -206,7 +216,17 @@ export function bcaInterval(
   const mean = meanOf(xs);
   const estimate = opts.estimate ?? mean;
   if (!Number.isFinite(estimate)) throw new RangeError(`${fn}: estimate must be finite, got ${estimate}`);
-  return bcaFromParts(sortedCopy(fn, bootDistribution), estimate, meanInfluence(xs, mean), alpha);
+  const tieTolerance = opts.tieTolerance ?? 0;
+  if (!(tieTolerance >= 0 && Number.isFinite(tieTolerance))) {
+    throw new RangeError(`${fn}: tieTolerance must be a finite number >= 0, got ${tieTolerance}`);
+  }
+  return bcaFromParts(
+    sortedCopy(fn, bootDistribution),
+    estimate,
+    meanInfluence(xs, mean),
+    alpha,
+    tieTolerance,
+  );
 }
 
 interface Resolved {
@@ -233,15 +253,343 @@ function resolveOptions(fn: string, opts: BootstrapOptions): Resolved {
   return { method, resamples, alpha: tailAlpha(fn, opts.confidence), seed };
 }
 
+/** 2^-32: a uint32 times this is a uniform double in [0, 1) */
+const UINT32_UNIT = 2 ** -32;
+
 /**
- * The two resampling streams for a seed: seedrandom's Alea generator seeded with `seed` draws the
- * items at even positions of every resample (0, 2, 4, ...), one seeded with `${seed}:odd` those at odd
- * positions. Each gives uniform doubles in [0, 1) with 32 bits of resolution; an item index is
- * floor(u * n). Two independent streams let the CPU step both generators at once (Alea's carry chain
- * is serial), which makes resampling about 1.7x faster than one stream.
+ * The state of the two resampling streams for a seed: eight 32-bit words, the first eight
+ * `int32()` outputs of seedrandom's Alea generator seeded with `seed` (seedrandom 3.0.5), words 0-3
+ * for the even stream and 4-7 for the odd one. Each stream is xoshiro128** 1.1 (Blackman and Vigna,
+ * https://prng.di.unimi.it/xoshiro128starstar.c); its one forbidden state, all zero (chance 2^-128),
+ * becomes [1, 0, 0, 0]. seedrandom stays the project's seeding: the recorded seed string determines
+ * the state; xoshiro128** only makes the draws cheap enough to inline (four words of integer state in
+ * local variables, no call, no allocation per resample).
+ */
+export function resamplingState(seed: string): Int32Array {
+  const alea = seedrandom.alea(seed);
+  const state = new Int32Array(8);
+  for (let i = 0; i < 8; i++) state[i] = alea.int32();
+  for (const o of [0, 4]) {
+    if (
+      ((state[o] as number) |
+        (state[o + 1] as number) |
+        (state[o + 2] as number) |
+        (state[o + 3] as number)) ===
+      0
+    ) {
+      state[o] = 1;
+    }
+  }
+  return state;
+}
+
+/** xoshiro128**: the next uint32 of the stream whose four words start at `state[o]`, stepping it. */
+export function xoshiro128ss(state: Int32Array, o: number): number {
+  let s0 = state[o] as number;
+  let s1 = state[o + 1] as number;
+  let s2 = state[o + 2] as number;
+  let s3 = state[o + 3] as number;
+  const x = Math.imul(s1, 5);
+  const result = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+  const t = s1 << 9;
+  s2 ^= s0;
+  s3 ^= s1;
+  s1 ^= s2;
+  s0 ^= s3;
+  s2 ^= t;
+  s3 = (s3 << 11) | (s3 >>> 21);
+  state[o] = s0;
+  state[o + 1] = s1;
+  state[o + 2] = s2;
+  state[o + 3] = s3;
+  return result;
+}
+
+/**
+ * The two resampling streams for a seed (state from `resamplingState`): the first draws the items at
+ * even positions of every resample (0, 2, 4, ...), the second those at odd positions; each gives
+ * uniform doubles u = r / 2^32 in [0, 1) from its xoshiro128** outputs r, and an item index is
+ * floor(u * n) (= floor(r n / 2^32), exactly so for n < 2^21). Two independent streams let the CPU
+ * step both generators at once. The bootstrap functions inline the same generator in their loops;
+ * this function is their reference (the general path for a custom statistic uses it).
  */
 export function resamplingStreams(seed: string): [even: () => number, odd: () => number] {
-  return [seedrandom.alea(seed), seedrandom.alea(`${seed}:odd`)];
+  const state = resamplingState(seed);
+  return [() => xoshiro128ss(state, 0) * UINT32_UNIT, () => xoshiro128ss(state, 4) * UINT32_UNIT];
+}
+
+/** The largest denominator `scoreGrid` tries: GFS on panels of up to three judges lies on 1/240. */
+const MAX_GRID_DENOMINATOR = 4096;
+/** How far (relative to max(1, |k|)) a value may lie from k/D and still count as on the grid. */
+const GRID_TOLERANCE = 1e-9;
+
+/**
+ * The score grid of `xs`: the smallest denominator D <= 4096 such that every value is k/D for an
+ * integer k (within 1e-9 relative, which absorbs the rounding of scores computed in floating point,
+ * e.g. 0.4 * 2 + 0.35), with those integers `units[i] = k_i`; null when there is none, or when
+ * sum |k_i| reaches 2^53 (integer sums would no longer be exact). Sums of units are exact integers in
+ * any order, so resample means computed as (sum of units) / (n D) are the correctly rounded values of
+ * the exact means: equal means give equal doubles, which is what makes BCa's ties exact.
+ */
+export function scoreGrid(xs: ArrayLike<number>): { denominator: number; units: Float64Array } | null {
+  const sorted = Float64Array.from(xs).sort();
+  const distinct: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    if (i === 0 || sorted[i] !== sorted[i - 1]) distinct.push(sorted[i] as number);
+  }
+  search: for (let d = 1; d <= MAX_GRID_DENOMINATOR; d++) {
+    for (const v of distinct) {
+      const y = v * d;
+      const k = Math.round(y);
+      if (!(Math.abs(y - k) <= GRID_TOLERANCE * Math.max(1, Math.abs(k)))) continue search;
+    }
+    const units = new Float64Array(xs.length);
+    let total = 0;
+    for (let i = 0; i < xs.length; i++) {
+      const k = Math.round((xs[i] as number) * d);
+      units[i] = k;
+      total += Math.abs(k);
+    }
+    return total < 2 ** 53 ? { denominator: d, units } : null;
+  }
+  return null;
+}
+
+/**
+ * A tie tolerance for statistics summed in floating point: any summation of m terms of magnitude at
+ * most `scale` is within (m - 1) u m scale of the exact sum (u = 2^-53, Higham, Accuracy and Stability
+ * of Numerical Algorithms, 2nd ed., eq. 4.4), so a mean is within about m u scale of its exact value and
+ * two means that are equal mathematically differ by at most 2 m u scale = m eps scale. Twice that.
+ */
+function summationTolerance(terms: number, scale: number): number {
+  return 2 * terms * Number.EPSILON * scale;
+}
+
+function maxAbs(xs: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < xs.length; i++) m = Math.max(m, Math.abs(xs[i] as number));
+  return m;
+}
+
+/**
+ * out[r] = the sum over positions i < n of terms[floor(u n)], u the next draw of the even stream for
+ * even i and of the odd stream for odd i (`resamplingStreams`), resample after resample; terms summed
+ * by stream, then added. The generator is inlined: its state lives in eight local integers.
+ */
+function resampleSums(terms: Float64Array, state: Int32Array, out: Float64Array): void {
+  const n = terms.length;
+  const scale = n * UINT32_UNIT;
+  const pairs = n >> 1;
+  const last = n & 1;
+  let a0 = state[0] as number;
+  let a1 = state[1] as number;
+  let a2 = state[2] as number;
+  let a3 = state[3] as number;
+  let b0 = state[4] as number;
+  let b1 = state[5] as number;
+  let b2 = state[6] as number;
+  let b3 = state[7] as number;
+  for (let r = 0; r < out.length; r++) {
+    let sumEven = 0;
+    let sumOdd = 0;
+    for (let p = 0; p < pairs; p++) {
+      const x = Math.imul(a1, 5);
+      const y = Math.imul(b1, 5);
+      const ra = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const rb = Math.imul((y << 7) | (y >>> 25), 9) >>> 0;
+      const ta = a1 << 9;
+      const tb = b1 << 9;
+      a2 ^= a0;
+      b2 ^= b0;
+      a3 ^= a1;
+      b3 ^= b1;
+      a1 ^= a2;
+      b1 ^= b2;
+      a0 ^= a3;
+      b0 ^= b3;
+      a2 ^= ta;
+      b2 ^= tb;
+      a3 = (a3 << 11) | (a3 >>> 21);
+      b3 = (b3 << 11) | (b3 >>> 21);
+      sumEven += terms[(ra * scale) | 0] as number;
+      sumOdd += terms[(rb * scale) | 0] as number;
+    }
+    if (last) {
+      const x = Math.imul(a1, 5);
+      const ra = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const ta = a1 << 9;
+      a2 ^= a0;
+      a3 ^= a1;
+      a1 ^= a2;
+      a0 ^= a3;
+      a2 ^= ta;
+      a3 = (a3 << 11) | (a3 >>> 21);
+      sumEven += terms[(ra * scale) | 0] as number;
+    }
+    out[r] = sumEven + sumOdd;
+  }
+}
+
+/**
+ * Cluster resamples: for each resample, k clusters drawn as floor(u k) (even j from the even stream,
+ * odd j from the odd one, as `resampleSums`); outSums[r] = the sum of the drawn clusters' sums,
+ * outSizes[r] = the sum of their sizes.
+ */
+function resampleClusterSums(
+  sums: Float64Array,
+  sizes: Float64Array,
+  state: Int32Array,
+  outSums: Float64Array,
+  outSizes: Float64Array,
+): void {
+  const k = sums.length;
+  const scale = k * UINT32_UNIT;
+  const pairs = k >> 1;
+  const last = k & 1;
+  let a0 = state[0] as number;
+  let a1 = state[1] as number;
+  let a2 = state[2] as number;
+  let a3 = state[3] as number;
+  let b0 = state[4] as number;
+  let b1 = state[5] as number;
+  let b2 = state[6] as number;
+  let b3 = state[7] as number;
+  for (let r = 0; r < outSums.length; r++) {
+    let sumEven = 0;
+    let sumOdd = 0;
+    let size = 0;
+    for (let p = 0; p < pairs; p++) {
+      const x = Math.imul(a1, 5);
+      const y = Math.imul(b1, 5);
+      const ra = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const rb = Math.imul((y << 7) | (y >>> 25), 9) >>> 0;
+      const ta = a1 << 9;
+      const tb = b1 << 9;
+      a2 ^= a0;
+      b2 ^= b0;
+      a3 ^= a1;
+      b3 ^= b1;
+      a1 ^= a2;
+      b1 ^= b2;
+      a0 ^= a3;
+      b0 ^= b3;
+      a2 ^= ta;
+      b2 ^= tb;
+      a3 = (a3 << 11) | (a3 >>> 21);
+      b3 = (b3 << 11) | (b3 >>> 21);
+      const c0 = (ra * scale) | 0;
+      const c1 = (rb * scale) | 0;
+      sumEven += sums[c0] as number;
+      sumOdd += sums[c1] as number;
+      size += (sizes[c0] as number) + (sizes[c1] as number);
+    }
+    if (last) {
+      const x = Math.imul(a1, 5);
+      const ra = Math.imul((x << 7) | (x >>> 25), 9) >>> 0;
+      const ta = a1 << 9;
+      a2 ^= a0;
+      a3 ^= a1;
+      a1 ^= a2;
+      a0 ^= a3;
+      a2 ^= ta;
+      a3 = (a3 << 11) | (a3 >>> 21);
+      const c0 = (ra * scale) | 0;
+      sumEven += sums[c0] as number;
+      size += sizes[c0] as number;
+    }
+    outSums[r] = sumEven + sumOdd;
+    outSizes[r] = size;
+  }
+}
+
+/**
+ * A draw of Binomial(trials, p) (q = 1 - p) by inversion of `u` in [0, 1), visiting the values from the
+ * mode outwards (mode, mode + 1, mode - 1, mode + 2, ...): u falls in the value whose probability,
+ * taken in that order, covers it. Each value gets exactly its probability's share of [0, 1), up to
+ * the pmf's rounding (Loader's expansion at the mode, ~1e-15 relative, then exact ratios), so it is
+ * the binomial distribution; the search takes about 1.6 standard deviations of steps. Should rounding
+ * leave u above the total mass (chance ~1e-13), the mode is returned.
+ */
+export function binomialByInversion(trials: number, p: number, q: number, u: number): number {
+  if (trials === 0 || p === 0) return 0;
+  if (q === 0) return trials;
+  const mode = Math.min(trials, Math.floor((trials + 1) * p));
+  const odds = p / q;
+  let fHigh = binomialProbability(mode, trials, p, q);
+  let fLow = fHigh;
+  let rest = u - fHigh;
+  if (rest < 0) return mode;
+  let high = mode;
+  let low = mode;
+  while (high < trials || low > 0) {
+    if (high < trials) {
+      fHigh *= ((trials - high) / (high + 1)) * odds;
+      high++;
+      rest -= fHigh;
+      if (rest < 0) return high;
+    }
+    if (low > 0) {
+      fLow *= low / (trials - low + 1) / odds;
+      low--;
+      rest -= fLow;
+      if (rest < 0) return low;
+    }
+  }
+  return mode;
+}
+
+/**
+ * Resample sums of integer units drawn as counts: a resample of n items drawn with replacement from
+ * data holding `counts[l]` copies of `units[l]` has level counts Multinomial(n, counts / n), drawn as
+ * conditional binomials (level l: Binomial(items left, counts[l] / copies left at levels >= l)), each
+ * by `binomialByInversion` of the next draw of `uniform`. The same distribution as n index draws at
+ * O(levels sqrt n) instead of O(n) per resample; the sums are exact integers.
+ */
+function resampleSumsByCounts(
+  units: Float64Array,
+  counts: Float64Array,
+  uniform: () => number,
+  out: Float64Array,
+): void {
+  const levels = units.length;
+  const copiesFrom = new Float64Array(levels + 1);
+  for (let l = levels - 1; l >= 0; l--) copiesFrom[l] = (copiesFrom[l + 1] as number) + (counts[l] as number);
+  const n = copiesFrom[0] as number;
+  for (let r = 0; r < out.length; r++) {
+    let left = n;
+    let sum = 0;
+    for (let l = 0; l < levels - 1 && left > 0; l++) {
+      const copies = copiesFrom[l] as number;
+      const here = counts[l] as number;
+      const drawn = binomialByInversion(left, here / copies, (copies - here) / copies, uniform());
+      sum += drawn * (units[l] as number);
+      left -= drawn;
+    }
+    out[r] = sum + left * (units[levels - 1] as number);
+  }
+}
+
+/** The distinct integer units of a grid, ascending, with their counts. */
+function gridLevels(units: Float64Array): { units: Float64Array; counts: Float64Array } {
+  const sorted = Float64Array.from(units).sort();
+  const distinct: number[] = [];
+  const counts: number[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && sorted[i] === sorted[i - 1]) counts[counts.length - 1] = (counts.at(-1) as number) + 1;
+    else {
+      distinct.push(sorted[i] as number);
+      counts.push(1);
+    }
+  }
+  return { units: Float64Array.from(distinct), counts: Float64Array.from(counts) };
+}
+
+/**
+ * Whether drawing counts is cheaper than drawing n indices: about (levels - 1)(16 + sqrt n) steps of
+ * the binomial search against n index draws that cost about a quarter of a step each.
+ */
+function countsAreCheaper(levels: number, n: number): boolean {
+  return (levels - 1) * (16 + Math.sqrt(n)) < n / 4;
 }
 
 function checkStatistic(fn: string, value: number, where: string): number {
@@ -251,12 +599,22 @@ function checkStatistic(fn: string, value: number, where: string): number {
   return value;
 }
 
+/**
+ * How z0 tells ties: the estimate to compare resamples with (on the grid, the grid mean, computed as
+ * the resamples are) and the tolerance, fixed or from the scale of the sorted distribution.
+ */
+interface Ties {
+  estimate: number;
+  tolerance: number | ((sorted: Float64Array) => number);
+}
+
 function finish(
   fn: string,
   r: Resolved,
   estimate: number,
   dist: Float64Array,
   influence: () => Float64Array,
+  ties: Ties,
 ): BootstrapResult {
   for (let i = 0; i < dist.length; i++) checkStatistic(fn, dist[i] as number, `resample ${i}`);
   const sorted = dist.sort();
@@ -268,7 +626,8 @@ function finish(
   if (r.method === 'percentile') {
     return { low: linearPercentile(sorted, r.alpha), high: linearPercentile(sorted, 1 - r.alpha), ...base };
   }
-  const bca = bcaFromParts(sorted, estimate, influence(), r.alpha);
+  const tolerance = typeof ties.tolerance === 'number' ? ties.tolerance : ties.tolerance(sorted);
+  const bca = bcaFromParts(sorted, ties.estimate, influence(), r.alpha, tolerance);
   return { low: bca.low, high: bca.high, ...base, ...(bca.degenerate ? { degenerate: true } : {}) };
 }
 
@@ -276,6 +635,22 @@ function allEqual(xs: Float64Array): boolean {
   const first = xs[0] as number;
   for (let i = 1; i < xs.length; i++) if (xs[i] !== first) return false;
   return true;
+}
+
+/** Ties for a custom statistic: m summed terms of the data's or the statistic's magnitude. */
+function customTies(estimate: number, terms: number, data: Float64Array): Ties {
+  const dataScale = Math.max(maxAbs(data), Math.abs(estimate));
+  return {
+    estimate,
+    tolerance: (sorted) => {
+      const scale = Math.max(
+        dataScale,
+        Math.abs(sorted[0] as number),
+        Math.abs(sorted[sorted.length - 1] as number),
+      );
+      return summationTolerance(terms, scale);
+    },
+  };
 }
 
 /** Bootstrap of a one-sample statistic over `xs` (already validated). */
@@ -291,37 +666,52 @@ function bootstrapSample(
   const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
   if (allEqual(xs)) return { low: estimate, high: estimate, ...base, degenerate: true };
 
-  const [even, odd] = resamplingStreams(r.seed);
   const dist = new Float64Array(r.resamples);
-  const pairs = n >> 1;
   if (!statistic) {
-    for (let b = 0; b < r.resamples; b++) {
-      let sumEven = 0;
-      let sumOdd = 0;
-      for (let p = 0; p < pairs; p++) {
-        sumEven += xs[(even() * n) | 0] as number;
-        sumOdd += xs[(odd() * n) | 0] as number;
-      }
-      if (n & 1) sumEven += xs[(even() * n) | 0] as number;
-      dist[b] = (sumEven + sumOdd) / n;
+    const influence = () => meanInfluence(xs, estimate);
+    const grid = scoreGrid(xs);
+    if (grid) {
+      // exact integer sums: resample means and the estimate rounded once each, so ties are exact
+      const levels = gridLevels(grid.units);
+      if (countsAreCheaper(levels.units.length, n)) {
+        resampleSumsByCounts(levels.units, levels.counts, resamplingStreams(r.seed)[0], dist);
+      } else resampleSums(grid.units, resamplingState(r.seed), dist);
+      const denominator = n * grid.denominator;
+      for (let b = 0; b < dist.length; b++) dist[b] = (dist[b] as number) / denominator;
+      let units = 0;
+      for (let i = 0; i < n; i++) units += grid.units[i] as number;
+      return finish(fn, r, estimate, dist, influence, { estimate: units / denominator, tolerance: 0 });
     }
-    return finish(fn, r, estimate, dist, () => meanInfluence(xs, estimate));
+    resampleSums(xs, resamplingState(r.seed), dist);
+    for (let b = 0; b < dist.length; b++) dist[b] = (dist[b] as number) / n;
+    return finish(fn, r, estimate, dist, influence, {
+      estimate,
+      tolerance: summationTolerance(n, maxAbs(xs)),
+    });
   }
+  const [even, odd] = resamplingStreams(r.seed);
   const buffer = new Float64Array(n);
   for (let b = 0; b < r.resamples; b++) {
     for (let i = 0; i < n; i++) buffer[i] = xs[((i & 1 ? odd() : even()) * n) | 0] as number;
     dist[b] = statistic(buffer);
   }
-  return finish(fn, r, estimate, dist, () => {
-    const jackknife = new Float64Array(n);
-    const leaveOut = new Float64Array(n - 1);
-    for (let i = 0; i < n; i++) {
-      leaveOut.set(xs.subarray(0, i), 0);
-      leaveOut.set(xs.subarray(i + 1), i);
-      jackknife[i] = checkStatistic(fn, statistic(leaveOut), `the jackknife sample without item ${i}`);
-    }
-    return influenceFromJackknife(jackknife);
-  });
+  return finish(
+    fn,
+    r,
+    estimate,
+    dist,
+    () => {
+      const jackknife = new Float64Array(n);
+      const leaveOut = new Float64Array(n - 1);
+      for (let i = 0; i < n; i++) {
+        leaveOut.set(xs.subarray(0, i), 0);
+        leaveOut.set(xs.subarray(i + 1), i);
+        jackknife[i] = checkStatistic(fn, statistic(leaveOut), `the jackknife sample without item ${i}`);
+      }
+      return influenceFromJackknife(jackknife);
+    },
+    customTies(estimate, n, xs),
+  );
 }
 
 /**
@@ -330,12 +720,24 @@ function bootstrapSample(
  * B resamples of n items drawn with replacement, then `percentileInterval` or the BCa interval of
  * `bcaInterval` (z0 with ties counted one half, jackknife acceleration, numpy linear percentiles).
  *
- * Resampling: seedrandom 3.0.5's Alea generator, two streams (`resamplingStreams`): item i of each
- * resample is xs[floor(u * n)] with u the next draw of Alea(seed) for even i and of Alea(`${seed}:odd`)
- * for odd i, resample by resample; so the same seed, data and options give the same interval bit for
- * bit (not the same draws as numpy, so endpoints agree with scipy statistically, not exactly).
- * The default mean resamples the sum (even and odd positions summed apart, then added) into a typed
- * array, with no allocation per resample; a custom `statistic` gets a reused buffer.
+ * Resampling: two xoshiro128** streams seeded from seedrandom's Alea generator on `seed`
+ * (`resamplingState`, `resamplingStreams`): item i of each resample is xs[floor(u * n)] with u the
+ * next draw of the even stream for even i and of the odd stream for odd i, resample by resample; so
+ * the same seed, data and options give the same interval bit for bit (not the same draws as numpy, so
+ * endpoints agree with scipy statistically, not exactly). Until rge 0.x (issue 11) the streams were
+ * seedrandom.alea(seed) and alea(`${seed}:odd`) themselves: intervals changed by resampling noise.
+ *
+ * Ties (BCa's z0 counts resamples equal to the estimate one half): they are decided exactly, not by
+ * the order of floating-point summation. The default mean on data lying on a score grid (every value
+ * k/D, `scoreGrid`) sums the integers k exactly and divides once, so a resample mean equals the
+ * estimate exactly when it does mathematically; off a grid, and for a custom statistic, a resample
+ * within a summation-error bound of the estimate (2 m eps scale, m the number of values, scale the
+ * largest magnitude of data and statistic) counts as a tie. scipy 1.10.1 compares floating-point sums
+ * with `<` and `<=`, so on discrete data its z0 (and with it an endpoint) can differ by a tie's
+ * weight from the exact one, depending on the order of the data.
+ *
+ * The default mean resamples sums into a typed array, with no allocation and no call per draw; a
+ * custom `statistic` gets a reused buffer.
  *
  * Degenerate cases (never NaN, never a throw): all values equal gives the point interval
  * [estimate, estimate] with `degenerate: true` (scipy returns NaN for BCa); a bootstrap distribution
@@ -355,8 +757,9 @@ export function bootstrapCI(values: readonly number[], opts: BootstrapOptions): 
  * Bootstrap CI of mean(a - b) for paired data (the same items under two conditions), resampling pairs:
  * as `scipy.stats.bootstrap((a, b), lambda a, b: mean(a - b), paired=True)`, which for this statistic
  * is `bootstrapCI` on the differences a_i - b_i (the jackknife leaves out one pair). A custom
- * `statistic` receives the resampled differences. Options, determinism and degenerate cases as
- * `bootstrapCI`. Throws RangeError when a and b differ in length, are empty, or hold non-finite values.
+ * `statistic` receives the resampled differences. Options, determinism, ties and degenerate cases as
+ * `bootstrapCI` (differences of scores on a grid lie on the same grid). Throws RangeError when a and b
+ * differ in length, are empty, or hold non-finite values.
  */
 export function pairedBootstrapCI(
   a: readonly number[],
@@ -384,10 +787,13 @@ export function pairedBootstrapCI(
  * receives the values of the resample's rows, clusters in drawn order and rows in input order.
  *
  * Resampling draws the j-th cluster of a resample as floor(u * K) from the two streams of
- * `bootstrapCI` (even j: Alea(seed), odd j: Alea(`${seed}:odd`)), clusters numbered in order of first
- * appearance. Degenerate cases as `bootstrapCI`: a single cluster, or all values equal, gives the
- * point interval with `degenerate: true`. Throws RangeError/TypeError for no rows, a non-string
- * cluster or a non-finite value.
+ * `bootstrapCI` (even j: the even stream, odd j: the odd one), clusters numbered in order of first
+ * appearance. Ties as `bootstrapCI`: on a score grid the resample mean is (sum of the drawn clusters'
+ * integer unit sums) / (D * rows drawn), one rounding of the exact ratio, so a resample whose mean
+ * equals the estimate mathematically equals it exactly; off a grid, within the summation-error bound
+ * for the largest resample. Degenerate cases as `bootstrapCI`: a single cluster, or all values equal,
+ * gives the point interval with `degenerate: true`. Throws RangeError/TypeError for no rows, a
+ * non-string cluster or a non-finite value.
  */
 export function clusterBootstrapCI(
   rows: readonly { cluster: string; value: number }[],
@@ -431,45 +837,51 @@ export function clusterBootstrapCI(
     sizes[c] = (members[c] as number[]).length;
   }
   offsets[k] = at;
+  let largest = 0;
+  for (let c = 0; c < k; c++) largest = Math.max(largest, sizes[c] as number);
   const statistic = opts.statistic;
   const estimate = statistic ? checkStatistic(fn, statistic(grouped.slice()), 'the data') : meanOf(values);
   const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
   if (k < 2 || allEqual(values)) return { low: estimate, high: estimate, ...base, degenerate: true };
 
-  const [even, odd] = resamplingStreams(r.seed);
   const dist = new Float64Array(r.resamples);
   let totalSum = 0;
   for (let c = 0; c < k; c++) totalSum += sums[c] as number;
   if (!statistic) {
-    const pairs = k >> 1;
-    for (let b = 0; b < r.resamples; b++) {
-      let sumEven = 0;
-      let sumOdd = 0;
-      let size = 0;
-      for (let p = 0; p < pairs; p++) {
-        const c0 = (even() * k) | 0;
-        const c1 = (odd() * k) | 0;
-        sumEven += sums[c0] as number;
-        sumOdd += sums[c1] as number;
-        size += (sizes[c0] as number) + (sizes[c1] as number);
-      }
-      if (k & 1) {
-        const c0 = (even() * k) | 0;
-        sumEven += sums[c0] as number;
-        size += sizes[c0] as number;
-      }
-      dist[b] = (sumEven + sumOdd) / size;
-    }
-    return finish(fn, r, estimate, dist, () => {
+    const influence = () => {
       const jackknife = new Float64Array(k);
       for (let c = 0; c < k; c++) {
         jackknife[c] = (totalSum - (sums[c] as number)) / (rows.length - (sizes[c] as number));
       }
       return influenceFromJackknife(jackknife);
+    };
+    const sizesDrawn = new Float64Array(r.resamples);
+    const grid = scoreGrid(values);
+    if (grid) {
+      // per-cluster sums of integer units: exact, so is every resample's sum
+      const unitSums = new Float64Array(k);
+      let units = 0;
+      for (let c = 0; c < k; c++) {
+        for (let i = offsets[c] as number; i < (offsets[c + 1] as number); i++) {
+          unitSums[c] = (unitSums[c] as number) + Math.round((grouped[i] as number) * grid.denominator);
+        }
+        units += unitSums[c] as number;
+      }
+      resampleClusterSums(unitSums, sizes, resamplingState(r.seed), dist, sizesDrawn);
+      for (let b = 0; b < dist.length; b++) {
+        dist[b] = (dist[b] as number) / (grid.denominator * (sizesDrawn[b] as number));
+      }
+      const tieEstimate = units / (grid.denominator * rows.length);
+      return finish(fn, r, estimate, dist, influence, { estimate: tieEstimate, tolerance: 0 });
+    }
+    resampleClusterSums(sums, sizes, resamplingState(r.seed), dist, sizesDrawn);
+    for (let b = 0; b < dist.length; b++) dist[b] = (dist[b] as number) / (sizesDrawn[b] as number);
+    return finish(fn, r, estimate, dist, influence, {
+      estimate,
+      tolerance: summationTolerance(k * largest, maxAbs(values)),
     });
   }
-  let largest = 0;
-  for (let c = 0; c < k; c++) largest = Math.max(largest, sizes[c] as number);
+  const [even, odd] = resamplingStreams(r.seed);
   const buffer = new Float64Array(largest * k);
   for (let b = 0; b < r.resamples; b++) {
     let length = 0;
@@ -481,16 +893,23 @@ export function clusterBootstrapCI(
     }
     dist[b] = statistic(buffer.subarray(0, length));
   }
-  return finish(fn, r, estimate, dist, () => {
-    const jackknife = new Float64Array(k);
-    for (let c = 0; c < k; c++) {
-      const from = offsets[c] as number;
-      const to = offsets[c + 1] as number;
-      const leaveOut = new Float64Array(rows.length - (to - from));
-      leaveOut.set(grouped.subarray(0, from), 0);
-      leaveOut.set(grouped.subarray(to), from);
-      jackknife[c] = checkStatistic(fn, statistic(leaveOut), `the jackknife sample without cluster ${c}`);
-    }
-    return influenceFromJackknife(jackknife);
-  });
+  return finish(
+    fn,
+    r,
+    estimate,
+    dist,
+    () => {
+      const jackknife = new Float64Array(k);
+      for (let c = 0; c < k; c++) {
+        const from = offsets[c] as number;
+        const to = offsets[c + 1] as number;
+        const leaveOut = new Float64Array(rows.length - (to - from));
+        leaveOut.set(grouped.subarray(0, from), 0);
+        leaveOut.set(grouped.subarray(to), from);
+        jackknife[c] = checkStatistic(fn, statistic(leaveOut), `the jackknife sample without cluster ${c}`);
+      }
+      return influenceFromJackknife(jackknife);
+    },
+    customTies(estimate, k * largest, values),
+  );
 }

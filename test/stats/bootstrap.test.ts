@@ -1,6 +1,13 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { bcaFromParts, influenceFromJackknife, linearPercentile } from '../../src/stats/bootstrap.ts';
+import {
+  bcaFromParts,
+  influenceFromJackknife,
+  linearPercentile,
+  resamplingState,
+  resamplingStreams,
+  xoshiro128ss,
+} from '../../src/stats/bootstrap.ts';
 import {
   bcaInterval,
   bootstrapCI,
@@ -108,10 +115,10 @@ describe('bootstrapCI', () => {
     expect(a.estimate).toBe(xs.reduce((s, x) => s + x, 0) / xs.length);
   });
 
-  it('draws item i as floor(u * n), u from seedrandom.alea(seed) for even i, alea(seed:odd) for odd i', () => {
+  it('draws item i as floor(u * n), u from the even stream for even i and the odd stream for odd i', () => {
+    // powers of two: n = 7 distinct levels, so the index path (not counts), and sums exact in any order
     const xs = [1, 2, 4, 8, 16, 32, 64];
-    const even = seedrandom.alea('pinned');
-    const odd = seedrandom.alea('pinned:odd');
+    const [even, odd] = resamplingStreams('pinned');
     const dist: number[] = [];
     for (let b = 0; b < 50; b++) {
       let sum = 0;
@@ -124,6 +131,22 @@ describe('bootstrapCI', () => {
     const bca = bootstrapCI(xs, { method: 'bca', resamples: 50, confidence: 0.9, seed: 'pinned' });
     const fromDist = bcaInterval(xs, dist, { confidence: 0.9 });
     expect([bca.low, bca.high]).toEqual([fromDist.low, fromDist.high]);
+  });
+
+  it('the streams are xoshiro128** seeded by the first eight int32 outputs of seedrandom.alea(seed)', () => {
+    // the reference C code (prng.di.unimi.it/xoshiro128starstar.c) from state {1, 2, 3, 4}
+    const state = Int32Array.from([1, 2, 3, 4, 0, 0, 0, 0]);
+    const first = Array.from({ length: 8 }, () => xoshiro128ss(state, 0));
+    expect(first).toEqual([11520, 0, 5927040, 70819200, 2031721883, 1637235492, 1287239034, 3734860849]);
+    const alea = seedrandom.alea('recorded seed');
+    const words = Array.from({ length: 8 }, () => alea.int32());
+    expect(Array.from(resamplingState('recorded seed'))).toEqual(words);
+    const [even, odd] = resamplingStreams('recorded seed');
+    const reference = Int32Array.from(words);
+    for (let i = 0; i < 5; i++) {
+      expect(even()).toBe(xoshiro128ss(reference, 0) / 2 ** 32);
+      expect(odd()).toBe(xoshiro128ss(reference, 4) / 2 ** 32);
+    }
   });
 
   it('a custom statistic takes the general path and agrees with the mean fast path', () => {
