@@ -1,13 +1,24 @@
 import type { EmbedderOptions, LexicalEmbedder, TermCounts } from './embedder.ts';
+import { expandQuery } from './query.ts';
 
 /**
  * Lexical retrieval with Okapi BM25. Tokens are lowercase words and numbers; a number keeps its
- * thousands separators, decimal point and percent sign ("34,229", "12.5%"), because in annual reports
- * the figure is usually the most specific thing a question shares with its passage.
+ * decimal point and percent sign ("12.5%"), because in annual reports the figure is usually the most
+ * specific thing a question shares with its passage. Tokenizer v2 writes the same thing one way:
+ * - grouped numbers lose their separators, so Indian and Western grouping agree ("2,13,527" and
+ *   "213,527" are both "213527");
+ * - a number with a scale word ("$1,234 million", "1.2 billion", "1,23,456 crore", "1.23 lakh crore")
+ *   also gives its value to two significant figures ("1.2e9", "1.2e12"), so two writings of one
+ *   amount share a token;
+ * - fiscal years: "FY2022", "FY22", "FY 2022" and "fiscal 2022" all give "fiscal" and "2022"
+ *   ("FY2023Q1" also "q1"), and a year range "2023-24" also gives its second year, "2024".
+ * Questions are expanded with the line items of the measures they name (query.ts, QUERY_VERSION).
  */
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
-export const BM25_TOKENIZER_VERSION = 1;
+export const BM25_TOKENIZER_VERSION = 2;
+/** Bump when query expansion changes: it changes what a question retrieves. */
+export const BM25_QUERY_VERSION = 1;
 
 /** Light stop-words: function words only, so "net", "total", "profit" still count. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -21,12 +32,81 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
 // a number with optional grouping/decimal parts and an optional percent sign, or a word that starts with a letter
 const TOKEN = /\p{N}+(?:[.,]\p{N}+)*%?|\p{L}[\p{L}\p{N}]*/gu;
 
+/** Scale words and their multipliers; "lakh crore" multiplies both. */
+const SCALES: ReadonlyMap<string, number> = new Map([
+  ['thousand', 1e3],
+  ['million', 1e6],
+  ['millions', 1e6],
+  ['mn', 1e6],
+  ['billion', 1e9],
+  ['billions', 1e9],
+  ['bn', 1e9],
+  ['trillion', 1e12],
+  ['lakh', 1e5],
+  ['lakhs', 1e5],
+  ['crore', 1e7],
+  ['crores', 1e7],
+  ['cr', 1e7],
+]);
+
+// a number grouped by commas: Western (1,234,567) or Indian (12,34,567) grouping
+const GROUPED = /^\p{N}{1,3}(?:,\p{N}{2,3})+(?:\.\p{N}+)?%?$/u;
+// FY2022, FY22, FY2023Q1 (after lowercasing)
+const FISCAL = /^fy(\p{N}{2}|\p{N}{4})(q[1-4]|h[12])?$/u;
+// Q4FY24
+const QUARTER_FISCAL = /^(q[1-4]|h[12])fy(\p{N}{2}|\p{N}{4})$/u;
+// 2023-24, 2023–24, 2023/24: a fiscal year written as a range of two consecutive years
+const YEAR_RANGE = /\b((?:19|20)\p{N}{2})\s?[-–/]\s?(\p{N}{2})\b/gu;
+
+function fullYear(digits: string): string {
+  if (digits.length === 4) return digits;
+  return `${Number(digits) >= 80 ? '19' : '20'}${digits}`;
+}
+
+/** A value to two significant figures, written without "+": 1.2e9. */
+export function magnitudeToken(value: number): string {
+  return value.toExponential(1).replace('e+', 'e').replace('.0e', 'e');
+}
+
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.toLowerCase().matchAll(TOKEN)) {
-    const t = m[0];
+  let amount: number | null = null;
+  let scale = 1;
+  const flush = () => {
+    if (amount !== null && scale > 1) out.push(magnitudeToken(amount * scale));
+    amount = null;
+    scale = 1;
+  };
+  const lowered = text.toLowerCase().replace(YEAR_RANGE, (whole, first: string, second: string) => {
+    const next = String(Number(first) + 1);
+    return next.slice(2) === second ? `${first} ${next}` : whole;
+  });
+  for (const m of lowered.matchAll(TOKEN)) {
+    let t = m[0];
+    const multiplier = SCALES.get(t);
+    if (multiplier !== undefined && amount !== null) {
+      scale *= multiplier;
+      out.push(t);
+      continue;
+    }
+    flush();
+    if (/^\p{N}/u.test(t)) {
+      if (GROUPED.test(t)) t = t.replace(/,/g, '');
+      if (!t.endsWith('%') && !t.includes(',')) amount = Number(t);
+      out.push(t);
+      continue;
+    }
+    const fy = FISCAL.exec(t) ?? QUARTER_FISCAL.exec(t);
+    if (fy) {
+      const [year, part] = FISCAL.test(t) ? [fy[1], fy[2]] : [fy[2], fy[1]];
+      out.push('fiscal', fullYear(year as string));
+      if (part) out.push(part);
+      continue;
+    }
+    if (t === 'fy') t = 'fiscal';
     if (!STOP_WORDS.has(t)) out.push(t);
   }
+  flush();
   return out;
 }
 
@@ -38,7 +118,7 @@ export function termCounts(text: string): TermCounts {
 }
 
 export function bm25EmbedderId(k1: number = BM25_K1, b: number = BM25_B): string {
-  return `bm25:tokenizer-v${BM25_TOKENIZER_VERSION}:k1=${k1}:b=${b}`;
+  return `bm25:tokenizer-v${BM25_TOKENIZER_VERSION}:query-v${BM25_QUERY_VERSION}:k1=${k1}:b=${b}`;
 }
 
 export function createBm25Embedder(opts: EmbedderOptions = {}): LexicalEmbedder {
@@ -59,7 +139,7 @@ export function createBm25Embedder(opts: EmbedderOptions = {}): LexicalEmbedder 
       return out;
     },
     async embedQuery(text) {
-      return termCounts(text);
+      return termCounts(expandQuery(text));
     },
   };
 }
