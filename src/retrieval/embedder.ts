@@ -8,9 +8,9 @@ import { RgeError } from '../util/errors.ts';
  * `id` names the model and its version; it is part of every cache key and of the index checksum, so
  * two ids are equal only when the same text is guaranteed to give the same representation.
  */
-export type EmbedderName = 'use-lite' | 'bge-m3' | 'bm25';
+export type EmbedderName = 'use-lite' | 'bge-m3' | 'bm25' | 'hybrid';
 
-export const EMBEDDER_NAMES: readonly EmbedderName[] = ['use-lite', 'bge-m3', 'bm25'];
+export const EMBEDDER_NAMES: readonly EmbedderName[] = ['use-lite', 'bge-m3', 'bm25', 'hybrid'];
 
 interface EmbedderBase {
   /** the registry name (or a custom name for embedders built outside the registry) */
@@ -44,7 +44,34 @@ export interface LexicalEmbedder extends EmbedderBase {
   embedQuery(text: string): Promise<TermCounts>;
 }
 
-export type Embedder = DenseEmbedder | LexicalEmbedder;
+/** How a hybrid embedder fuses its two rankings (defaults and validation in hybrid.ts). */
+export interface FusionParameters {
+  /** the dense half: use-lite offline, bge-m3 when its model is configured */
+  dense: 'use-lite' | 'bge-m3';
+  /** the reciprocal-rank-fusion constant k: larger flattens the advantage of the top ranks */
+  rrfK: number;
+  /** how many chunks each ranking contributes before fusion */
+  depth: number;
+  /** weight of the BM25 ranking */
+  lexicalWeight: number;
+  /** weight of the dense ranking */
+  denseWeight: number;
+}
+
+/**
+ * BM25 and a dense model together: the index holds both representations and retrieval fuses the two
+ * rankings (see hybrid.ts). Passages and questions are embedded by the two halves.
+ */
+export interface HybridEmbedder extends EmbedderBase {
+  readonly kind: 'hybrid';
+  /** the dense half's vector length */
+  readonly dimensions: number | null;
+  readonly lexical: LexicalEmbedder;
+  readonly dense: DenseEmbedder;
+  readonly fusion: FusionParameters;
+}
+
+export type Embedder = DenseEmbedder | LexicalEmbedder | HybridEmbedder;
 
 export interface EmbedderOptions {
   /** passages per model call */
@@ -53,6 +80,8 @@ export interface EmbedderOptions {
   modelDir?: string;
   /** bge-m3 only: which ONNX weights to load; by default the first of fp32, q8, fp16 present */
   dtype?: 'fp32' | 'fp16' | 'q8';
+  /** hybrid only: the dense model and the fusion parameters (defaults in hybrid.ts) */
+  hybrid?: Partial<FusionParameters>;
 }
 
 export function isEmbedderName(name: string): name is EmbedderName {
@@ -76,6 +105,10 @@ export async function createEmbedder(name: EmbedderName, opts: EmbedderOptions =
     case 'bm25': {
       const { createBm25Embedder } = await import('./bm25.ts');
       return createBm25Embedder(opts);
+    }
+    case 'hybrid': {
+      const { createHybridEmbedder } = await import('./hybrid.ts');
+      return createHybridEmbedder(opts);
     }
     default:
       throw new RgeError(`unknown embedder "${String(name)}"; choose one of ${EMBEDDER_NAMES.join(', ')}`, {

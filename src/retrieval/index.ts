@@ -12,10 +12,20 @@ export {
   type Embedder,
   type EmbedderName,
   type EmbedderOptions,
+  type FusionParameters,
+  type HybridEmbedder,
   isEmbedderName,
   type LexicalEmbedder,
   type TermCounts,
 } from './embedder.ts';
+export {
+  DEFAULT_FUSION,
+  fusionFromId,
+  fusionFromRecord,
+  fusionParameters,
+  fusionRecord,
+  reciprocalRankFusion,
+} from './hybrid.ts';
 export {
   type BuildIndexOptions,
   type BuildIndexResult,

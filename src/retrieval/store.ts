@@ -23,10 +23,12 @@ import {
   type Embedder,
   type EmbedderName,
   type EmbedderOptions,
+  type FusionParameters,
   isEmbedderName,
   type LexicalEmbedder,
   type TermCounts,
 } from './embedder.ts';
+import { fusionFromId, hybridChecksum, hybridPartIds, reciprocalRankFusion } from './hybrid.ts';
 
 /**
  * The persistent index. One folder holds:
@@ -46,7 +48,7 @@ export const IndexManifest = z
     embedder: z.object({
       name: z.string(),
       id: z.string(),
-      kind: z.enum(['dense', 'lexical']),
+      kind: z.enum(['dense', 'lexical', 'hybrid']),
       dimensions: z.number().int().positive().nullable(),
     }),
     chunks: z.number().int().nonnegative(),
@@ -229,8 +231,19 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
         resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
         opts,
       );
-    } else {
+    } else if (embedder.kind === 'lexical') {
       result = await writeLexical(tmp, sorted, embedder, opts);
+    } else {
+      // hybrid: both representations side by side, one checksum over the two
+      const dense = await writeDense(
+        tmp,
+        sorted,
+        embedder.dense,
+        resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
+        opts,
+      );
+      const lexical = await writeLexical(tmp, sorted, embedder.lexical, { ...opts, onProgress: undefined });
+      result = { ...dense, checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum) };
     }
     const chunksJson = `${JSON.stringify(sorted)}\n`;
     await writeFileAtomic(join(tmp, CHUNKS), chunksJson);
@@ -430,30 +443,32 @@ async function load(dirIn: string): Promise<Loaded> {
       `${join(dir, CHUNKS)} has ${chunks.length} chunks, the manifest says ${manifest.chunks}`,
     );
   }
-  if (manifest.embedder.kind === 'dense') {
-    if (!existsSync(join(dir, VECTRA)))
-      throw new RgeError(`index ${dir} is incomplete: ${VECTRA} is missing`);
-    const items = await new LocalIndex(dir).listItems();
-    const sortedItems = [...items].sort((a, b) => compareIds(a.id, b.id));
-    const dims = sortedItems[0]?.vector.length ?? manifest.embedder.dimensions ?? 0;
-    const matrix = new Float32Array(sortedItems.length * dims);
-    for (const [r, item] of sortedItems.entries()) {
-      if (item.vector.length !== dims)
-        throw new RgeError(`index ${dir}: item ${item.id} has a vector of the wrong length`);
-      matrix.set(item.vector, r * dims);
-    }
-    return {
-      manifest,
-      chunks,
-      chunksJson,
-      dense: { ids: sortedItems.map((i) => i.id), matrix, dims },
-      lexical: null,
-    };
+  // a hybrid index holds both the vectors and the postings
+  const kind = manifest.embedder.kind;
+  const dense = kind === 'lexical' ? null : await loadDense(dir, manifest);
+  const lexical = kind === 'dense' ? null : await loadLexical(dir);
+  return { manifest, chunks, chunksJson, dense, lexical };
+}
+
+async function loadDense(dir: string, manifest: IndexManifest): Promise<NonNullable<Loaded['dense']>> {
+  if (!existsSync(join(dir, VECTRA))) throw new RgeError(`index ${dir} is incomplete: ${VECTRA} is missing`);
+  const items = await new LocalIndex(dir).listItems();
+  const sortedItems = [...items].sort((a, b) => compareIds(a.id, b.id));
+  const dims = sortedItems[0]?.vector.length ?? manifest.embedder.dimensions ?? 0;
+  const matrix = new Float32Array(sortedItems.length * dims);
+  for (const [r, item] of sortedItems.entries()) {
+    if (item.vector.length !== dims)
+      throw new RgeError(`index ${dir}: item ${item.id} has a vector of the wrong length`);
+    matrix.set(item.vector, r * dims);
   }
+  return { ids: sortedItems.map((i) => i.id), matrix, dims };
+}
+
+async function loadLexical(dir: string): Promise<Bm25Stats> {
   const file = (await readJson(join(dir, BM25), 'bm25 postings')).value as Bm25File;
   if (file?.format !== 'rge-bm25' || !Array.isArray(file.terms))
     throw new RgeError(`${join(dir, BM25)} is not an rge bm25 file`);
-  return { manifest, chunks, chunksJson, dense: null, lexical: bm25FromFile(file) };
+  return bm25FromFile(file);
 }
 
 function idsMatch(a: readonly string[], b: readonly Chunk[]): boolean {
@@ -516,7 +531,14 @@ export class Index {
           `index ${this.dir} was built with embedder "${name}"; pass that embedder to openIndex`,
         );
       }
-      this.embedder = createEmbedder(name, this.embedderOptions);
+      // a hybrid index is queried with the fusion parameters it records, unless the caller sets them
+      const recorded = name === 'hybrid' ? fusionFromId(this.manifest.embedder.id) : null;
+      this.embedder = createEmbedder(
+        name,
+        recorded && !this.embedderOptions.hybrid
+          ? { ...this.embedderOptions, hybrid: recorded }
+          : this.embedderOptions,
+      );
     }
     const e = await this.embedder.catch((err: unknown) => {
       this.embedder = null;
@@ -535,7 +557,37 @@ export class Index {
     validateK(opts.k);
     const e = await this.questionEmbedder();
     if (e.kind === 'dense') return this.retrieveByVector(await e.embedQuery(question), opts);
-    return this.retrieveByTerms(await e.embedQuery(question), opts);
+    if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), opts);
+    const [terms, vector] = await Promise.all([e.lexical.embedQuery(question), e.dense.embedQuery(question)]);
+    return this.retrieveHybrid(terms, vector, e.fusion, opts);
+  }
+
+  /**
+   * Hybrid indexes: the BM25 and the cosine rankings (each to the fusion depth, at least k, filters
+   * applied first) fused by reciprocal rank fusion; the score is the fused score.
+   */
+  retrieveHybrid(
+    terms: TermCounts,
+    vector: Float32Array,
+    fusion: FusionParameters,
+    opts: RetrieveOptions = {},
+  ): RetrievedChunk[] {
+    const k = validateK(opts.k);
+    const depth = Math.max(fusion.depth, k);
+    const lexical = this.retrieveByTerms(terms, { ...opts, k: depth });
+    const dense = this.retrieveByVector(vector, { ...opts, k: depth });
+    const byId = new Map<string, Chunk>([...lexical, ...dense].map((c) => [c.id, c]));
+    const fused = reciprocalRankFusion(
+      [
+        { ids: lexical.map((c) => c.id), weight: fusion.lexicalWeight },
+        { ids: dense.map((c) => c.id), weight: fusion.denseWeight },
+      ],
+      { rrfK: fusion.rrfK, depth },
+    );
+    return fused.slice(0, k).map(([id, score]) => {
+      const { score: _, ...chunk } = byId.get(id) as RetrievedChunk;
+      return { ...chunk, score };
+    });
   }
 
   /** Dense indexes: ranks by cosine similarity to `vector` (no embedding involved). */
@@ -659,7 +711,21 @@ export async function verifyIndex(dir: string): Promise<VerifyResult> {
   const { manifest } = loaded;
   const problems: string[] = [];
   let actual: string;
-  if (loaded.dense) {
+  if (loaded.dense && loaded.lexical) {
+    const { ids, matrix, dims } = loaded.dense;
+    const vectors = ids.map((_, r) => matrix.subarray(r * dims, (r + 1) * dims));
+    const parts = hybridPartIds(manifest.embedder.id);
+    actual = parts
+      ? hybridChecksum(
+          manifest.embedder.id,
+          denseChecksum(parts.dense, ids, vectors),
+          lexicalChecksum(parts.lexical, loaded.lexical),
+        )
+      : '';
+    if (!parts) problems.push(`embedder id ${manifest.embedder.id} does not name its two halves`);
+    if (!idsMatch(ids, loaded.chunks) || !idsMatch(loaded.lexical.ids, loaded.chunks))
+      problems.push(`the vectors or postings do not match the chunks in ${CHUNKS}`);
+  } else if (loaded.dense) {
     const { ids, matrix, dims } = loaded.dense;
     const vectors = ids.map((_, r) => matrix.subarray(r * dims, (r + 1) * dims));
     actual = denseChecksum(manifest.embedder.id, ids, vectors);

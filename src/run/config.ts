@@ -20,6 +20,7 @@ import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from '../judging/prompt.ts';
 import { LIVE_PROVIDERS, ModelPrices } from '../providers/catalogue.ts';
+import type { FusionParameters } from '../retrieval/index.ts';
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
@@ -31,7 +32,36 @@ const Id = z
 /** A score threshold on the 0-2 rubric scale; null records the score without gating on it. */
 const Threshold = z.number().min(0).max(2).nullable();
 
-export const EMBEDDERS = ['use-lite', 'bge-m3', 'bm25'] as const;
+export const EMBEDDERS = ['use-lite', 'bge-m3', 'bm25', 'hybrid'] as const;
+
+/** corpus.hybrid: how the hybrid embedder fuses BM25 with its dense model (recorded in the index manifest). */
+export const HybridSettings = z
+  .object({
+    dense: z.enum(['use-lite', 'bge-m3']).default('use-lite').describe('the dense half of the hybrid'),
+    rrf_k: z.number().min(0).default(60).describe('reciprocal rank fusion constant k'),
+    depth: z.number().int().min(1).default(50).describe('chunks each ranking contributes before fusion'),
+    lexical_weight: z.number().min(0).default(1).describe('weight of the BM25 ranking'),
+    dense_weight: z.number().min(0).default(1).describe('weight of the dense ranking'),
+  })
+  .strict();
+export type HybridSettings = z.infer<typeof HybridSettings>;
+
+/** The embedder options a config's corpus section asks for (the fusion parameters of a hybrid). */
+export function corpusEmbedderOptions(corpus: { embedder: string; hybrid?: HybridSettings | undefined }): {
+  hybrid?: FusionParameters;
+} {
+  if (corpus.embedder !== 'hybrid') return {};
+  const h = HybridSettings.parse(corpus.hybrid ?? {});
+  return {
+    hybrid: {
+      dense: h.dense,
+      rrfK: h.rrf_k,
+      depth: h.depth,
+      lexicalWeight: h.lexical_weight,
+      denseWeight: h.dense_weight,
+    },
+  };
+}
 export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS] as const;
 export const JUDGE_PROVIDERS = ['heuristic', ...LIVE_PROVIDERS] as const;
 export const RUN_MODES = ['sync', 'batch'] as const;
@@ -125,6 +155,9 @@ export const RunConfig = z
         pdfs: Path.describe('folder of the corpus PDFs'),
         index: Path.describe('folder of the retrieval index'),
         embedder: z.enum(EMBEDDERS),
+        hybrid: HybridSettings.optional().describe(
+          'embedder hybrid only: the dense model and the fusion parameters (defaults: use-lite, rrf_k 60, depth 50, weights 1 and 1)',
+        ),
         allow_download: z
           .boolean()
           .default(true)

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RgeError } from '../util/errors.ts';
-import type { RunConfig } from './config.ts';
+import { corpusEmbedderOptions, type RunConfig } from './config.ts';
 
 export const DEFAULT_CACHE_DIR = '.cache/rge';
 
@@ -38,6 +38,7 @@ export async function ensureCorpusIndex(
     pdfDir: at(config.corpus.pdfs),
     indexDir,
     embedder: config.corpus.embedder,
+    embedderOptions: corpusEmbedderOptions(config.corpus),
     cacheDir: at(opts.cacheDir ?? DEFAULT_CACHE_DIR),
     chunking: { maxTokens: config.corpus.chunk_tokens, overlapTokens: config.corpus.overlap_tokens },
   });

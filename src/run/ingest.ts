@@ -13,7 +13,7 @@ import { type ChunkOptions, chunkDocument } from '../corpus/chunk.ts';
 import { documentIdentity } from '../corpus/naming.ts';
 import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
-import { buildIndex, type EmbedderName } from '../retrieval/index.ts';
+import { buildIndex, type EmbedderName, type EmbedderOptions } from '../retrieval/index.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256File, writeFileAtomic } from '../util/fs.ts';
 
@@ -34,6 +34,8 @@ export type TablesMode = 'auto' | 'always' | 'never';
 export interface IngestOptions {
   indexDir: string;
   embedder: EmbedderName;
+  /** options for the embedder (for hybrid: the dense model and the fusion parameters) */
+  embedderOptions?: EmbedderOptions;
   cacheDir: string;
   tables?: TablesMode;
   concurrency?: number;
@@ -219,6 +221,7 @@ export async function ingest(docs: readonly IngestDocument[], opts: IngestOption
   const built = await buildIndex(chunks, {
     dir: opts.indexDir,
     embedder: opts.embedder,
+    ...(opts.embedderOptions ? { embedderOptions: opts.embedderOptions } : {}),
     cacheDir: join(opts.cacheDir, 'embeddings'),
     onProgress: (done, total) => opts.onStage?.('embed', done, total),
   });

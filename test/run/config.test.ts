@@ -92,7 +92,13 @@ describe('the committed configs', () => {
     expect(await readFile(SCHEMA, 'utf8')).toBe(runConfigJsonSchemaText());
     const schema = JSON.parse(runConfigJsonSchemaText());
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
-    expect(schema.properties.corpus.properties.embedder.enum).toEqual(['use-lite', 'bge-m3', 'bm25']);
+    expect(schema.properties.corpus.properties.embedder.enum).toEqual([
+      'use-lite',
+      'bge-m3',
+      'bm25',
+      'hybrid',
+    ]);
+
     // defaulted fields are optional in a file
     expect(schema.properties.corpus.required).not.toContain('chunk_tokens');
     expect(schema.required).toContain('thresholds');

@@ -2,6 +2,10 @@
  * Retrieval on documents nobody here wrote: the staged FinanceBench filings are ingested exactly as
  * `rge corpus ingest --pdfs DIR` does, and for each of the 45 questions whose document is staged we ask
  * whether any top-5 chunk covers a gold evidence page (0-indexed in FinanceBench, 1-indexed here).
+ *
+ * The floors sit a little below what each embedder reached when they were set (bm25 36/45 with
+ * tokenizer v2 and query handling, use-lite 23/45, hybrid with the default fusion; see the printed
+ * table), so a regression fails and run-to-run wobble of a question or two does not.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +19,8 @@ import { type PageRecallQuestion, type PageRecallResult, pageRecallAtK } from '.
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
 const K = 5;
+/** page recall@5 on the own document that each embedder must keep (a little below what it reached) */
+const FLOOR = { bm25: 0.75, 'use-lite': 0.45, hybrid: 0.6 } as const;
 
 describe.skipIf(!sharedCorpus)(
   `FinanceBench page recall@${K} per embedder (${SHARED_ABSENT} when absent)`,
@@ -43,7 +49,7 @@ describe.skipIf(!sharedCorpus)(
           goldPages: evidencePages(q),
         }));
       const work = await mkdtemp(join(tmpdir(), 'rge-fb-'));
-      for (const embedder of ['bm25', 'use-lite', 'bge-m3'] as const) {
+      for (const embedder of ['bm25', 'use-lite', 'hybrid', 'bge-m3'] as const) {
         try {
           await createEmbedder(embedder);
         } catch (err) {
@@ -63,14 +69,15 @@ describe.skipIf(!sharedCorpus)(
     }, 3_600_000);
 
     afterAll(() => {
-      const pct = (r?: PageRecallResult) => (r ? `${(100 * r.recall).toFixed(1)}% (${r.hits}/${r.n})` : '-');
+      const cells = (r?: PageRecallResult) =>
+        r ? `${r.hits}/${r.n} | ${(100 * r.recall).toFixed(1)}%` : '- | -';
       const lines = [
-        `| embedder | recall@${K}, own document | recall@${K}, all ${results[0]?.report?.documents.length ?? ''} filings | chunks |`,
-        '|---|---|---|---|',
+        `| embedder | hits/n, own document | recall@${K}, own document | hits/n, all ${results[0]?.report?.documents.length ?? ''} filings | recall@${K}, all filings | chunks |`,
+        '|---|---|---|---|---|---|',
         ...results.map((r) =>
           r.unavailable
-            ? `| ${r.embedder} | unavailable: ${r.unavailable} | | |`
-            : `| ${r.embedder} | ${pct(r.document)} | ${pct(r.corpus)} | ${r.report?.chunks} |`,
+            ? `| ${r.embedder} | unavailable: ${r.unavailable} | | | | |`
+            : `| ${r.embedder} | ${cells(r.document)} | ${cells(r.corpus)} | ${r.report?.chunks} |`,
         ),
       ];
       console.log(`\nFinanceBench page recall@${K} (${questions.length} questions)\n${lines.join('\n')}\n`);
@@ -89,10 +96,10 @@ describe.skipIf(!sharedCorpus)(
     });
 
     it('retrieves a gold evidence page in the top 5 for most questions', () => {
-      const bm25 = results.find((r) => r.embedder === 'bm25');
-      const useLite = results.find((r) => r.embedder === 'use-lite');
-      expect(bm25?.document?.recall).toBeGreaterThanOrEqual(0.5);
-      expect(useLite?.document?.recall).toBeGreaterThanOrEqual(0.3);
+      const recall = (name: string) => results.find((r) => r.embedder === name)?.document?.recall;
+      expect(recall('bm25')).toBeGreaterThanOrEqual(FLOOR.bm25);
+      expect(recall('use-lite')).toBeGreaterThanOrEqual(FLOOR['use-lite']);
+      expect(recall('hybrid')).toBeGreaterThanOrEqual(FLOOR.hybrid);
       // Retrieval over all filings can only be as good as within the right one, give or take ties.
       for (const r of results.filter((x) => x.document)) {
         expect(r.corpus?.recall ?? 0).toBeLessThanOrEqual((r.document?.recall ?? 0) + 0.1);
