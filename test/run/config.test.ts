@@ -98,7 +98,6 @@ describe('the committed configs', () => {
       'bm25',
       'hybrid',
     ]);
-
     // defaulted fields are optional in a file
     expect(schema.properties.corpus.required).not.toContain('chunk_tokens');
     expect(schema.required).toContain('thresholds');
