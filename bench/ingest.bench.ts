@@ -157,13 +157,22 @@ async function runChildJob(job: ChildJob): Promise<ChildResult> {
   const t0 = performance.now();
   let extra: Partial<ChildResult> = {};
   if (job.kind === 'ingest') {
+    let embedFrom: number | null = null;
     const report = await ingest(job.docs, {
       indexDir: job.indexDir,
       embedder: 'use-lite',
       cacheDir: job.cacheDir,
+      onStage: (stage) => {
+        if (stage !== 'extract' && embedFrom === null) embedFrom = performance.now();
+      },
     });
     if (report.failed > 0) throw new Error(`${report.failed} documents failed to ingest`);
-    extra = { chunks: report.chunks, embedded: report.index?.embedded ?? 0 };
+    const extractEnd: number = embedFrom ?? t0;
+    extra = {
+      chunks: report.chunks,
+      embedded: report.index?.embedded ?? 0,
+      extractSeconds: (extractEnd - t0) / 1000,
+    };
   } else {
     let extractSeconds: number | null = null;
     if (hasPdftotext()) {
