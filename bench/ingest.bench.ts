@@ -137,7 +137,14 @@ interface ChildResult {
 }
 
 type ChildJob =
-  | { kind: 'ingest'; docs: IngestDocument[]; cacheDir: string; indexDir: string }
+  | {
+      kind: 'ingest';
+      docs: IngestDocument[];
+      cacheDir: string;
+      indexDir: string;
+      embedder: 'use-lite' | 'bm25';
+    }
+  | { kind: 'pdftotext'; pdfs: string[] }
   | { kind: 'reference'; pdfs: string[]; passagesFile: string };
 
 function hasPdftotext(): boolean {
@@ -160,7 +167,7 @@ async function runChildJob(job: ChildJob): Promise<ChildResult> {
     let embedFrom: number | null = null;
     const report = await ingest(job.docs, {
       indexDir: job.indexDir,
-      embedder: 'use-lite',
+      embedder: job.embedder,
       cacheDir: job.cacheDir,
       onStage: (stage) => {
         if (stage !== 'extract' && embedFrom === null) embedFrom = performance.now();
@@ -173,6 +180,9 @@ async function runChildJob(job: ChildJob): Promise<ChildResult> {
       embedded: report.index?.embedded ?? 0,
       extractSeconds: (extractEnd - t0) / 1000,
     };
+  } else if (job.kind === 'pdftotext') {
+    for (const pdf of job.pdfs)
+      execFileSync('pdftotext', ['-enc', 'UTF-8', pdf, '-'], { maxBuffer: 1 << 28 });
   } else {
     let extractSeconds: number | null = null;
     if (hasPdftotext()) {
@@ -243,7 +253,7 @@ async function coldIngest(ctx: Parameters<Bench>[0]): Promise<BenchRow[]> {
   );
   const cacheDir = join(ctx.tmp, 'cold-cache');
   const ours = await inChild(
-    { kind: 'ingest', docs, cacheDir, indexDir: join(ctx.tmp, 'cold-index') },
+    { kind: 'ingest', docs, cacheDir, indexDir: join(ctx.tmp, 'cold-index'), embedder: 'use-lite' },
     join(ctx.tmp, 'ingest-job.json'),
   );
   ctx.log(
@@ -330,6 +340,51 @@ async function warmReingest(ctx: Parameters<Bench>[0]): Promise<BenchRow[]> {
   ];
 }
 
-const bench: Bench = async (ctx) => [...(await warmReingest(ctx)), ...(await coldIngest(ctx))];
+/**
+ * The full corpus size (6,000 chunks; 1,000 with --quick) with bm25, whose embedding costs next to
+ * nothing: what is left is extraction, chunking and the index, against `pdftotext` on the same PDFs
+ * (the speed reference for extraction), each in its own child process for its peak RSS.
+ */
+async function coldIngestFullSize(ctx: Parameters<Bench>[0]): Promise<BenchRow[]> {
+  const name = 'cold ingest, 20 synthetic reports at full size (bm25: extract, chunk, index)';
+  if (!hasPdftotext())
+    return [{ ...latencyRow(name, 's', 0, null), skipped: 'pdftotext (poppler-utils) not installed' }];
+  const target = ctx.quick ? 1000 : 6000;
+  const docs = await syntheticCorpus(join(ctx.tmp, 'full-size-pdfs'), target);
+  const ours = await inChild(
+    {
+      kind: 'ingest',
+      docs,
+      cacheDir: join(ctx.tmp, 'full-size-cache'),
+      indexDir: join(ctx.tmp, 'full-size-index'),
+      embedder: 'bm25',
+    },
+    join(ctx.tmp, 'full-size-job.json'),
+  );
+  const ref = await inChild(
+    { kind: 'pdftotext', pdfs: docs.map((d) => d.path) },
+    join(ctx.tmp, 'pdftotext-job.json'),
+  );
+  ctx.log(
+    `full size: ${ours.seconds.toFixed(1)} s for ${ours.chunks} chunks (extract ${ours.extractSeconds?.toFixed(1)} s), peak RSS ${ours.maxRssMb.toFixed(0)} MB; pdftotext ${ref.seconds.toFixed(1)} s`,
+  );
+  const note = `${docs.length} PDFs, ${ours.chunks} chunks`;
+  return [
+    latencyRow(name, 's', ours.seconds, { name: 'pdftotext on the same PDFs', value: ref.seconds }, note),
+    latencyRow(
+      '  its peak RSS',
+      'MB',
+      ours.maxRssMb,
+      { name: 'pdftotext child peak RSS', value: ref.maxRssMb },
+      note,
+    ),
+  ];
+}
+
+const bench: Bench = async (ctx) => [
+  ...(await warmReingest(ctx)),
+  ...(await coldIngest(ctx)),
+  ...(await coldIngestFullSize(ctx)),
+];
 
 export default bench;

@@ -1,30 +1,29 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import { loadSources } from '../corpus/sources.ts';
-import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
-import { DEFAULT_CACHE_DIR } from '../run/corpus-index.ts';
-import {
-  documentsFromFolder,
-  documentsFromSources,
-  type IngestDocument,
-  type IngestReport,
-  ingest,
-} from '../run/ingest.ts';
+import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
+import type { IngestDocument, IngestReport } from '../run/ingest.ts';
 import { UsageError } from '../util/errors.ts';
-import { createProgress, type Progress } from '../util/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
-import type { CliIO } from './io.ts';
-import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
+import { type CliIO, nonNegativeInteger, positiveInteger } from './io.ts';
+import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 export const DEFAULTS = {
   sources: 'data/corpus/sources.yaml',
   pdfDir: 'data/corpus/pdfs',
   index: 'data/index',
-  cacheDir: DEFAULT_CACHE_DIR,
+  /** DEFAULT_CACHE_DIR of src/run/corpus-index.ts, here so that `--help` loads no ingest code (test/cli/startup.test.ts) */
+  cacheDir: '.cache/rge',
   embedder: 'use-lite',
 };
 
 interface IngestFlags {
+  config?: string;
+  /** from --config: the embedder's settings (hybrid fusion) */
+  embedderOptions?: EmbedderOptions;
+  chunkTokens?: string;
+  overlapTokens?: string;
   sources: string;
   pdfDir: string;
   pdfs?: string;
@@ -46,12 +45,22 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
       'extract pages, chunk (800 cl100k tokens, 100 overlap), embed and index the corpus; ' +
         'from sources.yaml, or from every PDF of a folder with --pdfs',
     )
+    .option(
+      '--config <file>',
+      'build the index a run config names: its sources, pdfs, index, embedder, chunking and tables (flags given override); a generated corpus is (re)built',
+    )
     .option('--sources <file>', 'sources file listing the documents', DEFAULTS.sources)
     .option('--pdf-dir <dir>', 'where the fetched PDFs of the sources file are', DEFAULTS.pdfDir)
     .option('--pdfs <dir>', 'ingest every PDF of this folder instead (company = file name stem)')
     .option('--index <dir>', 'index folder to write', DEFAULTS.index)
-    .option('--embedder <name>', 'use-lite | bge-m3 | bm25', DEFAULTS.embedder)
+    .option(
+      '--embedder <name>',
+      'use-lite | bge-m3 | bm25 | hybrid (bm25 and use-lite fused by reciprocal rank)',
+      DEFAULTS.embedder,
+    )
     .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', DEFAULTS.cacheDir)
+    .option('--chunk-tokens <n>', 'chunk size in cl100k tokens (default 800)')
+    .option('--overlap-tokens <n>', 'overlap between consecutive chunks in tokens (default 100)')
     .addOption(
       new Option('--tables <mode>', 'table-aware extraction: auto (per page), always, never')
         .choices(['auto', 'always', 'never'])
@@ -61,7 +70,12 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
     .option('--json', 'print the ingest report as JSON')
     .option('-q, --quiet', 'no progress output')
     .option(OFFLINE_FLAG, OFFLINE_HELP)
-    .action(async (flags: IngestFlags) => {
+    .action(async (flags: IngestFlags, cmd: Command) => {
+      if (flags.config) {
+        const fromConfig = await ingestFlagsFromConfig(flags, cmd, io);
+        if (fromConfig === 'generated') return;
+        flags = fromConfig;
+      }
       const report = await runIngest(flags, io);
       if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
       else io.out(formatIngestReport(report));
@@ -71,8 +85,13 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
 }
 
 async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
+  const { isEmbedderName } = await import('../retrieval/index.ts');
+  const { documentsFromFolder, documentsFromSources, ingest } = await import('../run/ingest.ts');
+  const { loadSources } = await import('../corpus/sources.ts');
+  const { CHUNK_TOKENS, OVERLAP_TOKENS } = await import('../corpus/chunk.ts');
+  const { createProgress } = await import('../util/progress.ts');
   if (!isEmbedderName(flags.embedder)) {
-    throw new UsageError(`unknown embedder "${flags.embedder}" (use-lite, bge-m3 or bm25)`);
+    throw new UsageError(`unknown embedder "${flags.embedder}" (use-lite, bge-m3, bm25 or hybrid)`);
   }
   const at = (p: string) => resolve(io.cwd, p);
   let docs: IngestDocument[];
@@ -81,11 +100,19 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
 
   const bars = new Map<string, Progress>();
   const stageLabels = { extract: 'extract', chunk: 'chunk', embed: 'embed' } as const;
+  const chunkTokens = positiveInteger('chunk-tokens', flags.chunkTokens) ?? CHUNK_TOKENS;
+  const overlapTokens = nonNegativeInteger('overlap-tokens', flags.overlapTokens) ?? OVERLAP_TOKENS;
+  if (overlapTokens >= chunkTokens)
+    throw new UsageError(
+      `--overlap-tokens (${overlapTokens}) must be less than --chunk-tokens (${chunkTokens})`,
+    );
   const report = await ingest(docs, {
     indexDir: at(flags.index),
     embedder: flags.embedder,
     cacheDir: at(flags.cacheDir),
     tables: flags.tables,
+    chunking: { maxTokens: chunkTokens, overlapTokens },
+    ...(flags.embedderOptions ? { embedderOptions: flags.embedderOptions } : {}),
     onStage: (stage, done, total, label) => {
       if (flags.quiet || stage === 'chunk') return;
       let bar = bars.get(stage);
@@ -98,6 +125,48 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
     },
   });
   return report;
+}
+
+/**
+ * `--config`: the corpus flags a run config implies, flags given on the command line winning. A
+ * generated corpus (the fixture world) is built or rebuilt here to match the config ('generated').
+ */
+async function ingestFlagsFromConfig(
+  flags: IngestFlags,
+  cmd: Command,
+  io: CliIO,
+): Promise<IngestFlags | 'generated'> {
+  const at = (p: string) => resolve(io.cwd, p);
+  const configFile = at(flags.config as string);
+  if (!existsSync(configFile)) throw new UsageError(`no config file ${configFile}`);
+  const { corpusEmbedderOptions, loadRunConfig } = await import('../run/config.ts');
+  const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
+  const config = await loadRunConfig(configFile);
+  const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+  const c = config.corpus;
+  // corpus.allow_download: false forbids model downloads as --offline does
+  if (!c.allow_download) forbidDownloads();
+  if (c.generated_from) {
+    const rebuilt = await ensureCorpusIndex(config, at, {
+      cacheDir: flags.cacheDir,
+      log: (line) => io.err(`${line}\n`),
+    });
+    io.out(
+      `${rebuilt ? 'built' : 'up to date:'} ${c.index} (${c.embedder}, ${c.chunk_tokens}/${c.overlap_tokens} tokens, generated from ${c.generated_from})\n`,
+    );
+    return 'generated';
+  }
+  return {
+    ...flags,
+    sources: given('sources') ? flags.sources : (c.sources ?? flags.sources),
+    pdfDir: given('pdfDir') ? flags.pdfDir : c.pdfs,
+    index: given('index') ? flags.index : c.index,
+    embedder: given('embedder') ? flags.embedder : c.embedder,
+    chunkTokens: given('chunkTokens') ? flags.chunkTokens : String(c.chunk_tokens),
+    overlapTokens: given('overlapTokens') ? flags.overlapTokens : String(c.overlap_tokens),
+    tables: given('tables') ? flags.tables : c.tables,
+    embedderOptions: corpusEmbedderOptions(c),
+  };
 }
 
 export function formatIngestReport(report: IngestReport): string {

@@ -3,25 +3,20 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Chunk } from '../corpus/schema.ts';
-import { buildFixtureCorpus, fixtureReports, loadFacts } from '../fixtures/build.ts';
-import { generateQuestions } from '../fixtures/questions.ts';
-import { FactIndex } from '../fixtures/report.ts';
-import { resolveGoldChunks } from '../questions/resolve.ts';
-import { type Question, Question as QuestionSchema } from '../questions/schema.ts';
-import { type EmbedderName, isEmbedderName } from '../retrieval/index.ts';
-import { loadRunConfig } from '../run/config.ts';
-import { DEFAULT_CACHE_DIR } from '../run/corpus-index.ts';
+import type { Question } from '../questions/schema.ts';
+import type { EmbedderName } from '../retrieval/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { readJsonl } from '../util/jsonl.ts';
-import { createProgress } from '../util/progress.ts';
+import type { Progress } from '../util/progress.ts';
 import type { CliIO } from './io.ts';
 
+/** The help's defaults; the actions import the fixture generators when they run (docs/adr/0012-cli-start-up.md). */
 export const FIXTURE_DEFAULTS = {
   config: 'configs/fixture.yaml',
   facts: 'fixtures/facts.json',
   questions: 'fixtures/questions.jsonl',
-  cacheDir: DEFAULT_CACHE_DIR,
+  /** DEFAULT_CACHE_DIR of src/run/corpus-index.ts (test/cli/startup.test.ts checks it) */
+  cacheDir: '.cache/rge',
 };
 
 interface Paths {
@@ -37,6 +32,8 @@ async function pathsFrom(
   io: CliIO,
   flags: { config: string; index?: string; embedder?: string },
 ): Promise<Paths> {
+  const { loadRunConfig } = await import('../run/config.ts');
+  const { isEmbedderName } = await import('../retrieval/index.ts');
   const at = (p: string) => resolve(io.cwd, p);
   const config = await loadRunConfig(at(flags.config));
   const embedder = flags.embedder ?? config.corpus.embedder;
@@ -66,7 +63,7 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
     .option('--config <file>', 'run config naming the fixture corpus and index', FIXTURE_DEFAULTS.config)
     .option('--facts <file>', 'facts file', FIXTURE_DEFAULTS.facts)
     .option('--index <dir>', 'index folder (default: the config corpus.index)')
-    .option('--embedder <name>', 'use-lite | bge-m3 | bm25 (default: the config corpus.embedder)')
+    .option('--embedder <name>', 'use-lite | bge-m3 | bm25 | hybrid (default: the config corpus.embedder)')
     .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', FIXTURE_DEFAULTS.cacheDir)
     .option('-q, --quiet', 'no progress output')
     .action(
@@ -78,9 +75,11 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
         cacheDir: string;
         quiet?: boolean;
       }) => {
+        const { buildFixtureCorpus, loadFacts } = await import('../fixtures/build.ts');
+        const { createProgress } = await import('../util/progress.ts');
         const paths = await pathsFrom(io, flags);
         const facts = await loadFacts(resolve(io.cwd, flags.facts));
-        const bars = new Map<string, ReturnType<typeof createProgress>>();
+        const bars = new Map<string, Progress>();
         const started = Date.now();
         const build = await buildFixtureCorpus({
           facts,
@@ -115,6 +114,11 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
     .option('--check', 'write nothing; exit 1 if the file differs from what would be generated')
     .action(
       async (flags: { config: string; facts: string; index?: string; out?: string; check?: boolean }) => {
+        const { fixtureReports, loadFacts } = await import('../fixtures/build.ts');
+        const { generateQuestions } = await import('../fixtures/questions.ts');
+        const { FactIndex } = await import('../fixtures/report.ts');
+        const { resolveGoldChunks } = await import('../questions/resolve.ts');
+        const { Question: QuestionSchema } = await import('../questions/schema.ts');
         const paths = await pathsFrom(io, flags);
         const out = flags.out ? resolve(io.cwd, flags.out) : paths.questions;
         const facts = await loadFacts(resolve(io.cwd, flags.facts));
@@ -153,6 +157,9 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
     .option('--index <dir>', 'index folder (default: the config corpus.index)')
     .option('--write', 'rewrite the questions file with the resolved ids (otherwise only report)')
     .action(async (flags: { config: string; questions?: string; index?: string; write?: boolean }) => {
+      const { resolveGoldChunks } = await import('../questions/resolve.ts');
+      const { Question: QuestionSchema } = await import('../questions/schema.ts');
+      const { readJsonl } = await import('../util/jsonl.ts');
       const paths = await pathsFrom(io, flags);
       const file = flags.questions ? resolve(io.cwd, flags.questions) : paths.questions;
       const records = await readJsonl(file, QuestionSchema);

@@ -29,3 +29,12 @@ export function positiveInteger(name: string, value: string | undefined): number
     throw new UsageError(`--${name} must be a positive integer, got "${value}"`);
   return n;
 }
+
+/** A non-negative integer flag value, or a usage error naming the flag; undefined stays undefined. */
+export function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || value.trim() === '')
+    throw new UsageError(`--${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}

@@ -19,6 +19,10 @@ interface EmbedderBase {
   readonly id: string;
   /** how many passages go to the model at once */
   readonly batchSize: number;
+  /** the model's revision when it came from a model hub (recorded in the index manifest) */
+  readonly revision?: string | null;
+  /** scalar parameters that change the output, recorded in the index manifest (e.g. fusion settings) */
+  readonly parameters?: Readonly<Record<string, string | number | boolean | null>> | null;
 }
 
 export interface DenseEmbedder extends EmbedderBase {

@@ -41,16 +41,57 @@ import { fusionFromId, hybridChecksum, hybridPartIds, reciprocalRankFusion } fro
  */
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 
+/**
+ * What an index was built from, so a config that asks for something else (another chunk size, overlap,
+ * extraction mode or corpus) is never answered from it: see `indexIdentityDifferences` in
+ * `src/run/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
+ */
+export const IndexProvenance = z
+  .object({
+    chunking: z
+      .object({ chunkTokens: z.number().int().positive(), overlapTokens: z.number().int().min(0) })
+      .strict(),
+    extraction: z
+      .object({
+        /** the extractor and its version (cached pages are keyed by it too) */
+        extractor: z.string(),
+        tables: z.enum(['auto', 'always', 'never']),
+      })
+      .strict(),
+    /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
+    documents: z.array(
+      z
+        .object({ source: z.string(), company: z.string(), fy: z.string().nullable(), sha256: Sha256 })
+        .strict(),
+    ),
+  })
+  .strict();
+export type IndexProvenance = z.infer<typeof IndexProvenance>;
+
+/** Scalar parameters of an embedder that change its output (fusion parameters, a model revision). */
+export const EmbedderParameters = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean(), z.null()]),
+);
+export type EmbedderParameters = z.infer<typeof EmbedderParameters>;
+
 export const IndexManifest = z
   .object({
     format: z.literal('rge-index'),
-    formatVersion: z.literal(1),
-    embedder: z.object({
-      name: z.string(),
-      id: z.string(),
-      kind: z.enum(['dense', 'lexical', 'hybrid']),
-      dimensions: z.number().int().positive().nullable(),
-    }),
+    /** 1: no provenance; 2: provenance and embedder revision and parameters */
+    formatVersion: z.union([z.literal(1), z.literal(2)]),
+    embedder: z
+      .object({
+        name: z.string(),
+        id: z.string(),
+        kind: z.enum(['dense', 'lexical', 'hybrid']),
+        dimensions: z.number().int().positive().nullable(),
+        /** the model's revision (a hub commit or tag) when it was downloaded from a model hub */
+        revision: z.string().nullable().default(null),
+        parameters: EmbedderParameters.nullable().default(null),
+      })
+      .strict(),
+    corpus: IndexProvenance.nullable().default(null),
     chunks: z.number().int().nonnegative(),
     createdWith: z.string(),
     createdAt: z.iso.datetime(),
@@ -80,6 +121,8 @@ export interface RetrieveOptions {
 
 export interface BuildIndexOptions {
   dir: string;
+  /** what the chunks were made from (chunking, extraction, documents); recorded in the manifest */
+  provenance?: IndexProvenance;
   embedder: Embedder | EmbedderName;
   /** where dense vectors are cached (default .cache/rge/embeddings under the working folder) */
   cacheDir?: string;
@@ -249,8 +292,16 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
     await writeFileAtomic(join(tmp, CHUNKS), chunksJson);
     const manifest: IndexManifest = {
       format: 'rge-index',
-      formatVersion: 1,
-      embedder: { name: embedder.name, id: embedder.id, kind: embedder.kind, dimensions: result.dimensions },
+      formatVersion: 2,
+      embedder: {
+        name: embedder.name,
+        id: embedder.id,
+        kind: embedder.kind,
+        dimensions: result.dimensions,
+        revision: embedder.revision ?? null,
+        parameters: embedder.parameters ?? null,
+      },
+      corpus: opts.provenance ?? null,
       chunks: total,
       createdWith: rgeVersion(),
       createdAt: new Date().toISOString(),
@@ -421,6 +472,15 @@ async function readJson(path: string, what: string): Promise<{ raw: string; valu
   } catch (err) {
     throw new RgeError(`${what} ${path} is not valid JSON`, { cause: err });
   }
+}
+
+/** Reads and validates an index's manifest alone (cheap: no chunks, no vectors); null when there is none. */
+export async function readIndexManifest(dirIn: string): Promise<IndexManifest | null> {
+  const dir = resolve(dirIn);
+  if (!existsSync(join(dir, MANIFEST))) return null;
+  const m = IndexManifest.safeParse((await readJson(join(dir, MANIFEST), 'index manifest')).value);
+  if (!m.success) throw new RgeError(`index manifest ${join(dir, MANIFEST)} is invalid: ${m.error.message}`);
+  return m.data;
 }
 
 async function load(dirIn: string): Promise<Loaded> {

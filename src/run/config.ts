@@ -19,7 +19,13 @@ import { z } from 'zod';
 import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from '../judging/prompt.ts';
-import { LIVE_PROVIDERS, ModelPrices } from '../providers/catalogue.ts';
+import {
+  findModel,
+  HEURISTIC_JUDGES,
+  LIVE_PROVIDERS,
+  ModelPrices,
+  OFFLINE_SUBJECT_MODELS,
+} from '../providers/catalogue.ts';
 import type { FusionParameters } from '../retrieval/index.ts';
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
@@ -166,6 +172,10 @@ export const RunConfig = z
           ),
         chunk_tokens: z.number().int().positive().default(800),
         overlap_tokens: z.number().int().min(0).default(100),
+        tables: z
+          .enum(['auto', 'always', 'never'])
+          .default('auto')
+          .describe('table-aware extraction: auto (per page), always, never'),
       })
       .strict(),
     retrieval: z
@@ -359,6 +369,8 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
         );
       if (m.provider !== 'openai-compatible' && m.api_key_env !== undefined)
         issue([key, i, 'api_key_env'], 'only an openai-compatible model names its key variable');
+      const model = modelIssue(m);
+      if (model) issue([key, i, 'model'], model);
     }
   }
   for (const [i, s] of subjects) {
@@ -379,6 +391,29 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
       issue(['subjects', i, 'family'], errorMessage(err));
     }
   }
+}
+
+/**
+ * Why a model entry names a model its provider does not have, as the registry would refuse it at run
+ * time (src/providers/registry.ts), so that `rge config validate` rejects what `rge eval run` rejects:
+ * an offline or heuristic model outside their lists, a live model with neither a catalogue entry nor
+ * prices in the config. Undefined when the model is known (or the provider itself is invalid).
+ */
+function modelIssue(m: Record<string, unknown>): string | undefined {
+  const { provider, model } = m;
+  if (typeof model !== 'string' || model === '') return undefined;
+  if (provider === 'offline' && !(OFFLINE_SUBJECT_MODELS as readonly string[]).includes(model))
+    return `no offline model ${model}: one of ${OFFLINE_SUBJECT_MODELS.join(', ')}`;
+  if (provider === 'heuristic' && !(HEURISTIC_JUDGES as readonly string[]).includes(model))
+    return `no heuristic judge ${model}: one of ${HEURISTIC_JUDGES.join(', ')}`;
+  if (
+    typeof provider === 'string' &&
+    (LIVE_PROVIDERS as readonly string[]).includes(provider) &&
+    m.prices === undefined &&
+    !findModel(provider, model)
+  )
+    return `model ${model} of provider ${provider} is not in the model catalogue (src/providers/catalogue.ts); give its prices in the run config`;
+  return undefined;
 }
 
 /**
@@ -414,14 +449,10 @@ export async function loadRunConfig(
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new RgeError(
-      code === 'ENOENT' ? 'config file not found' : `cannot read config: ${errorMessage(err)}`,
-      {
-        file: path,
-        cause: err,
-      },
-    );
+    // a config path that does not exist is a usage error (exit 2): the command line names it
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UsageError('config file not found', { file: path });
+    throw new RgeError(`cannot read config: ${errorMessage(err)}`, { file: path, cause: err });
   }
   return parseRunConfig(text, path, opts.overrides ?? []);
 }
@@ -463,6 +494,8 @@ export function parseRunConfig(text: string, file: string, overrides: readonly s
     field: 'yaml',
     message: err.message.split('\n')[0] ?? err.message,
   }));
+  // A file that is not YAML has no fields to check: report only where the YAML breaks.
+  if (yaml.errors.length > 0) throw new RunConfigError(issues.sort((a, b) => a.line - b.line));
   const parsed = RunConfig.safeParse(applyOverrides(yaml.toJS(), overrides));
   if (!parsed.success)
     for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));

@@ -1,11 +1,19 @@
 /**
- * The index a run config names, built when it is missing and the corpus is generated (the fixture
- * world), so commands and the eval suite work on a fresh clone. A fetched corpus is never ingested
- * implicitly: that is `rge corpus ingest`'s job, and the error says so.
+ * The index a run config names. It is used only when it was built the way the config asks: the same
+ * embedder (and its parameters), chunk size, overlap, extraction mode and documents (each PDF's
+ * sha256). A generated corpus (the fixture world) is built, or rebuilt when it disagrees, so commands
+ * and the eval suite work on a fresh clone and follow a config change; a fetched corpus is never
+ * ingested implicitly (that is `rge corpus ingest`'s job) and a disagreeing index is an error that
+ * names every difference. Builds take a lock, so parallel workers or commands build it once.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadSources } from '../corpus/sources.ts';
+import { EXTRACTOR_VERSION } from '../corpus/version.ts';
+import { fusionRecord, type IndexManifest, readIndexManifest } from '../retrieval/index.ts';
 import { RgeError } from '../util/errors.ts';
+import { sha256File } from '../util/fs.ts';
+import { withFileLock } from '../util/lock.ts';
 import { corpusEmbedderOptions, type RunConfig } from './config.ts';
 
 export const DEFAULT_CACHE_DIR = '.cache/rge';
@@ -14,9 +22,107 @@ export function indexExists(dir: string): boolean {
   return existsSync(join(dir, 'manifest.json'));
 }
 
+/** What a config expects of its index. */
+export interface ExpectedIndex {
+  embedder: string;
+  /** the embedder's output-changing parameters the config sets (hybrid fusion), null when none */
+  embedderParameters: Readonly<Record<string, string | number | boolean | null>> | null;
+  chunkTokens: number;
+  overlapTokens: number;
+  tables: 'auto' | 'always' | 'never';
+  extractor: string;
+  /** source file name -> the sha256 of the PDF that would be ingested now (null: the PDF is absent) */
+  documents: ReadonlyMap<string, string | null> | null;
+}
+
+/** The config's expectations; documents are hashed from the PDFs on disk (absent ones are null). */
+export async function expectedIndex(config: RunConfig, at: (path: string) => string): Promise<ExpectedIndex> {
+  const pdfDir = at(config.corpus.pdfs);
+  let files: string[] | null = null;
+  if (config.corpus.sources)
+    files = (await loadSources(at(config.corpus.sources))).documents.map((d) => d.file);
+  const documents = new Map<string, string | null>();
+  for (const file of files ?? []) {
+    const path = join(pdfDir, file);
+    documents.set(file, existsSync(path) ? await sha256File(path) : null);
+  }
+  const { hybrid } = corpusEmbedderOptions(config.corpus);
+  return {
+    embedder: config.corpus.embedder,
+    embedderParameters: hybrid ? fusionRecord(hybrid) : null,
+    chunkTokens: config.corpus.chunk_tokens,
+    overlapTokens: config.corpus.overlap_tokens,
+    tables: config.corpus.tables,
+    extractor: `rge-extract@${EXTRACTOR_VERSION}`,
+    documents: files ? documents : null,
+  };
+}
+
 /**
- * Makes sure the config's index exists. `at` resolves the config's paths (relative to the folder rge
- * runs in). Returns whether it had to build the index.
+ * Every way an index differs from what a config expects, as "field: index X, config Y" lines; empty
+ * when it may be used. `pdfDir` is where the index's documents are checked when the config lists none
+ * (a generated corpus): each must still be there with the same sha256.
+ */
+export async function indexIdentityDifferences(
+  manifest: IndexManifest,
+  expected: ExpectedIndex,
+  pdfDir: string,
+): Promise<string[]> {
+  const out: string[] = [];
+  if (manifest.embedder.name !== expected.embedder)
+    out.push(`embedder: index ${manifest.embedder.name}, config ${expected.embedder}`);
+  else if (expected.embedderParameters) {
+    const had = manifest.embedder.parameters ?? {};
+    for (const [key, want] of Object.entries(expected.embedderParameters))
+      if (had[key] !== want) out.push(`embedder ${key}: index ${had[key] ?? 'unset'}, config ${want}`);
+  }
+  const corpus = manifest.corpus;
+  if (corpus === null) {
+    out.push(
+      'provenance: the index was built before rge recorded chunking, extraction and documents (format 1)',
+    );
+    return out;
+  }
+  if (corpus.chunking.chunkTokens !== expected.chunkTokens)
+    out.push(`chunk_tokens: index ${corpus.chunking.chunkTokens}, config ${expected.chunkTokens}`);
+  if (corpus.chunking.overlapTokens !== expected.overlapTokens)
+    out.push(`overlap_tokens: index ${corpus.chunking.overlapTokens}, config ${expected.overlapTokens}`);
+  if (corpus.extraction.tables !== expected.tables)
+    out.push(`tables: index ${corpus.extraction.tables}, config ${expected.tables}`);
+  if (corpus.extraction.extractor !== expected.extractor)
+    out.push(`extractor: index ${corpus.extraction.extractor}, this rge ${expected.extractor}`);
+  const indexed = new Map(corpus.documents.map((d) => [d.source, d.sha256]));
+  if (expected.documents) {
+    for (const [source, sha] of expected.documents) {
+      const had = indexed.get(source);
+      if (had === undefined && sha !== null) out.push(`documents: ${source} is present but not in the index`);
+      else if (had !== undefined && sha === null)
+        out.push(`documents: ${source} is in the index but its PDF is gone`);
+      else if (had !== undefined && sha !== null && had !== sha)
+        out.push(`documents: ${source} changed (index sha256 ${had.slice(0, 12)}, now ${sha.slice(0, 12)})`);
+    }
+    for (const source of indexed.keys())
+      if (!expected.documents.has(source))
+        out.push(`documents: ${source} is in the index, not in the sources`);
+  } else {
+    for (const [source, had] of indexed) {
+      const path = join(pdfDir, source);
+      if (!existsSync(path)) out.push(`documents: ${source} is in the index but its PDF is gone`);
+      else {
+        const sha = await sha256File(path);
+        if (sha !== had)
+          out.push(
+            `documents: ${source} changed (index sha256 ${had.slice(0, 12)}, now ${sha.slice(0, 12)})`,
+          );
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes sure the config's index exists and was built the way the config asks. `at` resolves the
+ * config's paths (relative to the folder rge runs in). Returns whether it (re)built the index.
  */
 export async function ensureCorpusIndex(
   config: RunConfig,
@@ -24,23 +130,47 @@ export async function ensureCorpusIndex(
   opts: { cacheDir?: string; log?: (line: string) => void } = {},
 ): Promise<boolean> {
   const indexDir = at(config.corpus.index);
-  if (indexExists(indexDir)) return false;
+  const differences = async (): Promise<string[] | null> => {
+    const manifest = await readIndexManifest(indexDir);
+    if (!manifest) return null;
+    return indexIdentityDifferences(manifest, await expectedIndex(config, at), at(config.corpus.pdfs));
+  };
+  const before = await differences();
+  if (before !== null && before.length === 0) return false;
   if (!config.corpus.generated_from) {
+    const ingestCommand = `rge corpus ingest --config <this config>`;
+    if (before === null) throw new RgeError(`no index at ${indexDir}; build it with \`${ingestCommand}\``);
     throw new RgeError(
-      `no index at ${indexDir}; build it with \`rge corpus ingest --index ${config.corpus.index} --embedder ${config.corpus.embedder}\``,
+      `the index at ${indexDir} was not built the way ${config.name}'s config asks:\n` +
+        `${before.map((d) => `  ${d}`).join('\n')}\n` +
+        `rebuild it with \`${ingestCommand}\` (or point corpus.index at another folder)`,
     );
   }
-  opts.log?.(`building the ${config.name} corpus and index (first use) ...`);
-  // PDF generation and the embedders are heavy to load: only a build pays for them.
-  const { buildFixtureCorpus, loadFacts } = await import('../fixtures/build.ts');
-  await buildFixtureCorpus({
-    facts: await loadFacts(at(config.corpus.generated_from)),
-    pdfDir: at(config.corpus.pdfs),
-    indexDir,
-    embedder: config.corpus.embedder,
-    embedderOptions: corpusEmbedderOptions(config.corpus),
-    cacheDir: at(opts.cacheDir ?? DEFAULT_CACHE_DIR),
-    chunking: { maxTokens: config.corpus.chunk_tokens, overlapTokens: config.corpus.overlap_tokens },
-  });
-  return true;
+  return withFileLock(
+    `${indexDir}.build`,
+    async () => {
+      // another process may have built it while this one waited for the lock
+      const now = await differences();
+      if (now !== null && now.length === 0) return false;
+      opts.log?.(
+        now === null
+          ? `building the ${config.name} corpus and index (first use) ...`
+          : `rebuilding the ${config.name} index at ${config.corpus.index}: ${now.join('; ')} ...`,
+      );
+      // PDF generation and the embedders are heavy to load: only a build pays for them.
+      const { buildFixtureCorpus, loadFacts } = await import('../fixtures/build.ts');
+      await buildFixtureCorpus({
+        facts: await loadFacts(at(config.corpus.generated_from as string)),
+        pdfDir: at(config.corpus.pdfs),
+        indexDir,
+        embedder: config.corpus.embedder,
+        embedderOptions: corpusEmbedderOptions(config.corpus),
+        cacheDir: at(opts.cacheDir ?? DEFAULT_CACHE_DIR),
+        chunking: { maxTokens: config.corpus.chunk_tokens, overlapTokens: config.corpus.overlap_tokens },
+        tables: config.corpus.tables,
+      });
+      return true;
+    },
+    { waitMs: 15 * 60_000 },
+  );
 }

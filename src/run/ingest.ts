@@ -9,16 +9,22 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type ChunkOptions, chunkDocument } from '../corpus/chunk.ts';
+import { CHUNK_TOKENS, type ChunkOptions, chunkDocument, OVERLAP_TOKENS } from '../corpus/chunk.ts';
 import { documentIdentity } from '../corpus/naming.ts';
 import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
-import { buildIndex, type EmbedderName, type EmbedderOptions } from '../retrieval/index.ts';
+import { pinnedPdfSha256 } from '../corpus/sources.ts';
+import { EXTRACTOR_VERSION } from '../corpus/version.ts';
+import {
+  buildIndex,
+  type EmbedderName,
+  type EmbedderOptions,
+  type IndexProvenance,
+} from '../retrieval/index.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { sha256File, writeFileAtomic } from '../util/fs.ts';
 
-/** Bump when extraction output changes, so cached pages are not reused across versions. */
-export const EXTRACTOR_VERSION = 1;
+export { EXTRACTOR_VERSION };
 
 export interface IngestDocument {
   path: string;
@@ -48,6 +54,8 @@ export interface DocumentReport {
   company: string;
   fy: string | null;
   status: 'ok' | 'failed';
+  /** the sha256 of the PDF read (null when it was missing) */
+  sha256: string | null;
   pages: number;
   tablePages: number;
   chunks: number;
@@ -70,7 +78,8 @@ export function documentsFromSources(docs: readonly SourceDocument[], pdfDir: st
     company: d.company,
     fy: d.fy,
     source: d.file,
-    sha256: d.sha256,
+    // a ZIP download is pinned by its own sha256; the PDF taken out of it by pdf_sha256
+    sha256: pinnedPdfSha256(d),
   }));
 }
 
@@ -97,6 +106,8 @@ async function readPageCache(path: string): Promise<PageText[] | null> {
 
 interface Extracted {
   doc: IngestDocument;
+  /** the sha256 of the PDF read */
+  sha256?: string;
   pages?: PageText[];
   fromCache: boolean;
   error?: string;
@@ -121,6 +132,7 @@ async function extractAll(
     }
     const hash = await sha256File(doc.path);
     hashes.push(hash);
+    slot.sha256 = hash;
     if (doc.sha256 && doc.sha256 !== hash) {
       slot.error = `${doc.path}: sha256 ${hash} does not match the pinned ${doc.sha256}; refusing to ingest it`;
       opts.onStage?.('extract', ++done, docs.length, doc.source);
@@ -205,6 +217,7 @@ export async function prepareCorpus(
     company: e.doc.company,
     fy: e.doc.fy,
     status: e.pages ? 'ok' : 'failed',
+    sha256: e.sha256 ?? null,
     pages: e.pages?.length ?? 0,
     tablePages: e.pages?.filter((p) => p.method === 'table').length ?? 0,
     chunks: byDocument[i]?.length ?? 0,
@@ -215,11 +228,29 @@ export async function prepareCorpus(
   return { documents, failed, byDocument, chunks, duplicateChunks: duplicates };
 }
 
+/** What an index built by `ingest` records about its making (see IndexProvenance). */
+export function ingestProvenance(
+  documents: readonly DocumentReport[],
+  opts: Pick<IngestOptions, 'tables' | 'chunking'>,
+): IndexProvenance {
+  return {
+    chunking: {
+      chunkTokens: opts.chunking?.maxTokens ?? CHUNK_TOKENS,
+      overlapTokens: opts.chunking?.overlapTokens ?? OVERLAP_TOKENS,
+    },
+    extraction: { extractor: `rge-extract@${EXTRACTOR_VERSION}`, tables: opts.tables ?? 'auto' },
+    documents: documents
+      .filter((d) => d.status === 'ok' && d.chunks > 0 && d.sha256 !== null)
+      .map((d) => ({ source: d.source, company: d.company, fy: d.fy, sha256: d.sha256 as string })),
+  };
+}
+
 export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
   const { documents, failed, chunks, duplicateChunks } = await prepareCorpus(docs, opts);
   if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null };
   const built = await buildIndex(chunks, {
     dir: opts.indexDir,
+    provenance: ingestProvenance(documents, opts),
     embedder: opts.embedder,
     ...(opts.embedderOptions ? { embedderOptions: opts.embedderOptions } : {}),
     cacheDir: join(opts.cacheDir, 'embeddings'),

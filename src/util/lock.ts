@@ -11,8 +11,15 @@ import { errorMessage, RgeError } from './errors.ts';
 
 export const LOCK_STALE_MS = 4000;
 
-/** Runs `fn` while holding the lock of `file` (the file itself need not exist). */
-export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
+/**
+ * Runs `fn` while holding the lock of `file` (the file itself need not exist). `waitMs` bounds how long
+ * to wait for another holder (about 40 s by default; a holder building an index needs longer).
+ */
+export async function withFileLock<T>(
+  file: string,
+  fn: () => Promise<T> | T,
+  opts: { waitMs?: number } = {},
+): Promise<T> {
   mkdirSync(dirname(file), { recursive: true });
   let release: () => Promise<void>;
   try {
@@ -20,7 +27,13 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T> | T): P
       realpath: false,
       stale: LOCK_STALE_MS,
       update: LOCK_STALE_MS / 4,
-      retries: { retries: 400, factor: 1.3, minTimeout: 2, maxTimeout: 100, randomize: true },
+      retries: {
+        retries: opts.waitMs === undefined ? 400 : Math.ceil(opts.waitMs / 100),
+        factor: 1.3,
+        minTimeout: 2,
+        maxTimeout: 100,
+        randomize: true,
+      },
       // A lock lost to a stalled event loop is reported by the next operation, not thrown at random.
       onCompromised: () => {},
     });

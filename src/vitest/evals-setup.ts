@@ -13,5 +13,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
   const overrides = process.env.RGE_SET ? (JSON.parse(process.env.RGE_SET) as string[]) : [];
   const config = await loadRunConfig(at(process.env.RGE_CONFIG ?? 'configs/fixture.yaml'), { overrides });
+  // corpus.allow_download: false forbids model downloads (as `rge eval run --offline`), in the workers too
+  if (!config.corpus.allow_download) process.env.RGE_OFFLINE = '1';
   await ensureCorpusIndex(config, at, { log: (line) => process.stderr.write(`${line}\n`) });
 }
