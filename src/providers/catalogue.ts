@@ -19,6 +19,10 @@ import { RgeError } from '../util/errors.ts';
 import type { Usage } from './types.ts';
 
 export const LIVE_PROVIDERS = ['anthropic', 'openai', 'gemini', 'openai-compatible'] as const;
+
+/** The models of the offline providers: baseline subjects (`offline`) and judges (`heuristic`). */
+export const OFFLINE_SUBJECT_MODELS = ['extractive', 'eager'] as const;
+export const HEURISTIC_JUDGES = ['numeric', 'lexical'] as const;
 export type LiveProvider = (typeof LIVE_PROVIDERS)[number];
 
 export const ModelPrices = z

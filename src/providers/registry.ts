@@ -15,6 +15,7 @@ import {
   findModel,
   type LiveProvider,
   type ModelPrices,
+  OFFLINE_SUBJECT_MODELS,
   type PricedModel,
   pricedModel,
 } from './catalogue.ts';
@@ -36,7 +37,8 @@ import { ExtractiveProvider } from './offline/extractive.ts';
 import { ReplayProvider } from './replay.ts';
 import type { Provider } from './types.ts';
 
-export const OFFLINE_SUBJECT_MODELS = ['extractive', 'eager'] as const;
+export { OFFLINE_SUBJECT_MODELS };
+
 export type OfflineSubjectModel = (typeof OFFLINE_SUBJECT_MODELS)[number];
 
 /**

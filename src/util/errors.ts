@@ -22,10 +22,13 @@ export class RgeError extends Error {
   }
 }
 
-/** A usage error: wrong flags or arguments (exit code 2). */
+/**
+ * A usage error: wrong flags or arguments (exit code 2), including a path given on the command line
+ * that does not exist (`file` names it).
+ */
 export class UsageError extends RgeError {
-  constructor(message: string) {
-    super(message, { exitCode: 2 });
+  constructor(message: string, opts: { file?: string; line?: number } = {}) {
+    super(message, { ...opts, exitCode: 2 });
     this.name = 'UsageError';
   }
 }

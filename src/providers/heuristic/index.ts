@@ -4,6 +4,7 @@
  * their agreement is informative. See numeric.ts and lexical.ts.
  */
 import { RgeError } from '../../util/errors.ts';
+import { HEURISTIC_JUDGES } from '../catalogue.ts';
 import type { HeuristicJudge } from './common.ts';
 import { lexicalJudge } from './lexical.ts';
 import { numericJudge } from './numeric.ts';
@@ -12,7 +13,7 @@ export { HeuristicJudge, type VerdictFn } from './common.ts';
 export { LEXICAL_JUDGE_FAMILY, LEXICAL_JUDGE_ID, lexicalJudge, lexicalVerdict } from './lexical.ts';
 export { NUMERIC_JUDGE_FAMILY, NUMERIC_JUDGE_ID, numericJudge, numericVerdict } from './numeric.ts';
 
-export const HEURISTIC_JUDGES = ['numeric', 'lexical'] as const;
+export { HEURISTIC_JUDGES };
 export type HeuristicJudgeName = (typeof HEURISTIC_JUDGES)[number];
 
 /** A heuristic judge by its config model name (`judges[].model` with provider heuristic). */
