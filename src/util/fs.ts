@@ -2,20 +2,59 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { RgeError } from './errors.ts';
+
+/** Why a write failed, in words, for the errno codes a user can act on. */
+const WRITE_FAILURES: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOTDIR: 'a parent of this path is a file, not a folder',
+  // mkdir -p over a path whose parent is a regular file
+  EEXIST: 'a parent of this path is a file, not a folder',
+  EISDIR: 'the path is a folder',
+};
+
+/**
+ * A fault for tests to inject into `writeFileAtomic` (a full disk cannot be had without root): given
+ * the target path, an error to fail with after half the bytes are written to the temporary file, or
+ * undefined to write normally. `setWriteFault(undefined)` removes it.
+ */
+let writeFault: ((path: string) => NodeJS.ErrnoException | undefined) | undefined;
+export function setWriteFault(
+  fault: ((path: string) => NodeJS.ErrnoException | undefined) | undefined,
+): void {
+  writeFault = fault;
+}
 
 /**
  * Writes a file so that readers see either the old content or the whole new content, never a
- * half-written file: the bytes go to a temporary sibling which is then renamed over the target.
+ * half-written file: the bytes go to a temporary sibling which is then renamed over the target. A
+ * failure removes the temporary file, leaves the target as it was and throws an `RgeError` naming
+ * the target and why (e.g. `no space left on the device`).
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
+    await mkdir(dirname(path), { recursive: true });
+    const fault = writeFault?.(path);
+    if (fault) {
+      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      await writeFile(tmp, bytes.subarray(0, Math.floor(bytes.length / 2)));
+      throw fault;
+    }
     await writeFile(tmp, data);
     await rename(tmp, path);
   } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
+    await rm(tmp, { force: true }).catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = (code && WRITE_FAILURES[code]) ?? (err as Error).message;
+    throw new RgeError(`cannot write: ${why}${code ? ` (${code})` : ''}; nothing was written`, {
+      file: path,
+      cause: err,
+    });
   }
 }
 
