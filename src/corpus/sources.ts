@@ -10,7 +10,7 @@ import {
   type Scalar,
   type YAMLMap,
 } from 'yaml';
-import { errorMessage, RgeError } from '../util/errors.ts';
+import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
 import { type SourceDocument, SourcesFile } from './schema.ts';
@@ -52,9 +52,21 @@ export async function loadSources(path: string): Promise<SourcesFile> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
+    // a sources path that does not exist is a usage error (exit 2): the command line names it
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new UsageError('sources file not found', { file: path });
     throw new RgeError(`cannot read sources file: ${errorMessage(err)}`, { file: path, cause: err });
   }
   return parseSources(text, path);
+}
+
+/**
+ * A YAML parser error as one line: its first line without the position (the issue carries the line),
+ * e.g. `Nested mappings are not allowed in compact mappings (column 7)`.
+ */
+export function yamlErrorMessage(message: string): string {
+  const first = message.split('\n')[0] ?? message;
+  return first.replace(/ at line \d+, column (\d+):?$/, ' (column $1)');
 }
 
 /** Parses sources.yaml text; `file` is only used to name the file in error messages. */
@@ -66,8 +78,11 @@ export function parseSources(text: string, file: string): SourcesFile {
     file,
     line: err.linePos?.[0].line ?? lineOf(err.pos[0]),
     field: 'yaml',
-    message: err.message.split('\n')[0] ?? err.message,
+    message: yamlErrorMessage(err.message),
   }));
+  // A file that is not YAML has no fields to check: report only where the YAML breaks.
+  // Later YAML errors mostly follow from the first; the first is the one to fix.
+  if (issues.length > 0) throw new SourcesFileError(issues.slice(0, 1));
   const data: unknown = yaml.toJS();
   const parsed = SourcesFile.safeParse(data);
   if (!parsed.success) {

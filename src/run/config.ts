@@ -16,7 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { formatIssue, type SourcesIssue } from '../corpus/sources.ts';
+import { formatIssue, type SourcesIssue, yamlErrorMessage } from '../corpus/sources.ts';
 import { crossFamilyPanel as judgingPanel } from '../judging/panel.ts';
 import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from '../judging/prompt.ts';
 import {
@@ -492,10 +492,11 @@ export function parseRunConfig(text: string, file: string, overrides: readonly s
     file,
     line: err.linePos?.[0].line ?? lineOf(err.pos[0]),
     field: 'yaml',
-    message: err.message.split('\n')[0] ?? err.message,
+    message: yamlErrorMessage(err.message),
   }));
   // A file that is not YAML has no fields to check: report only where the YAML breaks.
-  if (yaml.errors.length > 0) throw new RunConfigError(issues.sort((a, b) => a.line - b.line));
+  // Later YAML errors mostly follow from the first; the first is the one to fix.
+  if (yaml.errors.length > 0) throw new RunConfigError(issues.slice(0, 1));
   const parsed = RunConfig.safeParse(applyOverrides(yaml.toJS(), overrides));
   if (!parsed.success)
     for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));

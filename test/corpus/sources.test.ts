@@ -165,7 +165,7 @@ describe('parseSources errors', () => {
     );
   });
 
-  it('reports YAML syntax errors and duplicate keys at their line', () => {
+  it('reports the first YAML error at its line, and no field errors of a file that is not YAML', () => {
     const text = [
       'version: 1',
       'documents:',
@@ -176,9 +176,8 @@ describe('parseSources errors', () => {
       '',
     ].join('\n');
     const issues = issuesOf(text);
-    const yamlIssues = issues.filter((i) => i.field === 'yaml');
-    expect(yamlIssues.map((i) => i.line)).toEqual([5, 7]);
-    expect(yamlIssues[0]?.message).toContain('Map keys must be unique');
+    expect(issues.map((i) => `${i.line} ${i.field}`)).toEqual(['5 yaml']);
+    expect(issues[0]?.message).toBe('Map keys must be unique (column 5)');
   });
 
   it('checks alt_urls, path, pdf_sha256 and zip_entry at their lines', () => {
@@ -212,10 +211,11 @@ describe('parseSources errors', () => {
     expect(issues.map((i) => `${i.line} ${i.field}`)).toEqual(['2 version', '3 documents']);
   });
 
-  it('reports an unreadable file as an RgeError naming the file', async () => {
-    await expect(loadSources('/nonexistent/sources.yaml')).rejects.toThrow(
-      /^\/nonexistent\/sources\.yaml: cannot read sources file/,
-    );
+  it('reports a missing file as a usage error naming the file', async () => {
+    const err = await loadSources('/nonexistent/sources.yaml').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RgeError);
+    expect((err as RgeError).message).toBe('/nonexistent/sources.yaml: sources file not found');
+    expect((err as RgeError).exitCode).toBe(2);
   });
 });
 
