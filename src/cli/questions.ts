@@ -1,4 +1,5 @@
-import { relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   formatCounts,
@@ -7,6 +8,7 @@ import {
   type ImportFormat,
   importQuestions,
   loadIndexChunks,
+  NO_QUESTIONS,
   parseQuestionLines,
   readQuestionLines,
   validateQuestions,
@@ -21,6 +23,7 @@ import type { CliIO } from './io.ts';
 const DEFAULTS = {
   questions: 'fixtures/questions.jsonl',
   index: 'data/index',
+  config: 'configs/fixture.yaml',
 } as const;
 
 export function registerQuestionCommands(program: Command, io: CliIO): void {
@@ -36,7 +39,10 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       '--questions <file>',
       `questions JSONL (default: the config's questions.file, else ${DEFAULTS.questions})`,
     )
-    .option('--config <file>', 'run config: supplies questions.file, questions.version and corpus.index')
+    .option(
+      '--config <file>',
+      `run config: supplies questions.file, questions.version and corpus.index (default ${DEFAULTS.config} when neither --questions nor --index is given)`,
+    )
     .option(
       '--index <dir>',
       `built index folder (default: the config's corpus.index, else ${DEFAULTS.index})`,
@@ -44,9 +50,20 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     .action(async (opts: { questions?: string; config?: string; index?: string }) => {
       const at = (p: string) => resolve(io.cwd, p);
       // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
-      const config = opts.config ? await loadRunConfig(at(opts.config)) : undefined;
+      // No flags: the default config, when there is one here; else say what to pass.
+      const configFile = opts.config ?? (opts.questions || opts.index ? undefined : DEFAULTS.config);
+      if (!opts.config && configFile && !existsSync(at(configFile)))
+        throw new UsageError(
+          `no ${DEFAULTS.config} here: pass --config FILE, or --questions FILE and --index DIR`,
+        );
+      const config = configFile ? await loadRunConfig(at(configFile)) : undefined;
       const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
       const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
+      if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
+      if (!opts.index && !config && !existsSync(join(indexDir, 'manifest.json')))
+        throw new UsageError(
+          `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
+        );
       if (config && !opts.index) await ensureCorpusIndex(config, at, { log: (l) => io.err(`${l}\n`) });
       const lines = await readQuestionLines(file);
       const chunks = await loadIndexChunks(indexDir);
@@ -56,11 +73,20 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       });
       io.out(`${formatCounts(report)}\n`);
       const shown = relative(io.cwd, file) || file;
-      if (report.issues.length > 0) {
+      if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
+      const [first] = report.issues;
+      if (first) {
         io.out(`${formatIssues(shown, report.issues)}\n`);
         io.out(`${report.issues.length} error(s)\n`);
-        io.exitCode = 1;
-      } else io.out('ok: no errors\n');
+        // one error line on stderr: the first, pointing at the full list above
+        const more =
+          report.issues.length > 1 ? ` (first of ${report.issues.length} errors, listed above)` : '';
+        throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}${more}`, {
+          file: shown,
+          line: first.line,
+        });
+      }
+      io.out('ok: no errors\n');
     });
 
   questions

@@ -25,6 +25,7 @@ export {
 export {
   loadIndexChunks,
   loadQuestions,
+  NO_QUESTIONS,
   normaliseWhitespace,
   parseQuestionLines,
   type QuestionLine,

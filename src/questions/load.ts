@@ -11,10 +11,25 @@ import { RgeError } from '../util/errors.ts';
 import { type JsonlIssue, type JsonlRecord, readJsonl } from '../util/jsonl.ts';
 import { Question } from './schema.ts';
 
-/** Every question of a JSONL file, with its line; throws an RgeError naming every bad line. */
+/**
+ * Every question of a JSONL file, with its line; throws an RgeError naming every bad line, a repeated
+ * id, or the file when it holds no question at all (empty or blank: a run over nothing is a mistake, not a pass).
+ */
 export async function loadQuestions(path: string): Promise<JsonlRecord<Question>[]> {
-  return readJsonl(path, Question);
+  const records = await readJsonl(path, Question);
+  if (records.length === 0) throw new RgeError(NO_QUESTIONS, { file: path });
+  const firstLineOfId = new Map<string, number>();
+  for (const { line, value } of records) {
+    const first = firstLineOfId.get(value.id);
+    if (first !== undefined)
+      throw new RgeError(`id: duplicate id ${value.id} (first at line ${first})`, { file: path, line });
+    firstLineOfId.set(value.id, line);
+  }
+  return records;
 }
+
+/** The message for a questions file with no question in it. */
+export const NO_QUESTIONS = 'no questions: the file is empty (or holds only blank lines)';
 
 /** One non-blank line of a questions file: its JSON (when it parses) and its schema result. */
 export interface QuestionLine {

@@ -47,6 +47,12 @@ export async function readJsonl<S extends z.ZodType>(
       for (const issue of parsed.error.issues)
         issues.push({ line, field: issue.path.map(String).join('.'), message: issue.message });
   }
+  const [only] = issues;
+  if (issues.length === 1 && only)
+    throw new RgeError(`${only.field ? `${only.field}: ` : ''}${only.message}`, {
+      file: path,
+      line: only.line,
+    });
   if (issues.length > 0) {
     throw new RgeError(`${issues.length} problem(s):\n${formatIssues(path, issues)}`, { file: path });
   }
