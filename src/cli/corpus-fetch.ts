@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { type FetchResult, fetchSources } from '../corpus/fetch.ts';
 import { loadSources } from '../corpus/sources.ts';
-import { UsageError } from '../util/errors.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
 import { createProgress } from '../util/progress.ts';
 import { type CliIO, nonNegativeInteger } from './io.ts';
 
@@ -39,7 +39,13 @@ export function registerFetchCommand(corpus: Command, io: CliIO): void {
     .action(async (flags: FetchFlags) => {
       const results = await runFetch(flags, io);
       io.out(formatFetchReport(results));
-      if (results.some((r) => r.status === 'failed')) io.exitCode = 1;
+      const failed = results.filter((r) => r.status === 'failed');
+      const [first] = failed;
+      if (first)
+        throw new RgeError(
+          `${first.doc.file}: ${first.error} (${failed.length} of ${results.length} document(s) failed${failed.length > 1 ? ', listed above' : ''})`,
+          { file: resolve(io.cwd, flags.sources) },
+        );
     });
 }
 

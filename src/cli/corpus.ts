@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
 import type { IngestDocument, IngestReport } from '../run/ingest.ts';
-import { UsageError } from '../util/errors.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
 import type { Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
 import { type CliIO, nonNegativeInteger, positiveInteger } from './io.ts';
@@ -79,8 +79,8 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
       const report = await runIngest(flags, io);
       if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
       else io.out(formatIngestReport(report));
-      if (report.failed > 0 && !flags.allowFailures) io.exitCode = 1;
-      if (report.index === null) io.exitCode = 1;
+      if ((report.failed > 0 && !flags.allowFailures) || report.index === null)
+        throw new RgeError(ingestFailure(report));
     });
 }
 
@@ -167,6 +167,15 @@ async function ingestFlagsFromConfig(
     tables: given('tables') ? flags.tables : c.tables,
     embedderOptions: corpusEmbedderOptions(c),
   };
+}
+
+/** The one error line of an ingest with failed documents: the first (its file and why) and how many. */
+function ingestFailure(report: IngestReport): string {
+  const failed = report.documents.filter((d) => d.status === 'failed');
+  const of = `${failed.length} of ${report.documents.length} document(s) failed`;
+  const outcome =
+    report.index === null ? 'no index written' : 'the others are indexed; --allow-failures accepts this';
+  return `${failed[0]?.error ?? 'no document'} (${of}${failed.length > 1 ? ', listed above' : ''}; ${outcome})`;
 }
 
 export function formatIngestReport(report: IngestReport): string {

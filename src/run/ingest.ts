@@ -21,7 +21,7 @@ import {
   type EmbedderOptions,
   type IndexProvenance,
 } from '../retrieval/index.ts';
-import { errorMessage, RgeError } from '../util/errors.ts';
+import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256File, writeFileAtomic } from '../util/fs.ts';
 
 export { EXTRACTOR_VERSION };
@@ -85,7 +85,7 @@ export function documentsFromSources(docs: readonly SourceDocument[], pdfDir: st
 
 /** Every PDF of a folder (sorted by name), company = file name stem, fiscal year from the name. */
 export async function documentsFromFolder(dir: string): Promise<IngestDocument[]> {
-  if (!existsSync(dir)) throw new RgeError(`no such folder: ${dir}`);
+  if (!existsSync(dir)) throw new UsageError('no such folder', { file: dir });
   const names = (await readdir(dir)).filter((n) => n.toLowerCase().endsWith('.pdf')).sort();
   if (names.length === 0) throw new RgeError(`no PDF files in ${dir}`);
   return names.map((n) => ({ path: resolve(dir, n), ...documentIdentity(n) }));

@@ -185,13 +185,13 @@ describe('rge corpus ingest --pdfs DIR, then rge retrieve', () => {
     expect(JSON.parse(q.out)[0].company).toBe('acme-fy2023-24');
   });
 
-  it('rejects an unknown embedder as a usage error and a missing folder as a failure', async () => {
+  it('rejects an unknown embedder and a missing folder as usage errors', async () => {
     expect((await rge(work, 'corpus', 'ingest', '--pdfs', 'pdfs', '--embedder', 'word2vec', '-q')).code).toBe(
       2,
     );
     const missing = await rge(work, 'corpus', 'ingest', '--pdfs', 'nope', '--embedder', 'bm25', '-q');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/nope/);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^rge: \/.*\/nope: no such folder\n$/);
   });
 
   it('has help on ingest', async () => {
