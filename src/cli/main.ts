@@ -16,11 +16,17 @@ import { registerRetrievalCommands } from './retrieval.ts';
 import { registerValidationCommands } from './validation.ts';
 
 export function buildProgram(io: CliIO): Command {
+  // Commander's own errors (an unknown option, a missing argument) read like every rge error: `rge: ...`.
+  const output = {
+    writeOut: io.out,
+    writeErr: io.err,
+    outputError: (text: string, write: (text: string) => void) => write(text.replace(/^error: /, 'rge: ')),
+  };
   const program = new Command('rge')
     .description('RAG grounding eval: measure how faithfully LLMs answer from retrieved documents')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput(output)
     .showHelpAfterError('(add --help for usage)')
     .hook('preAction', applyOfflineFlag);
   registerCorpusCommands(program, io);
@@ -36,8 +42,7 @@ export function buildProgram(io: CliIO): Command {
   registerResultsCommands(program, io);
   registerGateCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
-  for (const cmd of allCommands(program))
-    cmd.exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
+  for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(output);
   return program;
 }
 

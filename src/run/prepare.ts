@@ -136,6 +136,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const at = (p: string) => (isAbsolute(p) ? p : resolve(opts.root, p));
   const configFile = at(opts.config);
   const config = await loadRunConfig(configFile, { overrides: opts.overrides ?? [] });
+  // A usage error is found before any work (building an index can take minutes).
+  const unknown = (opts.subjects ?? []).filter((id) => !config.subjects.some((s) => s.id === id));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `no subject ${unknown.join(', ')} in ${opts.config}; its subjects are ${config.subjects.map((s) => s.id).join(', ')}`,
+    );
   const dryRun = opts.dryRun === true;
   const indexDir = at(config.corpus.index);
   let index: Index | null = null;
@@ -160,11 +166,6 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       );
     questions = questions.filter((q) => wanted.has(q.id));
   }
-  const unknown = (opts.subjects ?? []).filter((id) => !config.subjects.some((s) => s.id === id));
-  if (unknown.length > 0)
-    throw new UsageError(
-      `no subject ${unknown.join(', ')} in ${opts.config}; its subjects are ${config.subjects.map((s) => s.id).join(', ')}`,
-    );
   const chosen = opts.subjects
     ? config.subjects.filter((s) => opts.subjects?.includes(s.id))
     : config.subjects;
