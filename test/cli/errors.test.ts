@@ -1,0 +1,945 @@
+/**
+ * Bad input, one sweep (issue 12, part 4): every row of docs/errors.md is a malformed input run through
+ * the real CLI. Each row must exit with its code (1 bad data, 2 bad usage), print exactly one `rge:`
+ * error naming the file (and line or field where there is one) with no stack trace, and leave the
+ * folder as it was: no file created, none changed (so nothing half-written). The message printed must
+ * match the row's message in docs/errors.md, and every row of the doc must have a case here, so the two
+ * cannot drift. `RGE_ERRORS_DOC_OUT=FILE` writes the table as the CLI printed it (to refresh the doc).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { setWriteFault, sha256 } from '../../src/util/fs.ts';
+import { runRge, spawnRge } from '../helpers/cli.ts';
+import { makeTextPdf } from '../helpers/make-pdf.ts';
+
+const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
+
+/** A run config over the small corpus of `world` (a prebuilt bm25 index, offline subject, heuristic judges). */
+const CONFIG = `version: 1
+name: errs
+seed: errs-v1
+corpus:
+  pdfs: pdfs
+  index: index
+  embedder: bm25
+  chunk_tokens: 800
+  overlap_tokens: 100
+questions:
+  file: questions.jsonl
+  version: 1
+subjects:
+  - id: extractive
+    provider: offline
+    model: extractive
+    family: rge-offline-extractive
+    temperature: 0
+    max_tokens: 256
+judges:
+  - id: numeric
+    provider: heuristic
+    model: numeric
+    family: rge-heuristic-numeric
+    temperature: 0
+  - id: lexical
+    provider: heuristic
+    model: lexical
+    family: rge-heuristic-lexical
+    temperature: 0
+runs: 1
+budget:
+  cap_usd: 0
+  warn_usd: 0
+thresholds:
+  correctness: null
+  grounding: null
+  calibration: null
+  gfs: null
+judge_prompt:
+  version: v2
+  sha256: null
+  text: null
+latency_budget_ms: 2000
+`;
+
+const PDF_TEXT = 'FINANCIAL HIGHLIGHTS\nRevenue from operations rose to Rs 4,512 crore in FY24.';
+const WRONG_SHA = 'ab'.repeat(32);
+
+/** The shared good world every row starts from (copied into the row's own folder). */
+interface World {
+  dir: string;
+  chunkId: string;
+  goodPdf: Buffer;
+  question: (over?: Record<string, unknown>) => string;
+}
+
+let world: World;
+
+interface Row {
+  id: string;
+  /** what is malformed, in the doc's words */
+  input: string;
+  args: string[];
+  exit: 1 | 2;
+  /** what the error must name: the file, with its line or field when there is one */
+  names: string;
+  setup?: (dir: string) => Promise<void>;
+  /** new paths the command may create (caches), relative to the row's folder */
+  mayCreate?: RegExp;
+  /** environment variables for the run (an empty value unsets a key) */
+  env?: Record<string, string>;
+  /** a write failure to inject into writeFileAtomic for paths ending so */
+  fault?: { suffix: string; code: string };
+  /** run `node bin/rge.mjs` as a child process (where the process, its exit and its stderr matter) */
+  spawn?: boolean;
+  /** a reason to skip on this machine (checked in the case), or undefined to run */
+  skip?: () => string | undefined;
+  /** extra set-up that needs undoing (a mount); returns the undo */
+  around?: (dir: string) => Promise<() => Promise<void>>;
+}
+
+const at = (dir: string, path: string) => join(dir, path);
+const write = (dir: string, path: string, text: string | Buffer) =>
+  mkdir(join(dir, path, '..'), { recursive: true }).then(() => writeFile(at(dir, path), text));
+const editConfig = async (dir: string, edit: (text: string) => string) => {
+  const text = await readFile(at(dir, 'run.yaml'), 'utf8');
+  const edited = edit(text);
+  if (edited === text) throw new Error('the config edit changed nothing');
+  await writeFile(at(dir, 'run.yaml'), edited);
+};
+/** A sources.yaml of one document with no url: `--from` is its only source (no network). */
+const sources = (sha: string) => `version: 1
+documents:
+  - company: acme
+    company_name: Acme Ltd
+    fy: FY24
+    url: null
+    sha256: ${sha}
+    accessed_on: null
+    file: acme-FY24.pdf
+`;
+
+const isRoot = () => process.getuid?.() === 0;
+
+const ROWS: Row[] = [
+  // questions JSONL
+  {
+    id: 'q-json',
+    input: 'questions: a line that is not JSON',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:2:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question()}\n{"id": "gd-002",\n`),
+  },
+  {
+    id: 'q-field-missing',
+    input: 'questions: a required field missing',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:1: text:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question({ text: undefined })}\n`),
+  },
+  {
+    id: 'q-category',
+    input: 'questions: an unknown category',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:1: category:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question({ category: 'trivia' })}\n`),
+  },
+  {
+    id: 'q-duplicate',
+    input: 'questions: two questions with one id',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:2: id:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question()}\n${world.question()}\n`),
+  },
+  {
+    id: 'q-gold-chunk',
+    input: 'questions: a gold chunk id the index does not have',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:1: gold_chunk_ids.0:',
+    setup: (d) =>
+      write(d, 'questions.jsonl', `${world.question({ gold_chunk_ids: ['acme-FY24-deadbeef'] })}\n`),
+  },
+  {
+    id: 'q-version',
+    input: "questions: a version other than the config's questions.version",
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:1: version:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question({ version: 2 })}\n`),
+  },
+  {
+    id: 'q-several',
+    input: 'questions: several bad lines (all listed on stdout, the first on stderr)',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:1: category:',
+    setup: (d) =>
+      write(
+        d,
+        'questions.jsonl',
+        `${world.question({ category: 'trivia' })}\nnot json\n${world.question()}\n`,
+      ),
+  },
+  {
+    id: 'q-empty',
+    input: 'questions: an empty file (never "ok")',
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'questions.jsonl:',
+    setup: (d) => write(d, 'questions.jsonl', ''),
+  },
+  {
+    id: 'q-blank',
+    input: 'questions: a file of blank lines',
+    args: ['questions', 'validate', '--questions', 'questions.jsonl', '--index', 'index'],
+    exit: 1,
+    names: 'questions.jsonl:',
+    setup: (d) => write(d, 'questions.jsonl', '\n  \n\n'),
+  },
+  {
+    id: 'q-file-missing',
+    input: '`--questions` names a file that does not exist',
+    args: ['questions', 'validate', '--questions', 'nope.jsonl', '--index', 'index'],
+    exit: 2,
+    names: 'nope.jsonl:',
+  },
+  {
+    id: 'q-no-flags',
+    input: '`questions validate` with no flags where there is no configs/fixture.yaml',
+    args: ['questions', 'validate'],
+    exit: 2,
+    names: 'configs/fixture.yaml',
+  },
+  {
+    id: 'q-default-index',
+    input: '`--questions` without `--index` where the default data/index is not built',
+    args: ['questions', 'validate', '--questions', 'questions.jsonl'],
+    exit: 2,
+    names: 'data/index',
+  },
+  {
+    id: 'q-not-index',
+    input: '`--index` names a folder that is not a built index',
+    args: ['questions', 'validate', '--questions', 'questions.jsonl', '--index', 'pdfs'],
+    exit: 1,
+    names: 'pdfs',
+  },
+  {
+    id: 'q-chunks-corrupt',
+    input: 'index: a truncated chunks.json',
+    args: ['questions', 'validate', '--questions', 'questions.jsonl', '--index', 'index'],
+    exit: 1,
+    names: 'index/chunks.json:',
+    setup: async (d) => {
+      const text = await readFile(at(d, 'index/chunks.json'), 'utf8');
+      await writeFile(at(d, 'index/chunks.json'), text.slice(0, 40));
+    },
+  },
+  {
+    id: 'run-q-empty',
+    input: 'eval run: the config names an empty questions file',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'questions.jsonl:',
+    setup: (d) => write(d, 'questions.jsonl', ''),
+  },
+  {
+    id: 'run-q-duplicate',
+    input: 'eval run: two questions with one id',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'questions.jsonl:2: id:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question()}\n${world.question()}\n`),
+  },
+  {
+    id: 'run-q-json',
+    input: 'eval run: a questions line that is not JSON',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'questions.jsonl:2:',
+    setup: (d) => write(d, 'questions.jsonl', `${world.question()}\n{oops\n`),
+  },
+  // run config YAML
+  {
+    id: 'c-yaml-syntax',
+    input: 'config: a YAML syntax error (only the syntax error, at its line)',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:3: yaml:',
+    setup: (d) => editConfig(d, (t) => t.replace('seed: errs-v1', 'seed: errs-v1: x')),
+  },
+  {
+    id: 'c-yaml-duplicate-key',
+    input: 'config: a key given twice',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:',
+    setup: (d) => editConfig(d, (t) => t.replace('runs: 1\n', 'runs: 1\nruns: 2\n')),
+  },
+  {
+    id: 'c-type',
+    input: 'config: a field of the wrong type',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:31: runs:',
+    setup: (d) => editConfig(d, (t) => t.replace('runs: 1', 'runs: three')),
+  },
+  {
+    id: 'c-unknown-field',
+    input: 'config: an unknown field (a typo)',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:',
+    setup: (d) => editConfig(d, (t) => t.replace('runs: 1', 'runs: 1\nretreival:\n  k: 5')),
+  },
+  {
+    id: 'c-missing-field',
+    input: 'config: a required field missing',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:1: seed:',
+    setup: (d) => editConfig(d, (t) => t.replace('seed: errs-v1\n', '')),
+  },
+  {
+    id: 'c-offline-model',
+    input: 'config: an offline model that does not exist (`gpt-99`)',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:16: subjects[0].model:',
+    setup: (d) => editConfig(d, (t) => t.replace('model: extractive', 'model: gpt-99')),
+  },
+  {
+    id: 'run-offline-model',
+    input: 'eval run: the same offline model `gpt-99` (rejected the same way)',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'run.yaml:16: subjects[0].model:',
+    setup: (d) => editConfig(d, (t) => t.replace('model: extractive', 'model: gpt-99')),
+  },
+  {
+    id: 'c-heuristic-model',
+    input: 'config: a heuristic judge that does not exist',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:23: judges[0].model:',
+    setup: (d) => editConfig(d, (t) => t.replace('model: numeric', 'model: semantic')),
+  },
+  {
+    id: 'c-live-model',
+    input: 'config: a live model neither in the catalogue nor priced in the config',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:16: subjects[0].model:',
+    setup: (d) =>
+      editConfig(d, (t) =>
+        t.replace('provider: offline\n    model: extractive', 'provider: openai\n    model: gpt-99'),
+      ),
+  },
+  {
+    id: 'c-provider',
+    input: 'config: an unknown provider',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:15: subjects[0].provider:',
+    setup: (d) => editConfig(d, (t) => t.replace('provider: offline', 'provider: acme-ai')),
+  },
+  {
+    id: 'c-overlap',
+    input: 'config: overlap_tokens not below chunk_tokens',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:9: corpus.overlap_tokens:',
+    setup: (d) => editConfig(d, (t) => t.replace('overlap_tokens: 100', 'overlap_tokens: 800')),
+  },
+  {
+    id: 'c-missing',
+    input: '`config validate --config` names a file that does not exist',
+    args: ['config', 'validate', '--config', 'nope.yaml'],
+    exit: 2,
+    names: 'nope.yaml:',
+  },
+  {
+    id: 'run-config-missing',
+    input: '`eval run --config` names a file that does not exist (child process)',
+    args: ['eval', 'run', '--config', 'nope.yaml'],
+    exit: 2,
+    names: 'nope.yaml:',
+    spawn: true,
+  },
+  {
+    id: 'run-api-key',
+    input: 'eval run: a live subject whose API key is not set',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'subject extractive',
+    env: { ANTHROPIC_API_KEY: '' },
+    setup: (d) =>
+      editConfig(d, (t) =>
+        t.replace(
+          'provider: offline\n    model: extractive\n    family: rge-offline-extractive',
+          'provider: anthropic\n    model: claude-haiku-4-5\n    family: anthropic',
+        ),
+      ),
+  },
+  // flags
+  {
+    id: 'flag-subjects',
+    input: '`--subjects` names a subject the config does not have',
+    args: ['eval', 'run', '--config', 'run.yaml', '--subjects', 'nosuch', '--dry-run'],
+    exit: 2,
+    names: 'run.yaml',
+  },
+  {
+    id: 'flag-runs',
+    input: '`--runs 0`',
+    args: ['eval', 'run', '--config', 'run.yaml', '--runs', '0'],
+    exit: 2,
+    names: '--runs',
+  },
+  {
+    id: 'flag-mode',
+    input: '`--mode` not sync or batch',
+    args: ['eval', 'run', '--config', 'run.yaml', '--mode', 'fast'],
+    exit: 2,
+    names: '--mode',
+  },
+  {
+    id: 'flag-pass-rate',
+    input: '`--min-pass-rate` outside [0, 1]',
+    args: ['eval', 'run', '--config', 'run.yaml', '--min-pass-rate', '1.5'],
+    exit: 2,
+    names: '--min-pass-rate',
+  },
+  {
+    id: 'flag-set',
+    input: '`--set` without `=`',
+    args: ['eval', 'run', '--config', 'run.yaml', '--set', 'runs'],
+    exit: 2,
+    names: '--set',
+  },
+  {
+    id: 'flag-unknown',
+    input: 'an option rge does not have',
+    args: ['eval', 'run', '--bogus'],
+    exit: 2,
+    names: '--bogus',
+  },
+  {
+    id: 'flag-k',
+    input: '`retrieve --k` not a positive integer',
+    args: ['retrieve', 'revenue', '--index', 'index', '--k', 'abc'],
+    exit: 2,
+    names: '--k',
+  },
+  {
+    id: 'flag-embedder',
+    input: '`corpus ingest --embedder` unknown',
+    args: ['corpus', 'ingest', '--pdfs', 'pdfs', '--index', 'index2', '--embedder', 'nope'],
+    exit: 2,
+    names: 'nope',
+  },
+  // the index
+  {
+    id: 'index-missing',
+    input: 'eval run: the config names an index that was never built',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'index',
+    setup: (d) => rm(at(d, 'index'), { recursive: true }),
+  },
+  {
+    id: 'index-mismatch',
+    input: "eval run: the config's chunk_tokens differ from its index's",
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'chunk_tokens: index 800, config 600',
+    setup: (d) => editConfig(d, (t) => t.replace('chunk_tokens: 800', 'chunk_tokens: 600')),
+  },
+  {
+    id: 'index-stale',
+    input: 'eval run: a PDF changed after its index was built',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run'],
+    exit: 1,
+    names: 'Acme_FY2023-24.pdf changed',
+    setup: async (d) => write(d, 'pdfs/Acme_FY2023-24.pdf', await makeTextPdf([`${PDF_TEXT} Restated.`])),
+  },
+  {
+    id: 'index-mismatch-validate',
+    input: "questions validate: the config's chunk_tokens differ from its index's",
+    args: ['questions', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'chunk_tokens: index 800, config 600',
+    setup: (d) => editConfig(d, (t) => t.replace('chunk_tokens: 800', 'chunk_tokens: 600')),
+  },
+  // PDFs at ingest
+  {
+    id: 'pdf-corrupt',
+    input: 'ingest: a corrupt PDF (the existing index is left as it was)',
+    args: [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      'bad',
+      '--index',
+      'index',
+      '--embedder',
+      'bm25',
+      '--cache-dir',
+      'cache',
+      '-q',
+    ],
+    exit: 1,
+    names: 'bad/Corrupt_FY2023-24.pdf:',
+    setup: (d) => write(d, 'bad/Corrupt_FY2023-24.pdf', Buffer.from('%PDF-1.4\nnot really a PDF\n')),
+    mayCreate: /^cache\//,
+  },
+  {
+    id: 'pdf-encrypted',
+    input: 'ingest: an encrypted PDF',
+    args: [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      'bad',
+      '--index',
+      'index2',
+      '--embedder',
+      'bm25',
+      '--cache-dir',
+      'cache',
+      '-q',
+    ],
+    exit: 1,
+    names: 'bad/Locked_FY2023-24.pdf:',
+    setup: async (d) =>
+      write(d, 'bad/Locked_FY2023-24.pdf', await makeTextPdf(['secret'], { userPassword: 'pw' })),
+    mayCreate: /^cache\//,
+  },
+  {
+    id: 'pdf-no-text',
+    input: 'ingest: a PDF with no text (a scan)',
+    args: [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      'bad',
+      '--index',
+      'index2',
+      '--embedder',
+      'bm25',
+      '--cache-dir',
+      'cache',
+      '-q',
+    ],
+    exit: 1,
+    names: 'bad/Scan_FY2023-24.pdf:',
+    setup: async (d) => write(d, 'bad/Scan_FY2023-24.pdf', await makeTextPdf([''])),
+    mayCreate: /^cache\//,
+  },
+  {
+    id: 'pdf-empty-file',
+    input: 'ingest: an empty (0-byte) PDF',
+    args: [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      'bad',
+      '--index',
+      'index2',
+      '--embedder',
+      'bm25',
+      '--cache-dir',
+      'cache',
+      '-q',
+    ],
+    exit: 1,
+    names: 'bad/Zero_FY2023-24.pdf:',
+    setup: (d) => write(d, 'bad/Zero_FY2023-24.pdf', Buffer.alloc(0)),
+    mayCreate: /^cache\//,
+  },
+  {
+    id: 'pdf-one-of-two',
+    input: 'ingest: one corrupt PDF beside a good one (the good one is indexed; exit 1)',
+    args: [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      'bad',
+      '--index',
+      'index2',
+      '--embedder',
+      'bm25',
+      '--cache-dir',
+      'cache',
+      '-q',
+    ],
+    exit: 1,
+    names: 'bad/Corrupt_FY2023-24.pdf:',
+    setup: async (d) => {
+      await write(d, 'bad/Corrupt_FY2023-24.pdf', Buffer.from('%PDF-1.4\nnot really a PDF\n'));
+      await write(d, 'bad/Acme_FY2023-24.pdf', world.goodPdf);
+    },
+    // the documented outcome: the good document's index is written whole
+    mayCreate: /^(cache|index2)\//,
+  },
+  {
+    id: 'pdf-folder-missing',
+    input: '`--pdfs` names a folder that does not exist',
+    args: ['corpus', 'ingest', '--pdfs', 'nope', '--index', 'index2', '--embedder', 'bm25', '-q'],
+    exit: 2,
+    names: 'nope:',
+  },
+  {
+    id: 'pdf-folder-empty',
+    input: '`--pdfs` names a folder with no PDF',
+    args: ['corpus', 'ingest', '--pdfs', 'empty', '--index', 'index2', '--embedder', 'bm25', '-q'],
+    exit: 1,
+    names: 'empty',
+    setup: (d) => mkdir(at(d, 'empty')),
+  },
+  // sources.yaml
+  {
+    id: 'src-sha-format',
+    input: 'sources.yaml: a sha256 that is not 64 hex digits',
+    args: ['corpus', 'fetch', '--sources', 'sources.yaml', '--from', 'mirror', '--dest', 'dl', '-q'],
+    exit: 1,
+    names: 'sources.yaml:7: documents[0].sha256:',
+    setup: async (d) => {
+      await write(d, 'sources.yaml', sources('not-a-hash'));
+      await mkdir(at(d, 'mirror'));
+    },
+  },
+  {
+    id: 'src-sha-mismatch',
+    input: 'sources.yaml: a pinned sha256 the bytes do not have (nothing kept)',
+    args: ['corpus', 'fetch', '--sources', 'sources.yaml', '--from', 'mirror', '--dest', 'dl', '-q'],
+    exit: 1,
+    names: 'sources.yaml: acme-FY24.pdf:',
+    setup: async (d) => {
+      await write(d, 'sources.yaml', sources(WRONG_SHA));
+      await write(d, 'mirror/acme-FY24.pdf', world.goodPdf);
+      await mkdir(at(d, 'dl'));
+    },
+  },
+  {
+    id: 'src-yaml-syntax',
+    input: 'sources.yaml: a YAML syntax error',
+    args: ['corpus', 'fetch', '--sources', 'sources.yaml', '--from', 'mirror', '--dest', 'dl', '-q'],
+    exit: 1,
+    names: 'sources.yaml:4: yaml:',
+    setup: async (d) => {
+      await write(
+        d,
+        'sources.yaml',
+        sources(WRONG_SHA).replace('company_name: Acme Ltd', 'company_name: Acme: Ltd'),
+      );
+      await mkdir(at(d, 'mirror'));
+    },
+  },
+  {
+    id: 'src-missing',
+    input: '`--sources` names a file that does not exist',
+    args: ['corpus', 'fetch', '--sources', 'nope.yaml', '--dest', 'dl', '-q'],
+    exit: 2,
+    names: 'nope.yaml',
+  },
+  // writing outputs
+  {
+    id: 'out-under-file',
+    input: 'an output path under a regular file (unwritable folder; works as root too)',
+    args: ['config', 'schema', '--out', 'blocker/schema.json'],
+    exit: 1,
+    names: 'blocker/schema.json:',
+    setup: (d) => write(d, 'blocker', 'a regular file\n'),
+  },
+  {
+    id: 'out-read-only',
+    input: 'an output folder without write permission (chmod 555; not as root)',
+    args: ['config', 'schema', '--out', 'ro/schema.json'],
+    exit: 1,
+    names: 'ro/schema.json:',
+    skip: () =>
+      isRoot() ? 'running as root, where chmod does not block writes (out-under-file covers it)' : undefined,
+    around: async (d) => {
+      await mkdir(at(d, 'ro'));
+      await chmod(at(d, 'ro'), 0o555);
+      return () => chmod(at(d, 'ro'), 0o755);
+    },
+  },
+  {
+    id: 'out-disk-full',
+    input: 'a full disk while writing (ENOSPC injected half-way; the old file is kept)',
+    args: ['config', 'schema', '--out', 'schema.json'],
+    exit: 1,
+    names: 'schema.json:',
+    setup: (d) => write(d, 'schema.json', '{"old": true}\n'),
+    fault: { suffix: 'schema.json', code: 'ENOSPC' },
+  },
+  {
+    id: 'out-tmpfs-full',
+    input: 'a real full disk: a 4 KiB tmpfs (where it can be mounted; the old file is kept)',
+    args: ['config', 'schema', '--out', 'tiny/schema.json'],
+    exit: 1,
+    names: 'tiny/schema.json:',
+    around: async (d) => {
+      await mkdir(at(d, 'tiny'));
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', at(d, 'tiny')], { stdio: 'ignore' });
+      await writeFile(at(d, 'tiny/schema.json'), '{"old": true}\n');
+      return async () => {
+        execFileSync('umount', [at(d, 'tiny')], { stdio: 'ignore' });
+      };
+    },
+  },
+  {
+    id: 'out-json-disk-full',
+    input: '`eval run --dry-run --json FILE` on a full disk (ENOSPC injected)',
+    args: ['eval', 'run', '--config', 'run.yaml', '--dry-run', '--json', 'estimate.json'],
+    exit: 1,
+    names: 'estimate.json:',
+    fault: { suffix: 'estimate.json', code: 'ENOSPC' },
+  },
+];
+
+/** Every file under `dir` with the sha256 of its bytes (folders end in /). */
+async function snapshot(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const walk = async (sub: string) => {
+    for (const e of await readdir(join(dir, sub), { withFileTypes: true })) {
+      const rel = sub ? `${sub}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        out.set(`${rel}/`, 'dir');
+        await walk(rel);
+      } else out.set(rel, sha256(await readFile(join(dir, rel))));
+    }
+  };
+  await walk('');
+  return out;
+}
+
+/** Output with the row's folder written as relative paths (`/tmp/x/run.yaml` -> `run.yaml`). */
+const normalise = (text: string, dir: string) => text.split(`${dir}/`).join('').split(dir).join('.');
+
+/** The error as the doc shows it: from the `rge:` line to the end, lines joined by ` ⏎ `. */
+function errorText(stderr: string): string {
+  const from = stderr.indexOf('rge: ');
+  return from < 0 ? '' : stderr.slice(from).trimEnd().split('\n').join(' ⏎ ');
+}
+
+interface DocRow {
+  id: string;
+  input: string;
+  command: string;
+  exit: number;
+  message: string;
+}
+
+/** A code span's text: `x`, or `` x `` for text holding backticks. */
+function codeSpan(cell: string): string {
+  const m = /^(`+)\s?([\s\S]*?)\s?\1$/.exec(cell.trim());
+  return m ? (m[2] as string) : cell.trim();
+}
+
+function readDoc(): DocRow[] {
+  if (!existsSync(DOC)) return [];
+  const rows: DocRow[] = [];
+  for (const line of readFileSync(DOC, 'utf8').split('\n')) {
+    const cells = line
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map((c) => c.replace(/\\\|/g, '|').trim());
+    if (cells.length !== 5 || !/^`[a-z0-9-]+`$/.test(cells[0] as string)) continue;
+    rows.push({
+      id: codeSpan(cells[0] as string),
+      input: cells[1] as string,
+      command: codeSpan(cells[2] as string),
+      exit: Number(cells[3]),
+      message: codeSpan(cells[4] as string),
+    });
+  }
+  return rows;
+}
+
+/** A doc message as a pattern: `…` stands for any text (hashes, parser wording). */
+function messagePattern(message: string): RegExp {
+  const parts = message.split('…').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[\\s\\S]*?')}$`);
+}
+
+const doc = readDoc();
+const printed = new Map<string, { exit: number; message: string }>();
+
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rge-errors-world-'));
+  const goodPdf = await makeTextPdf([PDF_TEXT]);
+  await write(dir, 'pdfs/Acme_FY2023-24.pdf', goodPdf);
+  const built = await runRge(
+    dir,
+    'corpus',
+    'ingest',
+    '--pdfs',
+    'pdfs',
+    '--index',
+    'index',
+    '--embedder',
+    'bm25',
+    '--cache-dir',
+    'cache',
+    '-q',
+  );
+  expect(built.err).toBe('');
+  expect(built.code).toBe(0);
+  await rm(join(dir, 'cache'), { recursive: true });
+  const chunks = JSON.parse(await readFile(join(dir, 'index/chunks.json'), 'utf8')) as { id: string }[];
+  const chunkId = chunks[0]?.id as string;
+  const question = (over: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      id: 'gd-001',
+      version: 1,
+      category: 'grounded-direct',
+      text: 'What was Acme revenue from operations in FY24?',
+      gold_answer: 'Rs 4,512 crore',
+      gold_chunk_ids: [chunkId],
+      gold_quotes: ['rose to Rs 4,512 crore'],
+      expected_behavior: 'answer',
+      companies: ['acme-fy2023-24'],
+      fiscal_years: ['FY24'],
+      difficulty: 'easy',
+      authoring_notes: 'errors test',
+      must_include: ['4,512'],
+      must_not_include: [],
+      numeric_gold: [],
+      distractor: null,
+      ...over,
+    });
+  await write(dir, 'questions.jsonl', `${question()}\n`);
+  await write(dir, 'run.yaml', CONFIG);
+  world = { dir, chunkId, goodPdf, question };
+});
+
+afterAll(async () => {
+  if (world) await rm(world.dir, { recursive: true, force: true });
+  const out = process.env.RGE_ERRORS_DOC_OUT;
+  if (!out) return;
+  const cell = (t: string) => (t.includes('`') ? `\`\` ${t} \`\`` : `\`${t}\``).replace(/\|/g, '\\|');
+  const lines = ROWS.filter((r) => printed.has(r.id)).map((r) => {
+    const p = printed.get(r.id) as { exit: number; message: string };
+    return `| \`${r.id}\` | ${r.input.replace(/\|/g, '\\|')} | ${cell(`rge ${r.args.join(' ')}`)} | ${p.exit} | ${cell(p.message)} |`;
+  });
+  await writeFile(out, `${lines.join('\n')}\n`);
+});
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'rge-errors-'));
+  await cp(world.dir, dir, { recursive: true });
+  return dir;
+}
+
+describe('the good world the rows break', () => {
+  it('validates, and a dry run of its config goes through', async () => {
+    const dir = await freshDir();
+    const config = await runRge(dir, 'config', 'validate', '--config', 'run.yaml');
+    expect(config.err).toBe('');
+    expect(config.code).toBe(0);
+    const questions = await runRge(dir, 'questions', 'validate', '--config', 'run.yaml');
+    expect(questions.out).toMatch(/ok: no errors/);
+    expect(questions.code).toBe(0);
+    const dry = await runRge(dir, 'eval', 'run', '--config', 'run.yaml', '--dry-run');
+    expect(dry.err).not.toMatch(/rge:/);
+    expect(dry.code).toBe(0);
+    await rm(dir, { recursive: true });
+  });
+});
+
+describe('docs/errors.md', () => {
+  it('has one row per case here and no other', () => {
+    expect(doc.map((r) => r.id)).toEqual(ROWS.map((r) => r.id));
+  });
+
+  it('has at least 30 rows', () => {
+    expect(ROWS.length).toBeGreaterThanOrEqual(30);
+  });
+});
+
+describe('bad input: one rge: error naming the file, the right exit code, nothing written', () => {
+  afterAll(() => setWriteFault(undefined));
+
+  for (const row of ROWS) {
+    it(`${row.id}: ${row.input}`, async (ctx) => {
+      const reason = row.skip?.();
+      if (reason) ctx.skip(reason);
+      const dir = await freshDir();
+      let undo: (() => Promise<void>) | undefined;
+      try {
+        await row.setup?.(dir);
+        if (row.around) {
+          try {
+            undo = await row.around(dir);
+          } catch (err) {
+            ctx.skip(`cannot set up on this machine: ${(err as Error).message.split('\n')[0]}`);
+          }
+        }
+        const before = await snapshot(dir);
+        if (row.fault) {
+          const { suffix, code } = row.fault;
+          setWriteFault((path) =>
+            path.endsWith(suffix)
+              ? Object.assign(new Error(`${code}: injected by the test, write`), { code })
+              : undefined,
+          );
+        }
+        for (const [name, value] of Object.entries(row.env ?? {})) vi.stubEnv(name, value);
+        let r: { code: number; out: string; err: string };
+        try {
+          r = row.spawn
+            ? await spawnRge(row.args.map((a) => (a.endsWith('.yaml') ? join(dir, a) : a)))
+            : await runRge(dir, ...row.args);
+        } finally {
+          setWriteFault(undefined);
+          vi.unstubAllEnvs();
+        }
+        const stderr = normalise(r.err, dir);
+        const message = errorText(stderr);
+        printed.set(row.id, { exit: r.code, message });
+
+        expect(r.code, stderr).toBe(row.exit);
+        expect(
+          stderr.split('\n').filter((l) => l.startsWith('rge: ')),
+          stderr,
+        ).toHaveLength(1);
+        expect(stderr).not.toMatch(/^\s+at .+[:(]\d+|\bFAIL\b|Error: /m);
+        expect(message).toContain(row.names);
+
+        const documented = doc.find((d) => d.id === row.id);
+        expect(documented, `docs/errors.md has no row ${row.id}`).toBeDefined();
+        if (documented) {
+          expect(documented.exit).toBe(row.exit);
+          expect(documented.command).toBe(`rge ${row.args.join(' ')}`);
+          expect(message).toMatch(messagePattern(documented.message));
+        }
+
+        const after = await snapshot(dir);
+        const created = [...after.keys()].filter((p) => !before.has(p) && !row.mayCreate?.test(p));
+        expect(created, 'files the failed command created').toEqual([]);
+        const changed = [...before].filter(([p, h]) => after.get(p) !== h).map(([p]) => p);
+        expect(changed, 'files the failed command changed or removed').toEqual([]);
+        if (row.id === 'pdf-one-of-two') {
+          const manifest = JSON.parse(await readFile(join(dir, 'index2/manifest.json'), 'utf8'));
+          expect(JSON.stringify(manifest)).toContain('Acme_FY2023-24.pdf');
+          expect(JSON.stringify(manifest)).not.toContain('Corrupt_FY2023-24.pdf');
+        }
+      } finally {
+        await undo?.().catch(() => undefined);
+        await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      }
+    });
+  }
+});
