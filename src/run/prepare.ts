@@ -132,6 +132,20 @@ export interface PrepareOptions {
   env?: Record<string, string | undefined>;
 }
 
+/**
+ * Runs `make` (building a subject's or judge's provider); an error that names no file (a missing API
+ * key) is given the config's, so the one error line says which run config asked for that model.
+ */
+async function inConfig<T>(configFile: string, make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (err) {
+    if (err instanceof RgeError && err.file === undefined)
+      throw new RgeError(err.message, { file: configFile, exitCode: err.exitCode, cause: err });
+    throw err;
+  }
+}
+
 export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const at = (p: string) => (isAbsolute(p) ? p : resolve(opts.root, p));
   const configFile = at(opts.config);
@@ -196,7 +210,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     subjects.push({
       id: s.id,
       config: s,
-      provider: await createProvider(s, 'subject', ctx),
+      provider: await inConfig(configFile, () => createProvider(s, 'subject', ctx)),
       priced: priceOf(s, `subject ${s.id}`),
     });
   const judges: RunJudge[] = [];
@@ -207,7 +221,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       model: j.model,
       temperature: j.temperature,
       config: j,
-      provider: await createProvider(j, 'judge', ctx),
+      provider: await inConfig(configFile, () => createProvider(j, 'judge', ctx)),
       priced: priceOf(j, `judge ${j.id}`),
     });
   const runs = opts.runs ?? config.runs;

@@ -380,7 +380,7 @@ const ROWS: Row[] = [
     input: 'eval run: a live subject whose API key is not set',
     args: ['eval', 'run', '--config', 'run.yaml'],
     exit: 1,
-    names: 'subject extractive',
+    names: 'run.yaml: subject extractive',
     env: { ANTHROPIC_API_KEY: '' },
     setup: (d) =>
       editConfig(d, (t) =>
