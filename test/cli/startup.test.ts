@@ -1,0 +1,200 @@
+/**
+ * Start-up (issue 12, docs/adr/0012-cli-start-up.md): `rge --version` and `rge --help` load no heavy
+ * module (TensorFlow.js, transformers.js, pdf.js, the provider SDKs, Vitest, pdfkit); each command
+ * imports what it uses when its action runs. How fast that is is measured in bench/startup.bench.ts.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs script without types
+import { buildDist } from '../../scripts/build-dist.mjs';
+import { DEFAULTS as CORPUS_DEFAULTS } from '../../src/cli/corpus.ts';
+import { FIXTURE_DEFAULTS } from '../../src/cli/fixtures-build.ts';
+import { HELP_CONSTANTS } from '../../src/cli/judge-commands.ts';
+import { buildProgram, main } from '../../src/cli/main.ts';
+import { VALIDATION_SIZE as HELP_VALIDATION_SIZE } from '../../src/cli/validation-commands.ts';
+import { SYNTHETIC_SEED } from '../../src/fixtures/synthetic.ts';
+import { DEFAULT_MIN_EFFECT } from '../../src/gate/gate.ts';
+import { AGREEMENT_FORMATS } from '../../src/judging/agree.ts';
+import { JUDGE_PROMPT_VERSION, JUDGE_PROMPT_VERSIONS } from '../../src/judging/prompt.ts';
+import { DEFAULT_CACHE_DIR } from '../../src/run/corpus-index.ts';
+import { VALIDATION_SIZE } from '../../src/validation/sample.ts';
+import { captureIO } from '../helpers/cli.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RECORDER = fileURLToPath(new URL('./record-loads.mjs', import.meta.url));
+
+/** Package names (or path pieces) that `--version` and `--help` must not load. */
+const HEAVY = [
+  '@tensorflow',
+  '@energetic-ai',
+  '@huggingface/transformers',
+  'onnxruntime',
+  'pdf-parse',
+  'pdfjs',
+  'openai',
+  '@anthropic-ai/sdk',
+  '@google/genai',
+  'vitest',
+  'pdfkit',
+];
+
+let tmp: string;
+/** A bundle built for these tests, inside the repository (where node_modules resolves), not dist/. */
+const DIST = join(ROOT, '.tmp', `test-dist-${process.pid}`);
+/** No bundle: bin/rge.mjs runs the sources through tsx. */
+let noDist: string;
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'rge-startup-'));
+  noDist = join(tmp, 'no-dist');
+  await mkdir(noDist);
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+  await rm(DIST, { recursive: true, force: true });
+});
+
+/** Runs `node bin/rge.mjs ARGS` with the module recorder; returns its exit code, stdout and what it loaded. */
+async function loadsOf(
+  name: string,
+  args: readonly string[],
+  distDir = noDist,
+): Promise<{ code: number; out: string; loaded: string[] }> {
+  const file = join(tmp, `${name}.txt`);
+  const { code, out } = await new Promise<{ code: number; out: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', RECORDER, 'bin/rge.mjs', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, RGE_RECORD_LOADS: file, RGE_DIST_DIR: distDir },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let text = '';
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
+    child.on('error', reject);
+    child.on('close', (c) => resolve({ code: c ?? -1, out: text }));
+  });
+  const loaded = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+  return { code, out, loaded };
+}
+
+const heavyIn = (loaded: readonly string[]) =>
+  [...new Set(HEAVY.filter((h) => loaded.some((m) => m.includes(`node_modules/${h}`))))].sort();
+
+describe('rge start-up loads no heavy module', () => {
+  it('rge --version prints the version and loads none of them', async () => {
+    const { code, out, loaded } = await loadsOf('version', ['--version']);
+    expect(code).toBe(0);
+    expect(out).toBe('0.1.0\n');
+    // the recorder saw the CLI itself, so an empty list cannot pass for a clean one
+    expect(loaded.some((m) => m.includes('node_modules/commander'))).toBe(true);
+    expect(heavyIn(loaded)).toEqual([]);
+  });
+
+  it('rge --help lists the commands and loads none of them', async () => {
+    const { code, out, loaded } = await loadsOf('help', ['--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('retrieve [options] <question>');
+    expect(loaded.some((m) => m.includes('node_modules/commander'))).toBe(true);
+    expect(heavyIn(loaded)).toEqual([]);
+  });
+
+  it("a subcommand's --help (corpus ingest) loads none of them", async () => {
+    const { code, out, loaded } = await loadsOf('ingest-help', ['corpus', 'ingest', '--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('--embedder <name>');
+    expect(heavyIn(loaded)).toEqual([]);
+  });
+
+  it('the recorder does see heavy modules when a command loads them (judge agree: the provider SDKs)', async () => {
+    const { code, loaded } = await loadsOf('agree', [
+      'judge',
+      'agree',
+      '--format',
+      'salad',
+      '--file',
+      join(tmp, 'no-such-file'),
+      '--config',
+      'configs/fixture.yaml',
+    ]);
+    expect(code).toBe(1);
+    expect(heavyIn(loaded)).toEqual(expect.arrayContaining(['@anthropic-ai/sdk', 'openai']));
+  });
+});
+
+describe('the bundle (scripts/build-dist.mjs) that bin/rge.mjs runs while it matches the sources', () => {
+  const bundleEntry = () => pathToFileURL(join(DIST, 'main.mjs')).href;
+  const sourceEntry = pathToFileURL(join(ROOT, 'src/cli/main.ts')).href;
+
+  it('runs --version and --help from the bundle, loading no heavy module', async () => {
+    const manifest = await buildDist(DIST);
+    expect(Object.keys(manifest.inputs)).toEqual(
+      expect.arrayContaining(['src/cli/main.ts', 'tsconfig.json']),
+    );
+    for (const args of [['--version'], ['--help']]) {
+      const { code, out, loaded } = await loadsOf(`bundle${args[0]}`, args, DIST);
+      expect(code).toBe(0);
+      expect(out).toContain(args[0] === '--version' ? '0.1.0' : 'retrieve [options] <question>');
+      expect(loaded).toContain(bundleEntry());
+      expect(loaded).not.toContain(sourceEntry);
+      expect(heavyIn(loaded)).toEqual([]);
+    }
+  });
+
+  it('runs the sources through tsx once a source file differs from what the bundle was built from', async () => {
+    const manifestFile = join(DIST, 'manifest.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8')) as { inputs: Record<string, string> };
+    manifest.inputs['src/cli/retrieval.ts'] = '0'.repeat(40); // as if retrieval.ts had been edited since
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const { code, out, loaded } = await loadsOf('stale', ['--version'], DIST);
+    expect(code).toBe(0);
+    expect(out).toBe('0.1.0\n');
+    expect(loaded).toContain(sourceEntry);
+    expect(loaded).not.toContain(bundleEntry());
+  });
+});
+
+function allCommands(cmd: Command): Command[] {
+  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+function pathOf(cmd: Command): string[] {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names;
+}
+
+describe('the help stays complete with lazy actions', () => {
+  it('every command prints its help with every one of its options (exit 0)', async () => {
+    const commands = allCommands(buildProgram(captureIO(ROOT)));
+    expect(commands.length).toBeGreaterThan(20);
+    for (const cmd of commands) {
+      const io = captureIO(ROOT);
+      const code = await main(['node', 'rge', ...pathOf(cmd), '--help'], io);
+      expect(code, pathOf(cmd).join(' ')).toBe(0);
+      for (const option of cmd.options) expect(io.text, pathOf(cmd).join(' ')).toContain(option.flags);
+    }
+  });
+
+  it("the defaults and lists the help shows are the library's", () => {
+    expect(CORPUS_DEFAULTS.cacheDir).toBe(DEFAULT_CACHE_DIR);
+    expect(FIXTURE_DEFAULTS.cacheDir).toBe(DEFAULT_CACHE_DIR);
+    expect(HELP_CONSTANTS.judgePromptVersion).toBe(JUDGE_PROMPT_VERSION);
+    expect(HELP_CONSTANTS.judgePromptVersions).toEqual(JUDGE_PROMPT_VERSIONS);
+    expect(HELP_CONSTANTS.agreementFormats).toEqual(AGREEMENT_FORMATS);
+    expect(HELP_VALIDATION_SIZE).toBe(VALIDATION_SIZE);
+    const program = buildProgram(captureIO(ROOT));
+    const option = (path: string[], flag: string) => {
+      let cmd: Command | undefined = program;
+      for (const name of path) cmd = cmd?.commands.find((c) => c.name() === name);
+      return cmd?.options.find((o) => o.long === flag)?.defaultValue;
+    };
+    expect(option(['gate'], '--min-effect')).toBe(String(DEFAULT_MIN_EFFECT));
+    expect(option(['fixtures', 'facts'], '--seed')).toBe(SYNTHETIC_SEED);
+    expect(option(['corpus', 'ingest'], '--cache-dir')).toBe(DEFAULT_CACHE_DIR);
+  });
+});
