@@ -1,6 +1,5 @@
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadRunConfig, runConfigJsonSchemaText } from '../run/config.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
 
@@ -16,6 +15,7 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .description('validate a run config; every problem is reported as file:line: field: message (exit 1)')
     .option('--config <file>', 'run config', DEFAULT_CONFIG)
     .action(async (opts: { config: string }) => {
+      const { loadRunConfig } = await import('../run/config.ts');
       const path = resolve(io.cwd, opts.config);
       const run = await loadRunConfig(path);
       io.out(
@@ -29,6 +29,7 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .description('write the JSON Schema of run configs (for editor completion)')
     .option('--out <file>', 'where to write it; - for stdout', DEFAULT_SCHEMA)
     .action(async (opts: { out: string }) => {
+      const { runConfigJsonSchemaText } = await import('../run/config.ts');
       const text = runConfigJsonSchemaText();
       if (opts.out === '-') {
         io.out(text);

@@ -1,10 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type FetchResult, fetchSources } from '../corpus/fetch.ts';
-import { loadSources } from '../corpus/sources.ts';
+import type { FetchResult } from '../corpus/fetch.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
-import { createProgress } from '../util/progress.ts';
 import { type CliIO, nonNegativeInteger } from './io.ts';
 
 interface FetchFlags {
@@ -60,6 +58,9 @@ async function runFetch(flags: FetchFlags, io: CliIO): Promise<FetchResult[]> {
   if (flags.userAgent !== undefined && flags.userAgent.trim() === '')
     throw new UsageError('--user-agent must not be empty');
   const retries = nonNegativeInteger('retries', flags.retries);
+  const { fetchSources } = await import('../corpus/fetch.ts');
+  const { loadSources } = await import('../corpus/sources.ts');
+  const { createProgress } = await import('../util/progress.ts');
   const sources = await loadSources(sourcesPath);
   const progress = createProgress({
     total: sources.documents.length,

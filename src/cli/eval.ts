@@ -1,17 +1,10 @@
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { validationMarkdown, validationSummary } from '../report/validation.ts';
-import { caseRow } from '../run/case.ts';
-import { loadRunConfig, RUN_MODES, type RunMode } from '../run/config.ts';
-import { estimateRun, formatEstimate } from '../run/estimate.ts';
-import { BudgetLedger } from '../run/ledger.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
-import { type RunState, runStages } from '../run/stages.ts';
-import { subjectCells } from '../run/work.ts';
+import type { RunMode } from '../run/config.ts';
+import type { PreparedRun } from '../run/prepare.ts';
+import type { RunState } from '../run/stages.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { readLabels, readReviews } from '../validation/labels.ts';
-import { runEvalSuite } from '../vitest/run.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
@@ -31,8 +24,9 @@ interface EvalFlags {
   minPassRate?: string;
 }
 
-function mode(value: string | undefined): RunMode | undefined {
+async function mode(value: string | undefined): Promise<RunMode | undefined> {
   if (value === undefined) return undefined;
+  const { RUN_MODES } = await import('../run/config.ts');
   if (!(RUN_MODES as readonly string[]).includes(value))
     throw new UsageError(`--mode must be one of ${RUN_MODES.join(', ')}, got "${value}"`);
   return value as RunMode;
@@ -79,6 +73,8 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     )
     .option(OFFLINE_FLAG, `${OFFLINE_HELP}; the config's corpus.allow_download: false does the same`)
     .action(async (flags: EvalFlags) => {
+      const { loadRunConfig } = await import('../run/config.ts');
+      const { prepareRun } = await import('../run/prepare.ts');
       // corpus.allow_download: false forbids downloads as --offline does (prepareRun reads the config again)
       const { corpus } = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
       if (!corpus.allow_download) forbidDownloads();
@@ -88,7 +84,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         ...(flags.case && flags.case.length > 0 ? { questionIds: flags.case } : {}),
         ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
       };
-      const runMode = mode(flags.mode);
+      const runMode = await mode(flags.mode);
       const minPassRate = passRate(flags.minPassRate);
       const resultsDir = resolve(io.cwd, flags.resultsDir ?? 'data/results');
       const reportsDir = resolve(io.cwd, flags.reportsDir ?? 'reports');
@@ -104,6 +100,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         ...narrowing,
       };
       if (flags.dryRun) {
+        const { estimateRun, formatEstimate } = await import('../run/estimate.ts');
         const run = await prepareRun({ ...common, dryRun: true });
         const estimate = await estimateRun(run);
         const summary = run.ledger.summary();
@@ -120,6 +117,8 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
         io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: summary.leftUsd }));
         return;
       }
+      const { runStages } = await import('../run/stages.ts');
+      const { runEvalSuite } = await import('../vitest/run.ts');
       const run = await prepareRun(common);
       // Ctrl-C stops cleanly: calls in flight are aborted (their reservations released), what is stored
       // stays, and the same command resumes.
@@ -209,6 +208,8 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
     .option('--results-dir <dir>', 'results folder holding .budget_ledger.jsonl', 'data/results')
     .option('--json', 'print the ledger as JSON')
     .action(async (flags: { config: string; resultsDir: string; json?: boolean }) => {
+      const { loadRunConfig } = await import('../run/config.ts');
+      const { BudgetLedger } = await import('../run/ledger.ts');
       const config = await loadRunConfig(resolve(io.cwd, flags.config));
       const ledger = new BudgetLedger(resolve(io.cwd, flags.resultsDir), {
         capUsd: config.budget.cap_usd,
@@ -247,6 +248,10 @@ export async function publishGate(
   run: PreparedRun,
   state: RunState,
 ): Promise<{ ok: boolean; message: string }> {
+  const { caseRow } = await import('../run/case.ts');
+  const { subjectCells } = await import('../run/work.ts');
+  const { validationMarkdown, validationSummary } = await import('../report/validation.ts');
+  const { readLabels, readReviews } = await import('../validation/labels.ts');
   const rows = [];
   for (const cell of await subjectCells(run)) {
     try {

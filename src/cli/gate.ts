@@ -6,19 +6,17 @@
 import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  compareRuns,
-  DEFAULT_MIN_EFFECT,
-  type GateSummary,
-  gateMarkdown,
-  readGateSummary,
-} from '../gate/gate.ts';
+import type { GateSummary } from '../gate/gate.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
 
+/** DEFAULT_MIN_EFFECT of src/gate/gate.ts, kept here so that `--help` loads no statistics (test/cli/startup.test.ts) */
+const DEFAULT_MIN_EFFECT = 0.02;
+
 /** The newest full report's summary.json under `reportsDir` (partial reports are never picked). */
 export async function latestFullSummary(reportsDir: string): Promise<string> {
+  const { readGateSummary } = await import('../gate/gate.ts');
   const entries = await readdir(reportsDir, { withFileTypes: true }).catch(() => []);
   const found: { file: string; mtime: number }[] = [];
   for (const e of entries) {
@@ -78,6 +76,7 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         minEffect?: string;
         json?: string;
       }) => {
+        const { compareRuns, gateMarkdown, readGateSummary } = await import('../gate/gate.ts');
         const effect = minEffect(flags.minEffect);
         const baselineFile = resolve(io.cwd, flags.baseline);
         const currentFile = flags.current
@@ -109,6 +108,7 @@ export function registerGateCommands(program: Command, io: CliIO): void {
     .option('--to <file>', 'the baseline file', 'reports/baseline.json')
     .option('--reports-dir <dir>', 'reports folder', 'reports')
     .action(async (flags: { from?: string; to: string; reportsDir: string }) => {
+      const { readGateSummary } = await import('../gate/gate.ts');
       const reportsDir = resolve(io.cwd, flags.reportsDir);
       let from: string;
       if (!flags.from) from = await latestFullSummary(reportsDir);

@@ -11,7 +11,6 @@ import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
 import {
   AGREEMENT_FORMATS,
   AGREEMENT_SEED_RULE,
@@ -52,7 +51,7 @@ const DEFAULT_CONFIG = 'configs/fixture.yaml';
 /** The repository's own fixture config: the default when the working folder has no configs/fixture.yaml. */
 const PACKAGED_FIXTURE_CONFIG = fileURLToPath(new URL('../../configs/fixture.yaml', import.meta.url));
 
-interface AgreeFlags {
+export interface AgreeFlags {
   format: string;
   file: string;
   config?: string;
@@ -65,8 +64,6 @@ interface AgreeFlags {
   json?: boolean;
 }
 
-const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
-
 /** `--min-kappa`: a number in [-1, 1], else a usage error. */
 export function parseMinKappa(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -76,119 +73,87 @@ export function parseMinKappa(value: string | undefined): number | undefined {
   return x;
 }
 
-export function registerJudgeAgreeCommand(judge: Command, io: CliIO): void {
-  judge
-    .command('agree')
-    .description(
-      'judges of a run config against a human-labelled file, pooled and per subset: n, unscored, ' +
-        'Cohen kappa with a bootstrap 95% interval, accuracy, confusion matrix, cost, latency',
-    )
-    .requiredOption('--format <format>', `one of ${AGREEMENT_FORMATS.join(', ')}`)
-    .requiredOption('--file <file>', 'the labelled file (salad and financebench: a file or a folder of them)')
-    .option(
-      '--config <file>',
-      `run config whose judges, providers and budget apply (default ${DEFAULT_CONFIG}, else the packaged one)`,
-    )
-    .option(
-      '--judge <id>',
-      'a judge id of the config, repeatable or comma-separated (default every judge of the config)',
-      collect,
-    )
-    .option('--results-dir <dir>', 'results folder holding the budget ledger', 'data/results')
-    .option(
-      '--docs <file>',
-      'salad, one annotations file: the documents file (default docs-webgpt.json or docs-human.json beside --file)',
-    )
-    .option(
-      '--questions <file>',
-      'financebench: financebench_open_source.jsonl (default ../../corpus/financebench/ from the labels folder)',
-    )
-    .option('--limit <n>', 'judge a deterministic subsample of n items of the dataset')
-    .option('--min-kappa <x>', 'exit 1 when a pooled kappa (per judge) is below x, in [-1, 1]')
-    .option('--json', 'print every number as JSON')
-    .action(async (opts: AgreeFlags) => {
-      if (!(AGREEMENT_FORMATS as readonly string[]).includes(opts.format))
-        throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${opts.format}`);
-      const format = opts.format as AgreementFormat;
-      const limit = opts.limit === undefined ? undefined : Number(opts.limit);
-      if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
-        throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
-      const minKappa = parseMinKappa(opts.minKappa);
+/** `rge judge agree` (options in judge-commands.ts). */
+export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<void> {
+  if (!(AGREEMENT_FORMATS as readonly string[]).includes(opts.format))
+    throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${opts.format}`);
+  const format = opts.format as AgreementFormat;
+  const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+  if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
+    throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
+  const minKappa = parseMinKappa(opts.minKappa);
 
-      const { configName, judges, ledger, promptText, promptVersion } = await openJudges(io, {
-        ...(opts.config === undefined ? {} : { config: opts.config }),
-        judge: opts.judge ?? [],
-        resultsDir: opts.resultsDir,
+  const { configName, judges, ledger, promptText, promptVersion } = await openJudges(io, {
+    ...(opts.config === undefined ? {} : { config: opts.config }),
+    judge: opts.judge ?? [],
+    resultsDir: opts.resultsDir,
+  });
+  let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
+    ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
+    ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
+  });
+  if (limit !== undefined) items = deterministicSample(items, limit);
+
+  const reports: AgreementReport[] = [];
+  const live = judges.some((j) => isLiveProvider(j.entry.provider));
+  try {
+    for (const { entry, provider } of judges) {
+      const metered = isLiveProvider(entry.provider);
+      const outcomes = await judgeItems(items, provider, {
+        model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
+        promptText,
+        promptVersion,
+        concurrent: metered,
+        ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
       });
-      let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
-        ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
-        ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
-      });
-      if (limit !== undefined) items = deterministicSample(items, limit);
+      reports.push(...agreementBySubset(format, entry.id, items, outcomes));
+    }
+  } finally {
+    if (live) await ledger.writeSummary();
+  }
 
-      const reports: AgreementReport[] = [];
-      const live = judges.some((j) => isLiveProvider(j.entry.provider));
-      try {
-        for (const { entry, provider } of judges) {
-          const metered = isLiveProvider(entry.provider);
-          const outcomes = await judgeItems(items, provider, {
-            model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
-            promptText,
-            promptVersion,
-            concurrent: metered,
-            ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
-          });
-          reports.push(...agreementBySubset(format, entry.id, items, outcomes));
-        }
-      } finally {
-        if (live) await ledger.writeSummary();
-      }
-
-      const pooled = reports.filter((r) => r.subset === null);
-      const below =
-        minKappa === undefined
-          ? []
-          : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
-      if (opts.json)
-        io.out(
-          `${JSON.stringify(
-            {
-              format,
-              dimension: FORMAT_DIMENSION[format],
-              subsetKind: FORMAT_SUBSET[format],
-              labels: FORMAT_LABELS[format],
-              config: configName,
-              items: items.length,
-              subsets: subsetsOf(items),
-              judges: judges.map((j) => ({
-                id: j.entry.id,
-                provider: j.provider.id,
-                family: j.entry.family,
-              })),
-              kappaInterval: {
-                method: KAPPA_INTERVAL_METHOD,
-                resamples: KAPPA_RESAMPLES,
-                confidence: KAPPA_CONFIDENCE,
-                seedRule: AGREEMENT_SEED_RULE,
-              },
-              reports,
-              minKappa: minKappa ?? null,
-              belowMinKappa: below.map((r) => ({ judge: r.judge, format, kappa: r.kappa })),
-            },
-            null,
-            2,
-          )}\n`,
-        );
-      else io.out(formatAgreementTable(format, reports));
-      if (minKappa === undefined) return;
-      if (below.length > 0) {
-        io.err(
-          `rge: pooled kappa below --min-kappa ${minKappa}: ` +
-            `${below.map((r) => `${r.judge} on ${format} ${formatKappa(r)}`).join('; ')}\n`,
-        );
-        io.exitCode = 1;
-      } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
-    });
+  const pooled = reports.filter((r) => r.subset === null);
+  const below =
+    minKappa === undefined ? [] : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
+  if (opts.json)
+    io.out(
+      `${JSON.stringify(
+        {
+          format,
+          dimension: FORMAT_DIMENSION[format],
+          subsetKind: FORMAT_SUBSET[format],
+          labels: FORMAT_LABELS[format],
+          config: configName,
+          items: items.length,
+          subsets: subsetsOf(items),
+          judges: judges.map((j) => ({
+            id: j.entry.id,
+            provider: j.provider.id,
+            family: j.entry.family,
+          })),
+          kappaInterval: {
+            method: KAPPA_INTERVAL_METHOD,
+            resamples: KAPPA_RESAMPLES,
+            confidence: KAPPA_CONFIDENCE,
+            seedRule: AGREEMENT_SEED_RULE,
+          },
+          reports,
+          minKappa: minKappa ?? null,
+          belowMinKappa: below.map((r) => ({ judge: r.judge, format, kappa: r.kappa })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  else io.out(formatAgreementTable(format, reports));
+  if (minKappa === undefined) return;
+  if (below.length > 0) {
+    io.err(
+      `rge: pooled kappa below --min-kappa ${minKappa}: ` +
+        `${below.map((r) => `${r.judge} on ${format} ${formatKappa(r)}`).join('; ')}\n`,
+    );
+    io.exitCode = 1;
+  } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
 }
 
 /** The judges a `rge judge agree|audit` command asks, built through the registry, with the budget ledger. */

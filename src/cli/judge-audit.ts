@@ -4,7 +4,6 @@
  * or on the human validation set (`--sample` and the labels `rge label` saved).
  */
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
 import {
   AGREEMENT_FORMATS,
   type AgreementFormat,
@@ -36,7 +35,7 @@ import { loadSample, readLabels } from '../validation/labels.ts';
 import type { CliIO } from './io.ts';
 import { loadAgreementItems, openJudges } from './judge-agree.ts';
 
-interface AuditFlags {
+export interface AuditFlags {
   config?: string;
   judge?: string[];
   format?: string;
@@ -50,8 +49,6 @@ interface AuditFlags {
   resultsDir: string;
   json?: boolean;
 }
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The human validation set as audit items: each response's case, and the people's median per dimension. */
 async function humanSet(
@@ -92,124 +89,94 @@ async function humanSet(
   return { items, human };
 }
 
-export function registerJudgeAuditCommand(judge: Command, io: CliIO): void {
-  judge
-    .command('audit')
-    .description(
-      'audit judges: replicate stability, order bias (chunks reversed, answer first) and the paradox flag, on a labelled set or the human validation set',
-    )
-    .option('--config <file>', 'run config whose judges are audited (default configs/fixture.yaml)')
-    .option(
-      '--judge <id>',
-      'a judge id of the config (repeatable or comma-separated; default every judge)',
-      collect,
-    )
-    .option('--format <format>', `a public labelled set: ${AGREEMENT_FORMATS.join(', ')} (with --file)`)
-    .option('--file <file>', 'the labelled file or folder (as rge judge agree reads it)')
-    .option('--docs <file>', 'salad: the documents file')
-    .option('--questions <file>', 'financebench: financebench_open_source.jsonl')
-    .option(
-      '--sample <file>',
-      'the human validation set (rge validation sample), with the labels of --labels-dir',
-    )
-    .option('--labels-dir <dir>', 'where rge label saved the labels', 'data/labels')
-    .option('--replicates <n>', 'how many times each item is judged for stability (>= 2)', '3')
-    .option('--limit <n>', 'a deterministic subsample of n items', '50')
-    .option('--results-dir <dir>', 'budget ledger folder (live judges)', 'data/results')
-    .option('--json', 'print every number as JSON')
-    .action(async (flags: AuditFlags) => {
-      const replicates = Number(flags.replicates);
-      if (!Number.isInteger(replicates) || replicates < 2)
-        throw new UsageError(`--replicates must be an integer >= 2, got ${flags.replicates}`);
-      const limit = Number(flags.limit);
-      if (!Number.isInteger(limit) || limit < 1)
-        throw new UsageError(`--limit must be a positive integer, got ${flags.limit}`);
-      if ((flags.sample === undefined) === (flags.format === undefined))
-        throw new UsageError(
-          'audit either a public labelled set (--format and --file) or the human set (--sample)',
-        );
+/** `rge judge audit` (options in judge-commands.ts). */
+export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<void> {
+  const replicates = Number(flags.replicates);
+  if (!Number.isInteger(replicates) || replicates < 2)
+    throw new UsageError(`--replicates must be an integer >= 2, got ${flags.replicates}`);
+  const limit = Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`--limit must be a positive integer, got ${flags.limit}`);
+  if ((flags.sample === undefined) === (flags.format === undefined))
+    throw new UsageError(
+      'audit either a public labelled set (--format and --file) or the human set (--sample)',
+    );
 
-      let items: AgreementItem[];
-      let views: AuditView[];
-      let title: string;
-      if (flags.format !== undefined) {
-        if (!(AGREEMENT_FORMATS as readonly string[]).includes(flags.format))
-          throw new UsageError(
-            `--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${flags.format}`,
-          );
-        if (flags.file === undefined) throw new UsageError('--format needs --file');
-        const format = flags.format as AgreementFormat;
-        items = deterministicSample(
-          await loadAgreementItems(format, resolve(io.cwd, flags.file), {
-            ...(flags.docs ? { docs: resolve(io.cwd, flags.docs) } : {}),
-            ...(flags.questions ? { questions: resolve(io.cwd, flags.questions) } : {}),
-          }),
-          limit,
-        );
-        const labelled = items;
-        views = [
-          {
-            name: format,
-            labels: FORMAT_LABELS[format].map((_, i) => i),
-            human: (i) => labelled[i]?.human ?? null,
-            judge: (v) => verdictLabel(format, v),
-          },
-        ];
-        title = `${format}, ${items.length} items`;
-      } else {
-        const set = await humanSet(io, flags);
-        items = set.items.slice(0, limit);
-        views = dimensionViews(set.human);
-        title = `human validation set ${flags.sample}, ${items.length} items`;
-      }
+  let items: AgreementItem[];
+  let views: AuditView[];
+  let title: string;
+  if (flags.format !== undefined) {
+    if (!(AGREEMENT_FORMATS as readonly string[]).includes(flags.format))
+      throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${flags.format}`);
+    if (flags.file === undefined) throw new UsageError('--format needs --file');
+    const format = flags.format as AgreementFormat;
+    items = deterministicSample(
+      await loadAgreementItems(format, resolve(io.cwd, flags.file), {
+        ...(flags.docs ? { docs: resolve(io.cwd, flags.docs) } : {}),
+        ...(flags.questions ? { questions: resolve(io.cwd, flags.questions) } : {}),
+      }),
+      limit,
+    );
+    const labelled = items;
+    views = [
+      {
+        name: format,
+        labels: FORMAT_LABELS[format].map((_, i) => i),
+        human: (i) => labelled[i]?.human ?? null,
+        judge: (v) => verdictLabel(format, v),
+      },
+    ];
+    title = `${format}, ${items.length} items`;
+  } else {
+    const set = await humanSet(io, flags);
+    items = set.items.slice(0, limit);
+    views = dimensionViews(set.human);
+    title = `human validation set ${flags.sample}, ${items.length} items`;
+  }
 
-      const { judges, ledger, promptText, promptVersion } = await openJudges(io, {
-        ...(flags.config === undefined ? {} : { config: flags.config }),
-        judge: flags.judge ?? [],
-        resultsDir: flags.resultsDir,
-      });
-      const reversed = items.map((it) => ({
-        ...it,
-        input: { ...it.input, chunks: [...it.input.chunks].reverse() },
-      }));
-      const stability: StabilityReport[] = [];
-      const order: OrderReport[] = [];
-      const bases: { id: string; outcomes: readonly JudgeOutcome[] }[] = [];
-      try {
-        for (const { entry, provider } of judges) {
-          const live = isLiveProvider(entry.provider);
-          const opts = {
-            model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
-            promptText,
-            promptVersion,
-            concurrent: live,
-            ...(live
-              ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }
-              : {}),
-          };
-          const runs: JudgeOutcome[][] = [];
-          for (let r = 0; r < replicates; r++) runs.push(await judgeItems(items, provider, opts));
-          const base = runs[0] as JudgeOutcome[];
-          bases.push({ id: entry.id, outcomes: base });
-          stability.push(replicateStability(entry.id, runs));
-          order.push(
-            orderBias(entry.id, 'chunks reversed', base, await judgeItems(reversed, provider, opts)),
-          );
-          order.push(
-            orderBias(
-              entry.id,
-              'answer first',
-              base,
-              await judgeItems(items, provider, { ...opts, answerFirst: true }),
-            ),
-          );
-        }
-      } finally {
-        if (judges.some((j) => isLiveProvider(j.entry.provider))) await ledger.writeSummary();
-      }
-      const paradoxRows = paradox(views, bases);
-      if (flags.json)
-        io.out(`${JSON.stringify({ title, stability, order, paradox: paradoxRows }, null, 2)}\n`);
-      else io.out(formatAudit(title, stability, order, paradoxRows));
-    });
+  const { judges, ledger, promptText, promptVersion } = await openJudges(io, {
+    ...(flags.config === undefined ? {} : { config: flags.config }),
+    judge: flags.judge ?? [],
+    resultsDir: flags.resultsDir,
+  });
+  const reversed = items.map((it) => ({
+    ...it,
+    input: { ...it.input, chunks: [...it.input.chunks].reverse() },
+  }));
+  const stability: StabilityReport[] = [];
+  const order: OrderReport[] = [];
+  const bases: { id: string; outcomes: readonly JudgeOutcome[] }[] = [];
+  try {
+    for (const { entry, provider } of judges) {
+      const live = isLiveProvider(entry.provider);
+      const opts = {
+        model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
+        promptText,
+        promptVersion,
+        concurrent: live,
+        ...(live
+          ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }
+          : {}),
+      };
+      const runs: JudgeOutcome[][] = [];
+      for (let r = 0; r < replicates; r++) runs.push(await judgeItems(items, provider, opts));
+      const base = runs[0] as JudgeOutcome[];
+      bases.push({ id: entry.id, outcomes: base });
+      stability.push(replicateStability(entry.id, runs));
+      order.push(orderBias(entry.id, 'chunks reversed', base, await judgeItems(reversed, provider, opts)));
+      order.push(
+        orderBias(
+          entry.id,
+          'answer first',
+          base,
+          await judgeItems(items, provider, { ...opts, answerFirst: true }),
+        ),
+      );
+    }
+  } finally {
+    if (judges.some((j) => isLiveProvider(j.entry.provider))) await ledger.writeSummary();
+  }
+  const paradoxRows = paradox(views, bases);
+  if (flags.json) io.out(`${JSON.stringify({ title, stability, order, paradox: paradoxRows }, null, 2)}\n`);
+  else io.out(formatAudit(title, stability, order, paradoxRows));
 }

@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import type { Command } from 'commander';
 import { isMap, parseDocument, Scalar } from 'yaml';
 import {
   isJudgePromptVersion,
@@ -16,8 +15,6 @@ import {
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
-import { registerJudgeAgreeCommand } from './judge-agree.ts';
-import { registerJudgeAuditCommand } from './judge-audit.ts';
 
 const DEFAULT_PUBLISHED = 'configs/published.yaml';
 
@@ -63,53 +60,36 @@ export function withPinnedPrompt(configText: string, file: string): string {
   return out;
 }
 
-export function registerJudgeCommands(program: Command, io: CliIO): void {
-  const judge = program.command('judge').description('the judge prompt and the judges against people');
-
-  judge
-    .command('prompt')
-    .description(
-      `print the judge prompt (${JUDGE_PROMPT_VERSION}, or --prompt-version), pin the canonical one in a run config (--write-config), or check a pinned copy (--check)`,
-    )
-    .option('--prompt-version <v>', `the version to print: ${JUDGE_PROMPT_VERSIONS.join(', ')}`)
-    .option('--write-config <file>', 'copy the canonical prompt text and its sha256 into this config')
-    .option(
-      '--check [file]',
-      `exit 1 when the config's pinned prompt is stale (default ${DEFAULT_PUBLISHED})`,
-    )
-    .action(async (opts: { writeConfig?: string; check?: string | boolean; promptVersion?: string }) => {
-      if (opts.check !== undefined) {
-        const file = typeof opts.check === 'string' ? opts.check : (opts.writeConfig ?? DEFAULT_PUBLISHED);
-        const path = resolve(io.cwd, file);
-        const status = pinnedPromptStatus(await readText(path));
-        const name = relative(io.cwd, path) || path;
-        if (status.current) io.out(`${name}: current (${status.reason})\n`);
-        else {
-          io.err(
-            `${name}: stale judge prompt: ${status.reason}; run rge judge prompt --write-config ${file}\n`,
-          );
-          io.exitCode = 1;
-        }
-        return;
-      }
-      if (opts.writeConfig !== undefined) {
-        const path = resolve(io.cwd, opts.writeConfig);
-        await writeFileAtomic(path, withPinnedPrompt(await readText(path), path));
-        io.out(
-          `${relative(io.cwd, path) || path}: judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptHash()}\n`,
-        );
-        return;
-      }
-      const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
-      if (!isJudgePromptVersion(version))
-        throw new UsageError(
-          `--prompt-version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${version}`,
-        );
-      const text = judgePromptText(version);
-      io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
-    });
-  registerJudgeAgreeCommand(judge, io);
-  registerJudgeAuditCommand(judge, io);
+/** `rge judge prompt` (options in judge-commands.ts). */
+export async function judgePromptAction(
+  opts: { writeConfig?: string; check?: string | boolean; promptVersion?: string },
+  io: CliIO,
+): Promise<void> {
+  if (opts.check !== undefined) {
+    const file = typeof opts.check === 'string' ? opts.check : (opts.writeConfig ?? DEFAULT_PUBLISHED);
+    const path = resolve(io.cwd, file);
+    const status = pinnedPromptStatus(await readText(path));
+    const name = relative(io.cwd, path) || path;
+    if (status.current) io.out(`${name}: current (${status.reason})\n`);
+    else {
+      io.err(`${name}: stale judge prompt: ${status.reason}; run rge judge prompt --write-config ${file}\n`);
+      io.exitCode = 1;
+    }
+    return;
+  }
+  if (opts.writeConfig !== undefined) {
+    const path = resolve(io.cwd, opts.writeConfig);
+    await writeFileAtomic(path, withPinnedPrompt(await readText(path), path));
+    io.out(`${relative(io.cwd, path) || path}: judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptHash()}\n`);
+    return;
+  }
+  const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
+  if (!isJudgePromptVersion(version))
+    throw new UsageError(
+      `--prompt-version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${version}`,
+    );
+  const text = judgePromptText(version);
+  io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
 }
 
 export async function readText(path: string): Promise<string> {

@@ -1,20 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import {
-  formatCounts,
-  formatImportSummary,
-  IMPORT_FORMATS,
-  type ImportFormat,
-  importQuestions,
-  loadIndexChunks,
-  NO_QUESTIONS,
-  parseQuestionLines,
-  readQuestionLines,
-  validateQuestions,
-} from '../questions/index.ts';
-import { loadRunConfig } from '../run/config.ts';
-import { ensureCorpusIndex } from '../run/corpus-index.ts';
+import type { ImportFormat } from '../questions/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { formatIssues } from '../util/jsonl.ts';
@@ -48,6 +35,10 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       `built index folder (default: the config's corpus.index, else ${DEFAULTS.index})`,
     )
     .action(async (opts: { questions?: string; config?: string; index?: string }) => {
+      const { formatCounts, loadIndexChunks, NO_QUESTIONS, readQuestionLines, validateQuestions } =
+        await import('../questions/index.ts');
+      const { loadRunConfig } = await import('../run/config.ts');
+      const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
       const at = (p: string) => resolve(io.cwd, p);
       // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
       // No flags: the default config, when there is one here; else say what to pass.
@@ -103,6 +94,14 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     .requiredOption('--index <dir>', 'built index folder holding the documents')
     .option('--out <file>', 'questions JSONL to write (default data/questions/<format>.jsonl)')
     .action(async (file: string, opts: { format: string; index: string; out?: string }) => {
+      const {
+        formatImportSummary,
+        IMPORT_FORMATS,
+        importQuestions,
+        loadIndexChunks,
+        parseQuestionLines,
+        validateQuestions,
+      } = await import('../questions/index.ts');
       if (!(IMPORT_FORMATS as readonly string[]).includes(opts.format))
         throw new UsageError(`unknown --format "${opts.format}" (financebench or erc)`);
       const format = opts.format as ImportFormat;

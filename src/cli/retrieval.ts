@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { openIndex, type RetrievedChunk, verifyIndex } from '../retrieval/index.ts';
+import type { RetrievedChunk } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
@@ -38,6 +38,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
     .option('--index <dir>', 'index folder', DEFAULT_INDEX)
     .option('--verify', 'recompute the checksum from the stored vectors; exit 1 on mismatch')
     .action(async (opts: { index: string; verify?: boolean }) => {
+      const { openIndex, verifyIndex } = await import('../retrieval/index.ts');
       const dir = resolve(io.cwd, opts.index);
       if (!opts.verify) {
         const idx = await openIndex(dir);
@@ -74,6 +75,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
         opts: { index: string; k: number; company?: string; fy?: string; modelDir?: string; json?: boolean },
       ) => {
         if (question.trim() === '') throw new UsageError('the question is empty');
+        const { openIndex } = await import('../retrieval/index.ts');
         const idx = await openIndex(resolve(io.cwd, opts.index), {
           embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
         });
