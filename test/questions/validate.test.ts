@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { Question, type QuestionInput } from '../../src/questions/schema.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
 import { chunk, rgeQuestions } from './cli-helpers.ts';
@@ -105,12 +106,22 @@ const BROKEN = [
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rge-questions-'));
-  await buildIndex([hdfc24, hdfc23, itc24], { dir: join(dir, 'index'), embedder: 'bm25' });
+  // built as the config below asks (bm25, 800/100, auto tables), so the run config's index is used as is
+  await buildIndex([hdfc24, hdfc23, itc24], {
+    dir: join(dir, 'index'),
+    embedder: 'bm25',
+    provenance: {
+      chunking: { chunkTokens: 800, overlapTokens: 100 },
+      extraction: { extractor: `rge-extract@${EXTRACTOR_VERSION}`, tables: 'auto' },
+      documents: [],
+    },
+  });
   await writeFile(join(dir, 'good.jsonl'), `${GOOD.map(line).join('\n')}\n`);
   await writeFile(join(dir, 'broken.jsonl'), `${BROKEN}\n`);
   // the repository's fixture config, pointed at this test's index and questions, expecting version 2
   const config = parseYaml(await readFile(new URL('../../configs/fixture.yaml', import.meta.url), 'utf8'));
   config.corpus.index = 'index';
+  config.corpus.embedder = 'bm25';
   config.questions = { file: 'good.jsonl', version: 2 };
   await writeFile(join(dir, 'run.yaml'), stringifyYaml(config));
 });
