@@ -19,6 +19,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          // One temporary folder per test run: the shared fixture worlds are built in it on first use
+          // (test/helpers/fixture-world.ts), so the tests write nothing into the working tree.
+          globalSetup: ['./test/helpers/test-dir-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 600_000,
         },

@@ -14,6 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { runRge } from '../helpers/cli.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 import { ROOT } from './vitest-child.ts';
 
 const quiet = () => {};
@@ -24,6 +25,7 @@ async function stages(resultsDir: string, questions: number) {
     config: 'configs/fixture.yaml',
     root: ROOT,
     resultsDir,
+    overrides: await worldOverrides(),
     questions,
     runs: 1,
     log: quiet,

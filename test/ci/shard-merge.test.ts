@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runRge } from '../helpers/cli.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 import { ROOT, spawnVitest } from './vitest-child.ts';
 
 const SMALL = { RGE_QUESTIONS: '12', RGE_RUNS: '1' };
@@ -49,8 +50,11 @@ describe('a sharded run merged equals the unsharded run', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-shards-'));
+    // the test run's fixture world, not fixtures/generated
+    const world = { RGE_SET: JSON.stringify(await worldOverrides()) };
     const whole = await spawnVitest(['run', 'evals', '--project', 'evals'], {
       ...SMALL,
+      ...world,
       RGE_RESULTS_DIR: join(dir, 'one', 'results'),
       RGE_REPORTS_DIR: join(dir, 'one', 'reports'),
     });
@@ -68,6 +72,7 @@ describe('a sharded run merged equals the unsharded run', () => {
         ],
         {
           ...SMALL,
+          ...world,
           RGE_RESULTS_DIR: join(dir, `machine-${i}`, 'results'),
           RGE_REPORTS_DIR: join(dir, `machine-${i}`, 'reports'),
         },

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRge } from '../helpers/cli.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
 import { defaultReply } from '../loopback/common.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
@@ -23,8 +24,9 @@ describe('rge eval run against live providers (loopback)', () => {
   const printed: string[] = [];
 
   beforeAll(async () => {
+    await worldOverrides('bm25'); // the corpus liveOverrides() names, built once per test run
     s = await startLoopbackServers({ latencyMs: 1 }, serverKeys);
-  });
+  }, 600_000);
   afterAll(async () => {
     await s.close();
   });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runRge, spawnRge } from '../helpers/cli.ts';
+import { worldSetArgs } from '../helpers/fixture-world.ts';
 
 /** prompts/subject.md without rule 2 (cite every claim) and without "citing" in the user template. */
 async function noCitePrompt(dir: string): Promise<string> {
@@ -28,8 +29,11 @@ async function noCitePrompt(dir: string): Promise<string> {
 
 describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
   let dir: string;
+  /** `--set` arguments that point configs/ci.yaml at the test run's fixture world */
+  let world: string[];
   const summaries: Record<string, string> = {};
 
+  /** An eval run in a child process; the changed runs keep their cells apart from the baseline's. */
   async function run(name: string, ...extra: string[]): Promise<string> {
     const outcome = await spawnRge([
       'eval',
@@ -37,7 +41,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       '--config',
       'configs/ci.yaml',
       '--results-dir',
-      join(dir, 'results'),
+      join(dir, name === 'baseline' ? 'results' : `results-${name}`),
       '--reports-dir',
       join(dir, 'reports'),
       '--min-pass-rate',
@@ -45,6 +49,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       // one run per question keeps the test quick; the noise is the other seed's samples
       '--runs',
       '1',
+      ...world,
       ...extra,
     ]);
     expect(outcome.code, outcome.err).toBe(0);
@@ -55,9 +60,14 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-gate-planted-'));
-    await run('baseline');
-    await run('noise', '--set', 'seed=rge-ci-other-seed');
-    await run('planted', '--set', `subject_prompt.file=${await noCitePrompt(dir)}`);
+    world = await worldSetArgs();
+    const planted = await noCitePrompt(dir);
+    // three independent runs (own results folders), at once: each child is mostly one core's work
+    await Promise.all([
+      run('baseline'),
+      run('noise', '--set', 'seed=rge-ci-other-seed'),
+      run('planted', '--set', `subject_prompt.file=${planted}`),
+    ]);
   }, 600_000);
 
   it('promotes the baseline and passes the noise change (exit 0)', async () => {
@@ -130,6 +140,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       join(dir, 'results'),
       '--reports-dir',
       join(dir, 'reports'),
+      ...world,
     ];
     const cases = ['--case', 'gd-001', '--case', 'gm-006', '--case', 'ood-001'];
     const strict = ['--set', 'thresholds.correctness=1'];
@@ -161,7 +172,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     expect(lenient.code, lenient.err).toBe(0);
     expect(lenient.out).toMatch(/6 cases, 6 reused, 2 failed \(pass rate 66\.7%, minimum 60\.0%\)/);
     // usage errors come before anything runs
-    const unknown = await runRge(process.cwd(), ...base.slice(0, 4), '--case', 'gd-999', '--dry-run');
+    const unknown = await runRge(process.cwd(), ...base, '--case', 'gd-999', '--dry-run');
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(/no question gd-999 in fixtures\/questions\.jsonl/);
     expect((await runRge(process.cwd(), ...base, ...cases, '--min-pass-rate', '1.5')).code).toBe(2);

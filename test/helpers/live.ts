@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { costUsd, findModel } from '../../src/providers/catalogue.ts';
 import type { BilledCall, LoopbackServers } from '../loopback/index.ts';
+import { worldPaths } from './fixture-world.ts';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -35,23 +36,12 @@ export const serverKeys = {
 };
 
 /**
- * Config overrides: the fixture corpus (built on first use at `corpusDir`, or the repository's fixture
- * index), unlimited request rates with fast retries, a quick batch poll, thresholds that record only.
+ * Config overrides: the test run's bm25 fixture world (the embedder is not what these tests are about;
+ * build it first: `await worldOverrides('bm25')`, test/helpers/fixture-world.ts), unlimited request
+ * rates with fast retries, a quick batch poll, thresholds that record only.
  */
-export function liveOverrides(
-  opts: { corpusDir?: string; capUsd?: number; warnUsd?: number } = {},
-): string[] {
-  const corpus = opts.corpusDir
-    ? [
-        `corpus.pdfs=${join(opts.corpusDir, 'pdfs')}`,
-        `corpus.index=${join(opts.corpusDir, 'index')}`,
-        'corpus.embedder=bm25',
-      ]
-    : [
-        'corpus.pdfs=fixtures/generated/pdfs',
-        'corpus.index=fixtures/generated/index',
-        'corpus.embedder=use-lite',
-      ];
+export function liveOverrides(opts: { capUsd?: number; warnUsd?: number } = {}): string[] {
+  const corpus = worldPaths('bm25').overrides;
   const providers = ['anthropic', 'openai', 'gemini'].flatMap((p) => [
     `providers.${p}.rpm=null`,
     `providers.${p}.concurrency=6`,
@@ -60,7 +50,6 @@ export function liveOverrides(
     `providers.${p}.timeout_ms=2000`,
   ]);
   return [
-    'corpus.generated_from=fixtures/facts.json',
     ...corpus,
     ...providers,
     'batch.poll_interval_ms=20',

@@ -21,6 +21,7 @@ import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
 import { spawnRge } from '../helpers/cli.ts';
+import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -119,6 +120,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       log: () => {},
       ...narrowing,
     });
@@ -172,6 +174,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
       join(dir, 'reports'),
       '--set',
       `validation.labels_dir=${labelsDir}`,
+      ...(await worldSetArgs()),
     ];
     const plain = await spawnRge(args);
     expect(plain.code, plain.err).toBe(0);

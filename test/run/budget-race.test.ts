@@ -23,13 +23,12 @@ describe('four processes racing at a cap of a few cents', () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-race-'));
     c = {
       resultsDir: join(dir, 'results'),
-      corpusDir: join(dir, 'corpus'),
       mode: 'sync',
       questions: 12,
       runs: 3,
       extraOverrides: [`budget.cap_usd=${CAP}`, 'budget.warn_usd=0.02'],
     };
-    await buildCorpus(c, s);
+    await buildCorpus();
   }, 600_000);
   afterAll(async () => {
     await s.close();

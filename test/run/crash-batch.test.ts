@@ -35,12 +35,11 @@ describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-crash-batch-'));
     c = {
       resultsDir: join(dir, 'results'),
-      corpusDir: join(dir, 'corpus'),
       mode: 'batch',
       questions: 2,
       runs: 2,
     };
-    await buildCorpus(c, s);
+    await buildCorpus();
   }, 600_000);
   afterAll(async () => {
     await s.close();

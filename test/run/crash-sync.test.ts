@@ -21,13 +21,12 @@ describe('a sync run killed with SIGKILL 20 times, then resumed', () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-crash-sync-'));
     c = {
       resultsDir: join(dir, 'results'),
-      corpusDir: join(dir, 'corpus'),
       mode: 'sync',
       questions: 10,
       runs: 3,
       extraOverrides: ['anthropic', 'openai', 'gemini'].map((p) => `providers.${p}.concurrency=2`),
     };
-    await buildCorpus(c, s);
+    await buildCorpus();
   }, 600_000);
   afterAll(async () => {
     await s.close();

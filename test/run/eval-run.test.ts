@@ -16,6 +16,7 @@ import { estimateRun } from '../../src/run/estimate.ts';
 import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
+import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const narrowing = { questions: 40, runs: 2 };
@@ -36,6 +37,7 @@ describe('the eval harness on the fixture world', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       log: quiet,
       ...narrowing,
     });
@@ -59,6 +61,7 @@ describe('the eval harness on the fixture world', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       log: quiet,
       ...narrowing,
     });
@@ -81,6 +84,7 @@ describe('the eval harness on the fixture world', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       log: quiet,
       subjects: ['eager'],
       questions: 20,
@@ -90,6 +94,7 @@ describe('the eval harness on the fixture world', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       log: quiet,
       ...narrowing,
     });
@@ -111,7 +116,16 @@ describe('the eval harness on the fixture world', () => {
   it('prints a dry run without calling anything', async () => {
     const out: string[] = [];
     const io: CliIO = { out: (t) => out.push(t), err: () => {}, cwd: root, exitCode: 0 };
-    const args = ['node', 'rge', 'eval', 'run', '--dry-run', '--results-dir', resultsDir];
+    const args = [
+      'node',
+      'rge',
+      'eval',
+      'run',
+      '--dry-run',
+      '--results-dir',
+      resultsDir,
+      ...(await worldSetArgs()),
+    ];
     expect(await main([...args, '--questions', '40', '--runs', '2'], io)).toBe(0);
     expect(out.join('')).toMatch(/160 cells, 160 answers and 320 verdicts already stored/);
     const full: string[] = [];

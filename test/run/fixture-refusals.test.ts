@@ -14,6 +14,7 @@ import { caseRow } from '../../src/run/case.ts';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,6 +25,7 @@ describe('out-of-domain refusals on the fixture run', () => {
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
+      overrides: await worldOverrides(),
       subjects: ['extractive'],
       runs: 1,
       log: () => {},

@@ -15,10 +15,14 @@ import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { subjectCells } from '../../src/run/work.ts';
 import { runRge } from '../helpers/cli.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
 import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
 const quiet = () => {};
+
+// the corpus liveOverrides() names (the bm25 fixture world), built once per test run
+beforeAll(() => worldOverrides('bm25'), 600_000);
 
 async function servers(opts: LoopbackOptions = {}): Promise<LoopbackServers> {
   return startLoopbackServers(opts, serverKeys);

@@ -1,16 +1,13 @@
 /**
- * The offline baselines on the 200 fixture questions, over a BM25 index of the fixture corpus built into
- * a temporary folder (fast, and every gold chunk is retrieved in the top 5, so the figures measure the
- * baselines rather than retrieval). The extractive baseline must be clearly better than eager: it answers
+ * The offline baselines on the 200 fixture questions, over a BM25 index of the fixture corpus (the test
+ * run's bm25 fixture world, built once into a temporary folder: fast, and every gold chunk is retrieved
+ * in the top 5, so the figures measure the baselines rather than retrieval). The extractive baseline must be clearly better than eager: it answers
  * grounded-direct questions with the gold value and abstains on out-of-domain ones; eager never abstains.
  * `npx tsx test/subject/baseline-figures.ts [index]` prints the same figures for any index.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtureCorpus, loadFacts } from '../../src/fixtures/build.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ABSTENTION_PREFIX,
   EagerProvider,
@@ -18,6 +15,7 @@ import {
   type Provider,
 } from '../../src/providers/index.ts';
 import { renderSubjectRequest } from '../../src/subject/index.ts';
+import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 import {
   containsGold,
   formatFigures,
@@ -29,24 +27,12 @@ import {
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('offline baselines on the fixture questions', () => {
-  let work: string;
   let retrieved: RetrievedQuestion[];
 
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'rge-baselines-'));
-    await buildFixtureCorpus({
-      facts: await loadFacts(join(root, 'fixtures/facts.json')),
-      pdfDir: join(work, 'pdfs'),
-      indexDir: join(work, 'index'),
-      embedder: 'bm25',
-      cacheDir: join(work, 'cache'),
-    });
-    retrieved = await retrieveAll(join(work, 'index'), join(root, 'fixtures/questions.jsonl'));
-  }, 300_000);
-
-  afterAll(async () => {
-    if (work) await rm(work, { recursive: true, force: true });
-  });
+    await worldOverrides('bm25');
+    retrieved = await retrieveAll(worldPaths('bm25').index, join(root, 'fixtures/questions.jsonl'));
+  }, 600_000);
 
   const answerAll = async (provider: Provider, temperature: number, runIndex: number) =>
     Promise.all(

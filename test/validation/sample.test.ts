@@ -5,7 +5,7 @@
  * `rge review` over the run's contested responses.
  */
 import { readFileSync } from 'node:fs';
-import { cp, mkdtemp } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ import {
   type ValidationSample,
 } from '../../src/validation/index.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quiet = () => {};
@@ -52,20 +53,8 @@ describe('rge validation sample, from a real run of the fixture world', () => {
 
   beforeAll(async () => {
     resultsDir = await mkdtemp(join(tmpdir(), 'rge-validation-'));
-    // The fixture world is built on first use; this file then works on its own copy of the index and
-    // the questions, so that a rebuild of the shared world while it runs cannot change its cells.
-    await prepareRun({
-      config: 'configs/fixture.yaml',
-      root,
-      resultsDir,
-      questions: 1,
-      dryRun: true,
-      log: quiet,
-    });
-    const world = await mkdtemp(join(tmpdir(), 'rge-validation-world-'));
-    await cp(join(root, 'fixtures/generated/index'), join(world, 'index'), { recursive: true });
-    await cp(join(root, 'fixtures/questions.jsonl'), join(world, 'questions.jsonl'));
-    overrides = [`corpus.index=${join(world, 'index')}`, `questions.file=${join(world, 'questions.jsonl')}`];
+    // the test run's fixture world (built once, in a temporary folder)
+    overrides = await worldOverrides();
     run = await prepareRun({
       config: 'configs/fixture.yaml',
       root,
@@ -159,7 +148,16 @@ describe('rge validation sample, from a real run of the fixture world', () => {
 
   it('says so and exits 1 when the results store holds none of the run, and a too-large sample names its stratum', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'rge-validation-empty-'));
-    const none = await runRge(root, 'validation', 'sample', '--questions', '5', '--results-dir', empty);
+    const none = await runRge(
+      root,
+      'validation',
+      'sample',
+      '--questions',
+      '5',
+      '--results-dir',
+      empty,
+      ...overrides.flatMap((o) => ['--set', o]),
+    );
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/has no completed responses in .*rge-validation-empty-.*run it first/);
     expect(() =>

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { spawnVitest } from '../ci/vitest-child.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 
 it('fails the cases below a non-null threshold, and only those', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'rge-gating-'));
@@ -18,7 +19,7 @@ it('fails the cases below a non-null threshold, and only those', async () => {
     RGE_REPORTS_DIR: join(dir, 'reports'),
     RGE_QUESTIONS: '3',
     RGE_RUNS: '1',
-    RGE_SET: JSON.stringify(['thresholds.gfs=0.9']),
+    RGE_SET: JSON.stringify([...(await worldOverrides()), 'thresholds.gfs=0.9']),
   });
   expect(outcome.code).toBe(1);
   expect(outcome.out).toMatch(/gd-00\d: GFS 0\.\d+ < threshold 0\.9/);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { childEnv, ROOT, spawnVitest } from '../ci/vitest-child.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -81,6 +82,7 @@ describe('vitest-evals reporting an rge run', () => {
       RGE_REPORTS_DIR: join(dir, 'reports'),
       RGE_QUESTIONS: '3',
       RGE_RUNS: '1',
+      RGE_SET: JSON.stringify(await worldOverrides()),
     });
     expect(outcome.code, outcome.out + outcome.err).toBe(0);
     report = /report written to (\S+summary\.md)/.exec(outcome.out)?.[1] as string;

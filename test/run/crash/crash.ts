@@ -7,13 +7,12 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { prepareRun } from '../../../src/run/prepare.ts';
+import { worldOverrides } from '../../helpers/fixture-world.ts';
 import { liveEnv, liveOverrides, root } from '../../helpers/live.ts';
 import type { LoopbackServers } from '../../loopback/index.ts';
 
 export interface CrashSettings {
   resultsDir: string;
-  corpusDir: string;
   mode: 'sync' | 'batch';
   questions: number;
   runs: number;
@@ -22,22 +21,12 @@ export interface CrashSettings {
 }
 
 function overridesOf(c: CrashSettings): string[] {
-  return [...liveOverrides({ corpusDir: c.corpusDir }), ...(c.extraOverrides ?? [])];
+  return [...liveOverrides(), ...(c.extraOverrides ?? [])];
 }
 
-/** Builds the bm25 fixture corpus once, so children start fast. */
-export async function buildCorpus(c: CrashSettings, servers: LoopbackServers): Promise<void> {
-  await prepareRun({
-    config: 'configs/published.yaml',
-    root,
-    resultsDir: join(c.resultsDir, 'warm'),
-    env: liveEnv(servers),
-    overrides: overridesOf(c),
-    log: () => {},
-    questions: 1,
-    runs: 1,
-    dryRun: true,
-  });
+/** Builds the test run's bm25 fixture world (once per test run), so children start fast. */
+export async function buildCorpus(): Promise<void> {
+  await worldOverrides('bm25');
 }
 
 interface ChildOutcome {

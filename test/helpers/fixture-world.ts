@@ -1,0 +1,80 @@
+/**
+ * The fixture world as the tests use it: the 20 generated report PDFs and their index, built once per
+ * test run (on first use, under the index's build lock, so workers and child processes wait for one
+ * build) in the run's temporary folder (test/helpers/test-dir-setup.ts), with the page and embedding
+ * cache there too. Tests run the repository's configs with `worldOverrides`, which point the corpus at
+ * that folder, never at fixtures/generated (the folder `npx vitest run evals` builds for users).
+ *
+ * Two worlds: `use-lite`, the embedder of configs/fixture.yaml and configs/ci.yaml (the tests that
+ * assert the fixture run's figures need its retrieval), and `bm25`, for the tests where the embedder is
+ * not the point (the live providers against the loopback servers): same PDFs and chunks, no model to load.
+ */
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
+import { loadRunConfig } from '../../src/run/config.ts';
+import { ensureCorpusIndex } from '../../src/run/corpus-index.ts';
+import './test-dir-setup.ts';
+
+export type WorldEmbedder = 'use-lite' | 'bm25';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The run's temporary folder (the unit project's global setup makes it). */
+export function testRunDir(): string {
+  const dir = inject('rgeTestDir');
+  if (!dir) throw new Error('no rgeTestDir: run the tests through the unit project (vitest.config.ts)');
+  return dir;
+}
+
+/** Where a world lives, and the config overrides (`--set`, RGE_SET) that point a run at it. */
+export function worldPaths(embedder: WorldEmbedder = 'use-lite'): {
+  dir: string;
+  pdfs: string;
+  index: string;
+  overrides: string[];
+} {
+  const dir = join(testRunDir(), `world-${embedder}`);
+  const pdfs = join(dir, 'pdfs');
+  const index = join(dir, 'index');
+  return {
+    dir,
+    pdfs,
+    index,
+    overrides: [
+      'corpus.generated_from=fixtures/facts.json',
+      `corpus.pdfs=${pdfs}`,
+      `corpus.index=${index}`,
+      `corpus.embedder=${embedder}`,
+    ],
+  };
+}
+
+const built = new Map<WorldEmbedder, Promise<void>>();
+
+/**
+ * Builds the world if it is not built yet (once per test run: the first caller builds, under the
+ * index's lock, and later callers, in any worker, find it built) and returns its config overrides.
+ * Call it before spawning a child that runs on the world, so the child never builds it itself.
+ */
+export async function worldOverrides(embedder: WorldEmbedder = 'use-lite'): Promise<string[]> {
+  const world = worldPaths(embedder);
+  let done = built.get(embedder);
+  if (!done) {
+    done = (async () => {
+      const at = (p: string) => (isAbsolute(p) ? p : resolve(ROOT, p));
+      const config = await loadRunConfig(join(ROOT, 'configs/fixture.yaml'), { overrides: world.overrides });
+      // one page and embedding cache for both worlds: the second build reuses the extracted pages
+      await ensureCorpusIndex(config, at, { cacheDir: join(testRunDir(), 'cache') });
+    })();
+    built.set(embedder, done);
+    done.catch(() => built.delete(embedder));
+  }
+  await done;
+  return world.overrides;
+}
+
+/** `worldOverrides` as `rge` arguments: `--set path=value` for each. */
+export async function worldSetArgs(embedder: WorldEmbedder = 'use-lite'): Promise<string[]> {
+  return (await worldOverrides(embedder)).flatMap((o) => ['--set', o]);
+}
