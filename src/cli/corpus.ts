@@ -147,9 +147,12 @@ async function ingestFlagsFromConfig(
   // corpus.allow_download: false forbids model downloads as --offline does
   if (!c.allow_download) forbidDownloads();
   if (c.generated_from) {
+    const { createProgress } = await import('../util/progress.ts');
     const rebuilt = await ensureCorpusIndex(config, at, {
       cacheDir: flags.cacheDir,
       log: (line) => io.err(`${line}\n`),
+      // a bar on a terminal, plain lines with an ETA otherwise; nothing under --quiet
+      progress: (stage, total) => createProgress({ total, label: stage, quiet: flags.quiet ?? false }),
     });
     io.out(
       `${rebuilt ? 'built' : 'up to date:'} ${c.index} (${c.embedder}, ${c.chunk_tokens}/${c.overlap_tokens} tokens, generated from ${c.generated_from})\n`,

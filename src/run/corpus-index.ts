@@ -14,6 +14,7 @@ import { fusionRecord, type IndexManifest, readIndexManifest } from '../retrieva
 import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
+import type { Progress } from '../util/progress.ts';
 import { corpusEmbedderOptions, type RunConfig } from './config.ts';
 
 export const DEFAULT_CACHE_DIR = '.cache/rge';
@@ -120,6 +121,19 @@ export async function indexIdentityDifferences(
   return out;
 }
 
+export interface EnsureCorpusIndexOptions {
+  cacheDir?: string;
+  /** notices, and the build's progress lines when `progress` is not given */
+  log?: (line: string) => void;
+  /**
+   * one progress per build stage (extract, embed), e.g. a bar on a terminal; without it a build
+   * reports through `log` in plain lines with an ETA (at most one every `progressEveryMs`, default
+   * 5 s, and the last)
+   */
+  progress?: (stage: string, total: number) => Progress;
+  progressEveryMs?: number;
+}
+
 /**
  * Makes sure the config's index exists and was built the way the config asks. `at` resolves the
  * config's paths (relative to the folder rge runs in). Returns whether it (re)built the index.
@@ -127,7 +141,7 @@ export async function indexIdentityDifferences(
 export async function ensureCorpusIndex(
   config: RunConfig,
   at: (path: string) => string,
-  opts: { cacheDir?: string; log?: (line: string) => void } = {},
+  opts: EnsureCorpusIndexOptions = {},
 ): Promise<boolean> {
   const indexDir = at(config.corpus.index);
   const differences = async (): Promise<string[] | null> => {
@@ -159,6 +173,19 @@ export async function ensureCorpusIndex(
       );
       // PDF generation and the embedders are heavy to load: only a build pays for them.
       const { buildFixtureCorpus, loadFacts } = await import('../fixtures/build.ts');
+      const { createLineProgress, stageProgress } = await import('../util/progress.ts');
+      const log = opts.log;
+      const make =
+        opts.progress ??
+        (log
+          ? (stage: string, total: number) =>
+              createLineProgress({
+                total,
+                label: `  ${stage}`,
+                write: log,
+                lineEveryMs: opts.progressEveryMs ?? 5000,
+              })
+          : null);
       await buildFixtureCorpus({
         facts: await loadFacts(at(config.corpus.generated_from as string)),
         pdfDir: at(config.corpus.pdfs),
@@ -168,6 +195,7 @@ export async function ensureCorpusIndex(
         cacheDir: at(opts.cacheDir ?? DEFAULT_CACHE_DIR),
         chunking: { maxTokens: config.corpus.chunk_tokens, overlapTokens: config.corpus.overlap_tokens },
         tables: config.corpus.tables,
+        ...(make ? { onStage: stageProgress(make) } : {}),
       });
       return true;
     },
