@@ -14,6 +14,8 @@ export interface PdfTextItem {
   width: number;
   height: number;
   hasEOL?: boolean;
+  /** pdf.js's load id of the run's font ("g_d0_f8"), not the font's PDF name */
+  fontName?: string;
 }
 
 /** A text run placed on the page in viewport space: x to the right, y downwards, units of 1/72 inch. */

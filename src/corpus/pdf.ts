@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PDFParse } from 'pdf-parse';
 import { errorMessage, RgeError } from '../util/errors.ts';
+import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
 import { isTableHeavy, layoutPage, type PdfTextItem, renderLayout, tableSignal } from './layout.ts';
 import type { PageText } from './schema.ts';
 
@@ -57,6 +58,9 @@ export class PdfError extends RgeError {
 interface PdfPage {
   getViewport(params: { scale: number }): { transform: number[] };
   getTextContent(params?: object): Promise<{ items: unknown[] }>;
+  /** loads the page's fonts into `commonObjs` (text content alone does not) */
+  getOperatorList(): Promise<unknown>;
+  commonObjs: { get(id: string): unknown };
   cleanup(): unknown;
 }
 interface PdfDocument {
@@ -98,6 +102,40 @@ function classify(err: unknown, file: string): PdfError {
   );
 }
 
+/**
+ * Puts right, in place, the glyphs that the page's fonts are known to misread (the rupee sign read as
+ * "`", bullets read as private-use characters; see `glyphs.ts`). pdf.js's text items name their font
+ * only by a load id ("g_d0_f8"); the PDF name ("WXJBYQ+IndianRupee-Regular") is in `commonObjs` once the
+ * page's operator list is built, which costs a page render's parsing, so only pages holding a suspect
+ * character pay it. A font whose name cannot be had is left as it reads.
+ */
+async function repairPageGlyphs(page: PdfPage, items: PdfTextItem[]): Promise<void> {
+  if (!items.some((i) => SUSPECT_GLYPH.test(i.str))) return;
+  try {
+    await page.getOperatorList();
+  } catch {
+    return;
+  }
+  const names = new Map<string, string | null>();
+  const fontName = (id: string): string | null => {
+    if (!names.has(id)) {
+      let name: string | null = null;
+      try {
+        const font = page.commonObjs.get(id) as { name?: unknown } | undefined;
+        if (typeof font?.name === 'string') name = font.name;
+      } catch {
+        // not loaded: the font stays unknown
+      }
+      names.set(id, name);
+    }
+    return names.get(id) ?? null;
+  };
+  for (const item of items) {
+    if (item.fontName && SUSPECT_GLYPH.test(item.str))
+      item.str = repairGlyphs(item.str, fontName(item.fontName));
+  }
+}
+
 async function readPdfBytes(path: string): Promise<Uint8Array> {
   try {
     return new Uint8Array(await readFile(path));
@@ -121,6 +159,7 @@ export async function extractPdf(path: string, opts: ExtractOptions = {}): Promi
       const viewport = page.getViewport({ scale: 1 });
       const content = await page.getTextContent();
       const items = content.items.filter(isTextItem);
+      await repairPageGlyphs(page, items);
       page.cleanup();
       // getPageText rewrites item.str in place (it prefixes cell separators), so it gets copies.
       const copies = { ...content, items: content.items.map((i) => (typeof i === 'object' ? { ...i } : i)) };

@@ -7,6 +7,7 @@ import { copyFile, cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
 import { loadRunConfig, type RunConfig } from '../../src/run/config.ts';
 import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
@@ -109,7 +110,10 @@ describe('the index manifest records what the index was built from', () => {
     expect(manifest?.formatVersion).toBe(2);
     expect(manifest?.embedder).toMatchObject({ name: 'bm25', revision: null });
     expect(manifest?.corpus?.chunking).toEqual({ chunkTokens: 800, overlapTokens: 100 });
-    expect(manifest?.corpus?.extraction).toEqual({ extractor: 'rge-extract@1', tables: 'auto' });
+    expect(manifest?.corpus?.extraction).toEqual({
+      extractor: `rge-extract@${EXTRACTOR_VERSION}`,
+      tables: 'auto',
+    });
     const { sha256File } = await import('../../src/util/fs.ts');
     expect(manifest?.corpus?.documents).toEqual([
       {

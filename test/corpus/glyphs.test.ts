@@ -1,0 +1,90 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseFontName, glyphFont, repairGlyphs } from '../../src/corpus/glyphs.ts';
+import { extractPdf } from '../../src/corpus/pdf.ts';
+
+describe('repairGlyphs', () => {
+  it('reads the backtick and U+FFFD of a rupee font as the rupee sign', () => {
+    expect(repairGlyphs('`', 'DDQHSC+RupeeForadian')).toBe('₹');
+    expect(repairGlyphs('`41,599.84', 'WXJBYQ+IndianRupee-Regular')).toBe('₹41,599.84');
+    expect(repairGlyphs('\ufffd', 'WXJBYQ+IndianRupee-Regular')).toBe('₹');
+    expect(repairGlyphs('(` in Crores)', 'WFOJLG+Rupee')).toBe('(₹ in Crores)');
+  });
+
+  it('reads the private-use and unmapped glyphs of a bullet font as a bullet', () => {
+    expect(repairGlyphs('\uf097', 'UUKPWU+Wingdings2')).toBe('•');
+    expect(repairGlyphs('\ufffd', 'AINLCD+Wingdings-Regular')).toBe('•');
+    expect(repairGlyphs('\uf0b7', 'Symbol')).toBe('•');
+    expect(repairGlyphs('\uf0b7', 'ZapfDingbats')).toBe('•');
+  });
+
+  it('leaves text fonts, unknown fonts and the ordinary characters of symbol fonts alone', () => {
+    expect(repairGlyphs('`code`', 'SQSSUY+Swiss721BT-Roman')).toBe('`code`');
+    expect(repairGlyphs('`41', null)).toBe('`41');
+    expect(repairGlyphs('`41', undefined)).toBe('`41');
+    expect(repairGlyphs('in lakhs 12', 'WXJBYQ+IndianRupee-Regular')).toBe('in lakhs 12');
+    expect(repairGlyphs('α', 'Symbol')).toBe('α');
+    // a font that merely starts with "Symbol" as part of a longer word is a text font
+    expect(glyphFont('Symbolic-Sans')).toBe('text');
+  });
+
+  it('drops the subset tag from a font name', () => {
+    expect(baseFontName('WXJBYQ+IndianRupee-Regular')).toBe('IndianRupee-Regular');
+    expect(baseFontName('Helvetica')).toBe('Helvetica');
+  });
+});
+
+/**
+ * A one-page PDF with two non-embedded fonts: F1 named RupeeForadian (its ₹ on the backtick, as in the
+ * Indian reports) and F2 Helvetica, each showing a backtick before a number.
+ */
+function rupeeFontPdf(): Buffer {
+  const content = [
+    'BT /F1 12 Tf 72 720 Td (`) Tj ET',
+    'BT /F2 12 Tf 80 720 Td (41,599.84 lakhs) Tj ET',
+    'BT /F2 12 Tf 72 690 Td (Run `rge fetch` before 12 May) Tj ET',
+  ].join('\n');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>',
+    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /DDQHSC+RupeeForadian /Encoding /WinAnsiEncoding >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  let pdf = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(Buffer.byteLength(pdf));
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  }
+  const xref = Buffer.byteLength(pdf);
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) pdf += `${String(o).padStart(10, '0')} 00000 n \n`;
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, 'latin1');
+}
+
+describe('extractPdf and misread glyphs', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rge-glyphs-'));
+    await writeFile(join(dir, 'rupee.pdf'), rupeeFontPdf());
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each(['never', 'always'] as const)(
+    'reads the rupee font backtick as ₹ and keeps a text font backtick (tables: %s)',
+    async (tables) => {
+      const doc = await extractPdf(join(dir, 'rupee.pdf'), { tables });
+      const text = doc.pages[0]?.text ?? '';
+      expect(text).toMatch(/₹\s?41,599\.84 lakhs/);
+      expect(text).toContain('Run `rge fetch` before 12 May');
+      expect(text.match(/`/g)?.length).toBe(2);
+    },
+  );
+});
