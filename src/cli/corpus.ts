@@ -27,6 +27,7 @@ interface IngestFlags {
   sources: string;
   pdfDir: string;
   pdfs?: string;
+  companyFrom?: string;
   index: string;
   embedder: EmbedderName;
   cacheDir: string;
@@ -51,7 +52,14 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
     )
     .option('--sources <file>', 'sources file listing the documents', DEFAULTS.sources)
     .option('--pdf-dir <dir>', 'where the fetched PDFs of the sources file are', DEFAULTS.pdfDir)
-    .option('--pdfs <dir>', 'ingest every PDF of this folder instead (company = file name stem)')
+    .option(
+      '--pdfs <dir>',
+      "ingest every PDF of this folder instead (company from the folder's companies.yaml, else the file name stem)",
+    )
+    .option(
+      '--company-from <file>',
+      "with --pdfs: company (and fy) of each file, a CSV file,company[,fy] or a YAML map (instead of the folder's companies.yaml)",
+    )
     .option('--index <dir>', 'index folder to write', DEFAULTS.index)
     .option(
       '--embedder <name>',
@@ -95,7 +103,15 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
   }
   const at = (p: string) => resolve(io.cwd, p);
   let docs: IngestDocument[];
-  if (flags.pdfs) docs = await documentsFromFolder(at(flags.pdfs));
+  if (flags.companyFrom !== undefined && !flags.pdfs)
+    throw new UsageError('--company-from names the companies of a --pdfs folder; give --pdfs too');
+  if (flags.companyFrom !== undefined && !existsSync(at(flags.companyFrom)))
+    throw new UsageError('--company-from: no such file', { file: at(flags.companyFrom) });
+  if (flags.pdfs)
+    docs = await documentsFromFolder(
+      at(flags.pdfs),
+      flags.companyFrom === undefined ? {} : { companies: at(flags.companyFrom) },
+    );
   else docs = documentsFromSources((await loadSources(at(flags.sources))).documents, at(flags.pdfDir));
 
   const bars = new Map<string, Progress>();
@@ -187,7 +203,7 @@ export function formatIngestReport(report: IngestReport): string {
     if (d.status === 'failed') lines.push(`FAILED  ${d.source}: ${d.error}`);
     else
       lines.push(
-        `ok      ${d.source}: ${d.pages} pages (${d.tablePages} via table layout), ${d.chunks} chunks${d.fromCache ? ', pages from cache' : ''}`,
+        `ok      ${d.source} (${d.companyName ? `${d.companyName}, ` : ''}${d.company}${d.fy ? ` ${d.fy}` : ''}): ${d.pages} pages (${d.tablePages} via table layout), ${d.chunks} chunks${d.fromCache ? ', pages from cache' : ''}`,
       );
   }
   const ok = report.documents.length - report.failed;

@@ -61,7 +61,14 @@ export const IndexProvenance = z
     /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
     documents: z.array(
       z
-        .object({ source: z.string(), company: z.string(), fy: z.string().nullable(), sha256: Sha256 })
+        .object({
+          source: z.string(),
+          company: z.string(),
+          /** the company's display name, when a company map (companies.yaml, --company-from) gave one */
+          companyName: z.string().optional(),
+          fy: z.string().nullable(),
+          sha256: Sha256,
+        })
         .strict(),
     ),
   })

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CHUNK_TOKENS, type ChunkOptions, chunkDocument, OVERLAP_TOKENS } from '../corpus/chunk.ts';
+import { COMPANIES_FILE, loadCompanyMap } from '../corpus/companies.ts';
 import { documentIdentity } from '../corpus/naming.ts';
 import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
@@ -29,6 +30,8 @@ export { EXTRACTOR_VERSION };
 export interface IngestDocument {
   path: string;
   company: string;
+  /** the company's display name, when a company map gave one */
+  companyName?: string;
   fy: string | null;
   source: string;
   /** the pinned sha256, verified before ingest when present */
@@ -52,6 +55,7 @@ export interface IngestOptions {
 export interface DocumentReport {
   source: string;
   company: string;
+  companyName?: string;
   fy: string | null;
   status: 'ok' | 'failed';
   /** the sha256 of the PDF read (null when it was missing) */
@@ -83,12 +87,40 @@ export function documentsFromSources(docs: readonly SourceDocument[], pdfDir: st
   }));
 }
 
-/** Every PDF of a folder (sorted by name), company = file name stem, fiscal year from the name. */
-export async function documentsFromFolder(dir: string): Promise<IngestDocument[]> {
+/**
+ * Every PDF of a folder (sorted by name). Company and fiscal year from a company map (`companies`, a
+ * CSV or YAML file; else the folder's companies.yaml when there is one), and for a file it does not
+ * name, company = file name stem, fiscal year from the name. A map entry for a file that is not in the
+ * folder is an error naming its line (a misspelt name would otherwise fall back silently).
+ */
+export async function documentsFromFolder(
+  dir: string,
+  opts: { companies?: string } = {},
+): Promise<IngestDocument[]> {
   if (!existsSync(dir)) throw new UsageError('no such folder', { file: dir });
   const names = (await readdir(dir)).filter((n) => n.toLowerCase().endsWith('.pdf')).sort();
   if (names.length === 0) throw new RgeError(`no PDF files in ${dir}`);
-  return names.map((n) => ({ path: resolve(dir, n), ...documentIdentity(n) }));
+  const mapFile = opts.companies ?? join(dir, COMPANIES_FILE);
+  const companies =
+    opts.companies !== undefined || existsSync(mapFile) ? await loadCompanyMap(mapFile) : null;
+  if (companies) {
+    const present = new Set(names);
+    for (const [file, entry] of companies)
+      if (!present.has(file))
+        throw new RgeError(`${file} is not a PDF in ${dir}`, { file: mapFile, line: entry.line });
+  }
+  return names.map((n) => {
+    const identity = documentIdentity(n);
+    const entry = companies?.get(n);
+    if (!entry) return { path: resolve(dir, n), ...identity };
+    return {
+      path: resolve(dir, n),
+      source: identity.source,
+      company: entry.company,
+      ...(entry.name ? { companyName: entry.name } : {}),
+      fy: entry.fy ?? identity.fy,
+    };
+  });
 }
 
 function pageCachePath(cacheDir: string, hash: string, tables: TablesMode): string {
@@ -215,6 +247,7 @@ export async function prepareCorpus(
   const documents: DocumentReport[] = extracted.map((e, i) => ({
     source: e.doc.source,
     company: e.doc.company,
+    ...(e.doc.companyName ? { companyName: e.doc.companyName } : {}),
     fy: e.doc.fy,
     status: e.pages ? 'ok' : 'failed',
     sha256: e.sha256 ?? null,
@@ -241,7 +274,13 @@ export function ingestProvenance(
     extraction: { extractor: `rge-extract@${EXTRACTOR_VERSION}`, tables: opts.tables ?? 'auto' },
     documents: documents
       .filter((d) => d.status === 'ok' && d.chunks > 0 && d.sha256 !== null)
-      .map((d) => ({ source: d.source, company: d.company, fy: d.fy, sha256: d.sha256 as string })),
+      .map((d) => ({
+        source: d.source,
+        company: d.company,
+        ...(d.companyName ? { companyName: d.companyName } : {}),
+        fy: d.fy,
+        sha256: d.sha256 as string,
+      })),
   };
 }
 

@@ -305,13 +305,16 @@ describe('a generated corpus follows its config', () => {
       });
     const first = await prepare(800);
     const chunksAt800 = first.index?.size ?? 0;
-    expect(logs.at(-1)).toMatch(/building the fixture corpus and index \(first use\)/);
+    expect(logs[0]).toMatch(/building the fixture corpus and index \(first use\)/);
+    // the build's stages report their progress, each ending with how long it took
+    expect(logs.filter((l) => /^ {2}(extract|embed): \d+\/\d+ \(100%\) done in \d/.test(l))).toHaveLength(2);
+    expect(logs.slice(1).every((l) => /^ {2}(extract|embed): \d+\/\d+ \(\d+%\)/.test(l))).toBe(true);
     logs.length = 0;
     await prepare(800);
     expect(logs).toEqual([]); // agrees: used as it is
     const second = await prepare(400);
-    expect(logs.at(-1)).toContain('rebuilding the fixture index');
-    expect(logs.at(-1)).toContain('chunk_tokens: index 800, config 400');
+    expect(logs[0]).toContain('rebuilding the fixture index');
+    expect(logs[0]).toContain('chunk_tokens: index 800, config 400');
     expect((await readIndexManifest(join(work, 'index')))?.corpus?.chunking.chunkTokens).toBe(400);
     expect(second.index?.size ?? 0).toBeGreaterThan(chunksAt800);
   }, 240_000);
