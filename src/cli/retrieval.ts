@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { RetrievedChunk } from '../retrieval/index.ts';
+import type { IndexManifest, RetrievedChunk } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
@@ -10,6 +10,12 @@ const DEFAULT_INDEX = 'data/index';
 function parseK(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
     throw new UsageError(`--k must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseWidth(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`--width must be a positive integer, got "${raw}"`);
   return Number(raw);
 }
 
@@ -25,6 +31,13 @@ function score(x: number): string {
 
 function pages(c: RetrievedChunk): string {
   return c.pages[0] === c.pages[1] ? `p. ${c.pages[0]}` : `pp. ${c.pages[0]}-${c.pages[1]}`;
+}
+
+/** company slug -> display name, from the index's documents (given by companies.yaml or --company-from) */
+function companyNames(manifest: IndexManifest): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const d of manifest.corpus?.documents ?? []) if (d.companyName) names.set(d.company, d.companyName);
+  return names;
 }
 
 export function registerRetrievalCommands(program: Command, io: CliIO): void {
@@ -68,11 +81,28 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
       'bge-m3 indexes: folder with the Xenova/bge-m3 files (or env RGE_BGE_M3_DIR)',
     )
     .option('--json', 'print a JSON array instead of text')
+    .option(
+      '--width <n>',
+      'characters of each chunk to show around its best match (default 300)',
+      parseWidth,
+      300,
+    )
+    .option('--color', "mark the question's words in bold (the default on a terminal; else **word**)")
+    .option('--no-color', "mark the question's words as **word** even on a terminal")
     .option(OFFLINE_FLAG, OFFLINE_HELP)
     .action(
       async (
         question: string,
-        opts: { index: string; k: number; company?: string; fy?: string; modelDir?: string; json?: boolean },
+        opts: {
+          index: string;
+          k: number;
+          company?: string;
+          fy?: string;
+          modelDir?: string;
+          json?: boolean;
+          width: number;
+          color?: boolean;
+        },
       ) => {
         if (question.trim() === '') throw new UsageError('the question is empty');
         const { openIndex } = await import('../retrieval/index.ts');
@@ -98,9 +128,18 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
           io.out('no chunks matched\n');
           return;
         }
+        const { ansiBoldMark, excerpt, markdownMark } = await import('../retrieval/excerpt.ts');
+        const env = io.env ?? process.env;
+        const bold = opts.color ?? (Boolean(process.stdout.isTTY) && !env.CI && env.NO_COLOR === undefined);
+        const mark = bold ? ansiBoldMark : markdownMark;
+        const names = companyNames(idx.manifest);
         hits.forEach((c, i) => {
+          const company = names.get(c.company);
+          const who = `${company ? `${company} (${c.company})` : c.company}${c.fy ? ` ${c.fy}` : ''}`;
           io.out(
-            `${i + 1}. ${c.id}  ${pages(c)}  score ${score(c.score)}\n   ${c.heading ?? '(no heading)'}\n`,
+            `${i + 1}. ${c.id}  ${pages(c)}  score ${score(c.score)}\n` +
+              `   ${who} · ${c.heading ?? '(no heading)'}\n` +
+              `   ${excerpt(c.text, question, { width: opts.width, mark })}\n`,
           );
         });
       },

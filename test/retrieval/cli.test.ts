@@ -88,14 +88,46 @@ describe('rge retrieve', () => {
     expect(rows.every((r) => r.company === 'infosys' && r.fy === 'FY24')).toBe(true);
   });
 
-  it('prints id, heading, pages and score as text by default', async () => {
-    const { code, out } = await rge(cwd, 'retrieve', 'How many branches are in the network?', '--k', '2');
+  it('prints id, pages, score, company, heading and an excerpt with the question words marked', async () => {
+    const { code, out } = await rge(
+      cwd,
+      'retrieve',
+      'How many branches are in the network?',
+      '--k',
+      '2',
+      '--no-color',
+    );
     expect(code).toBe(0);
     const first = chunkStarting(chunks, 'We added 913 branches');
     const lines = out.trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(6);
     expect(lines[0]).toMatch(new RegExp(`^1\\. ${first.id}  p\\. 30  score \\d+\\.\\d{4}$`));
-    expect(lines[1]?.trim()).toBe('Branch network');
+    expect(lines[1]).toBe('   hdfc-bank FY24 · Branch network');
+    expect(lines[2]).toBe(
+      '   We added 913 **branches** during the year, taking the **network** to 8,738 **branches** in 4,065 cities and towns.',
+    );
+  });
+
+  it('cuts a long chunk to --width characters around its best match', async () => {
+    const { code, out } = await rge(
+      cwd,
+      'retrieve',
+      'branches network',
+      '--k',
+      '1',
+      '--width',
+      '40',
+      '--no-color',
+    );
+    expect(code).toBe(0);
+    const excerptLine = out.trimEnd().split('\n')[2] ?? '';
+    expect(excerptLine).toMatch(/^ {3}.*\*\*network\*\*.*…$/);
+    expect(excerptLine.replace(/\*\*|…/g, '').trim().length).toBeLessThanOrEqual(40);
+  });
+
+  it('marks in ANSI bold with --color', async () => {
+    const { out } = await rge(cwd, 'retrieve', 'branches', '--k', '1', '--color');
+    expect(out).toContain('\u001b[1mbranches\u001b[22m');
   });
 
   it('rejects a bad --k with a usage error (exit 2)', async () => {
