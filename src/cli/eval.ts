@@ -192,6 +192,8 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
           `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
           `; spent $${spent.spentUsd.toFixed(4)} of $${spent.capUsd}\n`,
       );
+      const { whatWasUsedLine } = await import('../report/markdown.ts');
+      say(`${whatWasUsedLine(run.info.describe)}\n`);
       if (state.stopped) io.err(`rge: ${state.stopped}\n`);
       for (const c of outcome.results.filter((r) => r.state === 'failed').slice(0, 20))
         io.err(`  failed: ${c.name}: ${(c.failures[0] ?? '').split('\n')[0]}\n`);

@@ -2,7 +2,7 @@
  * The run report a reviewer reads: `reports/<run_id>/summary.md` with an SVG chart beside it, and
  * `summary.json` with the same numbers.
  */
-import type { Interval, Summary } from './summary.ts';
+import type { Interval, RunDescriptionView, Summary } from './summary.ts';
 import { validationMarkdown } from './validation.ts';
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
@@ -179,6 +179,23 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
 }
 
 const DIMS = ['correctness', 'grounding', 'calibration'] as const;
+
+/**
+ * What a run used, in one line for a terminal (the end of `rge eval run`, the rge vitest reporter):
+ * "judges j1 (anthropic/m1), j2 (openai/m2); embedder use-lite, k 5, 800/100-token chunks;
+ * thresholds correctness 0.8, grounding not gated, calibration 0.6, GFS 0.7".
+ */
+export function whatWasUsedLine(d: RunDescriptionView): string {
+  const judges = d.judges.map((j) => `${j.id} (${j.provider}/${j.model})`).join(', ');
+  const thresholds = [
+    ...DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`),
+    `GFS ${d.thresholds.gfs ?? 'not gated'}`,
+  ];
+  return (
+    `judges ${judges || 'none'}; embedder ${d.corpus.embedder}, k ${d.corpus.k}, ` +
+    `${d.corpus.chunkTokens}/${d.corpus.overlapTokens}-token chunks; thresholds ${thresholds.join(', ')}`
+  );
+}
 
 /** What was run: config, subjects and judges with their models, corpus and retrieval, questions, prompts. */
 function describeRun(s: Summary): string[] {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
-import { gfsChartSvg, renderMarkdown } from '../report/markdown.ts';
+import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
 import { type RunBudgetView, summarise } from '../report/summary.ts';
 import { VALIDATION_MIN_KAPPA } from '../report/validation.ts';
 import { writeFileAtomic } from '../util/fs.ts';
@@ -95,7 +95,8 @@ export default class RgeReporter implements Reporter {
         `\nrge: ${cases.length} cases (${reused} reused from the results store)` +
           `${errors.length > 0 ? `, ${errors.length} failed without a result (listed under Errors)` : ''}` +
           `${summary.partial ? `, a partial report (${summary.partial.cases} of ${summary.partial.cells} cases)` : ''}` +
-          `, report written to ${join(dir, 'summary.md')}\n`,
+          `, report written to ${join(dir, 'summary.md')}\n` +
+          (run.describe ? `rge: ${whatWasUsedLine(run.describe)}\n` : ''),
       );
     }
   }

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { whatWasUsedLine } from '../../src/report/markdown.ts';
+import type { RunDescriptionView } from '../../src/report/summary.ts';
+
+const base: RunDescriptionView = {
+  config: 'configs/fixture.yaml',
+  subjects: [{ id: 's1', provider: 'offline', model: 'echo', family: 'offline', temperature: 0 }],
+  judges: [
+    { id: 'j1', provider: 'anthropic', model: 'claude-sonnet-4-6', family: 'anthropic', temperature: 0 },
+    { id: 'j2', provider: 'openai', model: 'gpt-5', family: 'openai', temperature: 0 },
+  ],
+  corpus: { embedder: 'use-lite', chunkTokens: 800, overlapTokens: 100, k: 5, index: 'data/index' },
+  questions: { file: 'q.jsonl', version: 1, n: 60 },
+  runs: 1,
+  mode: 'sync',
+  thresholds: { correctness: 0.8, grounding: null, calibration: 0.6, gfs: 0.7 },
+  subjectPrompt: { version: 'v1', sha256: 'a'.repeat(64) },
+  judgePrompt: { version: 'v1', sha256: 'b'.repeat(64) },
+};
+
+describe('whatWasUsedLine', () => {
+  it('names the judges, the embedder, k, the chunking and every threshold (ungated ones as such)', () => {
+    expect(whatWasUsedLine(base)).toBe(
+      'judges j1 (anthropic/claude-sonnet-4-6), j2 (openai/gpt-5); embedder use-lite, k 5, 800/100-token chunks; ' +
+        'thresholds correctness 0.8, grounding not gated, calibration 0.6, GFS 0.7',
+    );
+  });
+
+  it('says so when a run has no judges', () => {
+    expect(whatWasUsedLine({ ...base, judges: [] })).toMatch(/^judges none; embedder use-lite/);
+  });
+});
