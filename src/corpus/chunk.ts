@@ -14,6 +14,7 @@ import {
   detectFurniture,
   isCapitalised,
   isNumberedHeading,
+  isTableLabel,
   opensSection,
   stripFurniture,
 } from './headings.ts';
@@ -72,7 +73,11 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
       .filter((t) => t !== '');
     for (const [j, text] of content.entries()) {
       const continues: boolean =
-        previousWasCapsHeading && isCapitalised(text) && !isNumberedHeading(text) && text.length <= 90;
+        previousWasCapsHeading &&
+        isCapitalised(text) &&
+        !isNumberedHeading(text) &&
+        !isTableLabel(text) && // "LARSEN & TOUBRO LIMITED" then "CIN : L99999MH1946PLC004768"
+        text.length <= 90;
       const headingLine: boolean =
         continues || opensSection(text, content[j - 1] ?? null, content[j + 1] ?? null);
       if (headingLine) {

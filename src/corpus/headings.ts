@@ -136,6 +136,53 @@ function isTitleCase(words: readonly string[]): boolean {
   return major > 0;
 }
 
+/** A whole line of "no value" cells: "Not Applicable", "Nil Nil", "N.A.", "None None None", "-". */
+const NO_VALUE = /^(?:(?:not applicable|not available|not provided|nil|n\.\s?a\.?|na|none|[-–—])\s*)+$/i;
+/** A note reference closing a table label: "Sciences (4)", "Passenger Cars (PC) (12) (9)". */
+const NOTE_REFERENCE = /\s\(\s*\d{1,3}[a-z]?\s*\)$/i;
+/** A form label whose value is on the next line: "Firm's Registration No", "Folio No.". */
+const NUMBER_LABEL = /\b(?:no|nos)\.?$/i;
+/** The label of an identifier, which a form line then gives: "NSE Code VRLLOG", "CIN : L99999MH1946PLC004768". */
+const CODE_LABEL =
+  /\b(?:code|symbol|ticker|scrip(?:\s+id)?|isin|cin|din|pan|gstin|frn|id|no\.?|number)\s*[:\-–/]?\s*$/i;
+/** Periods and standards that look like identifiers: "FY2024", "Q4FY24", "H1FY25", "ISO14001". */
+const NOT_A_CODE = /^(?:(?:Q[1-4]|H[12]|9M)?(?:FY|CY)?\d{2,4}|ISO\d{3,5})$/;
+
+/**
+ * An identifier rather than a word: a registration number, ISIN or CIN mixing capitals and digits
+ * ("INE366I01010", "L35999TN1936PLC002202", "A16354"), or a run of six or more digits ("00012583").
+ */
+export function isCode(token: string): boolean {
+  // "(DIN:02153989)," -> "02153989"
+  const t = token.replace(/^[([]+|[)\].,;:]+$/g, '').replace(/^[A-Za-z]+:/, '');
+  if (/^\d{6,}$/.test(t)) return true;
+  return /^[A-Z0-9]{6,}$/.test(t) && /\d/.test(t) && /[A-Z]/.test(t) && !NOT_A_CODE.test(t);
+}
+
+/**
+ * Whether a line is a table label, a form field or a cell value rather than a heading: a "no value"
+ * cell ("Not Applicable", "Nil"), a label carrying a note reference ("Sciences (4)"), a form label
+ * waiting for its number ("Firm's Registration No"), or a line holding an identifier ("NSE Code VRLLOG",
+ * "ISIN (Equity Shares) in NSDL and CDSL INE366I01010").
+ */
+export function isTableLabel(line: string): boolean {
+  const text = line.trim();
+  if (NO_VALUE.test(text)) return true;
+  if (NOTE_REFERENCE.test(text)) return true;
+  if (NUMBER_LABEL.test(text)) return true;
+  const tokens = text.split(/\s+/);
+  if (tokens.some(isCode)) return true;
+  // "NSE Code VRLLOG", "BSE Scrip ID VRL": an identifier's label and its value in capitals
+  const last = tokens[tokens.length - 1] ?? '';
+  const before = tokens.slice(0, -1).join(' ');
+  return (
+    tokens.length >= 2 &&
+    /^[A-Z0-9][A-Z0-9\-/.]{2,}$/.test(last) &&
+    CODE_LABEL.test(before) &&
+    (/\d/.test(last) || !isCapitalised(before))
+  );
+}
+
 /**
  * Whether a line reads as a section heading. `line` is one visual line of a page, already trimmed.
  * Conservative by design: a missed heading leaves the previous one in force, a false one mislabels
@@ -151,6 +198,7 @@ export function isHeading(line: string): boolean {
   if (/[₹$€£%]|\b(?:rs|inr|usd)\.?\s*\d/i.test(text)) return false;
 
   if (/^(?:mr|ms|mrs|dr|shri|smt|prof)\.?\s/i.test(text)) return false; // names under signatures
+  if (isTableLabel(text)) return false;
   const numbered = NUMBERED.exec(text);
   if (numbered) {
     const rest = numbered[1] as string;
@@ -159,7 +207,7 @@ export function isHeading(line: string): boolean {
     );
   }
   if (/^(?:total|sub-?total|grand total|less|add)\b/i.test(text)) return false; // statement row labels
-  if (/\S:\s+\S/.test(text)) return false; // "Place: Mumbai", "Date: 12 May 2024"
+  if (/\S\s?:\s+\S/.test(text)) return false; // "Place: Mumbai", "Date : 12 May 2024", "BANKERS : ICICI Bank"
   if (/\d[.,]\d/.test(text)) return false; // a figure such as 6.29 or 1,234 belongs to a table row
   const words = text.split(/\s+/);
   const letters = text.replace(/[^\p{L}]/gu, '');

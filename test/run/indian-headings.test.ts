@@ -65,6 +65,57 @@ describe.skipIf(!sharedCorpus)(
       ).toBe(true);
     });
 
+    it('reads the rupee sign of the old rupee fonts as ₹, never as a backtick', () => {
+      // VRL Logistics sets ₹ in IndianRupee-Regular and RupeeForadian, Rane Holdings in "Rupee": all
+      // three put the glyph on the backtick key. No report here has a real backtick.
+      const text = (source: string) =>
+        (prepared.byDocument[prepared.documents.findIndex((d) => d.source === source)] ?? [])
+          .map((c) => c.text)
+          .join('\n');
+      const vrl = text('VRL_Logistics_Annual_Report_FY2023-24.pdf');
+      const rane = text('Rane_Holdings_Annual_Report_FY2024-25.pdf');
+      expect(vrl).toMatch(/₹ ?2,90,971\.85 lakhs/);
+      expect(vrl).toMatch(/₹ ?41,454\.01 lakhs/);
+      expect(rane).toMatch(/\(₹ in Crores\)/);
+      expect(rane).toMatch(/Earnings Per Share \(₹\)/);
+      for (const chunks of prepared.byDocument)
+        for (const c of chunks) expect(c.text, c.id).not.toContain('`');
+    });
+
+    it('never takes a table label, a form field or a code for a heading', () => {
+      const bad = new Set([
+        'Sciences (4)',
+        'NSE Code VRLLOG',
+        'Not Applicable',
+        'NOT APPLICABLE',
+        'Nil Nil',
+        'None None None',
+        'Not Applicable Not Applicable Not Applicable',
+        'ISIN (Equity Shares) in NSDL and CDSL INE366I01010',
+        'Director Identification Number (DIN) 00012583',
+        'Passenger Cars (PC) (12) (9)',
+        'Place : Ahmedabad Partner',
+        'Name of the Company : VRL LOGISTICS LIMITED',
+      ]);
+      const all = new Set(prepared.byDocument.flat().map((c) => c.heading));
+      for (const h of bad) expect(all.has(h), h).toBe(false);
+      for (const h of all) {
+        if (h === null) continue;
+        expect(h).not.toMatch(/\s\(\d{1,3}\)$/); // a note reference
+        expect(h).not.toMatch(/\b[A-Z]{1,3}\d{5}[A-Z]{2}\d{4}[A-Z]{3}\d{6}\b/); // a CIN
+        expect(h).not.toMatch(/\bIN(?=[A-Z0-9]*\d)[A-Z0-9]{10}\b/); // an ISIN
+      }
+      // the real headings around them still label chunks
+      for (const h of [
+        '2.2 PROPERTY, PLANT AND EQUIPMENT',
+        '2.10.5 Impairment',
+        'REPORT ON CORPORATE GOVERNANCE',
+        'Definition of Default',
+        'RISK MANAGEMENT COMMITTEE',
+      ])
+        expect(all.has(h), h).toBe(true);
+    });
+
     it('never takes a page number, a running footer or a wrapped sentence for a heading', () => {
       for (const chunks of prepared.byDocument) {
         for (const c of chunks) {
