@@ -22,6 +22,9 @@ export default defineConfig({
           // One temporary folder per test run: the shared fixture worlds are built in it on first use
           // (test/helpers/fixture-world.ts), so the tests write nothing into the working tree.
           globalSetup: ['./test/helpers/test-dir-setup.ts'],
+          // Two files at a time even on two cores (Vitest's default there is one): many files spend
+          // most of their time waiting on child processes and loopback servers.
+          maxWorkers: 2,
           testTimeout: 120_000,
           hookTimeout: 600_000,
         },
