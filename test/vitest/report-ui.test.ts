@@ -146,7 +146,9 @@ describe('vitest-evals reporting an rge run', () => {
 
   it("serves the artifact with `vitest-evals serve` on a free loopback port, naming the run's cases", async () => {
     server = await serve(artifact);
-    expect(server.output()).toMatch(/Loaded 6 eval case\(s\) from 1 result file\(s\)/);
+    // the two lines come on different streams: the URL may arrive first
+    const output = (server as { output: () => string }).output;
+    await expect.poll(output, { timeout: 10_000 }).toMatch(/Loaded 6 eval case\(s\) from 1 result file\(s\)/);
     const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
