@@ -437,9 +437,41 @@ async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
   return fallback;
 }
 
+/**
+ * Closes batches whose results are all in: a run stopped after `collect` stored a batch's last item and
+ * before it saved the record as collected leaves the record `submitted` with nothing left to fetch, and
+ * no later run would look at it again (only batches holding missing cells are resumed). The record is
+ * saved as collected and its reservation closed; nothing is requested or paid.
+ */
+async function closeStoredBatches(ctx: StageContext): Promise<void> {
+  const run = ctx.run;
+  const dir = batchesDir(run.info.resultsDir);
+  for (const record of loadBatchRecords(dir)) {
+    if (record.status !== 'submitted' || record.items.length === 0) continue;
+    const store =
+      record.role === 'subject'
+        ? run.cells.answers(record.provider, record.model)
+        : run.cells.verdicts(record.provider, record.model);
+    if (!record.items.every((i) => store.get(i.key) !== undefined)) continue;
+    if (record.reservation) {
+      await run.ledger.adopt(record.reservation);
+      // the items' charges (a spend already in the ledger is not counted twice), then the close
+      const charges = record.items.flatMap((i) =>
+        (store.get(i.key)?.charges ?? []).filter((c) => c.reservation === record.reservation),
+      );
+      await settleCharges(run.ledger, charges, { close: false });
+      await run.ledger.settle(record.reservation, [], { close: true });
+    }
+    record.status = 'collected';
+    await save(dir, record);
+    ctx.log(`batch ${record.id}: every item was stored before a stop; closed as collected`);
+  }
+}
+
 /** Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. */
 export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
   const run = ctx.run;
+  await closeStoredBatches(ctx);
   // Stage 1: answers.
   const missing = cells.filter((c) => !answerStore(run, c.subject).get(c.key));
   const groups = new Map<string, Group>();

@@ -5,10 +5,11 @@
  * equals the recorded costs and never passes the cap; faults are retried and unparseable verdicts are
  * unscored, never 0.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/run/batches.ts';
 import { caseRow } from '../../src/run/case.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';
@@ -149,6 +150,26 @@ describe('live providers against loopback servers', () => {
     const ledger = ledgerOf(dir).summary();
     expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
     expect(ledger.open).toEqual([]);
+
+    // A stop after collect stored a batch's last item and before it saved the record: the record still
+    // says submitted with every item stored. The next run closes it without a request or a payment.
+    const records = loadBatchRecords(batchesDir(dir));
+    const reopened = records.find((r) => r.role === 'judge') as BatchRecord;
+    await writeFile(
+      join(batchesDir(dir), `${reopened.id}.json`),
+      `${JSON.stringify({ ...reopened, status: 'submitted' }, null, 2)}\n`,
+    );
+    const requests = () => s.anthropic.requests.length + s.openai.requests.length + s.gemini.requests.length;
+    const requestsBefore = requests();
+    const logs: string[] = [];
+    const again = await runStages(await prepareRun(options(s, dir, { mode: 'batch', questions: 2 })), {
+      log: (line) => logs.push(line),
+    });
+    expect(again.state.counts.answers.computed + again.state.counts.verdicts.computed).toBe(0);
+    expect(requests()).toBe(requestsBefore);
+    expect(logs).toContain(`batch ${reopened.id}: every item was stored before a stop; closed as collected`);
+    expect(loadBatchRecords(batchesDir(dir)).every((r) => r.status === 'collected')).toBe(true);
+    expect(ledgerOf(dir).summary().spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
   });
 });
 
