@@ -93,31 +93,26 @@ export async function indexIdentityDifferences(
   if (corpus.extraction.extractor !== expected.extractor)
     out.push(`extractor: index ${corpus.extraction.extractor}, this rge ${expected.extractor}`);
   const indexed = new Map(corpus.documents.map((d) => [d.source, d.sha256]));
-  if (expected.documents) {
-    for (const [source, sha] of expected.documents) {
-      const had = indexed.get(source);
-      if (had === undefined && sha !== null) out.push(`documents: ${source} is present but not in the index`);
-      else if (had !== undefined && sha === null)
-        out.push(`documents: ${source} is in the index but its PDF is gone`);
-      else if (had !== undefined && sha !== null && had !== sha)
-        out.push(`documents: ${source} changed (index sha256 ${had.slice(0, 12)}, now ${sha.slice(0, 12)})`);
-    }
-    for (const source of indexed.keys())
-      if (!expected.documents.has(source))
-        out.push(`documents: ${source} is in the index, not in the sources`);
-  } else {
-    for (const [source, had] of indexed) {
+  // the documents as they are now: the config's sources, else the index's own PDFs in pdfDir
+  let current = expected.documents;
+  if (!current) {
+    const onDisk = new Map<string, string | null>();
+    for (const source of indexed.keys()) {
       const path = join(pdfDir, source);
-      if (!existsSync(path)) out.push(`documents: ${source} is in the index but its PDF is gone`);
-      else {
-        const sha = await sha256File(path);
-        if (sha !== had)
-          out.push(
-            `documents: ${source} changed (index sha256 ${had.slice(0, 12)}, now ${sha.slice(0, 12)})`,
-          );
-      }
+      onDisk.set(source, existsSync(path) ? await sha256File(path) : null);
     }
+    current = onDisk;
   }
+  for (const [source, sha] of current) {
+    const had = indexed.get(source);
+    if (had === undefined && sha !== null) out.push(`documents: ${source} is present but not in the index`);
+    else if (had !== undefined && sha === null)
+      out.push(`documents: ${source} is in the index but its PDF is gone`);
+    else if (had !== undefined && sha !== null && had !== sha)
+      out.push(`documents: ${source} changed (index sha256 ${had.slice(0, 12)}, now ${sha.slice(0, 12)})`);
+  }
+  for (const source of indexed.keys())
+    if (!current.has(source)) out.push(`documents: ${source} is in the index, not in the sources`);
   return out;
 }
 

@@ -3,8 +3,8 @@
  * the repository, with the rge variables of the run (RGE_RESULTS_DIR, RGE_REPORTS_DIR, RGE_QUESTIONS,
  * RGE_RUNS) and none of the parent Vitest's own.
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { spawnNode } from '../helpers/cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -20,21 +20,5 @@ export function spawnVitest(
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
+  return spawnNode('node_modules/vitest/vitest.mjs', args, childEnv(env));
 }

@@ -725,7 +725,7 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
-/** Output with the row's folder written as relative paths (`/tmp/x/run.yaml` -> `run.yaml`). */
+/** Output with the row's folder written as relative paths (`<dir>/run.yaml` -> `run.yaml`). */
 const normalise = (text: string, dir: string) => text.split(`${dir}/`).join('').split(dir).join('.');
 
 /** The error as the doc shows it: from the `rge:` line to the end, lines joined by ` ⏎ `. */

@@ -42,15 +42,16 @@ export function captureIO(cwd: string): CliIO & { text: string } {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Runs `node bin/rge.mjs ARGS...` as a child process in the repository, with extra environment. */
-export function spawnRge(
+/** Runs `node SCRIPT ARGS...` in the repository with `env`, collecting its output and exit code. */
+export function spawnNode(
+  script: string,
   args: readonly string[],
-  env: Record<string, string> = {},
+  env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/rge.mjs', ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...env, CI: '1' },
+      env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -64,4 +65,12 @@ export function spawnRge(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
   });
+}
+
+/** Runs `node bin/rge.mjs ARGS...` as a child process in the repository, with extra environment. */
+export function spawnRge(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  return spawnNode('bin/rge.mjs', args, { ...process.env, ...env, CI: '1' });
 }
