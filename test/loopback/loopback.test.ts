@@ -267,7 +267,9 @@ describe('anthropic loopback via @anthropic-ai/sdk', () => {
 
   it('runs a message batch end to end: poll, results with an expired item, list', async () => {
     const server = await serve(
-      startAnthropicServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-3' } }),
+      // a batch ends 1 s after creation (not the default 30 ms), so the second one is still
+      // running when it is cancelled even on a loaded machine
+      startAnthropicServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-3', completeAfterMs: 1000 } }),
     );
     const client = anthropic(server);
     const batch = await client.messages.batches.create({
@@ -283,6 +285,7 @@ describe('anthropic loopback via @anthropic-ai/sdk', () => {
     const ended = await until(
       () => client.messages.batches.retrieve(batch.id),
       (b) => b.processing_status === 'ended',
+      10_000,
     );
     expect(ended.request_counts).toEqual({
       processing: 0,
@@ -593,7 +596,10 @@ describe('gemini loopback via @google/genai', () => {
   });
 
   it('runs an inlined batch end to end: create, get, inlined responses with an expired item, list', async () => {
-    const server = await serve(startGeminiServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-3' } }));
+    // batches end 1 s after creation, so a job is still running when it is read or cancelled right away
+    const server = await serve(
+      startGeminiServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-3', completeAfterMs: 1000 } }),
+    );
     const client = gemini(server);
     const src = ['q-1', 'q-2', 'q-3'].map((key) => {
       const { contents, config } = request();
@@ -612,6 +618,7 @@ describe('gemini loopback via @google/genai', () => {
     const ended = await until(
       () => client.batches.get({ name }),
       (j) => j.state !== JobState.JOB_STATE_RUNNING,
+      10_000,
     );
     expect(ended.state).toBe(JobState.JOB_STATE_EXPIRED);
     const responses = ended.dest?.inlinedResponses ?? [];
