@@ -9,7 +9,7 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
-const pValue = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
+const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** A bar chart of primary GFS per model and category with its 95 % interval as an error bar. */
 export function gfsChartSvg(summary: Summary): string {

@@ -146,8 +146,9 @@ export interface Summary {
     n: number;
     n01: number;
     n10: number;
-    pValue: number;
-    pBonferroni: number;
+    /** null when the pair has no cell in common (nothing to test) */
+    pValue: number | null;
+    pBonferroni: number | null;
     method: string;
   }[];
   variance: Record<string, { withinQuestionSD: number; betweenQuestionVariance: number; runs: number }>;
@@ -311,10 +312,14 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
   for (let i = 0; i < models.length; i++)
     for (let j = i + 1; j < models.length; j++)
       pairs.push({ a: models[i] as string, b: models[j] as string });
+  // A pair with no cell scored by both (a run stopped early, each subject kept different cells) has
+  // nothing to test: it is listed with n = 0 and no p, and is not one of the Bonferroni family.
   const tests = pairs.map(({ a, b }) => {
     const pa = correctCells(bySubject.get(a) ?? [], correctAt);
     const pb = correctCells(bySubject.get(b) ?? [], correctAt);
     const shared = [...pa.keys()].filter((k) => pb.has(k)).sort();
+    if (shared.length === 0)
+      return { a, b, n: 0, n01: 0, n10: 0, pValue: null, method: 'none (no cell scored by both)' };
     const result = mcnemar({
       a: shared.map((k) => pa.get(k) as boolean),
       b: shared.map((k) => pb.get(k) as boolean),
@@ -325,12 +330,17 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       n: shared.length,
       n01: result.n01,
       n10: result.n10,
-      pValue: result.pValue,
-      method: result.method,
+      pValue: result.pValue as number | null,
+      method: result.method as string,
     };
   });
-  const adjusted = bonferroni(tests.map((t) => t.pValue));
-  const pairwise = tests.map((t, i) => ({ ...t, pBonferroni: adjusted[i] as number }));
+  const tested = tests.flatMap((t) => (t.pValue === null ? [] : [t.pValue]));
+  const adjusted = bonferroni(tested);
+  let next = 0;
+  const pairwise = tests.map((t) => ({
+    ...t,
+    pBonferroni: t.pValue === null ? null : (adjusted[next++] as number),
+  }));
 
   const variance: Summary['variance'] = {};
   for (const m of models) {

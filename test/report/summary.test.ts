@@ -97,6 +97,26 @@ describe('summarise', () => {
     expect(p?.pBonferroni).toBe(p?.pValue); // one pair
   });
 
+  it('lists a pair with no cell scored by both (a run stopped by the cap) without testing it', () => {
+    // three subjects: 'early' kept only question 0, 'late' only question 1 (no cell in common with
+    // 'early'); 'all' shares a cell with each, so the family has two tests, not three
+    const kept = [
+      row('early', 0, 0, 2, 2, 2),
+      row('late', 1, 0, 0, 0, 1),
+      row('all', 0, 0, 0, 0, 1),
+      row('all', 1, 0, 2, 2, 2),
+    ];
+    const s = summarise(kept, { seed: 't', resamples: 200, run: summary.run });
+    const pair = (a: string, b: string) => s.pairwise.find((p) => p.a === a && p.b === b);
+    const none = pair('early', 'late') ?? pair('late', 'early');
+    expect(none).toMatchObject({ n: 0, n01: 0, n10: 0, pValue: null, pBonferroni: null });
+    expect(none?.method).toMatch(/no cell scored by both/);
+    const tested = s.pairwise.filter((p) => p.pValue !== null);
+    expect(tested).toHaveLength(2);
+    for (const p of tested) expect(p.pBonferroni).toBe(Math.min(1, 2 * (p.pValue as number)));
+    expect(renderMarkdown(s)).toMatch(/\| 0 \| 0 \| 0 \| - \| - \| none \(no cell scored by both\) \|/);
+  });
+
   it('measures inter-judge agreement per subject (its two judges), then the mean over subjects', () => {
     const weak = rows.filter((r) => r.subject_id === 'weak');
     const a = weak.map((r) => r.verdicts[0]?.verdict?.correctness.score ?? 0);
