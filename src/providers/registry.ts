@@ -22,9 +22,6 @@ import {
 import { apiKeyFor, baseUrlFor, compatibleKey } from './credentials.ts';
 import { heuristicJudge } from './heuristic/index.ts';
 import type { LiveAdapter } from './live/adapter.ts';
-import { AnthropicAdapter } from './live/anthropic.ts';
-import { GeminiAdapter } from './live/gemini.ts';
-import { OpenAIAdapter } from './live/openai.ts';
 import {
   DEFAULT_LIMITS,
   MeteredProvider,
@@ -112,7 +109,11 @@ export function priceOf(spec: ModelSpec, who: string): PricedModel {
   return isLiveProvider(spec.provider) ? pricedModel(who, spec.provider, spec.model, spec.prices) : FREE;
 }
 
-function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAdapter {
+/**
+ * The live adapter of a model entry. Each adapter module (and its SDK, 0.1-0.3 s to load) is imported
+ * only when a run has a model of its provider, so offline runs and the CLI never load them.
+ */
+async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): Promise<LiveAdapter> {
   const provider = spec.provider as LiveProvider;
   const settings = ctx.settings[provider];
   const timeoutMs = (settings ?? { timeout_ms: DEFAULT_LIMITS.timeoutMs }).timeout_ms;
@@ -124,6 +125,7 @@ function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAd
   switch (provider) {
     case 'anthropic': {
       const baseURL = baseUrlFor('anthropic', settings?.base_url, ctx.env);
+      const { AnthropicAdapter } = await import('./live/anthropic.ts');
       return new AnthropicAdapter({
         apiKey: key('anthropic'),
         ...(baseURL ? { baseURL } : {}),
@@ -134,6 +136,7 @@ function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAd
     }
     case 'openai': {
       const baseURL = baseUrlFor('openai', settings?.base_url, ctx.env);
+      const { OpenAIAdapter } = await import('./live/openai.ts');
       return new OpenAIAdapter({
         provider: 'openai',
         apiKey: key('openai'),
@@ -146,6 +149,7 @@ function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAd
     }
     case 'gemini': {
       const baseURL = baseUrlFor('gemini', settings?.base_url, ctx.env);
+      const { GeminiAdapter } = await import('./live/gemini.ts');
       return new GeminiAdapter({
         apiKey: key('gemini'),
         ...(baseURL ? { baseURL } : {}),
@@ -157,6 +161,7 @@ function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): LiveAd
     }
     case 'openai-compatible': {
       if (!spec.base_url) throw new RgeError(`${who}: an openai-compatible model needs base_url`);
+      const { OpenAIAdapter } = await import('./live/openai.ts');
       return new OpenAIAdapter({
         provider: 'openai-compatible',
         apiKey: ctx.requireKeys ? compatibleKey(who, spec.api_key_env, ctx.env) : 'dry-run',
@@ -191,7 +196,7 @@ export async function createProvider(
       family: spec.family,
       version: LIVE_ADAPTER_VERSION,
       role,
-      adapter: liveAdapter(spec, who, ctx),
+      adapter: await liveAdapter(spec, who, ctx),
       priced,
       limiter,
       spender: ctx.spender,

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { LocalIndex } from 'vectra';
+// The LocalIndex module alone: vectra's index.js also loads its OpenAI client, web fetcher and HTML
+// tools (about 0.9 s of start-up in every process that opens an index; bench/startup.bench.ts).
+import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import { z } from 'zod';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';

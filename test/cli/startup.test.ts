@@ -82,6 +82,7 @@ async function loadsOf(
   return { code, out, loaded };
 }
 
+const loaded = (run: { loaded: readonly string[] }, path: string) => run.loaded.some((m) => m.includes(path));
 const heavyIn = (loaded: readonly string[]) =>
   [...new Set(HEAVY.filter((h) => loaded.some((m) => m.includes(`node_modules/${h}`))))].sort();
 
@@ -110,19 +111,44 @@ describe('rge start-up loads no heavy module', () => {
     expect(heavyIn(loaded)).toEqual([]);
   });
 
-  it('the recorder does see heavy modules when a command loads them (judge agree: the provider SDKs)', async () => {
-    const { code, loaded } = await loadsOf('agree', [
-      'judge',
-      'agree',
-      '--format',
-      'salad',
-      '--file',
-      join(tmp, 'no-such-file'),
-      '--config',
-      'configs/fixture.yaml',
+  it('the recorder does see heavy modules when a command loads them (ingest: pdf.js)', async () => {
+    const pdfs = join(tmp, 'bad-pdfs');
+    await mkdir(pdfs);
+    await writeFile(join(pdfs, 'x.pdf'), 'not a pdf');
+    const { code, loaded } = await loadsOf('ingest', [
+      'corpus',
+      'ingest',
+      '--pdfs',
+      pdfs,
+      '--embedder',
+      'bm25',
+      '--index',
+      join(tmp, 'bad-index'),
     ]);
     expect(code).toBe(1);
-    expect(heavyIn(loaded)).toEqual(expect.arrayContaining(['@anthropic-ai/sdk', 'openai']));
+    expect(heavyIn(loaded)).toEqual(expect.arrayContaining(['pdf-parse']));
+  });
+
+  it('the provider SDKs load only for a config with live models (judge agree: heuristic, then live judges)', async () => {
+    const agree = (config: string) =>
+      loadsOf(`agree-${config.replace(/\W/g, '-')}`, [
+        'judge',
+        'agree',
+        '--format',
+        'salad',
+        '--file',
+        join(tmp, 'no-such-file'),
+        '--config',
+        config,
+      ]);
+    const offline = await agree('configs/fixture.yaml');
+    expect(offline.code).toBe(1);
+    expect(loaded(offline, 'src/providers/registry.ts')).toBe(true);
+    expect(heavyIn(offline.loaded)).toEqual([]);
+    const live = await agree('configs/published.yaml');
+    expect(live.code).toBe(1);
+    // the first live judge's SDK is loaded (its missing key stops the command)
+    expect(heavyIn(live.loaded)).toContain('@anthropic-ai/sdk');
   });
 });
 
