@@ -14,6 +14,7 @@ import { PDFParse } from 'pdf-parse';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
 import { isTableHeavy, layoutPage, type PdfTextItem, renderLayout, tableSignal } from './layout.ts';
+import { bundledPdfWorker } from './pdf-worker-bundle.ts';
 import type { PageText } from './schema.ts';
 
 export type TableMode = 'auto' | 'always' | 'never';
@@ -250,7 +251,7 @@ export async function extractMany(
   try {
     await Promise.all(
       Array.from({ length: size }, async () => {
-        const worker = spawnWorker();
+        const worker = await spawnWorker();
         workers.push(worker);
         while (next < queue.length) {
           const id = queue[next++] as number;
@@ -276,12 +277,15 @@ export async function extractMany(
 const require = createRequire(import.meta.url);
 
 /**
- * The worker is TypeScript. `execArgv: ['--import', 'tsx']` does not reach a worker's entry module on
- * Node 20 (ERR_UNKNOWN_FILE_EXTENSION), so the worker starts from a two-line eval'd script that calls
- * tsx's `register()` in the worker thread and then imports pdf-worker.ts. Checked under
- * `node bin/rge.mjs` (register() in the main thread), `tsx` and vitest.
+ * A worker thread for `extractMany`. It runs the bundled worker (./pdf-worker-bundle.ts) when that
+ * could be built, and otherwise the TypeScript sources: `execArgv: ['--import', 'tsx']` does not reach
+ * a worker's entry module on Node 20 (ERR_UNKNOWN_FILE_EXTENSION), so that worker starts from a
+ * two-line eval'd script that calls tsx's `register()` in the worker thread and then imports
+ * pdf-worker.ts. Both checked under `node bin/rge.mjs`, `tsx` and vitest.
  */
-function spawnWorker(): Worker {
+async function spawnWorker(): Promise<Worker> {
+  const bundled = await bundledPdfWorker();
+  if (bundled) return new Worker(bundled);
   // tsx's ESM API (what bin/rge.mjs uses), by file: an eval'd worker resolves bare names from the cwd.
   const tsxApi = pathToFileURL(
     join(dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),

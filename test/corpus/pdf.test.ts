@@ -1,14 +1,16 @@
-import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, join } from 'node:path';
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLines, isTableHeavy, layoutPage, renderLayout, tableSignal } from '../../src/corpus/layout.ts';
 import { type ExtractedDocument, extractMany, extractPdf, PdfError } from '../../src/corpus/pdf.ts';
+import { bundledPdfWorker, PDF_WORKER_CACHE } from '../../src/corpus/pdf-worker-bundle.ts';
 import { PageText } from '../../src/corpus/schema.ts';
+import { sha256 } from '../../src/util/fs.ts';
 import { makeDrawingOnlyPdf, makeStatementPdf, makeTextPdf, type StatementRow } from '../helpers/make-pdf.ts';
+import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
@@ -291,10 +293,25 @@ describe('extractMany', () => {
     expect(results[2]?.result?.pageCount).toBe(3);
     expect(await extractMany([])).toEqual([]);
   });
+
+  it('runs the worker from one bundled file named by the hash of its code (not the sources through tsx)', async () => {
+    const bundle = await bundledPdfWorker();
+    expect(bundle).not.toBeNull();
+    const path = bundle as string;
+    expect(dirname(path)).toBe(PDF_WORKER_CACHE);
+    const code = readFileSync(path, 'utf8');
+    expect(basename(path)).toBe(`pdf-worker-${sha256(code).slice(0, 16)}.mjs`);
+    // plain JavaScript: no TypeScript left for a loader, packages left as imports
+    expect(code).toMatch(/from "pdf-parse"/);
+    expect(code).not.toMatch(/\bimport type\b|: WorkerJob\b/);
+    // the same file for the whole process, and the extraction through it is the in-thread one
+    expect(await bundledPdfWorker()).toBe(path);
+    const [r] = await extractMany([file('multi.pdf')]);
+    expect(r?.result).toEqual(await extractPdf(file('multi.pdf')));
+  });
 });
 
-const sharedCorpus = fileURLToPath(new URL('../../../shared/corpus', import.meta.url));
-const hasShared = existsSync(sharedCorpus);
+const hasShared = sharedCorpus !== null;
 
 /** 3M 2022 10-K, page 48 (1-indexed): Consolidated Statement of Income. */
 const THREE_M_INCOME: StatementRow[] = [
@@ -334,15 +351,15 @@ const RANE_PPE: StatementRow[] = [
   { label: 'Depreciation expense', values: ['17', '926', '11,398', '136', '489', '51', '13,017'] },
 ];
 
-const sharedTitle = `row integrity on real statement pages${hasShared ? '' : " (skipped: ../shared/corpus absent (a user's clone))"}`;
+const sharedTitle = `row integrity on real statement pages${hasShared ? '' : ` (${SHARED_ABSENT})`}`;
 
 describe.skipIf(!hasShared)(sharedTitle, () => {
   let threeM: { plain: ExtractedDocument; auto: ExtractedDocument };
   let rane: { plain: ExtractedDocument; auto: ExtractedDocument };
 
   beforeAll(async () => {
-    const m = join(sharedCorpus, 'financebench/pdfs/3M_2022_10K.pdf');
-    const r = join(sharedCorpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf');
+    const m = join(sharedCorpus as string, 'financebench/pdfs/3M_2022_10K.pdf');
+    const r = join(sharedCorpus as string, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf');
     const [[mp, ma], [rp, ra]] = await Promise.all([
       Promise.all([extractPdf(m, { tables: 'never' }), extractPdf(m)]),
       Promise.all([extractPdf(r, { tables: 'never' }), extractPdf(r)]),
