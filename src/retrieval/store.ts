@@ -37,7 +37,8 @@ import { fusionFromId, hybridChecksum, hybridPartIds, reciprocalRankFusion } fro
  * - `manifest.json`: embedder, chunk count, rge version, checksum (written last: no manifest, no index);
  * - `chunks.json`: the indexed chunks, sorted by id;
  * - dense embedders: `index.json`, a vectra LocalIndex (cosine) with one item per chunk;
- * - bm25: `bm25.json`, document lengths and postings.
+ * - bm25: `bm25.json`, document lengths and postings;
+ * - `query-cache/`: the dense vectors of questions asked of it (written by retrieval, best effort).
  * A build writes a sibling folder and renames it into place, so a crash never leaves a half index that
  * opens as valid. Retrieval runs on an in-memory Float32Array matrix (or the postings) loaded once.
  */
@@ -116,6 +117,8 @@ const MANIFEST = 'manifest.json';
 const CHUNKS = 'chunks.json';
 const VECTRA = 'index.json';
 const BM25 = 'bm25.json';
+/** Dense vectors of the questions asked of this index (see `Index.queryVector`); not part of the checksum. */
+export const QUERY_CACHE = 'query-cache';
 
 export type RetrievedChunk = Chunk & { score: number };
 
@@ -625,10 +628,30 @@ export class Index {
   async retrieve(question: string, opts: RetrieveOptions = {}): Promise<RetrievedChunk[]> {
     validateK(opts.k);
     const e = await this.questionEmbedder();
-    if (e.kind === 'dense') return this.retrieveByVector(await e.embedQuery(question), opts);
+    if (e.kind === 'dense') return this.retrieveByVector(await this.queryVector(e, question), opts);
     if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), opts);
-    const [terms, vector] = await Promise.all([e.lexical.embedQuery(question), e.dense.embedQuery(question)]);
+    const [terms, vector] = await Promise.all([
+      e.lexical.embedQuery(question),
+      this.queryVector(e.dense, question),
+    ]);
     return this.retrieveHybrid(terms, vector, e.fusion, opts);
+  }
+
+  /**
+   * A question's dense vector, from the index's query cache when it was asked before with the same
+   * embedder (so a resumed run, or the eval suite's worker after `rge eval run`'s stages, never loads
+   * the model again), else embedded and cached. The cache lives in the index folder, so a rebuilt
+   * index starts without it; a file there that does not hold this question's text is ignored, and a
+   * failed write (a read-only index) only means no caching.
+   */
+  private async queryVector(e: DenseEmbedder, question: string): Promise<Float32Array> {
+    const cache = new EmbeddingCache(join(this.dir, QUERY_CACHE), e.id);
+    const key = sha256(question).slice(0, 32);
+    const cached = await cache.get(key, question);
+    if (cached && cached.length === this.dense?.dims) return cached;
+    const vector = await e.embedQuery(question);
+    await cache.set(key, question, vector).catch(() => undefined);
+    return vector;
   }
 
   /**

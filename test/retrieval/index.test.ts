@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
@@ -15,6 +15,7 @@ import {
   passageText,
   verifyIndex,
 } from '../../src/retrieval/index.ts';
+import { QUERY_CACHE } from '../../src/retrieval/store.ts';
 import { chunkStarting, makeChunk, testChunks } from './chunks.ts';
 
 let root: string;
@@ -277,6 +278,43 @@ describe('top-k over many vectors', () => {
       }
     }
     await expect(index.retrieve('passage 3', { k: 1 })).resolves.toHaveLength(1);
+  });
+
+  it('embeds a question once per index: later opens read its vector from the query cache', async () => {
+    const asked: string[] = [];
+    const counting: DenseEmbedder = {
+      ...seeded,
+      async embedQuery(text) {
+        asked.push(text);
+        return unit(seedrandom(text));
+      },
+    };
+    const chunks = Array.from({ length: 40 }, (_, i) =>
+      makeChunk(`co-${i % 5}`, 'FY24', 'h', 1, `passage ${i}`),
+    );
+    const dir = fresh('query-cache');
+    await buildIndex(chunks, { dir, embedder: seeded, cacheDir: fresh('query-cache-cache') });
+    const first = await (await openIndex(dir, { embedder: counting })).retrieve('passage 7', { k: 5 });
+    expect(asked).toEqual(['passage 7']);
+    // another process (a new open) asking the same question: same hits, no embedding
+    const again = await openIndex(dir, { embedder: counting });
+    expect(await again.retrieve('passage 7', { k: 5 })).toEqual(first);
+    expect(asked).toEqual(['passage 7']);
+    // another question is embedded
+    await again.retrieve('passage 8', { k: 5 });
+    expect(asked).toEqual(['passage 7', 'passage 8']);
+    // a cache file that does not hold the question's text (or is damaged) is not used
+    const files = (await readdir(join(dir, QUERY_CACHE), { recursive: true })).filter((f) =>
+      f.endsWith('.f32'),
+    );
+    expect(files).toHaveLength(2);
+    for (const f of files) await writeFile(join(dir, QUERY_CACHE, f), 'damaged');
+    expect(await (await openIndex(dir, { embedder: counting })).retrieve('passage 7', { k: 5 })).toEqual(
+      first,
+    );
+    expect(asked).toEqual(['passage 7', 'passage 8', 'passage 7']);
+    // the cache is not part of the index: the checksum still verifies
+    expect((await verifyIndex(dir)).ok).toBe(true);
   });
 });
 
