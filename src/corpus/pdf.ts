@@ -8,13 +8,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { PDFParse } from 'pdf-parse';
+import { bundledModule } from '../util/bundle.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
 import { isTableHeavy, layoutPage, type PdfTextItem, renderLayout, tableSignal } from './layout.ts';
-import { bundledPdfWorker } from './pdf-worker-bundle.ts';
 import type { PageText } from './schema.ts';
 
 export type TableMode = 'auto' | 'always' | 'never';
@@ -277,14 +277,14 @@ export async function extractMany(
 const require = createRequire(import.meta.url);
 
 /**
- * A worker thread for `extractMany`. It runs the bundled worker (./pdf-worker-bundle.ts) when that
+ * A worker thread for `extractMany`. It runs the bundled worker (src/util/bundle.ts) when that
  * could be built, and otherwise the TypeScript sources: `execArgv: ['--import', 'tsx']` does not reach
  * a worker's entry module on Node 20 (ERR_UNKNOWN_FILE_EXTENSION), so that worker starts from a
  * two-line eval'd script that calls tsx's `register()` in the worker thread and then imports
  * pdf-worker.ts. Both checked under `node bin/rge.mjs`, `tsx` and vitest.
  */
 async function spawnWorker(): Promise<Worker> {
-  const bundled = await bundledPdfWorker();
+  const bundled = await bundledModule(fileURLToPath(new URL('./pdf-worker.ts', import.meta.url)));
   if (bundled) return new Worker(bundled);
   // tsx's ESM API (what bin/rge.mjs uses), by file: an eval'd worker resolves bare names from the cwd.
   const tsxApi = pathToFileURL(

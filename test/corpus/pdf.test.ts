@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLines, isTableHeavy, layoutPage, renderLayout, tableSignal } from '../../src/corpus/layout.ts';
 import { type ExtractedDocument, extractMany, extractPdf, PdfError } from '../../src/corpus/pdf.ts';
-import { bundledPdfWorker, PDF_WORKER_CACHE } from '../../src/corpus/pdf-worker-bundle.ts';
 import { PageText } from '../../src/corpus/schema.ts';
+import { BUNDLE_CACHE, bundledModule } from '../../src/util/bundle.ts';
 import { sha256 } from '../../src/util/fs.ts';
 import { makeDrawingOnlyPdf, makeStatementPdf, makeTextPdf, type StatementRow } from '../helpers/make-pdf.ts';
 import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
@@ -295,17 +296,18 @@ describe('extractMany', () => {
   });
 
   it('runs the worker from one bundled file named by the hash of its code (not the sources through tsx)', async () => {
-    const bundle = await bundledPdfWorker();
+    const worker = fileURLToPath(new URL('../../src/corpus/pdf-worker.ts', import.meta.url));
+    const bundle = await bundledModule(worker);
     expect(bundle).not.toBeNull();
     const path = bundle as string;
-    expect(dirname(path)).toBe(PDF_WORKER_CACHE);
+    expect(dirname(path)).toBe(BUNDLE_CACHE);
     const code = readFileSync(path, 'utf8');
     expect(basename(path)).toBe(`pdf-worker-${sha256(code).slice(0, 16)}.mjs`);
     // plain JavaScript: no TypeScript left for a loader, packages left as imports
     expect(code).toMatch(/from "pdf-parse"/);
     expect(code).not.toMatch(/\bimport type\b|: WorkerJob\b/);
     // the same file for the whole process, and the extraction through it is the in-thread one
-    expect(await bundledPdfWorker()).toBe(path);
+    expect(await bundledModule(worker)).toBe(path);
     const [r] = await extractMany([file('multi.pdf')]);
     expect(r?.result).toEqual(await extractPdf(file('multi.pdf')));
   });

@@ -1,23 +1,22 @@
 /**
- * The PDF worker thread's code as one JavaScript file. Started from the TypeScript sources, a worker
- * has to register tsx in its own thread (which starts a loader thread of its own) and transpile and
- * source-map pdf-worker.ts and everything it imports: about 3 s of CPU before the first page, for
- * every worker of every ingest. Instead, esbuild (the one tsx runs on) bundles the worker once per
- * process, about 0.1 s, into node_modules/.cache/rge/pdf-worker-<sha256 of the code>.mjs, packages
- * left as imports (they resolve from node_modules, beside the file). The name is the content's hash,
- * so a changed source gives a new file and a stale one is never run. If esbuild or the write fails,
- * `bundledPdfWorker` returns null and the worker starts from the sources through tsx as before.
+ * A TypeScript entry module (a worker thread, a child process) as one JavaScript file, so that it
+ * starts without tsx. A worker started from the sources has to register tsx in its own thread (which
+ * starts a loader thread of its own) and transpile and source-map the entry and everything it imports:
+ * about 2-3 s of CPU for every worker or child. Instead, esbuild (the one tsx runs on) bundles the
+ * entry once per process, about 0.1 s, into node_modules/.cache/rge/<name>-<sha256 of the code>.mjs,
+ * packages left as imports (they resolve from node_modules, beside the file). The name is the content's
+ * hash, so a changed source gives a new file and a stale one is never run. If esbuild or the write
+ * fails, `bundledModule` returns null and the caller starts the sources through tsx.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { sha256, writeFileAtomic } from './fs.ts';
 
-const SOURCE = fileURLToPath(new URL('./pdf-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the bundles are written (gitignored with node_modules; packages resolve from there). */
-export const PDF_WORKER_CACHE = join(ROOT, 'node_modules', '.cache', 'rge');
+export const BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'rge');
 
 interface EsbuildPlugin {
   name: string;
@@ -32,15 +31,22 @@ interface Esbuild {
   build(o: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
 }
 
-let built: Promise<string | null> | null = null;
+const built = new Map<string, Promise<string | null>>();
 
-/** The bundled worker's path (built on first call in this process), or null to use the sources. */
-export function bundledPdfWorker(): Promise<string | null> {
-  built ??= buildWorker().catch(() => null);
-  return built;
+/**
+ * The bundle of the TypeScript module at `source` (an absolute path), built on the first call in this
+ * process, or null when it could not be built (then run the sources).
+ */
+export function bundledModule(source: string): Promise<string | null> {
+  let file = built.get(source);
+  if (!file) {
+    file = buildBundle(source).catch(() => null);
+    built.set(source, file);
+  }
+  return file;
 }
 
-async function buildWorker(): Promise<string> {
+async function buildBundle(source: string): Promise<string> {
   const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
   const esbuild = fromTsx('esbuild') as Esbuild;
   // Each source's `import.meta.url` stays its own file's URL, as under tsx (pdf.js assets resolve
@@ -58,7 +64,7 @@ async function buildWorker(): Promise<string> {
   };
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [SOURCE],
+    entryPoints: [source],
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -70,7 +76,10 @@ async function buildWorker(): Promise<string> {
   });
   const code = result.outputFiles[0]?.text;
   if (!code) throw new Error('esbuild produced no output');
-  const file = join(PDF_WORKER_CACHE, `pdf-worker-${sha256(code).slice(0, 16)}.mjs`);
+  const file = join(
+    BUNDLE_CACHE,
+    `${basename(source).replace(/\.ts$/, '')}-${sha256(code).slice(0, 16)}.mjs`,
+  );
   if (!existsSync(file)) await writeFileAtomic(file, code);
   return file;
 }
