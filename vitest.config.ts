@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/helpers/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -14,6 +15,8 @@ export default defineConfig({
       './src/vitest/evals-artifact.ts',
       './src/vitest/reporter.ts',
     ],
+    // The unit project's slowest files first, on a fresh clone too (test/helpers/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         test: {
@@ -25,6 +28,10 @@ export default defineConfig({
           // Two files at a time even on two cores (Vitest's default there is one): many files spend
           // most of their time waiting on child processes and loopback servers.
           maxWorkers: 2,
+          // A worker runs its files in one module graph: each file would otherwise import the CLI,
+          // the stores and the schemas again (about a minute of CPU over the suite). A test that
+          // changes a global (process.env, a write fault) restores it (docs/adr/0013).
+          isolate: false,
           testTimeout: 120_000,
           hookTimeout: 600_000,
         },
