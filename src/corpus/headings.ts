@@ -145,6 +145,8 @@ const NUMBER_LABEL = /\b(?:no|nos)\.?$/i;
 /** The label of an identifier, which a form line then gives: "NSE Code VRLLOG", "CIN : L99999MH1946PLC004768". */
 const CODE_LABEL =
   /\b(?:code|symbol|ticker|scrip(?:\s+id)?|isin|cin|din|pan|gstin|frn|id|no\.?|number)\s*[:\-–/]?\s*$/i;
+/** A form field naming an identifier, whose value is in the next cell: "Director Identification Number (DIN)". */
+const IDENTIFIER_FIELD = /\((?:DIN|CIN|ISIN|PAN|GSTIN|FRN|LEI|LLPIN|UDIN|TAN|SRN)\)/;
 /** Periods and standards that look like identifiers: "FY2024", "Q4FY24", "H1FY25", "ISO14001". */
 const NOT_A_CODE = /^(?:(?:Q[1-4]|H[12]|9M)?(?:FY|CY)?\d{2,4}|ISO\d{3,5})$/;
 
@@ -162,7 +164,8 @@ export function isCode(token: string): boolean {
 /**
  * Whether a line is a table label, a form field or a cell value rather than a heading: a "no value"
  * cell ("Not Applicable", "Nil"), a label carrying a note reference ("Sciences (4)"), a form label
- * waiting for its number ("Firm's Registration No"), or a line holding an identifier ("NSE Code VRLLOG",
+ * waiting for its number ("Firm's Registration No") or naming an identifier ("Director Identification
+ * Number (DIN)", chunker 2), or a line holding an identifier ("NSE Code VRLLOG",
  * "ISIN (Equity Shares) in NSDL and CDSL INE366I01010").
  */
 export function isTableLabel(line: string): boolean {
@@ -170,6 +173,7 @@ export function isTableLabel(line: string): boolean {
   if (NO_VALUE.test(text)) return true;
   if (NOTE_REFERENCE.test(text)) return true;
   if (NUMBER_LABEL.test(text)) return true;
+  if (IDENTIFIER_FIELD.test(text)) return true;
   const tokens = text.split(/\s+/);
   if (tokens.some(isCode)) return true;
   // "NSE Code VRLLOG", "BSE Scrip ID VRL": an identifier's label and its value in capitals

@@ -52,7 +52,12 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 export const IndexProvenance = z
   .object({
     chunking: z
-      .object({ chunkTokens: z.number().int().positive(), overlapTokens: z.number().int().min(0) })
+      .object({
+        chunkTokens: z.number().int().positive(),
+        overlapTokens: z.number().int().min(0),
+        /** the chunker and its version (src/corpus/version.ts); absent: version 1 */
+        chunker: z.string().optional(),
+      })
       .strict(),
     extraction: z
       .object({

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSources } from '../corpus/sources.ts';
-import { EXTRACTOR_VERSION } from '../corpus/version.ts';
+import { CHUNKER_VERSION, chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
 import { fusionRecord, type IndexManifest, readIndexManifest } from '../retrieval/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
@@ -32,6 +32,8 @@ export interface ExpectedIndex {
   overlapTokens: number;
   tables: 'auto' | 'always' | 'never';
   extractor: string;
+  /** the chunker this rge has (src/corpus/version.ts) */
+  chunker: string;
   /** source file name -> the sha256 of the PDF that would be ingested now (null: the PDF is absent) */
   documents: ReadonlyMap<string, string | null> | null;
 }
@@ -55,6 +57,7 @@ export async function expectedIndex(config: RunConfig, at: (path: string) => str
     overlapTokens: config.corpus.overlap_tokens,
     tables: config.corpus.tables,
     extractor: `rge-extract@${EXTRACTOR_VERSION}`,
+    chunker: chunkerId(CHUNKER_VERSION),
     documents: files ? documents : null,
   };
 }
@@ -92,6 +95,8 @@ export async function indexIdentityDifferences(
     out.push(`tables: index ${corpus.extraction.tables}, config ${expected.tables}`);
   if (corpus.extraction.extractor !== expected.extractor)
     out.push(`extractor: index ${corpus.extraction.extractor}, this rge ${expected.extractor}`);
+  const chunker = corpus.chunking.chunker ?? chunkerId(1);
+  if (chunker !== expected.chunker) out.push(`chunker: index ${chunker}, this rge ${expected.chunker}`);
   const indexed = new Map(corpus.documents.map((d) => [d.source, d.sha256]));
   // the documents as they are now: the config's sources, else the index's own PDFs in pdfDir
   let current = expected.documents;

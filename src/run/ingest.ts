@@ -15,7 +15,7 @@ import { documentIdentity } from '../corpus/naming.ts';
 import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
 import { pinnedPdfSha256 } from '../corpus/sources.ts';
-import { EXTRACTOR_VERSION } from '../corpus/version.ts';
+import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
 import {
   buildIndex,
   type EmbedderName,
@@ -270,6 +270,7 @@ export function ingestProvenance(
     chunking: {
       chunkTokens: opts.chunking?.maxTokens ?? CHUNK_TOKENS,
       overlapTokens: opts.chunking?.overlapTokens ?? OVERLAP_TOKENS,
+      chunker: chunkerId(),
     },
     extraction: { extractor: `rge-extract@${EXTRACTOR_VERSION}`, tables: opts.tables ?? 'auto' },
     documents: documents

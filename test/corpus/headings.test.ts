@@ -127,6 +127,14 @@ describe('table labels, form fields and codes are not headings', () => {
       ["Firm's Registration No", 'Folio No.', 'WOS of LTIMindtree Limited No'],
     ],
     [
+      'a field naming an identifier (chunker 2)',
+      [
+        'Director Identification Number (DIN)',
+        'Permanent Account Number (PAN)',
+        'Corporate Identity Number (CIN)',
+      ],
+    ],
+    [
       'a line holding an identifier',
       [
         'ISIN (Equity Shares) in NSDL and CDSL INE366I01010',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
+import { chunkerId, EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { Question, type QuestionInput } from '../../src/questions/schema.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
 import { chunk, rgeQuestions } from './cli-helpers.ts';
@@ -111,7 +111,7 @@ beforeAll(async () => {
     dir: join(dir, 'index'),
     embedder: 'bm25',
     provenance: {
-      chunking: { chunkTokens: 800, overlapTokens: 100 },
+      chunking: { chunkTokens: 800, overlapTokens: 100, chunker: chunkerId() },
       extraction: { extractor: `rge-extract@${EXTRACTOR_VERSION}`, tables: 'auto' },
       documents: [],
     },

@@ -7,7 +7,7 @@ import { copyFile, cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
+import { CHUNKER_VERSION, EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
 import { loadRunConfig, type RunConfig } from '../../src/run/config.ts';
 import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
@@ -109,7 +109,11 @@ describe('the index manifest records what the index was built from', () => {
     const manifest = await readIndexManifest(join(dir, 'index'));
     expect(manifest?.formatVersion).toBe(2);
     expect(manifest?.embedder).toMatchObject({ name: 'bm25', revision: null });
-    expect(manifest?.corpus?.chunking).toEqual({ chunkTokens: 800, overlapTokens: 100 });
+    expect(manifest?.corpus?.chunking).toEqual({
+      chunkTokens: 800,
+      overlapTokens: 100,
+      chunker: `rge-chunk@${CHUNKER_VERSION}`,
+    });
     expect(manifest?.corpus?.extraction).toEqual({
       extractor: `rge-extract@${EXTRACTOR_VERSION}`,
       tables: 'auto',
@@ -231,6 +235,22 @@ describe('a fetched corpus: a disagreeing index is an error naming every differe
     expect((err as Error).message).toContain('provenance: the index was built before rge recorded');
   });
 
+  it('names an index chunked by an older chunker (one that records none is version 1), and only that', async () => {
+    const c = await fetchedCorpus();
+    const path = join(c.dir, 'index', 'manifest.json');
+    const older = JSON.parse(await readFile(path, 'utf8')) as {
+      corpus: { chunking: Record<string, unknown> };
+    };
+    delete older.corpus.chunking.chunker;
+    await writeFile(path, JSON.stringify(older));
+    const manifest = await readIndexManifest(join(c.dir, 'index'));
+    if (!manifest) throw new Error('no manifest');
+    const expected = await expectedIndex(await loadRunConfig(c.config), c.at);
+    expect(await indexIdentityDifferences(manifest, expected, join(c.dir, 'pdfs'))).toEqual([
+      `chunker: index rge-chunk@1, this rge rge-chunk@${CHUNKER_VERSION}`,
+    ]);
+  });
+
   it('eval run refuses the disagreeing index before anything runs (exit 1, the difference named)', async () => {
     const r = await runRge(
       ROOT,
@@ -273,7 +293,11 @@ describe('a fetched corpus: a disagreeing index is an error naming every differe
     expect(r.code).toBe(0);
     expect(r.out).toContain('2/2 documents ingested');
     const manifest = await readIndexManifest(join(c.dir, 'index'));
-    expect(manifest?.corpus?.chunking).toEqual({ chunkTokens: 300, overlapTokens: 30 });
+    expect(manifest?.corpus?.chunking).toEqual({
+      chunkTokens: 300,
+      overlapTokens: 30,
+      chunker: `rge-chunk@${CHUNKER_VERSION}`,
+    });
     const conf = await loadRunConfig(c.config);
     expect(await ensureCorpusIndex(withCorpus(conf, { chunk_tokens: 300, overlap_tokens: 30 }), c.at)).toBe(
       false,
