@@ -81,10 +81,9 @@ export function createLineProgress(opts: {
   const now = opts.now ?? Date.now;
   const every = opts.lineEveryMs ?? 2000;
   const started = now();
-  let value = 0;
   let last: number | null = null;
   let finished = false;
-  const report = (label: string) => {
+  return counter((value, label) => {
     if (finished) return;
     const t = now();
     const end = value >= opts.total;
@@ -93,17 +92,22 @@ export function createLineProgress(opts: {
       if (end) finished = true;
       opts.write(progressLine(opts.label, value, opts.total, t - started, label));
     }
-  };
+  });
+}
+
+/** A Progress that keeps the count and shows it through `show` after every tick or set. */
+function counter(show: (value: number, label: string) => void, done: () => void = () => {}): Progress {
+  let value = 0;
   return {
     tick(n = 1, label = '') {
       value += n;
-      report(label);
+      show(value, label);
     },
     set(v, label = '') {
       value = v;
-      report(label);
+      show(value, label);
     },
-    done() {},
+    done,
   };
 }
 
@@ -113,7 +117,6 @@ export function createProgress(opts: ProgressOptions): Progress {
   const now = opts.now ?? Date.now;
   if (isInteractive(stream)) {
     const started = now();
-    let value = 0;
     const bar = new cliProgress.SingleBar(
       {
         format: `${opts.label} [{bar}] {value}/{total} {eta_text} {item}`,
@@ -124,24 +127,15 @@ export function createProgress(opts: ProgressOptions): Progress {
       cliProgress.Presets.shades_classic,
     );
     bar.start(opts.total, 0, { item: '', eta_text: '' });
-    const update = (label: string) => {
-      const elapsed = now() - started;
-      const eta = value >= opts.total ? `in ${formatDuration(elapsed)}` : etaText(elapsed, value, opts.total);
-      bar.update(value, { item: label, eta_text: eta });
-    };
-    return {
-      tick(n = 1, label = '') {
-        value += n;
-        update(label);
+    return counter(
+      (value, label) => {
+        const elapsed = now() - started;
+        const eta =
+          value >= opts.total ? `in ${formatDuration(elapsed)}` : etaText(elapsed, value, opts.total);
+        bar.update(value, { item: label, eta_text: eta });
       },
-      set(v, label = '') {
-        value = v;
-        update(label);
-      },
-      done() {
-        bar.stop();
-      },
-    };
+      () => bar.stop(),
+    );
   }
   return createLineProgress({
     total: opts.total,
