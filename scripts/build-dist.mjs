@@ -15,9 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { esbuildFromTsx, ownImportMetaUrl } from './esbuild.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRY = 'src/cli/main.ts';
@@ -31,24 +31,14 @@ const sha1 = (file) =>
 
 /** Builds the bundle into `outdir`; returns the manifest written beside it. */
 export async function buildDist(outdir = resolve(root, 'dist')) {
-  // the esbuild tsx depends on (tsx is a dependency; esbuild is not one of ours)
-  const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-  const esbuild = fromTsx('esbuild');
+  const esbuild = esbuildFromTsx();
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  const ownUrl = {
-    name: 'own-import-meta-url',
-    setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, (args) => {
-        const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return undefined;
-        // every output file is directly in outdir (no chunk folders), so one relative path fits all
-        const fromOut = relative(outdir, args.path).split('\\').join('/');
-        const own = `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`;
-        return { contents: source.replaceAll('import.meta.url', own), loader: 'ts' };
-      });
-    },
-  };
+  // every output file is directly in outdir (no chunk folders), so one relative path fits all
+  const ownUrl = ownImportMetaUrl((path) => {
+    const fromOut = relative(outdir, path).split('\\').join('/');
+    return `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`;
+  });
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: { main: ENTRY },

@@ -8,28 +8,15 @@
  * hash, so a changed source gives a new file and a stale one is never run. If esbuild or the write
  * fails, `bundledModule` returns null and the caller starts the sources through tsx.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { esbuildFromTsx, ownImportMetaUrl } from '../../scripts/esbuild.mjs';
 import { sha256, writeFileAtomic } from './fs.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the bundles are written (gitignored with node_modules; packages resolve from there). */
 export const BUNDLE_CACHE = join(ROOT, 'node_modules', '.cache', 'rge');
-
-interface EsbuildPlugin {
-  name: string;
-  setup(build: {
-    onLoad(
-      o: { filter: RegExp },
-      cb: (a: { path: string }) => { contents: string; loader: 'ts' } | undefined,
-    ): void;
-  }): void;
-}
-interface Esbuild {
-  build(o: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
-}
 
 const built = new Map<string, Promise<string | null>>();
 
@@ -47,21 +34,9 @@ export function bundledModule(source: string): Promise<string | null> {
 }
 
 async function buildBundle(source: string): Promise<string> {
-  const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-  const esbuild = fromTsx('esbuild') as Esbuild;
-  // Each source's `import.meta.url` stays its own file's URL, as under tsx (pdf.js assets resolve
-  // beside the sources that name them).
-  const ownUrl: EsbuildPlugin = {
-    name: 'own-import-meta-url',
-    setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, (args) => {
-        const source = readFileSync(args.path, 'utf8');
-        if (!source.includes('import.meta.url')) return undefined;
-        const own = JSON.stringify(pathToFileURL(args.path).href);
-        return { contents: source.replaceAll('import.meta.url', own), loader: 'ts' };
-      });
-    },
-  };
+  const esbuild = esbuildFromTsx();
+  // each source's `import.meta.url` stays its own file's URL, as under tsx
+  const ownUrl = ownImportMetaUrl((path) => JSON.stringify(pathToFileURL(path).href));
   const result = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: [source],
@@ -74,7 +49,7 @@ async function buildBundle(source: string): Promise<string> {
     logLevel: 'silent',
     plugins: [ownUrl],
   });
-  const code = result.outputFiles[0]?.text;
+  const code = result.outputFiles?.[0]?.text;
   if (!code) throw new Error('esbuild produced no output');
   const file = join(
     BUNDLE_CACHE,
