@@ -82,7 +82,8 @@ async function loadsOf(
   return { code, out, loaded };
 }
 
-const loaded = (run: { loaded: readonly string[] }, path: string) => run.loaded.some((m) => m.includes(path));
+const hasLoaded = (run: { loaded: readonly string[] }, path: string) =>
+  run.loaded.some((m) => m.includes(path));
 const heavyIn = (loaded: readonly string[]) =>
   [...new Set(HEAVY.filter((h) => loaded.some((m) => m.includes(`node_modules/${h}`))))].sort();
 
@@ -143,7 +144,7 @@ describe('rge start-up loads no heavy module', () => {
       ]);
     const offline = await agree('configs/fixture.yaml');
     expect(offline.code).toBe(1);
-    expect(loaded(offline, 'src/providers/registry.ts')).toBe(true);
+    expect(hasLoaded(offline, 'src/providers/registry.ts')).toBe(true);
     expect(heavyIn(offline.loaded)).toEqual([]);
     const live = await agree('configs/published.yaml');
     expect(live.code).toBe(1);
