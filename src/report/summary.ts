@@ -314,7 +314,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       pairs.push({ a: models[i] as string, b: models[j] as string });
   // A pair with no cell scored by both (a run stopped early, each subject kept different cells) has
   // nothing to test: it is listed with n = 0 and no p, and is not one of the Bonferroni family.
-  const tests = pairs.map(({ a, b }) => {
+  const tests = pairs.map(({ a, b }): Omit<Summary['pairwise'][number], 'pBonferroni'> => {
     const pa = correctCells(bySubject.get(a) ?? [], correctAt);
     const pb = correctCells(bySubject.get(b) ?? [], correctAt);
     const shared = [...pa.keys()].filter((k) => pb.has(k)).sort();
@@ -330,8 +330,8 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       n: shared.length,
       n01: result.n01,
       n10: result.n10,
-      pValue: result.pValue as number | null,
-      method: result.method as string,
+      pValue: result.pValue,
+      method: result.method,
     };
   });
   const tested = tests.flatMap((t) => (t.pValue === null ? [] : [t.pValue]));
