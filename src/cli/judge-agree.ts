@@ -43,6 +43,7 @@ import type { Provider } from '../providers/types.ts';
 import { type Judge, loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';
 import { settleCharges } from '../run/sync.ts';
+import { judgeModelOf } from '../run/work.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { readText } from './judge.ts';
@@ -100,7 +101,7 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
     for (const { entry, provider } of judges) {
       const metered = isLiveProvider(entry.provider);
       const outcomes = await judgeItems(items, provider, {
-        model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
+        model: judgeModelOf(entry),
         promptText,
         promptVersion,
         concurrent: metered,

@@ -30,6 +30,7 @@ import { loadQuestions } from '../questions/load.ts';
 import { medianScore } from '../report/validation.ts';
 import { loadRunConfig } from '../run/config.ts';
 import { settleCharges } from '../run/sync.ts';
+import { judgeModelOf } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
 import { loadSample, readLabels } from '../validation/labels.ts';
 import type { CliIO } from './io.ts';
@@ -150,7 +151,7 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
     for (const { entry, provider } of judges) {
       const live = isLiveProvider(entry.provider);
       const opts = {
-        model: { id: entry.id, model: entry.model, family: entry.family, temperature: entry.temperature },
+        model: judgeModelOf(entry),
         promptText,
         promptVersion,
         concurrent: live,

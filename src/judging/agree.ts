@@ -637,7 +637,12 @@ export async function judgeItems(
   judge: Provider,
   opts: JudgeItemsOptions = {},
 ): Promise<JudgeOutcome[]> {
-  const model = opts.model ?? { id: judge.id, model: judge.id, family: judge.family, temperature: 0 };
+  const model = opts.model ?? {
+    id: judge.id,
+    model: judge.id,
+    family: judge.family,
+    parameters: { temperature: 0 },
+  };
   const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
   const promptText = opts.promptText ?? judgePromptText(version);
   const controller = new AbortController();

@@ -2,7 +2,9 @@
  * Asking a judge and reading its verdict. A reply is parsed as JSON (a fenced ```json block is
  * accepted) and validated against `JudgeVerdict`. A reply that fails is retried ONCE, with the failed
  * reply and the validation error appended to the conversation; a second failure is recorded as
- * `unscored` with the raw text and the error, never as a score of 0 (a failure is data).
+ * `unscored` with the raw text and the error, never as a score of 0 (a failure is data). A reply that
+ * did not end on its own (cut at the token limit, a refusal, a safety stop) is unscored at once, with
+ * its stop: asking again at the same limit would be cut again.
  */
 import {
   addUsage,
@@ -12,6 +14,7 @@ import {
   type ModelReply,
   type ModelRequest,
   type Provider,
+  type StopInfo,
   type Usage,
   ZERO_USAGE,
 } from '../providers/types.ts';
@@ -105,8 +108,25 @@ export async function judgeCaseCharged(
     charges.push(...(reply.charges ?? []));
     const text = reply.text;
     raw = text;
-    const parsed = parseVerdict(text);
     const cost = { latencyMs, costUsd, usage };
+    if (reply.stop && reply.stop.kind !== 'complete')
+      return {
+        outcome: {
+          ...outcome(
+            provider,
+            'unscored',
+            null,
+            raw,
+            attempt,
+            stopMessage(reply.stop, request.maxTokens),
+            cost,
+          ),
+          stop: reply.stop,
+        },
+        charges,
+        batch: Boolean(opts.first?.batch),
+      };
+    const parsed = parseVerdict(text);
     if (parsed.ok)
       return {
         outcome: outcome(provider, 'scored', parsed.verdict, raw, attempt, null, cost),
@@ -125,6 +145,20 @@ export async function judgeCaseCharged(
     charges,
     batch: Boolean(opts.first?.batch),
   };
+}
+
+/** Why a reply that did not end on its own cannot be scored. */
+export function stopMessage(stop: StopInfo, maxTokens: number): string {
+  switch (stop.kind) {
+    case 'truncated':
+      return `the reply was cut at the output limit (${stop.reason}, ${maxTokens} tokens): not scored as a complete reply`;
+    case 'refusal':
+      return `the model refused (${stop.reason})`;
+    case 'safety':
+      return `a safety filter stopped the reply (${stop.reason})`;
+    default:
+      return `the reply ended for another reason (${stop.reason})`;
+  }
 }
 
 function outcome(

@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { JudgeInput, ModelRequest } from '../providers/types.ts';
+import type { JudgeInput, ModelRequest, RequestParameters } from '../providers/types.ts';
 import { JudgeVerdict } from './verdict.ts';
 
 export const JUDGE_PROMPT_VERSIONS = ['v1', 'v2'] as const;
@@ -30,12 +30,15 @@ export function isJudgePromptVersion(v: string): v is JudgePromptVersion {
   return (JUDGE_PROMPT_VERSIONS as readonly string[]).includes(v);
 }
 
-/** The judge as the prompt needs it; a run config's `judges[]` entry satisfies this. */
+/** The judge as the prompt needs it: its model and what its requests send besides the prompt. */
 export interface JudgeModel {
   id: string;
   model: string;
   family: string;
-  temperature: number;
+  /** the sampling and reasoning parameters sent (resolved from the config and the model's contract) */
+  parameters: RequestParameters;
+  /** the output token limit sent; default JUDGE_MAX_TOKENS (Gemini 3 adds its thinking allowance) */
+  maxTokens?: number;
 }
 
 /** Room for three dimensions of quotes and rationale plus the unsupported claims. */
@@ -243,8 +246,8 @@ export function renderJudgeRequest(
       model: judge.model,
       system: promptText,
       messages: [{ role: 'user', content: renderJudgeCaseAnswerFirst(input) }],
-      temperature: judge.temperature,
-      maxTokens: JUDGE_MAX_TOKENS,
+      parameters: judge.parameters,
+      maxTokens: judge.maxTokens ?? JUDGE_MAX_TOKENS,
       jsonSchema: judgeVerdictJsonSchema(),
       structured: input,
     };
@@ -253,8 +256,8 @@ export function renderJudgeRequest(
     model: judge.model,
     system: promptText,
     messages: [{ role: 'user', content: shared + answer, cacheBreak: shared.length }],
-    temperature: judge.temperature,
-    maxTokens: JUDGE_MAX_TOKENS,
+    parameters: judge.parameters,
+    maxTokens: judge.maxTokens ?? JUDGE_MAX_TOKENS,
     jsonSchema: judgeVerdictJsonSchema(),
     structured: input,
   };

@@ -3,7 +3,7 @@
  * Evidence comes before the score in every dimension (quotes first, then rationale, then the score).
  */
 import { z } from 'zod';
-import { Usage } from '../providers/types.ts';
+import { StopInfo, Usage } from '../providers/types.ts';
 
 export const Score = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 export type Score = z.infer<typeof Score>;
@@ -49,6 +49,11 @@ export const JudgeOutcome = z
     costUsd: z.number().min(0),
     /** tokens over all attempts (absent in results written before rge recorded them) */
     usage: Usage.optional(),
+    /**
+     * why the last reply ended; a reply cut at the token limit, refused or stopped by a safety filter is
+     * unscored with that reason (absent in results written before rge recorded it, and for complete ones)
+     */
+    stop: StopInfo.optional(),
   })
   .strict();
 export type JudgeOutcome = z.infer<typeof JudgeOutcome>;

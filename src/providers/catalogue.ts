@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
-import type { Usage } from './types.ts';
+import type { ReasoningEffort, RequestParameters, ThinkingLevel, Usage } from './types.ts';
 
 export const LIVE_PROVIDERS = ['anthropic', 'openai', 'gemini', 'openai-compatible'] as const;
 
@@ -60,16 +60,101 @@ export interface CatalogueEntry {
   /** the shortest prefix the provider caches (shorter prompts are never cached) */
   minCacheTokens: number;
   source: PriceSource;
-  /** what the model accepts: a reasoning model may reject temperature, and not every API has a seed */
-  accepts: { temperature: boolean; seed: boolean };
+  /** what the model's API accepts and what rge sends it (see `ModelContract`) */
+  contract: ModelContract;
   /**
    * The worst-case ratio of the vendor's token count to cl100k's for the same text, used to reserve
    * budget before a call (input tokens are counted with cl100k; the ledger settles to the real count).
    */
   tokenRatio: number;
-  /** fixed request parameters this model needs (e.g. reasoning effort), sent with every call */
-  requestDefaults?: Record<string, unknown>;
 }
+
+/** The reasoning control a model takes: OpenAI `reasoning_effort` or Gemini `thinkingLevel`, and its values. */
+export type ReasoningControl =
+  | { field: 'reasoning_effort'; values: readonly ReasoningEffort[] }
+  | { field: 'thinking_level'; values: readonly ThinkingLevel[] };
+
+/**
+ * A model's sampling contract: which sampling and reasoning parameters its API accepts (for the API
+ * version rge's pinned SDK speaks), what rge sends when the run config says nothing, and why. The run
+ * config is checked against it before any call (`contract.ts`), and the report states what was sent.
+ */
+export interface ModelContract {
+  /** the API version the contract holds for (Anthropic: the `anthropic-version` the pinned SDK sends) */
+  apiVersion: string | null;
+  /** the sampling parameters the API accepts for this model */
+  sampling: { temperature: boolean; top_p: boolean };
+  /** sampling parameters are accepted only at this reasoning setting (GPT-5.x: `reasoning_effort: none`) */
+  samplingOnlyWith?: { reasoning_effort: ReasoningEffort };
+  /** does the API take a sampling seed */
+  seed: boolean;
+  /** the reasoning control rge may set; null when rge sets none for this model */
+  reasoning: ReasoningControl | null;
+  /** what rge sends when the config states nothing (the config's statements win, within the contract) */
+  defaults: RequestParameters;
+  /**
+   * Output tokens added to the limit for thinking the provider counts as output (Gemini 3 counts
+   * thinking tokens toward `maxOutputTokens`, so 1,024 for the answer alone could cut it); 0 otherwise.
+   */
+  thinkingAllowanceTokens: number;
+  /** why the defaults are what they are (one sentence, for the README and the report) */
+  note: string;
+  /** where the contract was read */
+  source: string;
+}
+
+/**
+ * Anthropic under API version 2026-10-21, which `@anthropic-ai/sdk` 1.x sends on every request: the
+ * Messages API (sync, batch items and token counting) refuses `temperature`, `top_p` and `top_k` with a
+ * 400, even at their default values; the SDK's `MessageCreateParamsBase` no longer has them. rge sets
+ * no thinking or effort: Claude answers at its defaults.
+ */
+export const ANTHROPIC_API_VERSION = '2026-10-21';
+const ANTHROPIC_CONTRACT: ModelContract = {
+  apiVersion: ANTHROPIC_API_VERSION,
+  sampling: { temperature: false, top_p: false },
+  seed: false,
+  reasoning: null,
+  defaults: {},
+  thinkingAllowanceTokens: 0,
+  note: 'API version 2026-10-21 refuses temperature, top_p and top_k (even at their defaults), so none is sent and Claude samples at its default',
+  source:
+    'https://platform.claude.com/docs/en/api/migration-2026-10-21 (Migrate to API version 2026-10-21); @anthropic-ai/sdk 1.14.0 MessageCreateParamsBase',
+};
+
+/**
+ * GPT-5.x on Chat Completions: a reasoning model that takes `reasoning_effort`; `temperature` and
+ * `top_p` only with `reasoning_effort: none` (then it answers without reasoning), `max_completion_tokens`
+ * never `max_tokens`, and a `seed`. rge sends effort none with temperature 0, the methodology's setting.
+ */
+const GPT5_CONTRACT: ModelContract = {
+  apiVersion: null,
+  sampling: { temperature: true, top_p: true },
+  samplingOnlyWith: { reasoning_effort: 'none' },
+  seed: true,
+  reasoning: { field: 'reasoning_effort', values: ['none', 'low', 'medium', 'high', 'xhigh'] },
+  defaults: { reasoning_effort: 'none', temperature: 0, seed: true },
+  thinkingAllowanceTokens: 0,
+  note: "reasoning_effort none, the one setting at which GPT-5.x accept temperature, so the methodology's temperature 0 is sent, with a seed",
+  source: 'https://platform.openai.com/docs/guides/latest-model (GPT-5.x parameter compatibility)',
+};
+
+/**
+ * Gemini 3 always thinks (`thinkingLevel`; Pro takes low, medium and high) and counts thinking tokens
+ * toward `maxOutputTokens`. It accepts `temperature`, but Google's Gemini 3 guide recommends leaving it at
+ * its default 1.0 and warns that lower values can cause looping or degraded performance; rge follows the
+ * vendor (no temperature sent, the cell's seed sent) and reports the deviation from temperature 0.
+ */
+const GEMINI3_CONTRACT: ModelContract = {
+  apiVersion: 'v1beta',
+  sampling: { temperature: true, top_p: true },
+  seed: true,
+  reasoning: { field: 'thinking_level', values: ['low', 'medium', 'high'] },
+  defaults: { thinking_level: 'low', seed: true },
+  thinkingAllowanceTokens: 2048,
+  note: "Google's Gemini 3 guide advises keeping temperature at its default 1.0 (lower values can loop), so none is sent; thinking level low, with 2,048 output tokens added for thinking, which Gemini counts as output",
+  source: 'https://ai.google.dev/gemini-api/docs/gemini-3 (temperature, thinking level)',
+};
 
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/docs/about-claude/pricing';
 const OPENAI_PRICING = 'https://openai.com/api/pricing/';
@@ -88,7 +173,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     standardTierMaxInput: 1_000_000,
     minCacheTokens: 1024,
     source: { page: ANTHROPIC_PRICING, readOn: READ_ON },
-    accepts: { temperature: true, seed: false },
+    contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
   },
   {
@@ -102,7 +187,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     standardTierMaxInput: 200_000,
     minCacheTokens: 4096,
     source: { page: ANTHROPIC_PRICING, readOn: READ_ON },
-    accepts: { temperature: true, seed: false },
+    contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
   },
   {
@@ -120,10 +205,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       via: 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (verified against the OpenAI page 2026-06-04)',
     },
-    // GPT-5.x reason by default; with reasoning effort "none" they answer directly and take temperature.
-    accepts: { temperature: true, seed: true },
+    contract: GPT5_CONTRACT,
     tokenRatio: 1.1,
-    requestDefaults: { reasoning_effort: 'none' },
   },
   {
     provider: 'openai',
@@ -140,9 +223,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       via: 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (verified against the OpenAI page 2026-06-04)',
     },
-    accepts: { temperature: true, seed: true },
+    contract: GPT5_CONTRACT,
     tokenRatio: 1.1,
-    requestDefaults: { reasoning_effort: 'none' },
   },
   {
     provider: 'gemini',
@@ -159,10 +241,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       via: 'https://inference.sh/apps/openrouter/gemini-3-1-pro-preview.md (updated 2026-10-11); limits from https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview',
     },
-    accepts: { temperature: true, seed: true },
+    contract: GEMINI3_CONTRACT,
     tokenRatio: 1.35,
-    // Gemini 3 models always think; "low" keeps thinking (billed as output) small for a lookup task.
-    requestDefaults: { thinkingLevel: 'low' },
   },
 ];
 

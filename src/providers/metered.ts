@@ -194,6 +194,7 @@ export class MeteredProvider implements Provider {
       model: raw.model,
       charges: [{ reservation, key: reservation ?? `free-${randomUUID()}`, usd }],
       batch: false,
+      stop: raw.stop,
     };
   }
 

@@ -12,13 +12,13 @@ import { isAbsolute, resolve } from 'node:path';
 import { RgeError } from '../util/errors.ts';
 import {
   FREE,
-  findModel,
   type LiveProvider,
   type ModelPrices,
   OFFLINE_SUBJECT_MODELS,
   type PricedModel,
   pricedModel,
 } from './catalogue.ts';
+import { contractOf, parameterIssues, type StatedParameters } from './contract.ts';
 import { apiKeyFor, baseUrlFor, compatibleKey } from './credentials.ts';
 import { heuristicJudge } from './heuristic/index.ts';
 import type { LiveAdapter } from './live/adapter.ts';
@@ -41,11 +41,14 @@ export type OfflineSubjectModel = (typeof OFFLINE_SUBJECT_MODELS)[number];
 /**
  * The version of rge's request mapping for live providers: part of every cell's identity, so a change
  * in how requests are built (caching blocks, structured output) never reuses answers of the old one.
+ * live-v2: each model is sent what its contract allows (src/providers/contract.ts): no sampling
+ * parameter to Claude, Gemini's thinking level as the REST enum and its thinking allowance, and the
+ * reply's stop reason recorded.
  */
-export const LIVE_ADAPTER_VERSION = 'live-v1';
+export const LIVE_ADAPTER_VERSION = 'live-v2';
 
-/** A model entry of the run config (a subject or a judge). */
-export interface ModelSpec {
+/** A model entry of the run config (a subject or a judge), with the parameters it states. */
+export interface ModelSpec extends StatedParameters {
   id: string;
   provider: string;
   model: string;
@@ -113,13 +116,15 @@ export function priceOf(spec: ModelSpec, who: string): PricedModel {
  * The live adapter of a model entry. Each adapter module (and its SDK, 0.1-0.3 s to load) is imported
  * only when a run has a model of its provider, so offline runs and the CLI never load them.
  */
-async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): Promise<LiveAdapter> {
-  const provider = spec.provider as LiveProvider;
+async function liveAdapter(
+  spec: ModelSpec,
+  provider: LiveProvider,
+  who: string,
+  ctx: RegistryContext,
+): Promise<LiveAdapter> {
   const settings = ctx.settings[provider];
   const timeoutMs = (settings ?? { timeout_ms: DEFAULT_LIMITS.timeoutMs }).timeout_ms;
-  const entry = findModel(provider, spec.model);
-  const accepts = entry?.accepts ?? { temperature: true, seed: provider !== 'anthropic' };
-  const requestDefaults = entry?.requestDefaults;
+  const { contract } = contractOf(provider, spec.model);
   const key = (p: 'anthropic' | 'openai' | 'gemini') =>
     ctx.requireKeys ? apiKeyFor(p, who, ctx.env) : 'dry-run';
   switch (provider) {
@@ -130,8 +135,7 @@ async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): 
         apiKey: key('anthropic'),
         ...(baseURL ? { baseURL } : {}),
         timeoutMs,
-        acceptsTemperature: accepts.temperature,
-        ...(requestDefaults ? { requestDefaults } : {}),
+        contract,
       });
     }
     case 'openai': {
@@ -142,9 +146,7 @@ async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): 
         apiKey: key('openai'),
         ...(baseURL ? { baseURL } : {}),
         timeoutMs,
-        acceptsTemperature: accepts.temperature,
-        acceptsSeed: accepts.seed,
-        ...(requestDefaults ? { requestDefaults } : {}),
+        contract,
       });
     }
     case 'gemini': {
@@ -154,9 +156,7 @@ async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): 
         apiKey: key('gemini'),
         ...(baseURL ? { baseURL } : {}),
         timeoutMs,
-        acceptsTemperature: accepts.temperature,
-        acceptsSeed: accepts.seed,
-        ...(requestDefaults ? { requestDefaults } : {}),
+        contract,
       });
     }
     case 'openai-compatible': {
@@ -167,8 +167,7 @@ async function liveAdapter(spec: ModelSpec, who: string, ctx: RegistryContext): 
         apiKey: ctx.requireKeys ? compatibleKey(who, spec.api_key_env, ctx.env) : 'dry-run',
         baseURL: spec.base_url,
         timeoutMs,
-        acceptsTemperature: true,
-        acceptsSeed: true,
+        contract,
       });
     }
   }
@@ -181,6 +180,9 @@ export async function createProvider(
   ctx: RegistryContext,
 ): Promise<Provider> {
   const who = `${role} ${spec.id}`;
+  const refused = parameterIssues(spec.provider, spec.model, spec);
+  if (refused.length > 0)
+    throw new RgeError(`${who}: ${refused.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
   if (isLiveProvider(spec.provider)) {
     const priced = pricedModel(who, spec.provider, spec.model, spec.prices);
     const limiters = ctx.limiters ?? new Map<string, ProviderLimiter>();
@@ -196,7 +198,7 @@ export async function createProvider(
       family: spec.family,
       version: LIVE_ADAPTER_VERSION,
       role,
-      adapter: await liveAdapter(spec, who, ctx),
+      adapter: await liveAdapter(spec, spec.provider, who, ctx),
       priced,
       limiter,
       spender: ctx.spender,

@@ -53,11 +53,53 @@ export interface JudgeInput {
   answer: string;
 }
 
+/** OpenAI's reasoning efforts, spelled as the API takes them (the SDK's `ReasoningEffort`). */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+/** Gemini's thinking levels, as a run config spells them (sent as the SDK's `ThinkingLevel` enum: LOW, ...). */
+export const THINKING_LEVELS = ['minimal', 'low', 'medium', 'high'] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/**
+ * The sampling and reasoning parameters a request sends, resolved from the run config and the model's
+ * contract (`contract.ts`): what is absent is not sent. `seed` says whether the cell's seed
+ * (`ModelRequest.seed`) is sent. The adapters map each field to the SDK's own field, one to one.
+ */
+export const RequestParameters = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    top_p: z.number().min(0).max(1).optional(),
+    reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+    thinking_level: z.enum(THINKING_LEVELS).optional(),
+    seed: z.boolean().optional(),
+  })
+  .strict();
+export type RequestParameters = z.infer<typeof RequestParameters>;
+
+/**
+ * The parameters as they enter a request's identity (prompt and verdict hashes): the temperature under
+ * its old key, the rest under `parameters` only when there is any, so that a request that sends a
+ * temperature alone (offline baselines, heuristic judges) keeps the identity it had before rge sent
+ * anything else.
+ */
+export function parametersIdentity(p: RequestParameters): {
+  temperature?: number;
+  parameters?: Omit<RequestParameters, 'temperature'>;
+} {
+  const { temperature, ...rest } = p;
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(Object.keys(rest).length > 0 ? { parameters: rest } : {}),
+  };
+}
+
 export interface ModelRequest {
   model: string;
   system: string;
   messages: readonly ChatMessage[];
-  temperature: number;
+  /** what is sent besides the prompt: sampling and reasoning parameters (absent = not sent) */
+  parameters: RequestParameters;
+  /** the output token limit sent (for Gemini 3 it includes the thinking allowance, see contract.ts) */
   maxTokens: number;
   /** JSON Schema the reply must follow (structured output), when the caller parses JSON */
   jsonSchema?: Record<string, unknown>;
@@ -65,9 +107,27 @@ export interface ModelRequest {
   structured?: SubjectInput | JudgeInput;
   /** identifies the cell, for replay and for seeding sampling at temperature > 0 */
   cell?: { questionId: string; runIndex: number; subjectId?: string; seed: string };
-  /** the provider's sampling seed, where it has one (OpenAI `seed`, Gemini `seed`); derived from the cell */
+  /** the cell's sampling seed (derived from the run seed, question and run index); sent when `parameters.seed` */
   seed?: number;
 }
+
+/**
+ * Why a reply ended, in rge's words: `complete` (the model finished), `truncated` (the output token limit
+ * cut it: Anthropic `max_tokens`, OpenAI `length`, Gemini `MAX_TOKENS`), `refusal` (the model or the
+ * provider declined: Anthropic `refusal`, an OpenAI `refusal` message), `safety` (a content filter stopped
+ * it: OpenAI `content_filter`, Gemini `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`, a blocked prompt, ...)
+ * or `other` (any other reason the provider gives). `reason` is the provider's own word.
+ */
+export const STOP_KINDS = ['complete', 'truncated', 'refusal', 'safety', 'other'] as const;
+export const StopInfo = z
+  .object({ kind: z.enum(STOP_KINDS), reason: z.string() })
+  .strict()
+  .describe("why the reply ended: rge's kind and the provider's own reason");
+export type StopInfo = z.infer<typeof StopInfo>;
+export type StopKind = StopInfo['kind'];
+
+/** The stop of a reply computed here (offline providers, replay): it finished. */
+export const COMPLETE: StopInfo = { kind: 'complete', reason: 'complete' };
 
 /** Per-call options: cancellation (every live call takes an AbortSignal) and batch pricing. */
 export interface CallOptions {
@@ -119,6 +179,8 @@ export interface ModelReply {
   charges?: CallCharge[];
   /** true when the reply came from a batch (priced at the batch discount) */
   batch?: boolean;
+  /** why the reply ended (live providers; absent = complete) */
+  stop?: StopInfo;
 }
 
 export interface Provider {

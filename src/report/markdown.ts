@@ -2,6 +2,7 @@
  * The run report a reviewer reads: `reports/<run_id>/summary.md` with an SVG chart beside it, and
  * `summary.json` with the same numbers.
  */
+import { stopSection } from './stops.ts';
 import type { Interval, RunDescriptionView, Summary } from './summary.ts';
 import { validationMarkdown } from './validation.ts';
 
@@ -121,6 +122,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     );
   }
   out.push('');
+  out.push(...stopSection(s.stops));
   out.push('## Latency and cost', '');
   out.push('| subject | p50 ms | p95 ms | cost USD |', '|---|---|---|---|');
   for (const m of s.models)
@@ -204,8 +206,15 @@ function describeRun(s: Summary): string[] {
   if (d) {
     out.push(
       `| config | \`${d.config}\`, mode ${d.mode}, ${d.runs} run(s) per question |`,
-      `| subjects | ${d.subjects.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family}, temperature ${x.temperature})`).join('; ')} |`,
+      `| subjects | ${d.subjects.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family})`).join('; ')} |`,
       `| judges | ${d.judges.map((x) => `${x.id}: ${x.provider}/${x.model} (${x.family})`).join('; ')}; each subject judged by two of other families |`,
+      ...[
+        ...d.subjects.map((x) => ({ x, role: 'subject' })),
+        ...d.judges.map((x) => ({ x, role: 'judge' })),
+      ].map(
+        ({ x, role }) =>
+          `| sent to ${x.id} (${role}) | ${x.sent}; output limit ${x.maxTokens} tokens; ${x.deviation === null ? 'temperature 0 as the methodology fixes it' : `deviation from temperature 0: ${x.deviation}`} |`,
+      ),
       `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
       `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version}) |`,
       `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,

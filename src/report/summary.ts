@@ -24,12 +24,15 @@ import {
   interJudgeAgreement,
   type JudgeAgreement,
 } from './diagnostics.ts';
+import { type StopCounts, type StopKindName, stopCounts } from './stops.ts';
 import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './validation.ts';
 
 export interface JudgeScoreView {
   judgeId: string;
   family: string;
   status: 'scored' | 'unscored';
+  /** why the judge's last reply ended (absent: complete) */
+  stop?: { kind: StopKindName } | undefined;
   verdict: {
     correctness: { score: number };
     grounding: { score: number };
@@ -79,6 +82,8 @@ export interface CaseRowView {
   /** hash of the subject prompt template (version), not of one request */
   subject_prompt_hash: string;
   judge_prompt_hash: string;
+  /** why the subject's reply ended (absent: complete) */
+  answer_stop?: { kind: StopKindName } | undefined;
   latency_ms: number;
   cost_usd: number;
   /** the answer's identity in the cell store: what human labels and reviews join on */
@@ -191,16 +196,32 @@ export interface Summary {
   validation: ValidationSummary;
   /** retrieval hit@k, the worst and contested cases in detail, errors, every cell's scores */
   diagnostics: Diagnostics;
+  /** how the answers and verdict replies ended, per model */
+  stops: StopCounts;
   /** what was run (from the run's description), and whether the report is partial */
   describe: RunDescriptionView | null;
   partial: { cases: number; cells: number } | null;
 }
 
+/** A subject or judge as the report shows it: its model, what its requests sent, the deviation from T = 0. */
+export interface DescribedModelView {
+  id: string;
+  provider: string;
+  model: string;
+  family: string;
+  /** the sampling and reasoning parameters sent, in words (`temperature 0, reasoning_effort none, seed`) */
+  sent: string;
+  /** the output token limit sent */
+  maxTokens: number;
+  /** how `sent` departs from the methodology's temperature 0, and why; null when 0 is sent */
+  deviation: string | null;
+}
+
 /** What was run, as the report's first table shows it (src/run/prepare.ts RunDescription). */
 export interface RunDescriptionView {
   config: string;
-  subjects: readonly { id: string; provider: string; model: string; family: string; temperature: number }[];
-  judges: readonly { id: string; provider: string; model: string; family: string; temperature: number }[];
+  subjects: readonly DescribedModelView[];
+  judges: readonly DescribedModelView[];
   corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
   questions: { file: string; version: number; n: number };
   runs: number;
@@ -438,6 +459,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     caching,
     budget: budgetOf(opts.budget ?? null),
     diagnostics: diagnostics(rows, opts.errors ?? []),
+    stops: stopCounts(rows),
     describe: opts.describe ?? null,
     // Partial: cases were left out (a filter, a shard alone), not merely failed (errors count as cases).
     partial:

@@ -26,6 +26,7 @@ import { MeteredProvider, requestTokens } from '../providers/metered.ts';
 import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { isJudgeable } from './cells.ts';
 import { BudgetExceededError } from './ledger.ts';
 import { answerRecordFrom, type StageContext, settleCharges, syncAnswer, syncVerdict } from './sync.ts';
 import {
@@ -379,6 +380,7 @@ async function collect(
         model: result.reply.model,
         charges: [charge],
         batch: true,
+        stop: result.reply.stop,
       });
     }
     await settleCharges(run.ledger, [charge], { close: false });
@@ -517,7 +519,7 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
   const syncVerdicts: VerdictCell[] = [];
   for (const cell of cells) {
     const answer = answerStore(run, cell.subject).get(cell.key);
-    if (!answer) continue;
+    if (!answer || !isJudgeable(answer)) continue;
     for (const judge of panelOf(run, cell.subject)) {
       const v = verdictCell(run, cell, answer, judge);
       if (verdictStore(run, judge).get(v.key)) {

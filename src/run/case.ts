@@ -9,9 +9,10 @@ import { z } from 'zod';
 import { CheckResults, runChecks } from '../checks/index.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
-import { addUsage, Usage, ZERO_USAGE } from '../providers/types.ts';
+import { addUsage, COMPLETE, StopInfo, Usage, ZERO_USAGE } from '../providers/types.ts';
 import { CaseScores, caseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
+import { isJudgeable } from './cells.ts';
 import type { PreparedRun } from './prepare.ts';
 import type { RunState } from './stages.ts';
 import { answerStore, judgePrompt, panelOf, type SubjectCell, verdictCell, verdictStore } from './work.ts';
@@ -37,6 +38,12 @@ export const CaseRow = z
     /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
     retrieval_hit: z.boolean().nullable(),
     answer: z.string(),
+    /**
+     * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
+     * refusal, a safety stop) is not judged: the case is unscored (absent in rows written before rge
+     * recorded it: complete)
+     */
+    answer_stop: StopInfo.optional(),
     /** the subject call's tokens */
     usage: Usage,
     /** the judge calls' tokens, all attempts */
@@ -72,7 +79,7 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
   let judgeUsage = ZERO_USAGE;
   let judgeCost = 0;
   let judgeUncached = 0;
-  for (const judge of panelOf(run, cell.subject)) {
+  for (const judge of isJudgeable(answer) ? panelOf(run, cell.subject) : []) {
     const v = verdictCell(run, cell, answer, judge);
     const record = verdictStore(run, judge).get(v.key);
     if (!record) throw missing(state, cell, `verdict of judge ${judge.id}`);
@@ -101,6 +108,7 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
         ? null
         : cell.chunks.some((c) => cell.question.gold_chunk_ids.includes(c.id)),
     answer: answer.text,
+    answer_stop: answer.stop ?? COMPLETE,
     usage: answer.usage,
     judge_usage: judgeUsage,
     latency_ms: answer.latency_ms,

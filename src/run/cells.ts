@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
 import { JudgeOutcome } from '../judging/verdict.ts';
-import { CallCharge, Usage } from '../providers/types.ts';
+import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { sha256 } from '../util/fs.ts';
 import { Journal } from '../util/journal.ts';
 
@@ -61,6 +61,8 @@ export const AnswerRecord = z
     cost_usd: z.number().min(0),
     batch: z.boolean(),
     charges: z.array(CallCharge),
+    /** why the reply ended; absent in records written before rge recorded it (complete) */
+    stop: StopInfo.optional(),
     created_at: z.string(),
   })
   .strict();
@@ -72,7 +74,8 @@ export const VerdictIdentity = z
     provider: z.string(),
     model: z.string(),
     provider_version: z.string(),
-    temperature: z.number(),
+    /** the temperature sent; absent when none is (e.g. Claude under API version 2026-10-21) */
+    temperature: z.number().optional(),
     judge_prompt_hash: z.string(),
     /** hash of the whole judge request (system, messages, schema) */
     request_hash: z.string(),
@@ -96,6 +99,15 @@ export const VerdictRecord = z
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
 export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);
+
+/**
+ * Is this answer one the judges score? Only a reply that ended on its own: one cut at the output limit,
+ * refused or stopped by a safety filter is kept with its stop and counted, never judged or scored as a
+ * complete answer.
+ */
+export function isJudgeable(answer: Pick<AnswerRecord, 'stop'>): boolean {
+  return (answer.stop?.kind ?? 'complete') === 'complete';
+}
 export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
 
 /** A file-name-safe form of `provider/model`. */

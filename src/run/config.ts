@@ -26,6 +26,8 @@ import {
   ModelPrices,
   OFFLINE_SUBJECT_MODELS,
 } from '../providers/catalogue.ts';
+import { parameterIssues, type StatedParameters } from '../providers/contract.ts';
+import { REASONING_EFFORTS, THINKING_LEVELS } from '../providers/types.ts';
 import type { FusionParameters } from '../retrieval/index.ts';
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
@@ -90,13 +92,46 @@ const liveFields = {
   ),
 };
 
+/**
+ * What a model entry may ask to be sent besides the prompt. Each is checked against the model's sampling
+ * contract (src/providers/contract.ts): a parameter the model's API refuses is an error naming the model
+ * and the field. Absent = the contract's default (see `rge config validate` and the report).
+ */
+const parameterFields = {
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe(
+      "sampling temperature; absent = the model contract's default (Claude takes none under API version 2026-10-21)",
+    ),
+  top_p: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .describe('nucleus sampling; only where the model contract allows it'),
+  reasoning_effort: z
+    .enum(REASONING_EFFORTS)
+    .optional()
+    .describe('OpenAI reasoning effort (GPT-5.x take temperature only with none)'),
+  thinking_level: z.enum(THINKING_LEVELS).optional().describe('Gemini thinking level (Gemini 3)'),
+  send_seed: z
+    .boolean()
+    .optional()
+    .describe(
+      "send the cell's seed (derived from the run seed); default: where the model contract takes one",
+    ),
+};
+
 export const Subject = z
   .object({
     id: Id,
     provider: z.enum(SUBJECT_PROVIDERS),
     model: z.string().min(1),
     family: z.string().min(1).describe('vendor family; no judge judges a subject of its own family'),
-    temperature: z.number().min(0).max(2),
+    ...parameterFields,
     max_tokens: z.number().int().positive(),
     replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
     ...liveFields,
@@ -110,7 +145,7 @@ export const Judge = z
     provider: z.enum(JUDGE_PROVIDERS),
     model: z.string().min(1),
     family: z.string().min(1).describe('vendor family; the judge never judges a subject of this family'),
-    temperature: z.number().min(0).max(2),
+    ...parameterFields,
     ...liveFields,
   })
   .strict();
@@ -371,6 +406,9 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
         issue([key, i, 'api_key_env'], 'only an openai-compatible model names its key variable');
       const model = modelIssue(m);
       if (model) issue([key, i, 'model'], model);
+      if (typeof m.provider === 'string' && typeof m.model === 'string')
+        for (const p of parameterIssues(m.provider, m.model, statedParameters(m)))
+          issue([key, i, p.field], p.message);
     }
   }
   for (const [i, s] of subjects) {
@@ -391,6 +429,20 @@ function crossFieldIssues(value: unknown, ctx: Ctx): void {
       issue(['subjects', i, 'family'], errorMessage(err));
     }
   }
+}
+
+/** The parameter fields a (possibly invalid) model entry states, the ill-typed ones left out. */
+function statedParameters(m: Record<string, unknown>): StatedParameters {
+  const number = (x: unknown) => (typeof x === 'number' ? x : undefined);
+  const effort = REASONING_EFFORTS.find((e) => e === m.reasoning_effort);
+  const level = THINKING_LEVELS.find((l) => l === m.thinking_level);
+  return {
+    temperature: number(m.temperature),
+    top_p: number(m.top_p),
+    reasoning_effort: effort,
+    thinking_level: level,
+    send_seed: typeof m.send_seed === 'boolean' ? m.send_seed : undefined,
+  };
 }
 
 /**

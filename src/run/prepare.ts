@@ -15,10 +15,16 @@ import { CHECKS_VERSION } from '../checks/index.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { judgePromptHash, judgePromptText } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
+import {
+  describeParameters,
+  outputLimit,
+  resolveParameters,
+  temperatureDeviation,
+} from '../providers/contract.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import { createProvider, priceOf } from '../providers/registry.ts';
-import type { ContextChunk, Provider } from '../providers/types.ts';
+import type { ContextChunk, Provider, RequestParameters } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import type { Question } from '../questions/schema.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
@@ -29,6 +35,7 @@ import { CellStores } from './cells.ts';
 import { type Judge, loadRunConfig, type RunConfig, type RunMode, type Subject } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
 import { BudgetLedger } from './ledger.ts';
+import { judgeModelOf } from './work.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
@@ -37,13 +44,20 @@ export interface RunSubject {
   config: Subject;
   provider: Provider;
   priced: PricedModel;
+  /** what its requests send besides the prompt (the config within the model's contract) */
+  parameters: RequestParameters;
+  /** the output token limit its requests send (max_tokens, plus Gemini 3's thinking allowance) */
+  maxTokens: number;
 }
 
 export interface RunJudge {
   id: string;
   family: string;
   model: string;
-  temperature: number;
+  /** what its requests send besides the prompt (the config within the model's contract) */
+  parameters: RequestParameters;
+  /** the output token limit its requests send (JUDGE_MAX_TOKENS, plus Gemini 3's thinking allowance) */
+  maxTokens: number;
   config: Judge;
   provider: Provider;
   priced: PricedModel;
@@ -73,11 +87,27 @@ export interface RunInfo {
   describe: RunDescription;
 }
 
+/** A subject or judge as the report describes it: its model and what its requests sent besides the prompt. */
+export interface DescribedModel {
+  id: string;
+  provider: string;
+  model: string;
+  family: string;
+  /** the sampling and reasoning parameters every request of this model sent */
+  parameters: RequestParameters;
+  /** the same in words (`temperature 0, reasoning_effort none, seed`) */
+  sent: string;
+  /** the output token limit sent */
+  maxTokens: number;
+  /** how the parameters depart from the methodology's temperature 0, and why; null when 0 is sent */
+  deviation: string | null;
+}
+
 /** What a run is, in words a reviewer reads: config, models, corpus, questions, prompts, thresholds. */
 export interface RunDescription {
   config: string;
-  subjects: { id: string; provider: string; model: string; family: string; temperature: number }[];
-  judges: { id: string; provider: string; model: string; family: string; temperature: number }[];
+  subjects: DescribedModel[];
+  judges: DescribedModel[];
   corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
   questions: { file: string; version: number; n: number };
   runs: number;
@@ -146,6 +176,24 @@ async function inConfig<T>(configFile: string, make: () => Promise<T>): Promise<
   }
 }
 
+function described(
+  id: string,
+  entry: Subject | Judge,
+  parameters: RequestParameters,
+  maxTokens: number,
+): DescribedModel {
+  return {
+    id,
+    provider: entry.provider,
+    model: entry.model,
+    family: entry.family,
+    parameters,
+    sent: describeParameters(parameters),
+    maxTokens,
+    deviation: temperatureDeviation(entry.provider, entry.model, parameters),
+  };
+}
+
 export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const at = (p: string) => (isAbsolute(p) ? p : resolve(opts.root, p));
   const configFile = at(opts.config);
@@ -212,14 +260,13 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       config: s,
       provider: await inConfig(configFile, () => createProvider(s, 'subject', ctx)),
       priced: priceOf(s, `subject ${s.id}`),
+      parameters: resolveParameters(s.provider, s.model, s),
+      maxTokens: outputLimit(s.provider, s.model, s.max_tokens),
     });
   const judges: RunJudge[] = [];
   for (const j of config.judges.filter((j) => neededJudges.has(j.id)))
     judges.push({
-      id: j.id,
-      family: j.family,
-      model: j.model,
-      temperature: j.temperature,
+      ...judgeModelOf(j),
       config: j,
       provider: await inConfig(configFile, () => createProvider(j, 'judge', ctx)),
       priced: priceOf(j, `judge ${j.id}`),
@@ -274,20 +321,8 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       cells: subjects.length * questions.length * runs,
       describe: {
         config: config.name,
-        subjects: subjects.map((x) => ({
-          id: x.id,
-          provider: x.config.provider,
-          model: x.config.model,
-          family: x.config.family,
-          temperature: x.config.temperature,
-        })),
-        judges: judges.map((j) => ({
-          id: j.id,
-          provider: j.config.provider,
-          model: j.model,
-          family: j.family,
-          temperature: j.temperature,
-        })),
+        subjects: subjects.map((x) => described(x.id, x.config, x.parameters, x.maxTokens)),
+        judges: judges.map((j) => described(j.id, j.config, j.parameters, j.maxTokens)),
         corpus: {
           embedder: config.corpus.embedder,
           chunkTokens: config.corpus.chunk_tokens,

@@ -7,7 +7,7 @@
 import { judgeCaseCharged } from '../judging/parse.ts';
 import type { CallCharge, ModelReply } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
-import type { AnswerRecord, VerdictRecord } from './cells.ts';
+import { type AnswerRecord, isJudgeable, type VerdictRecord } from './cells.ts';
 import { BudgetExceededError, type BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';
 import {
@@ -112,6 +112,7 @@ export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRe
     cost_usd: reply.costUsd,
     batch: Boolean(reply.batch),
     charges: reply.charges ?? [],
+    ...(reply.stop ? { stop: reply.stop } : {}),
     created_at: new Date().toISOString(),
   };
 }
@@ -202,7 +203,7 @@ async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
   const hadAnswer = answerStore(run, cell.subject).get(cell.key) !== undefined;
   const answer = await syncAnswer(ctx, cell);
   if (hadAnswer) ctx.counts.answers.reused++;
-  if (!answer) return;
+  if (!answer || !isJudgeable(answer)) return;
   await Promise.all(
     panelOf(run, cell.subject).map(async (judge) => {
       const v = verdictCell(run, cell, answer, judge);

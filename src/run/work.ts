@@ -5,12 +5,22 @@
  */
 import { crossFamilyPanel } from '../judging/panel.ts';
 import {
+  JUDGE_MAX_TOKENS,
+  type JudgeModel,
   type JudgePromptVersion,
   judgePromptHash,
   judgePromptText,
   renderJudgeRequest,
 } from '../judging/prompt.ts';
-import type { ContextChunk, JudgeInput, ModelRequest, SubjectInput } from '../providers/types.ts';
+import { outputLimit, resolveParameters } from '../providers/contract.ts';
+import {
+  type ContextChunk,
+  type JudgeInput,
+  type ModelRequest,
+  parametersIdentity,
+  type RequestParameters,
+  type SubjectInput,
+} from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { Index } from '../retrieval/index.ts';
 import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
@@ -22,6 +32,7 @@ import {
   type VerdictIdentity,
   verdictKey,
 } from './cells.ts';
+import type { Judge } from './config.ts';
 import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
 
 /** One (subject, question, run index) of a run. */
@@ -102,8 +113,8 @@ export function subjectRequestFor(
   const input: SubjectInput = { kind: 'subject', questionId: question.id, question: question.text, chunks };
   return renderSubjectRequest(input, {
     model: subject.config.model,
-    temperature: subject.config.temperature,
-    maxTokens: subject.config.max_tokens,
+    parameters: subject.parameters,
+    maxTokens: subject.maxTokens,
     cell: { questionId: question.id, runIndex, subjectId: subject.id, seed: run.config.seed },
     prompt: run.subjectPrompt,
   });
@@ -125,7 +136,7 @@ export function answerIdentityFor(
     questions_version: run.config.questions.version,
     run_index: runIndex,
     prompt_hash: promptHash(request),
-    max_tokens: subject.config.max_tokens,
+    max_tokens: request.maxTokens,
     seed: run.config.seed,
     index_checksum: run.info.indexChecksum,
     k: run.config.retrieval.k,
@@ -163,6 +174,19 @@ export async function subjectCells(run: PreparedRun): Promise<SubjectCell[]> {
   return cells;
 }
 
+/** A judge entry of the run config as the judge prompt needs it: its parameters and output limit. */
+export function judgeModelOf(
+  entry: Judge,
+): JudgeModel & { parameters: RequestParameters; maxTokens: number } {
+  return {
+    id: entry.id,
+    model: entry.model,
+    family: entry.family,
+    parameters: resolveParameters(entry.provider, entry.model, entry),
+    maxTokens: outputLimit(entry.provider, entry.model, JUDGE_MAX_TOKENS),
+  };
+}
+
 /** The two judges of a subject, as the run built them. */
 export function panelOf(run: PreparedRun, subject: RunSubject): RunJudge[] {
   return crossFamilyPanel(subject.config.family, run.judges);
@@ -193,13 +217,13 @@ export function verdictCell(
     provider: judge.config.provider,
     model: judge.model,
     provider_version: judge.provider.version ?? '',
-    temperature: judge.temperature,
+    ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
     judge_prompt_hash: prompt.hash,
     request_hash: identityHash({
       system: request.system,
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
       model: request.model,
-      temperature: request.temperature,
+      ...parametersIdentity(request.parameters),
       max_tokens: request.maxTokens,
       schema: request.jsonSchema ?? null,
     }),

@@ -8,7 +8,13 @@
  * model and the temperature, so a different prompt, context, model or temperature is a different cell.
  */
 import { readFile } from 'node:fs/promises';
-import type { ContextChunk, ModelRequest, SubjectInput } from '../providers/types.ts';
+import {
+  type ContextChunk,
+  type ModelRequest,
+  parametersIdentity,
+  type RequestParameters,
+  type SubjectInput,
+} from '../providers/types.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 
@@ -39,7 +45,8 @@ export const subjectPromptHash: string = sha256(SUBJECT_SYSTEM_PROMPT_V1);
 
 export interface RenderSubjectOptions {
   model: string;
-  temperature: number;
+  /** the sampling and reasoning parameters sent (resolved from the config and the model's contract) */
+  parameters: RequestParameters;
   maxTokens: number;
   cell: NonNullable<ModelRequest['cell']>;
   /** the prompt (a run's prompt file); default the built-in v1 */
@@ -155,7 +162,7 @@ export function renderSubjectRequest(input: SubjectInput, opts: RenderSubjectOpt
     system: prompt.system,
     messages: [{ role: 'user', content, cacheBreak: content.length }],
     seed: cellSeed(opts.cell),
-    temperature: opts.temperature,
+    parameters: opts.parameters,
     maxTokens: opts.maxTokens,
     structured: input,
     cell: opts.cell,
@@ -163,18 +170,19 @@ export function renderSubjectRequest(input: SubjectInput, opts: RenderSubjectOpt
 }
 
 /**
- * SHA-256 over system + messages + model + temperature (JSON, fixed key order). Not over max tokens or
- * the cell: the run index is a separate part of the results-store key.
+ * SHA-256 over system + messages + model + the parameters sent (JSON, fixed key order; the temperature
+ * under its own key, any other parameter under `parameters`, see `parametersIdentity`). Not over max
+ * tokens or the cell: the run index is a separate part of the results-store key.
  */
 export function promptHash(
-  request: Pick<ModelRequest, 'system' | 'messages' | 'model' | 'temperature'>,
+  request: Pick<ModelRequest, 'system' | 'messages' | 'model' | 'parameters'>,
 ): string {
   return sha256(
     JSON.stringify({
       system: request.system,
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
       model: request.model,
-      temperature: request.temperature,
+      ...parametersIdentity(request.parameters),
     }),
   );
 }

@@ -15,7 +15,7 @@ const REQUEST: ModelRequest = {
   model: 'fake',
   system: 'judge',
   messages: [{ role: 'user', content: 'the case' }],
-  temperature: 0,
+  parameters: { temperature: 0 },
   maxTokens: 100,
 };
 

@@ -113,10 +113,10 @@ describe('judge prompt v2', () => {
   });
 
   it('caches everything before the answer: the same prefix for every answer to a question', () => {
-    const a = renderJudgeRequest(input, { id: 'j', model: 'm', family: 'f', temperature: 0 });
+    const a = renderJudgeRequest(input, { id: 'j', model: 'm', family: 'f', parameters: { temperature: 0 } });
     const b = renderJudgeRequest(
       { ...input, answer: 'The documents do not state it.' },
-      { id: 'j', model: 'm', family: 'f', temperature: 0 },
+      { id: 'j', model: 'm', family: 'f', parameters: { temperature: 0 } },
     );
     const [ma, mb] = [a.messages[0], b.messages[0]];
     expect(ma?.cacheBreak).toBeGreaterThan(0);

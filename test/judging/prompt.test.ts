@@ -76,11 +76,11 @@ describe('the judge prompt', () => {
       id: 'gpt-judge',
       model: 'gpt-5-mini',
       family: 'openai',
-      temperature: 0,
+      parameters: { temperature: 0 },
     });
     expect(request).toMatchObject({
       model: 'gpt-5-mini',
-      temperature: 0,
+      parameters: { temperature: 0 },
       system: judgePromptText(),
       structured: INPUT,
     });
@@ -99,7 +99,7 @@ describe('the judge prompt', () => {
     // the v1 layout, for configs pinned to v1
     const v1 = renderJudgeRequest(
       INPUT,
-      { id: 'j', model: 'm', family: 'f', temperature: 0 },
+      { id: 'j', model: 'm', family: 'f', parameters: { temperature: 0 } },
       judgePromptText('v1'),
       'v1',
     );

@@ -62,7 +62,7 @@ describe('heuristic judges', () => {
         id: name,
         model: name,
         family: judge.family,
-        temperature: 0,
+        parameters: { temperature: 0 },
       });
       const reply = await judge.complete(request);
       expect(JudgeVerdict.parse(JSON.parse(reply.text))).toEqual(reply.json);
@@ -72,7 +72,7 @@ describe('heuristic judges', () => {
     }
     await expect(
       heuristicJudge('numeric').complete({
-        ...renderJudgeRequest(base, { id: 'n', model: 'n', family: 'f', temperature: 0 }),
+        ...renderJudgeRequest(base, { id: 'n', model: 'n', family: 'f', parameters: { temperature: 0 } }),
         structured: undefined,
       }),
     ).rejects.toThrow(/structured judge input/);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { judgeVerdictJsonSchema } from '../../src/judging/prompt.ts';
 import { DIMENSIONS } from '../../src/judging/verdict.ts';
-import { geminiResponseSchema, strictJsonSchema } from '../../src/providers/live/schema.ts';
+import { geminiResponseSchema } from '../../src/providers/live/gemini.ts';
+import { strictJsonSchema } from '../../src/providers/live/schema.ts';
 
 type Json = Record<string, unknown>;
 

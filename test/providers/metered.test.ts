@@ -24,7 +24,7 @@ const request: ModelRequest = {
       content: '[acme-FY24-0123abcd] (Acme, FY24, p. 1)\nRevenue was 10.\n\nWhat was revenue?',
     },
   ],
-  temperature: 0,
+  parameters: { temperature: 0 },
   maxTokens: 64,
 };
 
@@ -143,7 +143,10 @@ describe('MeteredProvider', () => {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 100);
       await expect(
-        provider.complete({ ...request, model: 'claude-sonnet-4-6' }, { signal: controller.signal }),
+        provider.complete(
+          { ...request, model: 'claude-sonnet-4-6', parameters: {} },
+          { signal: controller.signal },
+        ),
       ).rejects.toThrow(/aborted/);
       const s = ledger.refresh();
       expect(s.open).toEqual([]);

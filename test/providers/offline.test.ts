@@ -17,7 +17,7 @@ import { ask, CHUNKS, GOVERNANCE, HIGHLIGHTS } from './context.ts';
 function request(input: SubjectInput, temperature = 0, runIndex = 0, seed = 'seed-1') {
   return renderSubjectRequest(input, {
     model: 'm',
-    temperature,
+    parameters: { temperature },
     maxTokens: 512,
     cell: { questionId: input.questionId, runIndex, seed },
   });
@@ -197,7 +197,7 @@ describe('the baselines follow the prompt on citations', () => {
   const noCite = (input: SubjectInput, temperature = 0) =>
     renderSubjectRequest(input, {
       model: 'm',
-      temperature,
+      parameters: { temperature },
       maxTokens: 512,
       cell: { questionId: input.questionId, runIndex: 0, seed: 'seed-1' },
       prompt,

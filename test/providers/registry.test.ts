@@ -18,7 +18,6 @@ const subject = (over: Partial<Subject>): Subject => ({
   provider: 'offline',
   model: 'extractive',
   family: 'rge-offline-extractive',
-  temperature: 0.7,
   max_tokens: 512,
   ...over,
 });
@@ -93,6 +92,48 @@ describe('createSubjectProvider', () => {
     expect(p).toBeInstanceOf(MeteredProvider);
     expect(p.id).toBe('openai/gpt-5.4');
     expect(p.family).toBe('openai');
+  });
+
+  it('refuses to build a model whose entry states a parameter its contract forbids, naming the model and the field', async () => {
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-test-0000', OPENAI_API_KEY: 'sk-test-registry-0000' };
+    await expect(
+      createProvider(
+        subject({ provider: 'anthropic', model: 'claude-sonnet-4-6', family: 'anthropic', temperature: 0 }),
+        'subject',
+        ctx(env),
+      ),
+    ).rejects.toThrow(
+      /^subject s: temperature: anthropic\/claude-sonnet-4-6 \(API version 2026-10-21\) accepts no temperature/,
+    );
+    await expect(
+      createProvider(
+        subject({
+          provider: 'openai',
+          model: 'gpt-5.4',
+          family: 'openai',
+          temperature: 0,
+          reasoning_effort: 'medium',
+        }),
+        'judge',
+        ctx(env),
+      ),
+    ).rejects.toThrow(
+      /judge s: temperature: openai\/gpt-5.4 accepts temperature only with reasoning_effort: none/,
+    );
+    // an uncatalogued Anthropic model is under the same API version: no sampling parameter either
+    await expect(
+      createProvider(
+        subject({
+          provider: 'anthropic',
+          model: 'claude-x-9',
+          family: 'anthropic',
+          top_p: 0.9,
+          prices: { input: 1, output: 2, cache_read: 0.1, cache_write: 1.25, batch_discount: 0.5 },
+        }),
+        'subject',
+        ctx(env),
+      ),
+    ).rejects.toThrow(/top_p: anthropic\/claude-x-9 \(API version 2026-10-21\) accepts no top_p/);
   });
 
   it('refuses a live model the catalogue does not price unless the config gives prices', async () => {

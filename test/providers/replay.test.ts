@@ -20,7 +20,7 @@ async function file(name: string, lines: readonly (string | object)[]): Promise<
 function request(model: string, questionId: string, runIndex: number) {
   return renderSubjectRequest(ask('What was the revenue?', undefined, questionId), {
     model,
-    temperature: 0,
+    parameters: { temperature: 0 },
     maxTokens: 512,
     cell: { questionId, runIndex, seed: 's' },
   });

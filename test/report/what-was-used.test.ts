@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { whatWasUsedLine } from '../../src/report/markdown.ts';
 import type { RunDescriptionView } from '../../src/report/summary.ts';
 
+const sent = (what: string) => ({ sent: what, maxTokens: 512, deviation: null });
+
 const base: RunDescriptionView = {
   config: 'configs/fixture.yaml',
-  subjects: [{ id: 's1', provider: 'offline', model: 'echo', family: 'offline', temperature: 0 }],
+  subjects: [{ id: 's1', provider: 'offline', model: 'echo', family: 'offline', ...sent('temperature 0') }],
   judges: [
-    { id: 'j1', provider: 'anthropic', model: 'claude-sonnet-4-6', family: 'anthropic', temperature: 0 },
-    { id: 'j2', provider: 'openai', model: 'gpt-5', family: 'openai', temperature: 0 },
+    { id: 'j1', provider: 'anthropic', model: 'claude-sonnet-4-6', family: 'anthropic', ...sent('nothing') },
+    { id: 'j2', provider: 'openai', model: 'gpt-5', family: 'openai', ...sent('temperature 0') },
   ],
   corpus: { embedder: 'use-lite', chunkTokens: 800, overlapTokens: 100, k: 5, index: 'data/index' },
   questions: { file: 'q.jsonl', version: 1, n: 60 },

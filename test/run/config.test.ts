@@ -65,7 +65,28 @@ describe('the committed configs', () => {
       gfs_weights: { grounding: 0.4, correctness: 0.35, calibration: 0.25 },
     });
     expect(config.subjects.map((s) => s.provider).sort()).toEqual(['anthropic', 'gemini', 'openai']);
-    expect(config.subjects.every((s) => s.temperature === 0)).toBe(true);
+    // temperature 0 where the model's contract allows it and its vendor does not advise against it
+    // (docs/adr/0014): GPT-5.4 at reasoning effort none; none at all for Claude (API version 2026-10-21
+    // refuses it) and for Gemini 3 (Google advises its default 1.0)
+    expect(
+      Object.fromEntries(
+        [...config.subjects, ...config.judges].map((m) => [
+          m.id,
+          {
+            temperature: m.temperature,
+            reasoning_effort: m.reasoning_effort,
+            thinking_level: m.thinking_level,
+          },
+        ]),
+      ),
+    ).toEqual({
+      claude: { temperature: undefined, reasoning_effort: undefined, thinking_level: undefined },
+      'claude-judge': { temperature: undefined, reasoning_effort: undefined, thinking_level: undefined },
+      gpt: { temperature: 0, reasoning_effort: 'none', thinking_level: undefined },
+      'gpt-judge': { temperature: 0, reasoning_effort: 'none', thinking_level: undefined },
+      gemini: { temperature: undefined, reasoning_effort: undefined, thinking_level: 'low' },
+      'gemini-judge': { temperature: undefined, reasoning_effort: undefined, thinking_level: 'low' },
+    });
     // every subject is judged only by other families, and by at least two of them
     for (const s of config.subjects) {
       const panel = crossFamilyPanel(config, s.id);

@@ -73,7 +73,7 @@ export async function measureBaseline(
       { kind: 'subject', questionId: q.id, question: q.text, chunks },
       {
         model: provider.id,
-        temperature,
+        parameters: { temperature },
         maxTokens: 512,
         cell: { questionId: q.id, runIndex: 0, seed: 'baseline-figures' },
       },

@@ -41,7 +41,7 @@ describe('offline baselines on the fixture questions', () => {
           { kind: 'subject', questionId: q.id, question: q.text, chunks },
           {
             model: 'm',
-            temperature,
+            parameters: { temperature },
             maxTokens: 512,
             cell: { questionId: q.id, runIndex, seed: 'rge-fixture-v1' },
           },

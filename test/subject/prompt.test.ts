@@ -18,7 +18,7 @@ import { ask, CHUNKS, GOVERNANCE, HIGHLIGHTS } from '../providers/context.ts';
 
 const opts = {
   model: 'extractive',
-  temperature: 0.7,
+  parameters: { temperature: 0.7 },
   maxTokens: 512,
   cell: { questionId: 'q-1', runIndex: 0, seed: 's' },
 };
@@ -56,7 +56,12 @@ describe('subject prompt v1', () => {
       '[adani-ports-FY24-3e61eaeb] (adani-ports, FY n/a, p. 3)',
     );
     expect(request.structured).toEqual(ask('What was the revenue?'));
-    expect(request).toMatchObject({ model: 'extractive', temperature: 0.7, maxTokens: 512, cell: opts.cell });
+    expect(request).toMatchObject({
+      model: 'extractive',
+      parameters: { temperature: 0.7 },
+      maxTokens: 512,
+      cell: opts.cell,
+    });
   });
 
   it('hashes a request stably, and differently when the prompt, context, model or temperature changes', () => {
@@ -68,7 +73,7 @@ describe('subject prompt v1', () => {
     expect(promptHash(renderSubjectRequest(ask('What was the profit?'), opts))).not.toBe(hash);
     expect(promptHash(renderSubjectRequest(ask('What was the revenue?', [HIGHLIGHTS]), opts))).not.toBe(hash);
     expect(promptHash({ ...request, model: 'eager' })).not.toBe(hash);
-    expect(promptHash({ ...request, temperature: 0 })).not.toBe(hash);
+    expect(promptHash({ ...request, parameters: { temperature: 0 } })).not.toBe(hash);
     // the run index is its own part of the results-store key, not part of the prompt hash
     const otherRun: ModelRequest = { ...request, cell: { ...opts.cell, runIndex: 2 }, maxTokens: 9 };
     expect(promptHash(otherRun)).toBe(hash);

@@ -4,13 +4,15 @@
  * pricing and the budget are NOT here: `../metered.ts` wraps every adapter the same way. The adapters
  * turn every SDK error into a `CallError` saying whether it is worth retrying and after how long.
  */
-import type { ModelRequest, Usage } from '../types.ts';
+import type { ModelRequest, StopInfo, Usage } from '../types.ts';
 
 export interface RawReply {
   text: string;
   usage: Usage;
   /** the model that answered, as the provider names it */
   model: string;
+  /** why the reply ended (complete, truncated at the token limit, a refusal, a safety stop) */
+  stop: StopInfo;
   /** how long the provider's rate-limit headers ask every caller to wait (none left until a reset) */
   pauseMs?: number | null;
 }
@@ -104,18 +106,17 @@ export class CallError extends Error {
 /** HTTP statuses worth another attempt: rate limits, server errors, overload (Anthropic 529), timeouts. */
 export const RETRYABLE_STATUSES = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
 
-type HeaderBag = { get(name: string): string | null } | Record<string, string | undefined> | undefined;
+/** Response headers as the SDKs give them (fetch `Headers`), or a plain record. */
+type HeaderBag = Headers | Record<string, string | undefined> | undefined;
 
 /** A header's value, its name matched without case; an empty value counts as absent. */
 function header(headers: HeaderBag, name: string): string | null {
   if (!headers) return null;
   let value: string | null | undefined;
-  if (typeof (headers as { get?: unknown }).get === 'function')
-    value = (headers as { get(name: string): string | null }).get(name);
+  if (headers instanceof Headers) value = headers.get(name);
   else {
-    const bag = headers as Record<string, string | undefined>;
-    const key = Object.keys(bag).find((k) => k.toLowerCase() === name.toLowerCase());
-    value = key === undefined ? null : bag[key];
+    const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+    value = key === undefined ? null : headers[key];
   }
   return value === undefined || value === null || value.trim() === '' ? null : value;
 }

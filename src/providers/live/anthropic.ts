@@ -1,15 +1,28 @@
 /**
- * Anthropic through `@anthropic-ai/sdk`: the Messages API and Message Batches.
+ * Anthropic through `@anthropic-ai/sdk`: the Messages API and Message Batches, under the API version the
+ * pinned SDK sends (`anthropic-version: 2026-10-21`, `ANTHROPIC_API_VERSION`), which refuses every sampling
+ * parameter: a request carries no temperature, top_p or top_k, and one that asks for them is refused here
+ * before it is sent (`ModelContract`, src/providers/contract.ts).
  *
  * Prompt caching: the system prompt and the cacheable prefix of each message (`cacheBreak`: the
  * retrieved context, identical across the runs of a cell and the judge calls of a question) carry
  * `cache_control: ephemeral`. Structured output: `output_config.format` with the verdict's JSON Schema.
  * Anthropic has no seed parameter. The SDK's own retries are off (`maxRetries: 0`): rge retries every
- * provider the same way (`../metered.ts`).
+ * provider the same way (`../metered.ts`). The request is built as the SDK's own param type, field by
+ * field, so a field the SDK drops or renames fails the type check.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatMessage, ModelRequest } from '../types.ts';
+import type {
+  CacheControlEphemeral,
+  Message,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  StopReason,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ModelContract } from '../catalogue.ts';
+import { requestIssues } from '../contract.ts';
+import type { ChatMessage, ModelRequest, StopInfo } from '../types.ts';
 import {
   type BatchAdapter,
   type BatchHint,
@@ -30,21 +43,47 @@ export interface AnthropicAdapterOptions {
   apiKey: string;
   baseURL?: string;
   timeoutMs: number;
-  acceptsTemperature: boolean;
-  requestDefaults?: Record<string, unknown>;
+  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
+  contract: ModelContract;
 }
 
-const EPHEMERAL = { type: 'ephemeral' } as const;
+const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
 
-function contentBlocks(m: ChatMessage): Anthropic.TextBlockParam[] {
+function contentBlocks(m: ChatMessage): TextBlockParam[] {
   const cut = m.cacheBreak;
   if (cut === undefined || cut <= 0 || cut > m.content.length) return [{ type: 'text', text: m.content }];
-  const head = m.content.slice(0, cut);
+  const head: TextBlockParam = { type: 'text', text: m.content.slice(0, cut), cache_control: EPHEMERAL };
   const tail = m.content.slice(cut);
-  return [
-    { type: 'text', text: head, cache_control: EPHEMERAL },
-    ...(tail.length > 0 ? [{ type: 'text' as const, text: tail }] : []),
-  ];
+  return tail.length > 0 ? [head, { type: 'text', text: tail }] : [head];
+}
+
+function messageParam(m: ChatMessage): MessageParam {
+  return m.role === 'user'
+    ? { role: 'user', content: contentBlocks(m) }
+    : { role: 'assistant', content: contentBlocks(m) };
+}
+
+/**
+ * The Messages API request of a `ModelRequest`, as the SDK types it. Throws a `CallError` (not worth
+ * retrying) for parameters the model's contract forbids: under API version 2026-10-21 any sampling
+ * parameter would be a 400.
+ */
+export function messageParams(
+  request: ModelRequest,
+  contract: ModelContract,
+): MessageCreateParamsNonStreaming {
+  const refused = requestIssues(contract, 'anthropic', request.model, request.parameters);
+  if (refused.length > 0)
+    throw new CallError(`anthropic: not sent: ${refused.join('; ')}`, null, false, null);
+  const params: MessageCreateParamsNonStreaming = {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
+    messages: request.messages.map(messageParam),
+  };
+  if (request.jsonSchema)
+    params.output_config = { format: { type: 'json_schema', schema: strictJsonSchema(request.jsonSchema) } };
+  return params;
 }
 
 export class AnthropicAdapter implements LiveAdapter {
@@ -64,17 +103,7 @@ export class AnthropicAdapter implements LiveAdapter {
   }
 
   params(request: ModelRequest): MessageCreateParamsNonStreaming {
-    return {
-      ...(this.opts.requestDefaults ?? {}),
-      model: request.model,
-      max_tokens: request.maxTokens,
-      ...(this.opts.acceptsTemperature ? { temperature: request.temperature } : {}),
-      system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
-      messages: request.messages.map((m) => ({ role: m.role, content: contentBlocks(m) })),
-      ...(request.jsonSchema
-        ? { output_config: { format: { type: 'json_schema', schema: strictJsonSchema(request.jsonSchema) } } }
-        : {}),
-    } as MessageCreateParamsNonStreaming;
+    return messageParams(request, this.opts.contract);
   }
 
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
@@ -89,15 +118,29 @@ export class AnthropicAdapter implements LiveAdapter {
   }
 }
 
-export function toReply(message: Anthropic.Message): RawReply {
-  const text = message.content
-    .filter((b): b is Anthropic.TextBlock => b.type === 'text')
-    .map((b) => b.text)
-    .join('');
+/** rge's stop kind of an Anthropic `stop_reason`. */
+export function anthropicStop(reason: StopReason | null): StopInfo {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return { kind: 'complete', reason };
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return { kind: 'truncated', reason };
+    case 'refusal':
+      return { kind: 'refusal', reason };
+    default:
+      return { kind: 'other', reason: reason ?? 'none' };
+  }
+}
+
+export function toReply(message: Message): RawReply {
+  const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
   const u = message.usage;
   return {
     text,
     model: message.model,
+    stop: anthropicStop(message.stop_reason),
     usage: {
       inputTokens: u.input_tokens ?? 0,
       outputTokens: u.output_tokens ?? 0,

@@ -2,18 +2,31 @@
  * Gemini through `@google/genai` (the Gemini Developer API): generateContent, and batch mode with
  * inlined requests.
  *
+ * What a request sends besides the prompt is the model's resolved parameters (src/providers/contract.ts):
+ * Gemini 3 gets `thinkingConfig.thinkingLevel` (the SDK's `ThinkingLevel` enum, as the REST API spells
+ * it: LOW, not low), the cell's seed, and a temperature only when the config states one; the output
+ * limit includes the thinking allowance, since Gemini counts thinking tokens toward `maxOutputTokens`.
  * Gemini caches long prompt prefixes by itself (implicit caching); `cachedContentTokenCount` is recorded
  * as cache reads and subtracted from `promptTokenCount`, which counts them. Thinking tokens are billed as
  * output and counted so. Structured output: `responseMimeType: application/json` with `responseSchema`
- * (property order kept, so evidence comes before the score). The seed goes in `seed`.
+ * (property order kept, so evidence comes before the score). Requests are built as the SDK's own types,
+ * field by field, without casts.
  */
 import {
   ApiError,
+  BlockedReason,
+  type Content,
+  FinishReason,
   type GenerateContentConfig,
   type GenerateContentResponse,
   GoogleGenAI,
+  type Schema,
+  ThinkingLevel,
+  Type,
 } from '@google/genai';
-import type { ModelRequest } from '../types.ts';
+import type { ModelContract } from '../catalogue.ts';
+import { requestIssues } from '../contract.ts';
+import type { ModelRequest, StopInfo, ThinkingLevel as ThinkingLevelName } from '../types.ts';
 import {
   type BatchAdapter,
   type BatchItem,
@@ -25,18 +38,54 @@ import {
   type RawReply,
   RETRYABLE_STATUSES,
 } from './adapter.ts';
-import { geminiResponseSchema } from './schema.ts';
+import { constUnion, isObject, type Json } from './schema.ts';
 
 export interface GeminiAdapterOptions {
   apiKey: string;
   baseURL?: string;
   timeoutMs: number;
-  acceptsTemperature: boolean;
-  acceptsSeed: boolean;
-  requestDefaults?: Record<string, unknown>;
+  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
+  contract: ModelContract;
 }
 
 const CUSTOM_ID = 'rge_custom_id';
+
+/** A run config's thinking level as the SDK's enum (the REST API's spelling). */
+export const GEMINI_THINKING_LEVEL: Record<ThinkingLevelName, ThinkingLevel> = {
+  minimal: ThinkingLevel.MINIMAL,
+  low: ThinkingLevel.LOW,
+  medium: ThinkingLevel.MEDIUM,
+  high: ThinkingLevel.HIGH,
+};
+
+/** The conversation of a `ModelRequest` as Gemini contents (the assistant is the `model` role). */
+export function geminiContents(request: ModelRequest): Content[] {
+  return request.messages.map((m) => ({
+    role: m.role === 'assistant' ? 'model' : 'user',
+    parts: [{ text: m.content }],
+  }));
+}
+
+/** The generation config of a `ModelRequest`, as the SDK types it; refuses what the contract forbids. */
+export function geminiConfig(request: ModelRequest, contract: ModelContract): GenerateContentConfig {
+  const refused = requestIssues(contract, 'gemini', request.model, request.parameters);
+  if (refused.length > 0) throw new CallError(`gemini: not sent: ${refused.join('; ')}`, null, false, null);
+  const p = request.parameters;
+  const config: GenerateContentConfig = {
+    systemInstruction: request.system,
+    maxOutputTokens: request.maxTokens,
+  };
+  if (p.thinking_level !== undefined)
+    config.thinkingConfig = { thinkingLevel: GEMINI_THINKING_LEVEL[p.thinking_level] };
+  if (p.temperature !== undefined) config.temperature = p.temperature;
+  if (p.top_p !== undefined) config.topP = p.top_p;
+  if (p.seed && request.seed !== undefined) config.seed = request.seed;
+  if (request.jsonSchema) {
+    config.responseMimeType = 'application/json';
+    config.responseSchema = geminiResponseSchema(request.jsonSchema);
+  }
+  return config;
+}
 
 export class GeminiAdapter implements LiveAdapter {
   readonly provider = 'gemini';
@@ -48,33 +97,15 @@ export class GeminiAdapter implements LiveAdapter {
       apiKey: opts.apiKey,
       httpOptions: { timeout: opts.timeoutMs, ...(opts.baseURL ? { baseUrl: opts.baseURL } : {}) },
     });
-    this.batch = new GeminiBatches(
-      this.ai,
-      (r) => this.contents(r),
-      (r) => this.config(r),
-    );
+    this.batch = new GeminiBatches(this.ai, geminiContents, (r) => this.config(r));
   }
 
-  contents(request: ModelRequest) {
-    return request.messages.map((m) => ({
-      role: m.role === 'assistant' ? 'model' : 'user',
-      parts: [{ text: m.content }],
-    }));
+  contents(request: ModelRequest): Content[] {
+    return geminiContents(request);
   }
 
   config(request: ModelRequest): GenerateContentConfig {
-    const { thinkingLevel, ...rest } = this.opts.requestDefaults ?? {};
-    return {
-      ...rest,
-      ...(thinkingLevel ? { thinkingConfig: { thinkingLevel } } : {}),
-      systemInstruction: request.system,
-      maxOutputTokens: request.maxTokens,
-      ...(this.opts.acceptsTemperature ? { temperature: request.temperature } : {}),
-      ...(this.opts.acceptsSeed && request.seed !== undefined ? { seed: request.seed } : {}),
-      ...(request.jsonSchema
-        ? { responseMimeType: 'application/json', responseSchema: geminiResponseSchema(request.jsonSchema) }
-        : {}),
-    } as GenerateContentConfig;
+    return geminiConfig(request, this.opts.contract);
   }
 
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
@@ -91,17 +122,39 @@ export class GeminiAdapter implements LiveAdapter {
   }
 }
 
+/** Finish reasons that are a content filter, not the model's own end. */
+const SAFETY_FINISHES: ReadonlySet<FinishReason> = new Set([
+  FinishReason.SAFETY,
+  FinishReason.RECITATION,
+  FinishReason.BLOCKLIST,
+  FinishReason.PROHIBITED_CONTENT,
+  FinishReason.SPII,
+  FinishReason.IMAGE_SAFETY,
+  FinishReason.IMAGE_PROHIBITED_CONTENT,
+]);
+
+/** rge's stop kind of a Gemini reply: its first candidate's `finishReason`, or a blocked prompt. */
+export function geminiStop(response: GenerateContentResponse): StopInfo {
+  const candidate = response.candidates?.[0];
+  const blocked = response.promptFeedback?.blockReason;
+  if (!candidate && blocked !== undefined && blocked !== BlockedReason.BLOCKED_REASON_UNSPECIFIED)
+    return { kind: 'safety', reason: `prompt blocked: ${blocked}` };
+  const finish = candidate?.finishReason;
+  if (finish === FinishReason.STOP) return { kind: 'complete', reason: finish };
+  if (finish === FinishReason.MAX_TOKENS) return { kind: 'truncated', reason: finish };
+  if (finish !== undefined && SAFETY_FINISHES.has(finish)) return { kind: 'safety', reason: finish };
+  return { kind: 'other', reason: finish ?? (candidate ? 'FINISH_REASON_UNSPECIFIED' : 'no candidate') };
+}
+
 export function toReply(response: GenerateContentResponse, requested: string): RawReply {
   const u = response.usageMetadata;
   const cached = u?.cachedContentTokenCount ?? 0;
   const parts = response.candidates?.[0]?.content?.parts ?? [];
-  const text = parts
-    .filter((p) => typeof p.text === 'string' && !p.thought)
-    .map((p) => p.text)
-    .join('');
+  const text = parts.flatMap((p) => (typeof p.text === 'string' && !p.thought ? [p.text] : [])).join('');
   return {
     text,
     model: response.modelVersion ?? requested,
+    stop: geminiStop(response),
     usage: {
       inputTokens: Math.max(0, (u?.promptTokenCount ?? 0) - cached),
       outputTokens: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
@@ -109,6 +162,50 @@ export function toReply(response: GenerateContentResponse, requested: string): R
       cacheWriteTokens: 0,
     },
   };
+}
+
+/** JSON Schema scalar type names and Gemini's `Type` enum (the REST API's upper-case spelling). */
+const GEMINI_TYPES: Record<string, Type> = {
+  string: Type.STRING,
+  number: Type.NUMBER,
+  integer: Type.INTEGER,
+  boolean: Type.BOOLEAN,
+  null: Type.NULL,
+};
+
+/**
+ * Gemini `responseSchema` (OpenAPI subset, the SDK's `Schema`) for a strict JSON Schema, keeping property
+ * order (without which Gemini orders keys alphabetically and the score would come before its evidence).
+ */
+export function geminiResponseSchema(schema: Json): Schema {
+  const walk = (node: Json): Schema => {
+    const consts = constUnion(node);
+    if (consts) {
+      const integral = consts.every(Number.isInteger);
+      return {
+        type: integral ? Type.INTEGER : Type.NUMBER,
+        minimum: Math.min(...consts),
+        maximum: Math.max(...consts),
+        description: `one of ${consts.join(', ')}`,
+      };
+    }
+    const type = typeof node.type === 'string' ? node.type : 'object';
+    if (type === 'object') {
+      const props = isObject(node.properties) ? node.properties : {};
+      const properties: Record<string, Schema> = {};
+      for (const [k, v] of Object.entries(props)) properties[k] = isObject(v) ? walk(v) : {};
+      const required = Array.isArray(node.required)
+        ? node.required.filter((r): r is string => typeof r === 'string')
+        : Object.keys(props);
+      return { type: Type.OBJECT, properties, required, propertyOrdering: Object.keys(props) };
+    }
+    if (type === 'array') return { type: Type.ARRAY, items: isObject(node.items) ? walk(node.items) : {} };
+    const scalar = GEMINI_TYPES[type] ?? Type.STRING;
+    if (Array.isArray(node.enum)) return { type: scalar, enum: node.enum.map(String), format: 'enum' };
+    return { type: scalar };
+  };
+  const withoutMeta = Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema'));
+  return walk(withoutMeta);
 }
 
 /** The wait a Gemini error asks for: its RetryInfo detail (`"retryDelay": "30s"`), if any. */
@@ -152,7 +249,7 @@ class GeminiBatches implements BatchAdapter {
 
   constructor(
     private readonly ai: GoogleGenAI,
-    private readonly contents: (r: ModelRequest) => ReturnType<GeminiAdapter['contents']>,
+    private readonly contents: (r: ModelRequest) => Content[],
     private readonly config: (r: ModelRequest) => GenerateContentConfig,
   ) {}
 

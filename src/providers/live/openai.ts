@@ -3,17 +3,23 @@
  * adapter serves `openai-compatible` endpoints (vLLM, Ollama, LM Studio, gateways) with the base URL of
  * the config, without batches and with the classic `max_tokens`.
  *
- * OpenAI caches prompt prefixes of 1,024 tokens and more by itself; the reply's
- * `prompt_tokens_details.cached_tokens` is recorded as cache reads (and subtracted from the input, which
- * OpenAI counts inclusive). Structured output: `response_format: json_schema` (strict). The seed goes in
- * `seed`. The SDK's own retries are off: rge retries every provider the same way.
+ * What a request sends besides the prompt is the model's resolved parameters (src/providers/contract.ts):
+ * GPT-5.x take `reasoning_effort`, and `temperature` / `top_p` only with effort `none`; a request that
+ * breaks its model's contract is refused here, before it is sent. OpenAI caches prompt prefixes of 1,024
+ * tokens and more by itself; the reply's `prompt_tokens_details.cached_tokens` is recorded as cache
+ * reads (and subtracted from the input, which OpenAI counts inclusive). Structured output:
+ * `response_format: json_schema` (strict). The SDK's own retries are off: rge retries every provider the
+ * same way. Requests are built as the SDK's own param type, field by field, without casts.
  */
 import OpenAI, { toFile } from 'openai';
 import type {
-  ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
-import type { ModelRequest } from '../types.ts';
+import { z } from 'zod';
+import type { ModelContract } from '../catalogue.ts';
+import { requestIssues } from '../contract.ts';
+import type { ChatMessage, ModelRequest, StopInfo } from '../types.ts';
 import {
   type BatchAdapter,
   type BatchItem,
@@ -35,12 +41,45 @@ export interface OpenAIAdapterOptions {
   apiKey: string;
   baseURL?: string;
   timeoutMs: number;
-  acceptsTemperature: boolean;
-  acceptsSeed: boolean;
-  requestDefaults?: Record<string, unknown>;
+  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
+  contract: ModelContract;
 }
 
 const TAG_KEY = 'rge_tag';
+
+function messageParam(m: ChatMessage): ChatCompletionMessageParam {
+  return m.role === 'user' ? { role: 'user', content: m.content } : { role: 'assistant', content: m.content };
+}
+
+/**
+ * The Chat Completions request of a `ModelRequest`, as the SDK types it: `max_completion_tokens` for
+ * OpenAI (reasoning models refuse `max_tokens`), `max_tokens` for a compatible server.
+ */
+export function chatParams(
+  request: ModelRequest,
+  opts: Pick<OpenAIAdapterOptions, 'provider' | 'contract'>,
+): ChatCompletionCreateParamsNonStreaming {
+  const refused = requestIssues(opts.contract, opts.provider, request.model, request.parameters);
+  if (refused.length > 0)
+    throw new CallError(`${opts.provider}: not sent: ${refused.join('; ')}`, null, false, null);
+  const p = request.parameters;
+  const params: ChatCompletionCreateParamsNonStreaming = {
+    model: request.model,
+    messages: [{ role: 'system', content: request.system }, ...request.messages.map(messageParam)],
+  };
+  if (opts.provider === 'openai-compatible') params.max_tokens = request.maxTokens;
+  else params.max_completion_tokens = request.maxTokens;
+  if (p.reasoning_effort !== undefined) params.reasoning_effort = p.reasoning_effort;
+  if (p.temperature !== undefined) params.temperature = p.temperature;
+  if (p.top_p !== undefined) params.top_p = p.top_p;
+  if (p.seed && request.seed !== undefined) params.seed = request.seed;
+  if (request.jsonSchema)
+    params.response_format = {
+      type: 'json_schema',
+      json_schema: { name: 'verdict', strict: true, schema: strictJsonSchema(request.jsonSchema) },
+    };
+  return params;
+}
 
 export class OpenAIAdapter implements LiveAdapter {
   readonly provider: string;
@@ -61,26 +100,7 @@ export class OpenAIAdapter implements LiveAdapter {
   }
 
   params(request: ModelRequest): ChatCompletionCreateParamsNonStreaming {
-    const compatible = this.opts.provider === 'openai-compatible';
-    return {
-      ...(this.opts.requestDefaults ?? {}),
-      model: request.model,
-      messages: [
-        { role: 'system', content: request.system },
-        ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-      ],
-      ...(compatible ? { max_tokens: request.maxTokens } : { max_completion_tokens: request.maxTokens }),
-      ...(this.opts.acceptsTemperature ? { temperature: request.temperature } : {}),
-      ...(this.opts.acceptsSeed && request.seed !== undefined ? { seed: request.seed } : {}),
-      ...(request.jsonSchema
-        ? {
-            response_format: {
-              type: 'json_schema',
-              json_schema: { name: 'verdict', strict: true, schema: strictJsonSchema(request.jsonSchema) },
-            },
-          }
-        : {}),
-    } as ChatCompletionCreateParamsNonStreaming;
+    return chatParams(request, this.opts);
   }
 
   async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
@@ -95,7 +115,42 @@ export class OpenAIAdapter implements LiveAdapter {
   }
 }
 
-export function toReply(completion: ChatCompletion, requested: string): RawReply {
+/**
+ * The part of a chat completion rge reads: the SDK's `ChatCompletion` has it, and a batch output line's
+ * body is checked against it (`CompletionBody`) before it is read.
+ */
+export interface CompletionView {
+  model: string;
+  choices: readonly {
+    finish_reason: string | null;
+    message: { content: string | null; refusal?: string | null };
+  }[];
+  usage?:
+    | {
+        prompt_tokens: number;
+        completion_tokens: number;
+        prompt_tokens_details?: { cached_tokens?: number | undefined } | null | undefined;
+      }
+    | null
+    | undefined;
+}
+
+/** rge's stop kind of a chat completion's `finish_reason` (a refusal message is a refusal). */
+export function openaiStop(finish: string | null, refusal: string | null | undefined): StopInfo {
+  if (refusal) return { kind: 'refusal', reason: 'refusal' };
+  switch (finish) {
+    case 'stop':
+      return { kind: 'complete', reason: finish };
+    case 'length':
+      return { kind: 'truncated', reason: finish };
+    case 'content_filter':
+      return { kind: 'safety', reason: finish };
+    default:
+      return { kind: 'other', reason: finish ?? 'none' };
+  }
+}
+
+export function toReply(completion: CompletionView, requested: string): RawReply {
   const choice = completion.choices[0];
   const message = choice?.message;
   const text = message?.content ?? message?.refusal ?? '';
@@ -104,6 +159,7 @@ export function toReply(completion: ChatCompletion, requested: string): RawReply
   return {
     text,
     model: completion.model || requested,
+    stop: openaiStop(choice?.finish_reason ?? null, message?.refusal),
     usage: {
       inputTokens: Math.max(0, (u?.prompt_tokens ?? 0) - cached),
       outputTokens: u?.completion_tokens ?? 0,
@@ -138,11 +194,31 @@ export function classify(provider: string, err: unknown, signal?: AbortSignal): 
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
-interface BatchOutputLine {
-  custom_id: string;
-  response?: { status_code: number; body: ChatCompletion } | null;
-  error?: { code?: string | null; message?: string | null } | null;
-}
+/** What rge reads of a chat completion in a batch output line (the rest passes through). */
+const CompletionBody = z.looseObject({
+  model: z.string(),
+  choices: z.array(
+    z.looseObject({
+      finish_reason: z.string().nullable(),
+      message: z.looseObject({ content: z.string().nullable(), refusal: z.string().nullable().optional() }),
+    }),
+  ),
+  usage: z
+    .looseObject({
+      prompt_tokens: z.number(),
+      completion_tokens: z.number(),
+      prompt_tokens_details: z.looseObject({ cached_tokens: z.number().optional() }).nullish(),
+    })
+    .optional(),
+});
+
+/** One line of a batch's output or error file. */
+const BatchOutputLine = z.looseObject({
+  custom_id: z.string(),
+  response: z.looseObject({ status_code: z.number(), body: z.unknown() }).nullish(),
+  error: z.looseObject({ code: z.string().nullish(), message: z.string().nullish() }).nullish(),
+});
+type BatchOutputLine = z.infer<typeof BatchOutputLine>;
 
 class OpenAIBatches implements BatchAdapter {
   readonly limits = { items: 50_000, bytes: 190 * 1024 * 1024 };
@@ -189,7 +265,7 @@ class OpenAIBatches implements BatchAdapter {
   async findByTag(tag: string): Promise<string | null> {
     try {
       for await (const b of this.client.batches.list({ limit: 100 }))
-        if ((b.metadata as Record<string, string> | null | undefined)?.[TAG_KEY] === tag) return b.id;
+        if (b.metadata?.[TAG_KEY] === tag) return b.id;
       return null;
     } catch (err) {
       throw classify(this.provider, err);
@@ -219,7 +295,7 @@ class OpenAIBatches implements BatchAdapter {
     return text
       .split('\n')
       .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as BatchOutputLine);
+      .map((l) => BatchOutputLine.parse(JSON.parse(l)));
   }
 
   async results(
@@ -235,9 +311,13 @@ class OpenAIBatches implements BatchAdapter {
         ...(await this.lines(b.error_file_id, signal)),
       ];
       for (const line of lines) {
-        const body = line.response?.body;
-        if (line.response && line.response.status_code === 200 && body)
-          found.set(line.custom_id, { customId: line.custom_id, ok: true, reply: toReply(body, body.model) });
+        const body = line.response?.status_code === 200 ? CompletionBody.safeParse(line.response.body) : null;
+        if (body?.success)
+          found.set(line.custom_id, {
+            customId: line.custom_id,
+            ok: true,
+            reply: toReply(body.data, body.data.model),
+          });
         else {
           const code = line.error?.code ?? `status ${line.response?.status_code ?? 'unknown'}`;
           found.set(line.custom_id, {

@@ -46,7 +46,7 @@ export function cellRandom(request: ModelRequest, provider: string): () => numbe
   const cell = request.cell;
   if (!cell)
     throw new RgeError(
-      `${provider} samples at temperature ${request.temperature} and needs request.cell (seed, question id, run index)`,
+      `${provider} samples at temperature ${request.parameters.temperature ?? 0} and needs request.cell (seed, question id, run index)`,
     );
   return seedrandom(`${cell.seed}:${cell.questionId}:${cell.runIndex}`);
 }

@@ -317,8 +317,9 @@ export class ExtractiveProvider implements Provider {
   async complete(request: ModelRequest): Promise<ModelReply> {
     const started = performance.now();
     const input = subjectInput(request, this.id);
-    const random = request.temperature > 0 ? cellRandom(request, this.id) : () => 0;
-    const answer = extractiveAnswer(input, request.temperature, random);
+    const temperature = request.parameters.temperature ?? 0;
+    const random = temperature > 0 ? cellRandom(request, this.id) : () => 0;
+    const answer = extractiveAnswer(input, temperature, random);
     return reply(
       request,
       asksToCite(request, input) ? answer : withoutCitations(answer, input),
