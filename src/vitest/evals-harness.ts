@@ -175,6 +175,21 @@ export function dimensionScore(outcome: JudgeOutcome, dimension: Dimension): Jud
   };
 }
 
+/**
+ * A panel judge's score of a case whose answer was not judged: the subject's reply did not end on its
+ * own (cut at the output limit, a refusal, a safety stop), so no judge was asked and nothing is scored.
+ */
+export function notJudged(row: CaseRow, judgeId: string): JudgeResult {
+  const stop = row.answer_stop;
+  return {
+    score: null,
+    metadata: {
+      rationale: `unscored: the answer was not judged (its reply ended ${stop ? `${stop.kind}: ${stop.reason}` : 'without a verdict'})`,
+      judge: judgeId,
+    },
+  };
+}
+
 /** The case's GFS (primary weights), already on 0-1. */
 export function gfsScore(row: CaseRow): JudgeResult {
   const s = row.scores;
@@ -204,7 +219,11 @@ export function panelJudges(run: PreparedRun, subject: RunSubject, book: CaseBoo
     for (const dimension of DIMENSIONS)
       judges.push({
         name: `${judge.id} ${dimension}`,
-        assess: ({ input }) => dimensionScore(book.row(input.cell).verdicts[at] as JudgeOutcome, dimension),
+        assess: ({ input }) => {
+          const row = book.row(input.cell);
+          const outcome = row.verdicts[at];
+          return outcome ? dimensionScore(outcome, dimension) : notJudged(row, judge.id);
+        },
       });
   judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell)) });
   return judges;

@@ -31,40 +31,46 @@ describe('rge eval run against live providers (loopback)', () => {
     await s.close();
   });
 
+  const requests = () => [s.anthropic, s.openai, s.gemini].flatMap((x) => x.requests);
+  const modelCalls = () => s.anthropic.calls.length + s.openai.calls.length + s.gemini.calls.length;
+
   for (const mode of ['sync', 'batch'] as const) {
-    it(`completes a small ${mode} run of the published config and reports cache savings and estimate vs actual`, async () => {
+    it(`completes a small ${mode} run of the published config, every request accepted, and reports what was sent, cache savings and estimate vs actual; a rerun calls nothing`, async () => {
       const dir = await mkdtemp(join(tmpdir(), `rge-cli-live-${mode}-`));
       const results = join(dir, 'results');
       const reports = join(dir, 'reports');
-      const outcome = await spawnRge(
-        [
-          'eval',
-          'run',
-          '--config',
-          'configs/published.yaml',
-          '--questions',
-          '2',
-          '--runs',
-          '2',
-          '--mode',
-          mode,
-          '--results-dir',
-          results,
-          '--reports-dir',
-          reports,
-          ...setArgs(liveOverrides()),
-        ],
-        liveEnv(s),
-      );
+      const args = [
+        'eval',
+        'run',
+        '--config',
+        'configs/published.yaml',
+        '--questions',
+        '3',
+        '--runs',
+        '2',
+        '--mode',
+        mode,
+        '--results-dir',
+        results,
+        '--reports-dir',
+        reports,
+        ...setArgs(liveOverrides()),
+      ];
+      const before = requests().length;
+      const outcome = await spawnRge(args, liveEnv(s));
       printed.push(outcome.out, outcome.err);
       expect(outcome.code, outcome.err).toBe(0);
       expect(outcome.out).toMatch(
-        /12 cases, 0 reused, 0 failed \(pass rate 100\.0%\); report .*summary\.md; answers computed 12, verdicts computed 24/,
+        /18 cases, 0 reused, 0 failed \(pass rate 100\.0%\); report .*summary\.md; answers computed 18, verdicts computed 36/,
       );
+      // the strict fakes refused nothing: every request of the run was one the real APIs accept
+      const sent = requests().slice(before);
+      expect(sent.length).toBeGreaterThan(0);
+      expect(sent.filter((r) => r.status >= 400).map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual([]);
       expect(outcome.err).toMatch(/estimate for run published-/);
       if (mode === 'batch')
         expect(outcome.err).toMatch(
-          /batch rge-published-.*: submitting 4 answers to anthropic\/claude-sonnet-4-6/,
+          /batch rge-published-.*: submitting 6 answers to anthropic\/claude-sonnet-4-6/,
         );
       const report = /report (\S+summary\.md)/.exec(outcome.out)?.[1] as string;
       const md = readFileSync(report, 'utf8');
@@ -73,12 +79,31 @@ describe('rge eval run against live providers (loopback)', () => {
         /## Budget: the pre-flight estimate against what the run spent \((sync|batch) mode\)/,
       );
       expect(md).toMatch(
-        /\| subject \| anthropic\/claude-sonnet-4-6 \| 4 \| [\d.]+ \| [\d.]+ \| 4 \| [\d.]+ \| [\d.]+x \|/,
+        /\| subject \| anthropic\/claude-sonnet-4-6 \| 6 \| [\d.]+ \| [\d.]+ \| 6 \| [\d.]+ \| [\d.]+x \|/,
       );
       // Caching saved money on the Anthropic subject (runs after the first read the context).
       const claude = /\| claude \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|/.exec(md);
       expect(Number(claude?.[3])).toBeGreaterThan(0);
       if (mode === 'batch') expect(md).toMatch(/\| claude \|.*\| 100% \|/);
+      // what each model was sent, and the deviation from the methodology's temperature 0
+      expect(md).toContain(
+        '| sent to claude (subject) | no sampling or reasoning parameter; output limit 1024 tokens; deviation from temperature 0: no temperature: API version 2026-10-21 refuses temperature, top_p and top_k',
+      );
+      expect(md).toContain(
+        '| sent to gpt-judge (judge) | temperature 0, reasoning_effort none, seed; output limit 2048 tokens; temperature 0 as the methodology fixes it |',
+      );
+      expect(md).toMatch(
+        /\| sent to gemini \(subject\) \| thinking_level low, seed; output limit 3072 tokens; deviation from temperature 0: no temperature: Google's Gemini 3 guide advises/,
+      );
+      expect(md).toMatch(/## How replies ended/);
+      expect(md).toMatch(/\| claude \| subject \(answers\) \| 6 \| 0 \| 0 \| 0 \| 0 \|/);
+      // the same command again reuses every stored cell and calls no model
+      const calls = modelCalls();
+      const again = await spawnRge(args, liveEnv(s));
+      printed.push(again.out, again.err);
+      expect(again.code, again.err).toBe(0);
+      expect(again.out).toMatch(/18 cases, 18 reused, 0 failed .*answers computed 0, verdicts computed 0/);
+      expect(modelCalls()).toBe(calls);
       written.push(...filesUnder(dir));
     }, 240_000);
   }
@@ -114,8 +139,9 @@ describe('rge eval run against live providers (loopback)', () => {
   }, 240_000);
 
   it('the cap stops a run: exit 1 with the cap message, the cells it could not pay for fail as errors, none vanish', async () => {
-    // A verbose model: its answers run to max_tokens, where the estimate assumed one output token, so
-    // the pre-flight lets the run start and the spend reaches the cap part way.
+    // A verbose model: its answers run to about 600 tokens (below every model's output limit, so they
+    // are complete and judged), where the estimate assumed one output token, so the pre-flight lets the
+    // run start and the spend reaches the cap part way.
     const verbose = await startLoopbackServers(
       {
         latencyMs: 1,
@@ -123,7 +149,7 @@ describe('rge eval run against live providers (loopback)', () => {
           const reply = defaultReply(call);
           if (call.schema !== null) return reply;
           return {
-            text: `${reply.text} ${'Further detail from the report. '.repeat(Math.floor((call.maxTokens ?? 512) / 6))}`,
+            text: `${reply.text} ${'Further detail from the report. '.repeat(100)}`,
           };
         },
       },

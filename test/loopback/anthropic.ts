@@ -4,7 +4,21 @@
  * retrieve, list, cancel, delete, results JSONL).
  *
  * Note: SDK 1.14 sends `apiKey` as `Authorization: Bearer`, older ones as `x-api-key`; both are accepted.
+ *
+ * The server is as strict as the API: every request needs a known `anthropic-version` header, and a
+ * Messages body (sync, count_tokens, or a batch's params) may carry only the fields that version takes
+ * (`Extra inputs are not permitted`, see "Request validation" below).
  */
+import type { BatchCreateParams } from '@anthropic-ai/sdk/resources/messages/batches';
+import type {
+  CacheControlEphemeral,
+  JSONOutputFormat,
+  MessageCountTokensParams,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  OutputConfig,
+  TextBlockParam,
+} from '@anthropic-ai/sdk/resources/messages/messages';
 import {
   BatchJob,
   type BatchOutcome,
@@ -36,6 +50,15 @@ import {
   settleAll,
   stringOr,
 } from './common.ts';
+import {
+  dottedPath,
+  findUnknownField,
+  type KeysOfUnion,
+  type ObjectRule,
+  type UnknownField,
+  type ValueRule,
+  withFields,
+} from './strict.ts';
 
 const ERROR_TYPES: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
@@ -79,6 +102,203 @@ function rateLimitHeaders(s: RateLimitSnapshot): Record<string, string> {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Request validation
+
+/**
+ * The API versions the server knows: 2023-06-01, the first, which still takes sampling parameters, and
+ * 2026-10-21, the one SDK 1.14 sends (client.js `buildHeaders`), which does not.
+ */
+export const API_VERSIONS = ['2023-06-01', '2026-10-21'] as const;
+
+export type ApiVersion = (typeof API_VERSIONS)[number];
+
+/** The version header of a request, or the API's 400 message when it is missing or unknown. */
+function apiVersionOf(ex: HttpExchange): { ok: true; version: ApiVersion } | { ok: false; message: string } {
+  const header = ex.req.headers['anthropic-version'];
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  if (value === undefined || value === '')
+    return { ok: false, message: 'anthropic-version: header is required' };
+  const version = API_VERSIONS.find((v) => v === value);
+  return version
+    ? { ok: true, version }
+    : { ok: false, message: `anthropic-version: "${value}" is not a valid version` };
+}
+
+/** Params the SDK takes out of the body and sends as headers (`anthropic-user-profile-id`, `anthropic-workspace-id`). */
+type HeaderParams = 'user_profile_id' | 'workspace_id';
+
+/** The body fields of POST /v1/messages: `MessageCreateParamsNonStreaming` less its header params. */
+const MESSAGE_BODY_FIELDS = {
+  model: true,
+  max_tokens: true,
+  messages: true,
+  cache_control: true,
+  container: true,
+  diagnostics: true,
+  inference_geo: true,
+  metadata: true,
+  output_config: true,
+  service_tier: true,
+  speed: true,
+  stop_sequences: true,
+  stream: true,
+  system: true,
+  thinking: true,
+  tool_choice: true,
+  tools: true,
+} satisfies Record<Exclude<keyof MessageCreateParamsNonStreaming, HeaderParams>, true>;
+
+/** The body fields of POST /v1/messages/count_tokens: `MessageCountTokensParams` (it has no max_tokens). */
+const COUNT_TOKENS_FIELDS = {
+  model: true,
+  messages: true,
+  cache_control: true,
+  output_config: true,
+  speed: true,
+  system: true,
+  thinking: true,
+  tool_choice: true,
+  tools: true,
+} satisfies Record<Exclude<keyof MessageCountTokensParams, HeaderParams>, true>;
+
+/**
+ * The sampling parameters API version 2023-06-01 still takes. Version 2026-10-21 (and so the SDK's
+ * types) has none of them: there they are extra inputs like any other, whatever their value.
+ */
+const LEGACY_SAMPLING_FIELDS = { temperature: true, top_p: true, top_k: true } as const;
+
+/** The body of POST /v1/messages/batches: `BatchCreateParams` less its header params. */
+const BATCH_BODY_FIELDS = { requests: true } satisfies Record<
+  Exclude<keyof BatchCreateParams, HeaderParams>,
+  true
+>;
+
+/** One request of a batch: `BatchCreateParams.Request`. */
+const BATCH_REQUEST_FIELDS = { custom_id: true, params: true } satisfies Record<
+  keyof BatchCreateParams.Request,
+  true
+>;
+
+/** A message: the fields every member of `MessageParam` (user, assistant, system) has. */
+const MESSAGE_FIELDS = { role: true, content: true } satisfies Record<KeysOfUnion<MessageParam>, true>;
+
+/** A text block: `TextBlockParam`. */
+const TEXT_BLOCK_FIELDS = { type: true, text: true, cache_control: true, citations: true } satisfies Record<
+  keyof TextBlockParam,
+  true
+>;
+
+/** A cache breakpoint: `CacheControlEphemeral`. */
+const CACHE_CONTROL_FIELDS = { type: true, ttl: true } satisfies Record<keyof CacheControlEphemeral, true>;
+
+/** `output_config`: `OutputConfig`. */
+const OUTPUT_CONFIG_FIELDS = { effort: true, format: true } satisfies Record<keyof OutputConfig, true>;
+
+/** `output_config.format`: `JSONOutputFormat`. */
+const OUTPUT_FORMAT_FIELDS = { type: true, schema: true } satisfies Record<keyof JSONOutputFormat, true>;
+
+const CACHE_CONTROL: ObjectRule = { fields: CACHE_CONTROL_FIELDS };
+const TEXT_BLOCK: ObjectRule = { fields: TEXT_BLOCK_FIELDS, children: { cache_control: CACHE_CONTROL } };
+/** A block of another type: its own fields are not checked, its cache breakpoint is. */
+const OTHER_BLOCK: ObjectRule = { fields: null, children: { cache_control: CACHE_CONTROL } };
+const CONTENT_BLOCK: ValueRule = {
+  choose: (block) => (isRecord(block) && block.type === 'text' ? TEXT_BLOCK : OTHER_BLOCK),
+};
+const MESSAGE: ObjectRule = { fields: MESSAGE_FIELDS, children: { content: { each: CONTENT_BLOCK } } };
+const BODY_CHILDREN: ObjectRule['children'] = {
+  messages: { each: MESSAGE },
+  system: { each: TEXT_BLOCK },
+  cache_control: CACHE_CONTROL,
+  output_config: { fields: OUTPUT_CONFIG_FIELDS, children: { format: { fields: OUTPUT_FORMAT_FIELDS } } },
+};
+
+export type MessagesEndpoint = 'messages' | 'count_tokens';
+
+function bodyRule(endpoint: MessagesEndpoint, version: ApiVersion): ObjectRule {
+  const rule = {
+    fields: endpoint === 'messages' ? MESSAGE_BODY_FIELDS : COUNT_TOKENS_FIELDS,
+    children: BODY_CHILDREN,
+  };
+  return version === '2023-06-01' ? withFields(rule, LEGACY_SAMPLING_FIELDS) : rule;
+}
+
+/** A field of a request the API refuses: its dotted path, and why. */
+export interface ParamsIssue {
+  path: string;
+  problem: string;
+}
+
+/** The API's (pydantic's) message for a field the model of the body does not have. */
+function extraInput(unknown: UnknownField): ParamsIssue {
+  return { path: dottedPath([...unknown.parent, unknown.field]), problem: 'Extra inputs are not permitted' };
+}
+
+/**
+ * Content that version 2026-10-21 refuses although its fields are known: document blocks in assistant
+ * messages, and citations on the text blocks of user messages. The API's exact wording for these two is
+ * not known; the messages here are plausible ones in its `<path>: <problem>` form.
+ */
+function contentIssue(messages: unknown[]): ParamsIssue | null {
+  for (const [i, message] of messages.entries()) {
+    if (!isRecord(message) || !Array.isArray(message.content)) continue;
+    for (const [j, block] of message.content.entries()) {
+      if (!isRecord(block)) continue;
+      if (message.role === 'assistant' && block.type === 'document') {
+        return {
+          path: `messages.${i}.content.${j}`,
+          problem: 'document blocks are not permitted in assistant messages',
+        };
+      }
+      const cited = Array.isArray(block.citations) && block.citations.length > 0;
+      if (message.role === 'user' && block.type === 'text' && cited) {
+        return {
+          path: `messages.${i}.content.${j}.citations`,
+          problem: 'citations are not permitted on text blocks of user messages',
+        };
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * What the API refuses in a Messages body under `version` before it reads it: a field the endpoint does
+ * not take (top level, in a message, a text block, a cache breakpoint, `output_config`, its `format`),
+ * then the content rules of the version. Null when the body passes; a body that is not an object is
+ * left to the parser.
+ */
+export function paramsIssue(
+  params: unknown,
+  endpoint: MessagesEndpoint,
+  version: ApiVersion,
+): ParamsIssue | null {
+  if (!isRecord(params)) return null;
+  const unknown = findUnknownField(params, bodyRule(endpoint, version));
+  if (unknown) return extraInput(unknown);
+  if (version !== '2023-06-01' && Array.isArray(params.messages)) return contentIssue(params.messages);
+  return null;
+}
+
+/** A batch create body's first refused field: `requests.<i>.<field>` or `requests.<i>.params.<path>`. */
+function batchIssue(body: Record<string, unknown>, version: ApiVersion): ParamsIssue | null {
+  const unknown = findUnknownField(body, {
+    fields: BATCH_BODY_FIELDS,
+    children: { requests: { each: { fields: BATCH_REQUEST_FIELDS } } },
+  });
+  if (unknown) return extraInput(unknown);
+  const requests = Array.isArray(body.requests) ? body.requests : [];
+  for (const [i, request] of requests.entries()) {
+    const issue = isRecord(request) ? paramsIssue(request.params, 'messages', version) : null;
+    if (issue) return { ...issue, path: `requests.${i}.params.${issue.path}` };
+  }
+  return null;
+}
+
+function issueMessage(issue: ParamsIssue): string {
+  return `${issue.path}: ${issue.problem}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Request parsing
 
 type Parsed = { ok: true; turn: ModelTurn } | { ok: false; message: string };
@@ -114,26 +334,31 @@ function contentSegments(content: unknown): PromptSegment[] {
   return content.map((block) => promptSegment(blockText(block), cacheTtlOf(block)));
 }
 
-/** The JSON schema of `output_config.format` (or the older beta `output_format`), or null. */
+/** The JSON schema of `output_config.format`, or null. */
 function schemaOf(params: Record<string, unknown>): unknown | null {
   const config = isRecord(params.output_config) ? params.output_config : {};
-  const format = isRecord(config.format)
-    ? config.format
-    : isRecord(params.output_format)
-      ? params.output_format
-      : null;
+  const format = isRecord(config.format) ? config.format : null;
   return format?.type === 'json_schema' ? (format.schema ?? {}) : null;
 }
 
-/** A Messages API body as a model turn: system blocks first, then every message's blocks, in order. */
-export function parseMessagesParams(params: unknown, customId: string | null): Parsed {
+/**
+ * A Messages API body as a model turn: system blocks first, then every message's blocks, in order.
+ * A count_tokens body has no max_tokens; its turn has none either.
+ */
+export function parseMessagesParams(
+  params: unknown,
+  customId: string | null,
+  apiVersion: ApiVersion,
+  endpoint: MessagesEndpoint = 'messages',
+): Parsed {
   if (!isRecord(params)) return { ok: false, message: 'The request body must be a JSON object.' };
   if (params.stream === true)
     return { ok: false, message: 'stream: true is not supported by the loopback server.' };
   if (typeof params.model !== 'string' || params.model === '')
     return { ok: false, message: 'model: Field required' };
-  const maxTokens = numberOr(params.max_tokens, null);
-  if (maxTokens === null || maxTokens < 0) return { ok: false, message: 'max_tokens: Field required' };
+  const maxTokens = endpoint === 'count_tokens' ? null : numberOr(params.max_tokens, null);
+  if (endpoint === 'messages' && (maxTokens === null || maxTokens < 0))
+    return { ok: false, message: 'max_tokens: Field required' };
   if (!Array.isArray(params.messages)) return { ok: false, message: 'messages: Field required' };
 
   const segments = contentSegments(params.system);
@@ -165,6 +390,8 @@ export function parseMessagesParams(params: unknown, customId: string | null): P
     maxTokens,
     batch: customId !== null,
     customId,
+    apiVersion,
+    body: params,
   };
   return { ok: true, turn: { call, segments } };
 }
@@ -283,6 +510,12 @@ export async function startAnthropicServer(opts: LoopbackOptions = {}): Promise<
       sendError(ex, 401, 'authentication', 'invalid x-api-key');
       return;
     }
+    const apiVersion = apiVersionOf(ex);
+    if (!apiVersion.ok) {
+      sendError(ex, 400, 'invalid_request', apiVersion.message);
+      return;
+    }
+    const { version } = apiVersion;
     const json =
       ex.method === 'POST' && ex.body.length > 0 ? parseJsonBody(ex.body) : { ok: true as const, value: {} };
     if (!json.ok) {
@@ -295,27 +528,32 @@ export async function startAnthropicServer(opts: LoopbackOptions = {}): Promise<
       return;
     }
 
-    if (isMessages) {
-      const parsed = parseMessagesParams(json.value, null);
+    if (isMessages || route === 'POST /v1/messages/count_tokens') {
+      const endpoint: MessagesEndpoint = isMessages ? 'messages' : 'count_tokens';
+      const issue = paramsIssue(json.value, endpoint, version);
+      if (issue) {
+        sendError(ex, 400, 'invalid_request', issueMessage(issue));
+        return;
+      }
+      const parsed = parseMessagesParams(json.value, null, version, endpoint);
       if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
-      else await serveSyncCall(state, ex, parsed.turn, fault, renderer);
-      return;
-    }
-
-    if (route === 'POST /v1/messages/count_tokens') {
-      const parsed = parseMessagesParams(
-        isRecord(json.value) ? { max_tokens: 0, ...json.value } : json.value,
-        null,
-      );
-      if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
+      else if (isMessages) await serveSyncCall(state, ex, parsed.turn, fault, renderer);
       else sendJson(ex.res, 200, { input_tokens: parsed.turn.segments.reduce((n, s) => n + s.tokens, 0) });
       return;
     }
 
     if (route === 'POST /v1/messages/batches') {
-      const requests = isRecord(json.value) ? json.value.requests : undefined;
+      const body = isRecord(json.value) ? json.value : {};
+      const requests = body.requests;
       if (!Array.isArray(requests) || requests.length === 0) {
         sendError(ex, 400, 'invalid_request', 'requests: List should have at least 1 item');
+        return;
+      }
+      // A params object the API refuses (a field its version does not take) fails the whole create;
+      // one that passes that check but cannot be served (no model, say) becomes an errored item.
+      const issue = batchIssue(body, version);
+      if (issue) {
+        sendError(ex, 400, 'invalid_request', issueMessage(issue));
         return;
       }
       const ids = new Set<string>();
@@ -327,7 +565,7 @@ export async function startAnthropicServer(opts: LoopbackOptions = {}): Promise<
           return;
         }
         ids.add(customId);
-        const parsed = parseMessagesParams(isRecord(request) ? request.params : undefined, customId);
+        const parsed = parseMessagesParams(isRecord(request) ? request.params : undefined, customId, version);
         entries.push(
           parsed.ok
             ? { customId, turn: parsed.turn, invalid: null }

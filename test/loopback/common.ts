@@ -32,6 +32,13 @@ export interface LoopbackCall {
   batch: boolean;
   /** batch item id (Anthropic custom_id, OpenAI custom_id, Gemini metadata.key) */
   customId: string | null;
+  /** the `anthropic-version` the request (or its batch) was sent under; null for OpenAI and Gemini */
+  apiVersion: string | null;
+  /**
+   * The request as received: Anthropic's Messages params, OpenAI's chat completions body, Gemini's whole
+   * GenerateContentRequest (a batch item's own params or request)
+   */
+  body: Record<string, unknown>;
 }
 
 export interface LoopbackReply {

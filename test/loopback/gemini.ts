@@ -8,7 +8,12 @@
  * response}`. The SDK reads `metadata.state` (BATCH_STATE_*, which it renames JOB_STATE_*),
  * `metadata.displayName` and `metadata.output.inlinedResponses.inlinedResponses`; it does not read the
  * operation's `error`, so a failed batch shows only as JOB_STATE_FAILED.
+ *
+ * The server is as strict as the API: a GenerateContentRequest (sync, counted, or inlined in a batch)
+ * may carry only the fields the API knows, under either proto JSON spelling, and its thinking config and
+ * response schema only the values it takes (see "Request validation" below).
  */
+import type { GenerationConfig, ThinkingConfig, ThinkingLevel, Type } from '@google/genai';
 import {
   BatchJob,
   type BatchOutcome,
@@ -34,6 +39,14 @@ import {
   settleAll,
   stringOr,
 } from './common.ts';
+import {
+  camelCase,
+  type FieldPath,
+  findUnknownField,
+  type ObjectRule,
+  protoField,
+  protoPath,
+} from './strict.ts';
 
 const STATUS_NAMES: Record<ErrorKind, string> = {
   invalid_request: 'INVALID_ARGUMENT',
@@ -63,8 +76,9 @@ function sendError(
   kind: ErrorKind,
   message: string,
   headers: Record<string, string> = {},
+  extraDetails: unknown[] = [],
 ) {
-  const details: unknown[] = [];
+  const details: unknown[] = [...extraDetails];
   if (kind === 'authentication') {
     details.push({
       '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
@@ -90,6 +104,211 @@ function sendError(
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Request validation
+
+/**
+ * The fields of a GenerateContentRequest. The SDK has no type for the REST body, so the list follows
+ * its Gemini Developer API converters in dist/index.mjs: `generateContentParametersToMldev` writes
+ * `contents` and `generationConfig`, and `generateContentConfigToMldev` lifts `serviceTier`,
+ * `systemInstruction`, `safetySettings`, `tools`, `toolConfig`, `labels`, `cachedContent`,
+ * `continuationToken` and `store` from the config to the request. `model` is the request's own field in
+ * the API, which the inlined requests of a batch carry (`inlinedRequestToMldev`).
+ */
+const GENERATE_REQUEST_FIELDS = {
+  model: true,
+  contents: true,
+  tools: true,
+  toolConfig: true,
+  safetySettings: true,
+  systemInstruction: true,
+  generationConfig: true,
+  cachedContent: true,
+  serviceTier: true,
+  store: true,
+  labels: true,
+  continuationToken: true,
+} as const;
+
+/**
+ * `generationConfig`: the SDK's `GenerationConfig`, and `imageConfig`, which the converter writes into
+ * it (`imageConfigToMldev`) although the interface does not have it.
+ */
+const GENERATION_CONFIG_FIELDS = {
+  modelSelectionConfig: true,
+  responseJsonSchema: true,
+  audioTranscriptionConfig: true,
+  audioTimestamp: true,
+  candidateCount: true,
+  enableAffectiveDialog: true,
+  frequencyPenalty: true,
+  logprobs: true,
+  maxOutputTokens: true,
+  mediaResolution: true,
+  presencePenalty: true,
+  responseFormat: true,
+  responseLogprobs: true,
+  responseMimeType: true,
+  responseModalities: true,
+  responseSchema: true,
+  routingConfig: true,
+  seed: true,
+  speechConfig: true,
+  stopSequences: true,
+  temperature: true,
+  thinkingConfig: true,
+  topK: true,
+  topP: true,
+  enableEnhancedCivicAnswers: true,
+  translationConfig: true,
+  imageConfig: true,
+} satisfies Record<keyof GenerationConfig | 'imageConfig', true>;
+
+/** `generationConfig.thinkingConfig`: the SDK's `ThinkingConfig`. */
+const THINKING_CONFIG_FIELDS = {
+  includeThoughts: true,
+  thinkingBudget: true,
+  thinkingLevel: true,
+} satisfies Record<keyof ThinkingConfig, true>;
+
+/** The CountTokensRequest: the contents alone, or a whole GenerateContentRequest. */
+const COUNT_TOKENS_FIELDS = { contents: true, generateContentRequest: true } as const;
+
+/**
+ * `thinkingLevel` as the REST API spells the enum: the names of the SDK's `ThinkingLevel`. The API has
+ * been seen to accept the lower-case spelling ("low") too; the server is stricter on purpose, as the
+ * SDK's enum is upper case and a request that relies on the lenience is not what the SDK sends.
+ */
+const THINKING_LEVELS = {
+  THINKING_LEVEL_UNSPECIFIED: true,
+  MINIMAL: true,
+  LOW: true,
+  MEDIUM: true,
+  HIGH: true,
+} satisfies Record<`${ThinkingLevel}`, true>;
+
+/** `responseSchema` types: the names of the SDK's `Type` (the SDK upper-cases JSON Schema's). */
+const SCHEMA_TYPES = {
+  TYPE_UNSPECIFIED: true,
+  STRING: true,
+  NUMBER: true,
+  INTEGER: true,
+  BOOLEAN: true,
+  ARRAY: true,
+  OBJECT: true,
+  NULL: true,
+} satisfies Record<`${Type}`, true>;
+
+const GENERATE_REQUEST: ObjectRule = {
+  fields: GENERATE_REQUEST_FIELDS,
+  children: {
+    generationConfig: {
+      fields: GENERATION_CONFIG_FIELDS,
+      children: { thinkingConfig: { fields: THINKING_CONFIG_FIELDS } },
+    },
+  },
+};
+
+/** Proto JSON takes a field under its camelCase or its snake_case name; the rules use camelCase. */
+const PROTO_NAMES = { canonical: camelCase };
+
+const ENUM_TYPE_URL = 'type.googleapis.com/google.ai.generativelanguage.v1beta';
+
+/** A request the API refuses: its message, and the field it names (for the BadRequest detail). */
+export interface GeminiIssue {
+  message: string;
+  /** the snake_case path of the field, '' for the request itself; null when the error names none */
+  field: string | null;
+}
+
+function unknownName(field: string, parent: FieldPath): GeminiIssue {
+  const at = protoPath(parent);
+  const where = at === '' ? '' : ` at '${at}'`;
+  return {
+    message: `Invalid JSON payload received. Unknown name "${field}"${where}: Cannot find field.`,
+    field: at,
+  };
+}
+
+function invalidValue(path: FieldPath, enumName: string, value: unknown): GeminiIssue {
+  const at = protoPath(path);
+  const shown = typeof value === 'string' ? `"${value}"` : JSON.stringify(value);
+  return { message: `Invalid value at '${at}' (${ENUM_TYPE_URL}.${enumName}), ${shown}`, field: at };
+}
+
+/** The first `type` of a response schema (or of a schema nested in it) that is not a `Type` name. */
+function schemaTypeIssue(schema: unknown, path: FieldPath): GeminiIssue | null {
+  if (!isRecord(schema)) return null;
+  const type = schema.type;
+  if (type !== undefined && !(typeof type === 'string' && Object.hasOwn(SCHEMA_TYPES, type))) {
+    return invalidValue([...path, 'type'], 'Type', type);
+  }
+  // A map field's entries are addressed by position, each as a key and a value.
+  const properties = protoField(schema, 'properties');
+  if (isRecord(properties)) {
+    for (const [i, property] of Object.values(properties).entries()) {
+      const issue = schemaTypeIssue(property, [...path, 'properties', i, 'value']);
+      if (issue) return issue;
+    }
+  }
+  const items = schemaTypeIssue(protoField(schema, 'items'), [...path, 'items']);
+  if (items) return items;
+  const anyOf = protoField(schema, 'anyOf');
+  if (Array.isArray(anyOf)) {
+    for (const [i, alternative] of anyOf.entries()) {
+      const issue = schemaTypeIssue(alternative, [...path, 'anyOf', i]);
+      if (issue) return issue;
+    }
+  }
+  return null;
+}
+
+/**
+ * What the API refuses in a GenerateContentRequest before it runs it: a field it does not know (at the
+ * top, in `generationConfig`, in its `thinkingConfig`), a thinking config with both a budget and a
+ * level, a level that is not an enum name or that the model does not take (gemini-3.1-pro takes LOW,
+ * MEDIUM and HIGH), and a response schema type that is not a `Type` name. `at` is where the request
+ * sits in the body (inside a batch create). Null when the request passes; a request that is not an
+ * object is left to the parser.
+ */
+export function generateRequestIssue(
+  request: unknown,
+  model: string,
+  at: FieldPath = [],
+): GeminiIssue | null {
+  if (!isRecord(request)) return null;
+  const unknown = findUnknownField(request, GENERATE_REQUEST, PROTO_NAMES, at);
+  if (unknown) return unknownName(unknown.field, unknown.parent);
+  const config = protoField(request, 'generationConfig');
+  if (!isRecord(config)) return null;
+  const configPath = [...at, 'generationConfig'];
+  const thinking = protoField(config, 'thinkingConfig');
+  if (isRecord(thinking)) {
+    const budget = protoField(thinking, 'thinkingBudget');
+    const level = protoField(thinking, 'thinkingLevel');
+    if (budget != null && level != null) {
+      return { message: 'You can only set only one of thinking budget and thinking level.', field: null };
+    }
+    if (level != null && !(typeof level === 'string' && Object.hasOwn(THINKING_LEVELS, level))) {
+      return invalidValue([...configPath, 'thinkingConfig', 'thinkingLevel'], 'ThinkingLevel', level);
+    }
+    if (level === 'MINIMAL' && /^(models\/)?gemini-3\.1-pro/.test(model)) {
+      return { message: 'Thinking level MINIMAL is not supported for this model.', field: null };
+    }
+  }
+  return schemaTypeIssue(protoField(config, 'responseSchema'), [...configPath, 'responseSchema']);
+}
+
+function sendIssue(ex: HttpExchange, issue: GeminiIssue): void {
+  const violation =
+    issue.field === '' ? { description: issue.message } : { field: issue.field, description: issue.message };
+  const details =
+    issue.field === null
+      ? []
+      : [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [violation] }];
+  sendError(ex, 400, 'invalid_request', issue.message, {}, details);
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Request parsing
 
 type Parsed = { ok: true; turn: ModelTurn } | { ok: false; message: string };
@@ -104,9 +323,11 @@ function partsText(content: unknown): string {
 }
 
 function schemaOf(config: Record<string, unknown>): unknown | null {
-  if (config.responseJsonSchema !== undefined) return config.responseJsonSchema;
-  if (config.responseSchema !== undefined) return config.responseSchema;
-  return config.responseMimeType === 'application/json' ? { type: 'object' } : null;
+  const jsonSchema = protoField(config, 'responseJsonSchema');
+  if (jsonSchema !== undefined) return jsonSchema;
+  const schema = protoField(config, 'responseSchema');
+  if (schema !== undefined) return schema;
+  return protoField(config, 'responseMimeType') === 'application/json' ? { type: 'object' } : null;
 }
 
 /** A GenerateContentRequest as a model turn: the system instruction, then each content, as segments. */
@@ -116,7 +337,8 @@ export function parseGenerateRequest(model: string, request: unknown, customId: 
     return { ok: false, message: '* GenerateContentRequest.contents: contents is not specified' };
   }
   const segments: PromptSegment[] = [];
-  const system = request.systemInstruction === undefined ? '' : partsText(request.systemInstruction);
+  const instruction = protoField(request, 'systemInstruction');
+  const system = instruction === undefined ? '' : partsText(instruction);
   if (system !== '') segments.push(promptSegment(system));
   const messages: LoopbackCall['messages'] = [];
   for (const content of request.contents) {
@@ -124,7 +346,8 @@ export function parseGenerateRequest(model: string, request: unknown, customId: 
     segments.push(promptSegment(text));
     messages.push({ role: isRecord(content) && content.role === 'model' ? 'assistant' : 'user', text });
   }
-  const config = isRecord(request.generationConfig) ? request.generationConfig : {};
+  const generationConfig = protoField(request, 'generationConfig');
+  const config = isRecord(generationConfig) ? generationConfig : {};
   const call: LoopbackCall = {
     provider: 'gemini',
     model: model.replace(/^models\//, ''),
@@ -133,11 +356,25 @@ export function parseGenerateRequest(model: string, request: unknown, customId: 
     schema: schemaOf(config),
     temperature: numberOr(config.temperature, null),
     seed: numberOr(config.seed, null),
-    maxTokens: numberOr(config.maxOutputTokens, null),
+    maxTokens: numberOr(protoField(config, 'maxOutputTokens'), null),
     batch: customId !== null,
     customId,
+    apiVersion: null,
+    body: request,
   };
   return { ok: true, turn: { call, segments } };
+}
+
+/**
+ * The request a CountTokensRequest counts: its `generateContentRequest`, or its contents alone (what the
+ * SDK sends); `issue` is a field the CountTokensRequest itself does not know.
+ */
+function countedRequest(body: unknown): { request: unknown; at: FieldPath; issue: GeminiIssue | null } {
+  const unknown = findUnknownField(body, { fields: COUNT_TOKENS_FIELDS }, PROTO_NAMES);
+  const issue = unknown ? unknownName(unknown.field, unknown.parent) : null;
+  const inner = isRecord(body) ? protoField(body, 'generateContentRequest') : undefined;
+  if (inner !== undefined) return { request: inner, at: ['generateContentRequest'], issue };
+  return { request: isRecord(body) ? { contents: body.contents } : body, at: [], issue };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -294,6 +531,18 @@ export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<Loo
       sendError(ex, 400, 'invalid_request', '* batch.input_config.requests: requests is not specified');
       return;
     }
+    // A request the API refuses fails the whole create; one that passes that check but cannot be
+    // served (no contents, say) becomes an errored item.
+    for (const [i, item] of wrapper.requests.entries()) {
+      const request = isRecord(item) ? item.request : undefined;
+      const itemModel = isRecord(request) ? stringOr(request.model, model) : model;
+      const at = ['batch', 'inputConfig', 'requests', 'requests', i, 'request'];
+      const issue = generateRequestIssue(request, itemModel, at);
+      if (issue) {
+        sendIssue(ex, issue);
+        return;
+      }
+    }
     const itemMetadata: (Record<string, unknown> | null)[] = [];
     const entries = wrapper.requests.map((item: unknown, i: number) => {
       const metadata = isRecord(item) && isRecord(item.metadata) ? item.metadata : null;
@@ -339,7 +588,15 @@ export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<Loo
 
     if (modelRoute && ex.method === 'POST') {
       if (method === 'generateContent' || method === 'countTokens') {
-        const parsed = parseGenerateRequest(model, json.value, null);
+        const counted = method === 'countTokens' ? countedRequest(json.value) : null;
+        const issue = counted
+          ? (counted.issue ?? generateRequestIssue(counted.request, model, counted.at))
+          : generateRequestIssue(json.value, model);
+        if (issue) {
+          sendIssue(ex, issue);
+          return;
+        }
+        const parsed = parseGenerateRequest(model, counted ? counted.request : json.value, null);
         if (!parsed.ok) sendError(ex, 400, 'invalid_request', parsed.message);
         else if (method === 'countTokens') {
           sendJson(ex.res, 200, { totalTokens: parsed.turn.segments.reduce((n, s) => n + s.tokens, 0) });

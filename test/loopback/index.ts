@@ -1,6 +1,7 @@
 /**
  * Offline loopback servers for the Anthropic, OpenAI and Gemini wire formats, for driving the official
- * SDKs without a network: see anthropic.ts, openai.ts, gemini.ts and common.ts.
+ * SDKs without a network: see anthropic.ts, openai.ts, gemini.ts and common.ts. They refuse what the real
+ * APIs refuse, with the APIs' own errors (the shared validation is in strict.ts).
  */
 import { startAnthropicServer } from './anthropic.ts';
 import type { LoopbackOptions, LoopbackServer, Provider } from './common.ts';

@@ -151,6 +151,8 @@ describe('defaultReply', () => {
     maxTokens: null,
     batch: false,
     customId: null,
+    apiVersion: null,
+    body: {},
   });
 
   it('answers from the first passage, or says the context does not state it', () => {

@@ -2,7 +2,13 @@
  * A loopback OpenAI API for the `openai` SDK (pass `baseURL: server.url`, which ends in `/v1`):
  * POST /v1/chat/completions (non-streaming), files (multipart upload, retrieve, content, list, delete)
  * and batches over /v1/chat/completions (create, retrieve, list, cancel) with output and error files.
+ *
+ * The server is as strict as the API: a chat completions body (sync, or a line of a batch input file)
+ * may carry only the fields of the SDK's request type, and the reasoning models refuse the parameters
+ * they do not take (see "Request validation" below).
  */
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions/completions';
+import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import {
   BatchJob,
   type BatchOutcome,
@@ -34,6 +40,14 @@ import {
   stringOr,
   unixSeconds,
 } from './common.ts';
+import {
+  carries,
+  dottedPath,
+  findUnknownField,
+  type KeysOfUnion,
+  type ObjectRule,
+  quotedList,
+} from './strict.ts';
 
 const ERROR_TYPES: Record<ErrorKind, { type: string; code: string | null }> = {
   invalid_request: { type: 'invalid_request_error', code: null },
@@ -48,9 +62,10 @@ const ERROR_TYPES: Record<ErrorKind, { type: string; code: string | null }> = {
 
 const DAY_S = 24 * 60 * 60;
 
-/** OpenAI's error body: `{error:{message, type, param, code}}`. */
-function errorBody(kind: ErrorKind, message: string, param: string | null = null) {
-  return { error: { message, ...ERROR_TYPES[kind], param } };
+/** OpenAI's error body: `{error:{message, type, param, code}}`; `code` replaces the kind's own. */
+function errorBody(kind: ErrorKind, message: string, param: string | null = null, code?: string | null) {
+  const { type, code: kindCode } = ERROR_TYPES[kind];
+  return { error: { message, type, code: code === undefined ? kindCode : code, param } };
 }
 
 function sendError(ex: HttpExchange, status: number, kind: ErrorKind, message: string, headers = {}) {
@@ -77,6 +92,157 @@ function rateLimitHeaders(s: RateLimitSnapshot): Record<string, string> {
     headers['x-ratelimit-reset-tokens'] = duration(s.resetMs);
   }
   return headers;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Request validation
+
+/** The body fields of POST /v1/chat/completions: `ChatCompletionCreateParamsNonStreaming`. */
+const CHAT_BODY_FIELDS = {
+  messages: true,
+  model: true,
+  audio: true,
+  frequency_penalty: true,
+  function_call: true,
+  functions: true,
+  logit_bias: true,
+  logprobs: true,
+  max_completion_tokens: true,
+  max_tokens: true,
+  metadata: true,
+  modalities: true,
+  n: true,
+  parallel_tool_calls: true,
+  prediction: true,
+  presence_penalty: true,
+  prompt_cache_key: true,
+  prompt_cache_retention: true,
+  reasoning_effort: true,
+  response_format: true,
+  safety_identifier: true,
+  seed: true,
+  service_tier: true,
+  stop: true,
+  store: true,
+  stream: true,
+  stream_options: true,
+  temperature: true,
+  tool_choice: true,
+  tools: true,
+  top_logprobs: true,
+  top_p: true,
+  user: true,
+  verbosity: true,
+  web_search_options: true,
+} satisfies Record<keyof ChatCompletionCreateParamsNonStreaming, true>;
+
+/** `response_format`: the fields of any of its forms (text, json_schema, json_object). */
+const RESPONSE_FORMAT_FIELDS = { type: true, json_schema: true } satisfies Record<
+  KeysOfUnion<NonNullable<ChatCompletionCreateParamsNonStreaming['response_format']>>,
+  true
+>;
+
+/** `response_format.json_schema`: `ResponseFormatJSONSchema.JSONSchema`. */
+const JSON_SCHEMA_FIELDS = { name: true, description: true, schema: true, strict: true } satisfies Record<
+  keyof ResponseFormatJSONSchema.JSONSchema,
+  true
+>;
+
+const CHAT_BODY: ObjectRule = {
+  fields: CHAT_BODY_FIELDS,
+  children: {
+    response_format: {
+      fields: RESPONSE_FORMAT_FIELDS,
+      children: { json_schema: { fields: JSON_SCHEMA_FIELDS } },
+    },
+  },
+};
+
+/** A request OpenAI refuses: its message, and the `param` and `code` of the error. */
+export interface ChatIssue {
+  message: string;
+  param: string | null;
+  code: string | null;
+}
+
+/** The reasoning models: the gpt-5 family and the o-series (o1, o3, o4-mini, ...). */
+export function isReasoningModel(model: string): boolean {
+  return /^(gpt-5|o\d)/.test(model);
+}
+
+type ReasoningEffort = NonNullable<ChatCompletionCreateParamsNonStreaming['reasoning_effort']>;
+
+/**
+ * The `reasoning_effort` values a reasoning model takes, and the one it uses when none is sent:
+ * gpt-5.1 takes none to high; gpt-5.2 and later (gpt-5.4, gpt-5.4-mini) add xhigh, both default to none;
+ * gpt-5, gpt-5-mini and gpt-5-nano take minimal to high and the o-series low to high, both defaulting to
+ * medium.
+ */
+export function reasoningEfforts(model: string): {
+  supported: readonly ReasoningEffort[];
+  default: ReasoningEffort;
+} {
+  const minor = /^gpt-5\.(\d+)/.exec(model)?.[1];
+  if (minor !== undefined && Number(minor) >= 2)
+    return { supported: ['none', 'low', 'medium', 'high', 'xhigh'], default: 'none' };
+  if (minor !== undefined && Number(minor) === 1)
+    return { supported: ['none', 'low', 'medium', 'high'], default: 'none' };
+  if (model.startsWith('gpt-5'))
+    return { supported: ['minimal', 'low', 'medium', 'high'], default: 'medium' };
+  return { supported: ['low', 'medium', 'high'], default: 'medium' };
+}
+
+function unsupportedParameter(field: string, hint = ''): ChatIssue {
+  return {
+    message: `Unsupported parameter: '${field}' is not supported with this model.${hint}`,
+    param: field,
+    code: 'unsupported_parameter',
+  };
+}
+
+/**
+ * What OpenAI refuses in a chat completions body before it runs it, in this order:
+ * - a field the SDK's request type does not have, at the top, in `response_format` or in its
+ *   `json_schema`; for a nested one the message names its dotted path, as OpenAI's exact wording for
+ *   nested fields is not known;
+ * - `reasoning_effort` on a model that does not reason (gpt-4.1-mini, gpt-4o, a test's 'gpt-x');
+ * - on a reasoning model: `max_tokens`, a `reasoning_effort` the model does not take, and `temperature`
+ *   or `top_p` unless the effort (sent, or the model's default) is `none`. OpenAI has also been reported
+ *   to answer "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1)
+ *   value is supported."; which of the two it sends for gpt-5.4 is not settled, so the server sends the
+ *   unsupported-parameter one, for any value.
+ * A null counts as not sent. Null when the body passes; a body that is not an object is left to the parser.
+ */
+export function chatParamsIssue(params: unknown): ChatIssue | null {
+  if (!isRecord(params)) return null;
+  const unknown = findUnknownField(params, CHAT_BODY);
+  if (unknown) {
+    const field = dottedPath([...unknown.parent, unknown.field]);
+    return { message: `Unrecognized request argument supplied: ${field}`, param: null, code: null };
+  }
+  const model = stringOr(params.model, '');
+  if (!isReasoningModel(model)) {
+    if (!carries(params, 'reasoning_effort')) return null;
+    return { message: 'Unrecognized request argument supplied: reasoning_effort', param: null, code: null };
+  }
+  if (carries(params, 'max_tokens')) {
+    return unsupportedParameter('max_tokens', " Use 'max_completion_tokens' instead.");
+  }
+  const efforts = reasoningEfforts(model);
+  const effort = params.reasoning_effort ?? efforts.default;
+  const supported: readonly unknown[] = efforts.supported;
+  if (!supported.includes(effort)) {
+    return {
+      message: `Unsupported value: '${String(effort)}' is not supported with the '${model}' model. Supported values are: ${quotedList(efforts.supported)}.`,
+      param: 'reasoning_effort',
+      code: 'unsupported_value',
+    };
+  }
+  if (effort !== 'none') {
+    for (const field of ['temperature', 'top_p'])
+      if (carries(params, field)) return unsupportedParameter(field);
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -143,6 +309,8 @@ export function parseChatParams(params: unknown, customId: string | null): Parse
     maxTokens: numberOr(params.max_completion_tokens, null) ?? numberOr(params.max_tokens, null),
     batch: customId !== null,
     customId,
+    apiVersion: null,
+    body: params,
   };
   return { ok: true, turn: { call, segments } };
 }
@@ -270,16 +438,22 @@ interface OpenAIBatchMeta {
   outputFileId: string | null;
   errorFileId: string | null;
   filesWritten: boolean;
+  /** the `param` and `code` of each refused line's error, by custom_id */
+  refusedLines: Map<string, { param: string | null; code: string | null }>;
 }
 
 type OpenAIBatch = BatchJob<OpenAIBatchMeta>;
 
 const EXPIRED_MESSAGE = 'This request could not be executed before the completion window expired.';
 
-/** Parses the batch input file: one `{custom_id, method, url, body}` per line. */
+/**
+ * Parses the batch input file: one `{custom_id, method, url, body}` per line. A line whose body the API
+ * refuses (`chatParamsIssue`) or cannot serve is an item that errors with a 400, not a validation error.
+ */
 function parseBatchInput(content: Buffer, endpoint: string) {
   const errors: BatchLineError[] = [];
   const entries: { customId: string; turn: ModelTurn | null; invalid: string | null }[] = [];
+  const refusedLines: OpenAIBatchMeta['refusedLines'] = new Map();
   const ids = new Set<string>();
   const lines = content.toString('utf8').split(/\r?\n/);
   for (const [i, raw] of lines.entries()) {
@@ -313,6 +487,12 @@ function parseBatchInput(content: Buffer, endpoint: string) {
       errors.push({ code: 'invalid_url', message, param: 'url', line });
       continue;
     }
+    const issue = chatParamsIssue(item.body);
+    if (issue) {
+      refusedLines.set(customId, { param: issue.param, code: issue.code });
+      entries.push({ customId, turn: null, invalid: issue.message });
+      continue;
+    }
     const parsed = parseChatParams(item.body, customId);
     entries.push(
       parsed.ok
@@ -323,7 +503,7 @@ function parseBatchInput(content: Buffer, endpoint: string) {
   if (entries.length === 0 && errors.length === 0) {
     errors.push({ code: 'empty_file', message: 'The input file has no requests.', param: null, line: null });
   }
-  return { entries, errors };
+  return { entries, errors, refusedLines };
 }
 
 function batchStatus(job: OpenAIBatch): string {
@@ -392,8 +572,15 @@ function renderBatch(job: OpenAIBatch) {
   };
 }
 
-/** One line of the output or error file for an item, and which of the two it belongs in. */
-function resultLine(customId: string, outcome: BatchOutcome): { file: 'output' | 'error'; line: unknown } {
+/**
+ * One line of the output or error file for an item, and which of the two it belongs in; `refused` is
+ * the param and code of an item whose body the API refused.
+ */
+function resultLine(
+  customId: string,
+  outcome: BatchOutcome,
+  refused?: { param: string | null; code: string | null },
+): { file: 'output' | 'error'; line: unknown } {
   const id = newId('batch_req_loopback', 12);
   const response = (statusCode: number, body: unknown) => ({
     status_code: statusCode,
@@ -413,7 +600,9 @@ function resultLine(customId: string, outcome: BatchOutcome): { file: 'output' |
       };
     case 'errored': {
       const invalid = outcome.cause === 'invalid_request';
-      const body = errorBody(invalid ? 'invalid_request' : 'internal', outcome.message);
+      const body = invalid
+        ? errorBody('invalid_request', outcome.message, refused?.param ?? null, refused?.code)
+        : errorBody('internal', outcome.message);
       return {
         file: 'error',
         line: { id, custom_id: customId, response: response(invalid ? 400 : 500, body), error: null },
@@ -471,7 +660,8 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     const output: string[] = [];
     const errors: string[] = [];
     for (const [i, outcome] of job.outcomes.entries()) {
-      const { file, line } = resultLine(job.entries[i]?.customId ?? String(i), outcome);
+      const customId = job.entries[i]?.customId ?? String(i);
+      const { file, line } = resultLine(customId, outcome, meta.refusedLines.get(customId));
       (file === 'output' ? output : errors).push(`${JSON.stringify(line)}\n`);
     }
     if (output.length > 0) {
@@ -518,6 +708,11 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     }
 
     if (isCompletion) {
+      const issue = chatParamsIssue(json.value);
+      if (issue) {
+        sendJson(ex.res, 400, errorBody('invalid_request', issue.message, issue.param, issue.code));
+        return;
+      }
       const parsed = parseChatParams(json.value, null);
       if (!parsed.ok) sendJson(ex.res, 400, errorBody('invalid_request', parsed.message, parsed.param));
       else await serveSyncCall(state, ex, parsed.turn, fault, renderer);
@@ -603,7 +798,7 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
           ),
         );
       } else {
-        const { entries, errors } = parseBatchInput(file.content, endpoint);
+        const { entries, errors, refusedLines } = parseBatchInput(file.content, endpoint);
         const meta: OpenAIBatchMeta = {
           inputFileId,
           endpoint,
@@ -615,6 +810,7 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
           outputFileId: null,
           errorFileId: null,
           filesWritten: false,
+          refusedLines,
         };
         const job: OpenAIBatch = new BatchJob(
           newId('batch_loopback', 12),
