@@ -10,9 +10,12 @@
  * up to which these prices hold; above it the vendors charge a long-context rate that is not modelled, so
  * a larger prompt is refused rather than mispriced.
  *
- * The prices below were read on 2026-11-30 from stored copies of the pages named in `source` (this
- * machine has no internet); `source.via` names a secondary page where the vendor's own page was not the
- * copy read. Check them against the vendor pages before a published run and update `readOn`.
+ * The prices below were read on 2026-12-01 from stored copies of public pages (this machine has no
+ * internet): `source.read` is the copy actually read and `source.grade` says whether it is the vendor's
+ * own page (`vendor`) or a secondary one (`secondary`: a price aggregator or blog that quotes the vendor).
+ * Prices resting on secondary sources: GPT-5.4 mini (all), Gemini 3.1 Pro (all; its limits are the
+ * vendor's), the batch discount of GPT-5.4, and the flat long-context rate of Sonnet 4.6. Check them
+ * against the vendor pages before a published run and update `readOn`.
  */
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
@@ -38,12 +41,16 @@ export const ModelPrices = z
 export type ModelPrices = z.infer<typeof ModelPrices>;
 
 export interface PriceSource {
-  /** the page the prices come from (the vendor's) */
+  /** the vendor's page the prices belong to */
   page: string;
   /** the date the prices were read */
   readOn: string;
-  /** the copy actually read, when it was not the vendor's page */
-  via?: string;
+  /** the copy actually read (the vendor's page itself, a localized copy of it, or a secondary page) */
+  read: string;
+  /** `vendor`: read on the vendor's own pages; `secondary`: read on a page that quotes the vendor */
+  grade: 'vendor' | 'secondary';
+  /** what of the entry rests on which source, where it is mixed */
+  note?: string;
 }
 
 export interface CatalogueEntry {
@@ -156,10 +163,10 @@ const GEMINI3_CONTRACT: ModelContract = {
   source: 'https://ai.google.dev/gemini-api/docs/gemini-3 (temperature, thinking level)',
 };
 
-const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/docs/about-claude/pricing';
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
 const OPENAI_PRICING = 'https://openai.com/api/pricing/';
 const GEMINI_PRICING = 'https://ai.google.dev/gemini-api/docs/pricing';
-const READ_ON = '2026-11-30';
+const READ_ON = '2026-12-01';
 
 export const CATALOGUE: readonly CatalogueEntry[] = [
   {
@@ -172,7 +179,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     prices: { input: 3, output: 15, cache_read: 0.3, cache_write: 3.75, batch_discount: 0.5 },
     standardTierMaxInput: 1_000_000,
     minCacheTokens: 1024,
-    source: { page: ANTHROPIC_PRICING, readOn: READ_ON },
+    source: {
+      page: ANTHROPIC_PRICING,
+      readOn: READ_ON,
+      read: "https://platform.claude.com/docs/zh-CN/about-claude/pricing (the vendor's localized copy: $3 input, $3.75 5-minute cache write, $0.30 cache hit, $15 output) and https://platform.claude.com/docs/en/models/sonnet-4-6/overview (1M context, 128K output)",
+      grade: 'vendor',
+      note: 'the flat rate above 200K input tokens (no long-context premium since 2026-03-13) rests on secondary sources (agentmastered.com, deploybase.ai); the 50% batch discount is on the vendor model pages',
+    },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
   },
@@ -186,7 +199,12 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     prices: { input: 1, output: 5, cache_read: 0.1, cache_write: 1.25, batch_discount: 0.5 },
     standardTierMaxInput: 200_000,
     minCacheTokens: 4096,
-    source: { page: ANTHROPIC_PRICING, readOn: READ_ON },
+    source: {
+      page: ANTHROPIC_PRICING,
+      readOn: READ_ON,
+      read: 'https://platform.claude.com/docs/zh-CN/about-claude/pricing and https://platform.claude.com/docs/en/models/haiku-4-5/overview (model id claude-haiku-4-5-20251001, whose alias this is; 200K context, 64K output)',
+      grade: 'vendor',
+    },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
   },
@@ -198,12 +216,14 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     contextWindow: 1_050_000,
     maxOutputTokens: 128_000,
     prices: { input: 2.5, output: 15, cache_read: 0.25, cache_write: 2.5, batch_discount: 0.5 },
-    standardTierMaxInput: 270_000,
+    standardTierMaxInput: 272_000,
     minCacheTokens: 1024,
     source: {
-      page: OPENAI_PRICING,
+      page: 'https://developers.openai.com/api/docs/models/gpt-5.4',
       readOn: READ_ON,
-      via: 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (verified against the OpenAI page 2026-06-04)',
+      read: 'https://developers.openai.com/api/docs/models/gpt-5.4 ($2.50 input, $0.25 cached input, $15 output; 1,050,000 context, 128,000 output; above 272K input tokens 2x input and 1.5x output)',
+      grade: 'vendor',
+      note: 'the 50% batch discount rests on secondary pages quoting openai.com/api/pricing (benchlm.ai)',
     },
     contract: GPT5_CONTRACT,
     tokenRatio: 1.1,
@@ -221,7 +241,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     source: {
       page: OPENAI_PRICING,
       readOn: READ_ON,
-      via: 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (verified against the OpenAI page 2026-06-04)',
+      read: 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch and benchlm.ai, quoting openai.com/api/pricing; 400K context and 128K output from the Vercel AI Gateway and OpenRouter model pages',
+      grade: 'secondary',
     },
     contract: GPT5_CONTRACT,
     tokenRatio: 1.1,
@@ -239,7 +260,9 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     source: {
       page: GEMINI_PRICING,
       readOn: READ_ON,
-      via: 'https://inference.sh/apps/openrouter/gemini-3-1-pro-preview.md (updated 2026-10-11); limits from https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview',
+      read: "https://inference.sh/apps/openrouter/gemini-3-1-pro-preview.md and blog.laozhang.ai (rechecked against Google's pricing page 2026-03-28): $2 input and $12 output up to 200K, $0.20 cache read, batch half price",
+      grade: 'secondary',
+      note: "the limits (1,048,576 input, 65,536 output) and the model id are the vendor's: https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview",
     },
     contract: GEMINI3_CONTRACT,
     tokenRatio: 1.35,
@@ -294,7 +317,7 @@ export function pricedModel(
     tokenRatio: entry.tokenRatio,
     standardTierMaxInput: entry.standardTierMaxInput,
     minCacheTokens: entry.minCacheTokens,
-    priceSource: `${entry.source.page} (read ${entry.source.readOn})`,
+    priceSource: `${entry.source.page} (read ${entry.source.readOn}${entry.source.grade === 'secondary' ? ', from a secondary source' : ''})`,
   };
 }
 

@@ -15,7 +15,7 @@
  * (max_tokens, no caching: what the ledger reserves).
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
-import { JUDGE_MAX_TOKENS, renderJudgeCaseParts } from '../judging/prompt.ts';
+import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import { isLiveProvider } from '../providers/registry.ts';
 import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
@@ -110,7 +110,7 @@ async function callSpecs(
       restTokens: 0,
       cacheGroup: `${subject.id}:${questionId}`,
       expectedOutput: est.subject_output_tokens,
-      maxOutput: subject.config.max_tokens,
+      maxOutput: subject.maxTokens,
     });
   const judgeCall = (judge: RunJudge, questionId: string, sharedTokens: number, answerTokens: number) =>
     specs.push({
@@ -123,7 +123,7 @@ async function callSpecs(
       restTokens: answerTokens + 8,
       cacheGroup: `${judge.id}:${questionId}`,
       expectedOutput: est.judge_output_tokens,
-      maxOutput: JUDGE_MAX_TOKENS,
+      maxOutput: judge.maxTokens,
     });
 
   if (!run.index) {

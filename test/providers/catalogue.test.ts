@@ -144,7 +144,7 @@ describe('pricedModel', () => {
       tokenRatio: 1.35,
       standardTierMaxInput: 200_000,
       minCacheTokens: 4096,
-      priceSource: 'https://ai.google.dev/gemini-api/docs/pricing (read 2026-11-30)',
+      priceSource: 'https://ai.google.dev/gemini-api/docs/pricing (read 2026-12-01, from a secondary source)',
     });
   });
 
@@ -209,6 +209,13 @@ describe('the catalogue itself', () => {
       const at = `${m.provider}/${m.apiId}`;
       expect(new URL(m.source.page).protocol, at).toBe('https:');
       expect(m.source.readOn, at).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      // where the prices were read, and whether that was the vendor's page or one quoting it
+      expect(m.source.read, at).toMatch(/https:\/\//);
+      expect(['vendor', 'secondary'], at).toContain(m.source.grade);
+      if (m.source.grade === 'vendor')
+        expect(m.source.read, at).toMatch(
+          /^https:\/\/(platform\.claude\.com|developers\.openai\.com|openai\.com|ai\.google\.dev)\//,
+        );
       // a real calendar date, not 2026-13-45
       expect(new Date(`${m.source.readOn}T00:00:00Z`).toISOString().slice(0, 10), at).toBe(m.source.readOn);
       for (const [k, v] of Object.entries(m.prices)) expect(v, `${at} ${k}`).toBeGreaterThanOrEqual(0);
