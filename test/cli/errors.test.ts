@@ -385,6 +385,20 @@ const ROWS: Row[] = [
     setup: (d) =>
       editConfig(d, (t) =>
         t.replace(
+          'provider: offline\n    model: extractive\n    family: rge-offline-extractive\n    temperature: 0',
+          'provider: anthropic\n    model: claude-haiku-4-5\n    family: anthropic',
+        ),
+      ),
+  },
+  {
+    id: 'c-forbidden-parameter',
+    input: "config: a parameter the model's API refuses (temperature on Claude, API version 2026-10-21)",
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:18: subjects[0].temperature:',
+    setup: (d) =>
+      editConfig(d, (t) =>
+        t.replace(
           'provider: offline\n    model: extractive\n    family: rge-offline-extractive',
           'provider: anthropic\n    model: claude-haiku-4-5\n    family: anthropic',
         ),

@@ -407,9 +407,12 @@ function renderMessage(turn: ModelTurn, reply: ProducedReply) {
     role: 'assistant',
     model: turn.call.model,
     content: [{ type: 'text', text: reply.text, citations: null }],
-    stop_reason: reply.stop === 'max_tokens' ? 'max_tokens' : 'end_turn',
+    stop_reason: reply.stop === 'max_tokens' ? 'max_tokens' : reply.stop === 'end' ? 'end_turn' : 'refusal',
     stop_sequence: null,
-    stop_details: null,
+    stop_details:
+      reply.stop === 'refusal' || reply.stop === 'safety'
+        ? { type: 'refusal', category: null, explanation: 'This request was declined (loopback).' }
+        : null,
     container: null,
     diagnostics: null,
     usage: {

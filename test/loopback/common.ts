@@ -43,6 +43,12 @@ export interface LoopbackCall {
 
 export interface LoopbackReply {
   text: string;
+  /**
+   * How the model's reply ends other than on its own: `refusal` (Anthropic `stop_reason: refusal`, an
+   * OpenAI `refusal` message, Gemini `finishReason: SAFETY`) or `safety` (a content filter: OpenAI
+   * `content_filter`, Gemini `SAFETY` without content; Anthropic has no filter stop and says `refusal`).
+   */
+  stop?: 'refusal' | 'safety';
 }
 
 export type FaultKind = '429' | '500' | '502' | '503' | '529' | 'timeout' | 'malformed-json' | 'bad-verdict';
@@ -562,7 +568,7 @@ export function exampleOfSchema(schema: unknown, depth = 0): unknown {
 export interface ProducedReply {
   text: string;
   /** 'max_tokens' when the reply was cut at the call's token limit */
-  stop: 'end' | 'max_tokens';
+  stop: 'end' | 'max_tokens' | 'refusal' | 'safety';
   input: InputAccounting;
   outputTokens: number;
 }
@@ -615,7 +621,7 @@ export class LoopbackState {
     this.calls.push(turn.call);
     let text = fault === 'bad-verdict' ? corruptVerdict(reply.text, turn.call) : reply.text;
     let outputTokens = countTokens(text);
-    let stop: ProducedReply['stop'] = 'end';
+    let stop: ProducedReply['stop'] = reply.stop ?? 'end';
     const max = turn.call.maxTokens;
     if (max !== null && outputTokens > max) {
       text = truncateToTokens(text, max);

@@ -387,8 +387,16 @@ function renderGenerateResponse(turn: ModelTurn, reply: ProducedReply) {
   return {
     candidates: [
       {
-        content: { parts: [{ text: reply.text }], role: 'model' },
-        finishReason: reply.stop === 'max_tokens' ? 'MAX_TOKENS' : 'STOP',
+        // a reply stopped by a safety filter carries no content
+        ...(reply.stop === 'refusal' || reply.stop === 'safety'
+          ? {}
+          : { content: { parts: [{ text: reply.text }], role: 'model' } }),
+        finishReason:
+          reply.stop === 'max_tokens'
+            ? 'MAX_TOKENS'
+            : reply.stop === 'refusal' || reply.stop === 'safety'
+              ? 'SAFETY'
+              : 'STOP',
         index: 0,
       },
     ],

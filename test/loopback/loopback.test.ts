@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, JobState } from '@google/genai';
 import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.ts';
 import {
   countTokens,
   defaultReply,
@@ -97,16 +98,6 @@ function gemini(
   apiKey = KEY,
 ) {
   return new GoogleGenAI({ apiKey, httpOptions: { baseUrl: server.url, ...httpOptions } });
-}
-
-/** Calls `poll` until `done` holds (every 10 ms, at most `timeoutMs`). */
-async function until<T>(poll: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await poll();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 async function rejection(promise: Promise<unknown>): Promise<Error & { status?: number; headers?: Headers }> {

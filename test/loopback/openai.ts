@@ -330,9 +330,13 @@ function renderCompletion(turn: ModelTurn, reply: ProducedReply) {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: reply.text, refusal: null, annotations: [] },
+        message:
+          reply.stop === 'refusal'
+            ? { role: 'assistant', content: null, refusal: reply.text, annotations: [] }
+            : { role: 'assistant', content: reply.text, refusal: null, annotations: [] },
         logprobs: null,
-        finish_reason: reply.stop === 'max_tokens' ? 'length' : 'stop',
+        finish_reason:
+          reply.stop === 'max_tokens' ? 'length' : reply.stop === 'safety' ? 'content_filter' : 'stop',
       },
     ],
     usage: {

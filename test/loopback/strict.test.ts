@@ -17,6 +17,7 @@ import {
 import OpenAI, { toFile } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions/completions';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../helpers/wait.ts';
 import { type LoopbackServer, startAnthropicServer, startGeminiServer, startOpenAIServer } from './index.ts';
 
 const KEY = 'loopback-strict-key';
@@ -40,16 +41,6 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return err;
   }
   throw new Error('expected a rejection');
-}
-
-/** Calls `poll` until `done` holds (every 10 ms, at most `timeoutMs`). */
-async function until<T>(poll: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await poll();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------
