@@ -14,6 +14,7 @@ import { estimateRun } from '../src/run/estimate.ts';
 import { prepareRun } from '../src/run/prepare.ts';
 import { runStages } from '../src/run/stages.ts';
 import { subjectCells } from '../src/run/work.ts';
+import { worldOverrides } from '../test/helpers/fixture-world.ts';
 import { liveEnv, liveOverrides, serverKeys } from '../test/helpers/live.ts';
 import { defaultReply, type Provider, startLoopbackServers } from '../test/loopback/index.ts';
 import { type Bench, type BenchContext, type BenchRow, latencyRow } from './harness.ts';
@@ -36,6 +37,9 @@ const bench: Bench = async (ctx) => [await syncRow(ctx), await costRow(ctx)];
 
 async function syncRow(ctx: BenchContext): Promise<BenchRow> {
   const questions = ctx.quick ? 4 : 10;
+  // the tests' bm25 fixture world (liveOverrides points the corpus at it), built in this bench's folder
+  process.env.RGE_TEST_DIR ??= join(ctx.tmp, 'world');
+  await worldOverrides('bm25');
   const stamps: Stamp[] = [];
   const arrivals = new WeakMap<object, number>();
   const servers = await startLoopbackServers(

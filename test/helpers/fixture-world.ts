@@ -20,8 +20,13 @@ export type WorldEmbedder = 'use-lite' | 'bm25';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The run's temporary folder (the unit project's global setup makes it). */
+/**
+ * The run's temporary folder: the unit project's global setup makes it; outside Vitest (a bench, a
+ * script) the caller names one in `RGE_TEST_DIR`.
+ */
 export function testRunDir(): string {
+  const outside = process.env.RGE_TEST_DIR;
+  if (outside) return outside;
   const dir = inject('rgeTestDir');
   if (!dir) throw new Error('no rgeTestDir: run the tests through the unit project (vitest.config.ts)');
   return dir;
