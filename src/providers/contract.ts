@@ -12,7 +12,7 @@
  * sampling parameters). Offline baselines take a temperature (their sampling); heuristic judges and
  * replay take one and ignore it.
  */
-import { ANTHROPIC_API_VERSION, findModel, type ModelContract } from './catalogue.ts';
+import { ANTHROPIC_API_VERSION, findModel, LIVE_PROVIDERS, type ModelContract } from './catalogue.ts';
 import type { RequestParameters } from './types.ts';
 
 /** The parameter fields of a model entry of the run config, as the config names them. */
@@ -24,14 +24,7 @@ export interface StatedParameters {
   send_seed?: boolean | undefined;
 }
 
-export const PARAMETER_FIELDS = [
-  'temperature',
-  'top_p',
-  'reasoning_effort',
-  'thinking_level',
-  'send_seed',
-] as const;
-export type ParameterField = (typeof PARAMETER_FIELDS)[number];
+export type ParameterField = keyof StatedParameters;
 
 /** One parameter a model entry may not state, and what to do about it. */
 export interface ParameterIssue {
@@ -152,7 +145,7 @@ function issuesUnder(
 ): ParameterIssue[] {
   const who = modelName(provider, model, contract);
   const issues: ParameterIssue[] = [];
-  const live = ['anthropic', 'openai', 'gemini', 'openai-compatible'].includes(provider);
+  const live = LIVE_PROVIDERS.some((p) => p === provider);
   for (const field of ['temperature', 'top_p'] as const) {
     if (stated[field] === undefined || contract.sampling[field]) continue;
     issues.push({

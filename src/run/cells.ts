@@ -99,6 +99,7 @@ export const VerdictRecord = z
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
 export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);
+export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
 
 /**
  * Is this answer one the judges score? Only a reply that ended on its own: one cut at the output limit,
@@ -108,7 +109,6 @@ export const answerKey = (identity: AnswerIdentity): string => identityHash(iden
 export function isJudgeable(answer: Pick<AnswerRecord, 'stop'>): boolean {
   return (answer.stop?.kind ?? 'complete') === 'complete';
 }
-export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
 
 /** A file-name-safe form of `provider/model`. */
 export function storeName(provider: string, model: string): string {

@@ -13,7 +13,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import { CHECKS_VERSION } from '../checks/index.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
-import { judgePromptHash, judgePromptText } from '../judging/prompt.ts';
+import { JUDGE_MAX_TOKENS, type JudgeModel, judgePromptHash, judgePromptText } from '../judging/prompt.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import {
   describeParameters,
@@ -35,7 +35,6 @@ import { CellStores } from './cells.ts';
 import { type Judge, loadRunConfig, type RunConfig, type RunMode, type Subject } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
 import { BudgetLedger } from './ledger.ts';
-import { judgeModelOf } from './work.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
@@ -174,6 +173,19 @@ async function inConfig<T>(configFile: string, make: () => Promise<T>): Promise<
       throw new RgeError(err.message, { file: configFile, exitCode: err.exitCode, cause: err });
     throw err;
   }
+}
+
+/** A judge entry of the run config as the judge prompt needs it: its parameters and output limit. */
+export function judgeModelOf(
+  entry: Judge,
+): JudgeModel & { parameters: RequestParameters; maxTokens: number } {
+  return {
+    id: entry.id,
+    model: entry.model,
+    family: entry.family,
+    parameters: resolveParameters(entry.provider, entry.model, entry),
+    maxTokens: outputLimit(entry.provider, entry.model, JUDGE_MAX_TOKENS),
+  };
 }
 
 function described(

@@ -5,20 +5,16 @@
  */
 import { crossFamilyPanel } from '../judging/panel.ts';
 import {
-  JUDGE_MAX_TOKENS,
-  type JudgeModel,
   type JudgePromptVersion,
   judgePromptHash,
   judgePromptText,
   renderJudgeRequest,
 } from '../judging/prompt.ts';
-import { outputLimit, resolveParameters } from '../providers/contract.ts';
 import {
   type ContextChunk,
   type JudgeInput,
   type ModelRequest,
   parametersIdentity,
-  type RequestParameters,
   type SubjectInput,
 } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
@@ -32,7 +28,6 @@ import {
   type VerdictIdentity,
   verdictKey,
 } from './cells.ts';
-import type { Judge } from './config.ts';
 import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
 
 /** One (subject, question, run index) of a run. */
@@ -172,19 +167,6 @@ export async function subjectCells(run: PreparedRun): Promise<SubjectCell[]> {
       for (let runIndex = 0; runIndex < run.runs; runIndex++)
         cells.push(await subjectCell(run, subject, question, runIndex));
   return cells;
-}
-
-/** A judge entry of the run config as the judge prompt needs it: its parameters and output limit. */
-export function judgeModelOf(
-  entry: Judge,
-): JudgeModel & { parameters: RequestParameters; maxTokens: number } {
-  return {
-    id: entry.id,
-    model: entry.model,
-    family: entry.family,
-    parameters: resolveParameters(entry.provider, entry.model, entry),
-    maxTokens: outputLimit(entry.provider, entry.model, JUDGE_MAX_TOKENS),
-  };
 }
 
 /** The two judges of a subject, as the run built them. */

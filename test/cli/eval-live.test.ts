@@ -18,6 +18,24 @@ import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts
 
 const setArgs = (overrides: string[]) => overrides.flatMap((o) => ['--set', o]);
 
+/** `rge eval run` of the published config on 3 questions x 2 runs, results and reports under `dir`. */
+const publishedRun = (mode: 'sync' | 'batch', dir: string) => [
+  'eval',
+  'run',
+  '--config',
+  'configs/published.yaml',
+  '--questions',
+  '3',
+  '--runs',
+  '2',
+  '--mode',
+  mode,
+  '--results-dir',
+  join(dir, 'results'),
+  '--reports-dir',
+  join(dir, 'reports'),
+];
+
 describe('rge eval run against live providers (loopback)', () => {
   let s: LoopbackServers;
   const written: string[] = [];
@@ -37,25 +55,7 @@ describe('rge eval run against live providers (loopback)', () => {
   for (const mode of ['sync', 'batch'] as const) {
     it(`completes a small ${mode} run of the published config, every request accepted, and reports what was sent, cache savings and estimate vs actual; a rerun calls nothing`, async () => {
       const dir = await mkdtemp(join(tmpdir(), `rge-cli-live-${mode}-`));
-      const results = join(dir, 'results');
-      const reports = join(dir, 'reports');
-      const args = [
-        'eval',
-        'run',
-        '--config',
-        'configs/published.yaml',
-        '--questions',
-        '3',
-        '--runs',
-        '2',
-        '--mode',
-        mode,
-        '--results-dir',
-        results,
-        '--reports-dir',
-        reports,
-        ...setArgs(liveOverrides()),
-      ];
+      const args = [...publishedRun(mode, dir), ...setArgs(liveOverrides())];
       const before = requests().length;
       const outcome = await spawnRge(args, liveEnv(s));
       printed.push(outcome.out, outcome.err);
@@ -158,20 +158,7 @@ describe('rge eval run against live providers (loopback)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-cli-live-cap-'));
     const outcome = await spawnRge(
       [
-        'eval',
-        'run',
-        '--config',
-        'configs/published.yaml',
-        '--questions',
-        '3',
-        '--runs',
-        '2',
-        '--mode',
-        'sync',
-        '--results-dir',
-        join(dir, 'results'),
-        '--reports-dir',
-        join(dir, 'reports'),
+        ...publishedRun('sync', dir),
         '--json',
         join(dir, 'cases.json'),
         // the pre-flight lets it start (the estimate fits), the run stops when the spend reaches the cap
