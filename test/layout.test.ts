@@ -1,0 +1,83 @@
+/**
+ * The import graph of src/ has no circle and no arrow from a lower stage to a higher one: the rules of
+ * .dependency-cruiser.cjs (docs/adr/0015-layout.md), checked with dependency-cruiser over the real tree,
+ * and shown to fail on a planted circle, an upward import and a folder without a row.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-cruiser';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+const config = require(join(root, '.dependency-cruiser.cjs')) as IConfiguration & { LAYERS: string[][] };
+
+async function violations(baseDir: string, tsConfig?: string): Promise<string[]> {
+  const previous = process.cwd();
+  process.chdir(baseDir); // the rules' paths (^src/...) are relative to the cruise's base
+  try {
+    const { output } = await cruise(
+      ['src'],
+      {
+        ruleSet: { forbidden: config.forbidden },
+        validate: true,
+        ...config.options,
+        ...(tsConfig ? {} : { tsConfig: undefined }),
+      },
+      undefined,
+      tsConfig ? { tsConfig: extractTSConfig(tsConfig) } : undefined,
+    );
+    const result = output as ICruiseResult;
+    return result.summary.violations.map(
+      (v) =>
+        `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle ? ` (circle: ${v.cycle.map((c) => c.name).join(' -> ')})` : ''}`,
+    );
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+describe('the import graph of src/', () => {
+  it('has no circle, no upward import and no folder outside the layers', async () => {
+    expect(await violations(root, join(root, 'tsconfig.json'))).toEqual([]);
+  });
+
+  describe('the rules fail on what they forbid', () => {
+    const planted = mkdtempSync(join(tmpdir(), 'rge-layout-'));
+    afterAll(() => rmSync(planted, { recursive: true, force: true }));
+    const write = (file: string, text: string) => {
+      mkdirSync(dirname(join(planted, file)), { recursive: true });
+      writeFileSync(join(planted, file), text);
+    };
+    write('src/util/a.ts', "import { b } from './b.ts';\nexport const a = () => b;\n");
+    write('src/util/b.ts', "import { a } from './a.ts';\nexport const b = () => a;\n");
+    write('src/stats/mean.ts', "import { a } from '../util/a.ts';\nexport const mean = a;\n");
+    write('src/judging/verdict.ts', 'export const verdict = 1;\n');
+    write(
+      'src/providers/judge.ts',
+      "import { verdict } from '../judging/verdict.ts';\nexport const j = verdict;\n",
+    );
+    write('src/elsewhere/x.ts', "import { a } from '../util/a.ts';\nexport const x = a;\n");
+
+    it('a circle, an upward import, a stats import of ours and a folder without a row', async () => {
+      const found = await violations(planted);
+      expect(found).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^no-circular: src\/util\/a\.ts -> src\/util\/b\.ts/),
+          'layer-providers: src/providers/judge.ts -> src/judging/verdict.ts',
+          'stats-imports-nothing-of-ours: src/stats/mean.ts -> src/util/a.ts',
+          'no-unknown-folder: src/elsewhere/x.ts -> src/util/a.ts',
+        ]),
+      );
+    });
+  });
+
+  it('every folder of src/ has one row', () => {
+    const folders = config.LAYERS.flat();
+    expect(new Set(folders).size).toBe(folders.length);
+  });
+});
