@@ -34,6 +34,7 @@ import { z } from 'zod';
 import type { CallCharge, ContextChunk, JudgeInput, Provider } from '../providers/types.ts';
 import { parseFinanceBenchFigure } from '../questions/financebench.ts';
 import { bootstrapCI, cohenKappa } from '../stats/index.ts';
+import { linearPercentile } from '../stats/percentile.ts';
 import { RgeError } from '../util/errors.ts';
 import { type JudgedCase, judgeCaseCharged } from './parse.ts';
 import {
@@ -445,15 +446,6 @@ export function kappaInterval(
   };
 }
 
-/** numpy's default (linear) percentile of ascending `sorted` at `level` in [0, 1]; NaN when empty. */
-function percentileOf(sorted: readonly number[], level: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const at = (sorted.length - 1) * level;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
-}
-
 /** The agreement of one judge with the people on one dataset, pooled or on one subset of it. */
 export interface AgreementReport {
   format: AgreementFormat;
@@ -538,7 +530,7 @@ export function agreement(
     latencyMs:
       latencies.length === 0
         ? null
-        : { p50: percentileOf(latencies, 0.5), p95: percentileOf(latencies, 0.95) },
+        : { p50: linearPercentile(latencies, 0.5), p95: linearPercentile(latencies, 0.95) },
   };
 }
 

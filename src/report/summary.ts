@@ -17,6 +17,7 @@
  */
 
 import { bonferroni, clusterBootstrapCI, mcnemar, varianceDecomposition } from '../stats/index.ts';
+import { linearPercentile } from '../stats/percentile.ts';
 import {
   CORRECT_AT,
   type Diagnostics,
@@ -238,14 +239,6 @@ export interface RunDescriptionView {
 
 const ALL = 'all';
 
-function quantile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const idx = (sorted.length - 1) * p;
-  const lo = Math.floor(idx);
-  const hi = Math.ceil(idx);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (idx - lo);
-}
-
 function interval(
   rows: readonly CaseRowView[],
   pick: (r: CaseRowView) => number,
@@ -400,7 +393,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
       slot.rate = slot.applicable === 0 ? null : slot.passed / slot.applicable;
     checkPassRates[m] = rates;
     const lat = mine.map((r) => r.latency_ms).sort((x, y) => x - y);
-    latency[m] = { p50: quantile(lat, 0.5), p95: quantile(lat, 0.95) };
+    latency[m] = { p50: linearPercentile(lat, 0.5), p95: linearPercentile(lat, 0.95) };
     cost[m] = mine.reduce((s, r) => s + r.cost_usd, 0);
   }
 

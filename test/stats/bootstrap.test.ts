@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   bcaFromParts,
   influenceFromJackknife,
-  linearPercentile,
   resamplingState,
   resamplingStreams,
   xoshiro128ss,
@@ -15,6 +14,7 @@ import {
   pairedBootstrapCI,
   percentileInterval,
 } from '../../src/stats/index.ts';
+import { linearPercentile } from '../../src/stats/percentile.ts';
 import { expectClose, reference } from './reference.ts';
 
 const TIGHT = 1e-12;
@@ -348,5 +348,14 @@ describe('clusterBootstrapCI', () => {
     expect(() =>
       clusterBootstrapCI([{ cluster: 'a', value: Number.NaN }], { method: 'bca', seed: 's' }),
     ).toThrow(RangeError);
+  });
+});
+
+describe('linearPercentile (the one percentile: bootstrap, latency quantiles, agreement latencies)', () => {
+  it('interpolates between order statistics like numpy, and is NaN on no data', () => {
+    expect(linearPercentile([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(linearPercentile([10, 20], 0.95)).toBeCloseTo(19.5, 12);
+    expect(linearPercentile([7], 0.3)).toBe(7);
+    expect(linearPercentile([], 0.5)).toBeNaN();
   });
 });
