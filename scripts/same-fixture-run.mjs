@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 /**
- * Shows that a refactor changed no behaviour: runs the fixture suite (`npx vitest run evals`, the
- * README's main job) in a clean clone of each of two revisions and compares what it produced:
- * - reports/<run_id>/summary.json byte for byte (it carries the run id, the config, questions and
- *   index checksums, and every estimate and interval);
- * - the gate's verdicts against the committed reports/baseline.json (`rge gate --json`, less the two
- *   absolute file paths it records).
+ * Shows that a refactor changed no behaviour. In a clean clone of each of two revisions it runs the
+ * fixture suite (`npx vitest run evals`, the README's main job) and the gate against the committed
+ * reports/baseline.json (`rge gate --json`), then compares:
+ * 1. the two fresh runs: reports/<run_id>/summary.json less its `latency` field (the subjects' measured
+ *    wall time, different on every run), and the gate's verdicts (less the two absolute file paths the
+ *    gate records);
+ * 2. the AFTER code over the BEFORE run's results store (data/results: every answer and verdict cell,
+ *    latencies included, is reused, so nothing is measured again): summary.json byte for byte.
+ * summary.json carries the run id, the config, questions and index checksums, and every estimate and
+ * interval of the report.
  *
  * Usage: node scripts/same-fixture-run.mjs BEFORE_REV [AFTER_REV]   (AFTER_REV defaults to HEAD)
- * Each clone is made under the system's temporary folder and removed at the end; exit 1 on a difference.
+ * The clones are made under the system's temporary folder and removed at the end; exit 1 on a difference.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,54 +35,74 @@ const run = (cwd, cmd, args) =>
     maxBuffer: 1 << 28,
   });
 
-/** Clones `rev`, installs, runs the suite and the gate; returns the summary's bytes and the verdicts. */
-function fixtureRun(rev) {
+/** A clean clone of `rev` with its packages installed; returns its folder and commit. */
+function checkout(rev) {
   const dir = mkdtempSync(join(tmpdir(), 'rge-same-run-'));
-  try {
-    const sha = run(root, 'git', ['rev-parse', rev]).trim();
-    run(root, 'git', ['clone', '--quiet', '--no-checkout', root, dir]);
-    run(dir, 'git', ['checkout', '--quiet', sha]);
-    console.error(`${rev} (${sha.slice(0, 12)}): npm ci, npx vitest run evals ...`);
-    run(dir, 'npm', ['ci', '--no-audit', '--no-fund']);
-    run(dir, 'npx', ['vitest', 'run', 'evals']);
-    const runs = readdirSync(join(dir, 'reports'), { withFileTypes: true }).filter((d) => d.isDirectory());
-    if (runs.length !== 1)
-      throw new Error(`${rev}: expected one report folder, found ${runs.map((d) => d.name)}`);
-    const summaryFile = join(dir, 'reports', runs[0].name, 'summary.json');
-    const gateFile = join(dir, 'gate.json');
-    run(dir, 'npx', [
-      'rge',
-      'gate',
-      '--baseline',
-      'reports/baseline.json',
-      '--current',
-      summaryFile,
-      '--json',
-      gateFile,
-    ]);
-    const gate = JSON.parse(readFileSync(gateFile, 'utf8'));
-    delete gate.baselineFile;
-    delete gate.currentFile;
-    return {
-      sha,
-      runId: runs[0].name,
-      summary: readFileSync(summaryFile),
-      gate: JSON.stringify(gate, null, 2),
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const sha = run(root, 'git', ['rev-parse', rev]).trim();
+  run(root, 'git', ['clone', '--quiet', '--no-checkout', root, dir]);
+  run(dir, 'git', ['checkout', '--quiet', sha]);
+  console.error(`${rev} (${sha.slice(0, 12)}): npm ci`);
+  run(dir, 'npm', ['ci', '--no-audit', '--no-fund']);
+  return { dir, sha };
 }
 
-const a = fixtureRun(before);
-const b = fixtureRun(after);
-const sameSummary = a.summary.equals(b.summary);
-const sameGate = a.gate === b.gate;
-const indexChecksum = (buf) => JSON.parse(buf.toString('utf8')).run.indexChecksum;
-console.log(`before ${a.sha.slice(0, 12)}  run ${a.runId}  index ${indexChecksum(a.summary)}`);
-console.log(`after  ${b.sha.slice(0, 12)}  run ${b.runId}  index ${indexChecksum(b.summary)}`);
-console.log(
-  `summary.json (${a.summary.length} and ${b.summary.length} bytes): ${sameSummary ? 'byte-identical' : 'DIFFERENT'}`,
-);
-console.log(`gate verdicts against reports/baseline.json: ${sameGate ? 'identical' : 'DIFFERENT'}`);
-process.exit(sameSummary && sameGate ? 0 : 1);
+/** Runs the suite and the gate in `dir`; returns the summary's bytes and the gate's verdicts. */
+function fixtureRun(dir, label) {
+  console.error(`${label}: npx vitest run evals`);
+  rmSync(join(dir, 'reports'), { recursive: true, force: true });
+  run(dir, 'git', ['checkout', '--quiet', '--', 'reports']);
+  run(dir, 'npx', ['vitest', 'run', 'evals']);
+  const runs = readdirSync(join(dir, 'reports'), { withFileTypes: true }).filter((d) => d.isDirectory());
+  if (runs.length !== 1)
+    throw new Error(`${label}: expected one report folder, found ${runs.map((d) => d.name)}`);
+  const summaryFile = join(dir, 'reports', runs[0].name, 'summary.json');
+  const gateFile = join(dir, 'gate.json');
+  run(dir, 'npx', [
+    'rge',
+    'gate',
+    '--baseline',
+    'reports/baseline.json',
+    '--current',
+    summaryFile,
+    '--json',
+    gateFile,
+  ]);
+  const gate = JSON.parse(readFileSync(gateFile, 'utf8'));
+  delete gate.baselineFile;
+  delete gate.currentFile;
+  return { runId: runs[0].name, summary: readFileSync(summaryFile), gate: JSON.stringify(gate, null, 2) };
+}
+
+const withoutLatency = (buf) => {
+  const summary = JSON.parse(buf.toString('utf8'));
+  delete summary.latency;
+  return JSON.stringify(summary);
+};
+
+const a = checkout(before);
+const b = checkout(after);
+try {
+  const ra = fixtureRun(a.dir, `before ${before}`);
+  const rb = fixtureRun(b.dir, `after ${after}`);
+  // 2: the after code over the before run's stores
+  rmSync(join(b.dir, 'data', 'results'), { recursive: true, force: true });
+  cpSync(join(a.dir, 'data', 'results'), join(b.dir, 'data', 'results'), { recursive: true });
+  const reused = fixtureRun(b.dir, `after ${after} over the before run's results`);
+  const indexChecksum = (buf) => JSON.parse(buf.toString('utf8')).run.indexChecksum;
+  const checks = [
+    ['fresh runs: summary.json less latency', withoutLatency(ra.summary) === withoutLatency(rb.summary)],
+    ['fresh runs: gate verdicts against reports/baseline.json', ra.gate === rb.gate],
+    [
+      `after code over the before results: summary.json (${ra.summary.length} bytes) byte for byte`,
+      ra.summary.equals(reused.summary),
+    ],
+    ['after code over the before results: gate verdicts', ra.gate === reused.gate],
+  ];
+  console.log(`before ${a.sha.slice(0, 12)}  run ${ra.runId}  index ${indexChecksum(ra.summary)}`);
+  console.log(`after  ${b.sha.slice(0, 12)}  run ${rb.runId}  index ${indexChecksum(rb.summary)}`);
+  for (const [what, same] of checks) console.log(`${same ? 'identical' : 'DIFFERENT'}: ${what}`);
+  process.exitCode = checks.every(([, same]) => same) ? 0 : 1;
+} finally {
+  rmSync(a.dir, { recursive: true, force: true });
+  rmSync(b.dir, { recursive: true, force: true });
+}
