@@ -36,9 +36,9 @@ import {
 } from '../judging/agree.ts';
 import { formatAgreementTable } from '../judging/agree-table.ts';
 import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
+import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
-import { createProvider, isLiveProvider } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Judge, loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';

@@ -144,7 +144,7 @@ describe('rge start-up loads no heavy module', () => {
       ]);
     const offline = await agree('configs/fixture.yaml');
     expect(offline.code).toBe(1);
-    expect(hasLoaded(offline, 'src/providers/registry.ts')).toBe(true);
+    expect(hasLoaded(offline, 'src/models/registry.ts')).toBe(true);
     expect(heavyIn(offline.loaded)).toEqual([]);
     const live = await agree('configs/published.yaml');
     expect(live.code).toBe(1);

@@ -18,7 +18,7 @@ import {
   judgeItems,
 } from '../../src/judging/agree.ts';
 import { formatAgreementTable } from '../../src/judging/agree-table.ts';
-import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/providers/heuristic/index.ts';
+import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import { sharedLabels } from '../helpers/shared.ts';
 
 const LABELS = sharedLabels ?? '';

@@ -25,8 +25,8 @@ import {
   saladSupported,
   verdictLabel,
 } from '../../src/judging/agree.ts';
+import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
-import { heuristicJudge } from '../../src/providers/heuristic/index.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { cohenKappa } from '../../src/stats/index.ts';
 import { runRge } from '../helpers/cli.ts';

@@ -11,9 +11,9 @@
  */
 import { performance } from 'node:perf_hooks';
 import { type CitedClaim, sentences, splitCitedClaims } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
+import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../../providers/types.ts';
 import { RgeError } from '../../util/errors.ts';
-import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../types.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import { dimension, shortQuote } from './rubric.ts';
 
 export { dimension, shortQuote } from './rubric.ts';

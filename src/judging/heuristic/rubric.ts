@@ -18,8 +18,8 @@
  *   the caveat 1; declining 0 when the chunks hold the evidence, 1 when they do not.
  */
 import { hedgeLevel, isRefusal } from '../../analysis/index.ts';
-import type { DimensionVerdict, Score } from '../../judging/verdict.ts';
-import type { JudgeInput } from '../types.ts';
+import type { JudgeInput } from '../../providers/types.ts';
+import type { DimensionVerdict, Score } from '../verdict.ts';
 
 export function dimension(score: Score, rationale: string, evidence: readonly string[]): DimensionVerdict {
   return { evidence: [...new Set(evidence.filter((e) => e.length > 0))], rationale, score };

@@ -26,8 +26,8 @@ import {
   sentences,
   stripCitations,
 } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
-import type { ContextChunk, JudgeInput } from '../types.ts';
+import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import { chunkSentences, derivedFrom, HeuristicJudge, statedDecimals } from './common.ts';
 import { dimension, type Evidence, rubricCalibration, rubricCorrectness, shortQuote } from './rubric.ts';
 
