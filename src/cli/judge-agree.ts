@@ -24,6 +24,7 @@ import {
   FORMAT_LABELS,
   FORMAT_SUBSET,
   financeBenchItems,
+  formatAgreementTable,
   formatKappa,
   judgeItems,
   KAPPA_CONFIDENCE,
@@ -33,8 +34,7 @@ import {
   saladItems,
   saladSetting,
   subsetsOf,
-} from '../judging/agree.ts';
-import { formatAgreementTable } from '../judging/agree-table.ts';
+} from '../judging/agreement/index.ts';
 import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
 import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';

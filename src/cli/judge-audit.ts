@@ -12,7 +12,7 @@ import {
   FORMAT_LABELS,
   judgeItems,
   verdictLabel,
-} from '../judging/agree.ts';
+} from '../judging/agreement/index.ts';
 import {
   type AuditView,
   dimensionViews,

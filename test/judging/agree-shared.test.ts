@@ -15,9 +15,9 @@ import {
   type AgreementReport,
   agreementBySubset,
   deterministicSample,
+  formatAgreementTable,
   judgeItems,
-} from '../../src/judging/agree.ts';
-import { formatAgreementTable } from '../../src/judging/agree-table.ts';
+} from '../../src/judging/agreement/index.ts';
 import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import { sharedLabels } from '../helpers/shared.ts';
 

@@ -24,7 +24,7 @@ import {
   saladSetting,
   saladSupported,
   verdictLabel,
-} from '../../src/judging/agree.ts';
+} from '../../src/judging/agreement/index.ts';
 import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
