@@ -127,3 +127,11 @@ export function rubricCorrectness(input: JudgeInput): DimensionVerdict | null {
     return dimension(1, 'No gold answer to compare with: correctness cannot be assessed (midpoint).', []);
   return null;
 }
+
+/** Grounding 2 for an answer with nothing to ground (it declines or is empty), with `rationale`. */
+export function nothingClaimed(
+  input: JudgeInput,
+  rationale: string,
+): { grounding: DimensionVerdict; unsupported: string[] } {
+  return { grounding: dimension(2, rationale, [shortQuote(input.answer)]), unsupported: [] };
+}
