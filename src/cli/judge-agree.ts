@@ -24,6 +24,7 @@ import {
   FORMAT_LABELS,
   FORMAT_SUBSET,
   financeBenchItems,
+  formatAgreementTable,
   formatKappa,
   judgeItems,
   KAPPA_CONFIDENCE,
@@ -33,12 +34,11 @@ import {
   saladItems,
   saladSetting,
   subsetsOf,
-} from '../judging/agree.ts';
-import { formatAgreementTable } from '../judging/agree-table.ts';
+} from '../judging/agreement/index.ts';
 import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
+import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
-import { createProvider, isLiveProvider } from '../providers/registry.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Judge, loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';

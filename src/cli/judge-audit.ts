@@ -12,7 +12,7 @@ import {
   FORMAT_LABELS,
   judgeItems,
   verdictLabel,
-} from '../judging/agree.ts';
+} from '../judging/agreement/index.ts';
 import {
   type AuditView,
   dimensionViews,
@@ -24,7 +24,7 @@ import {
   type StabilityReport,
 } from '../judging/audit.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
-import { isLiveProvider } from '../providers/registry.ts';
+import { isLiveProvider } from '../models/registry.ts';
 import type { JudgeInput } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { medianScore } from '../report/validation.ts';

@@ -17,7 +17,7 @@ export {
   judgeItems,
   saladItems,
   verdictLabel,
-} from './agree.ts';
+} from './agreement/index.ts';
 export { crossFamilyPanel, PANEL_SIZE, PanelError, type PanelJudge } from './panel.ts';
 export { extractJsonText, judgeCase, MAX_JUDGE_ATTEMPTS, parseVerdict, type VerdictParse } from './parse.ts';
 export {

@@ -1,8 +1,9 @@
 /**
- * Providers: one interface for every model call (types), the offline baseline subjects, replay of
- * recorded answers, and the registry that builds a subject's provider from the run config. The public
- * surface of the folder; the modules behind it are private. (The heuristic judges live in
- * `./heuristic/index.ts`.)
+ * Providers: one interface for every model call (types), the live adapters behind `MeteredProvider`,
+ * the offline baseline subjects and replay of recorded answers: model calls only. The public surface of
+ * the folder; the modules behind it are private. (The registry that builds a subject's or judge's
+ * provider from the run config is `src/models/registry.ts`; the heuristic judges are
+ * `src/judging/heuristic/`.)
  */
 
 export {
@@ -46,19 +47,6 @@ export {
   ExtractiveProvider,
   extractiveAnswer,
 } from './offline/extractive.ts';
-export {
-  createProvider,
-  createSubjectProvider,
-  isLiveProvider,
-  isOfflineSubjectModel,
-  LIVE_ADAPTER_VERSION,
-  type ModelSpec,
-  OFFLINE_SUBJECT_MODELS,
-  type OfflineSubjectModel,
-  type ProviderSettingsSpec,
-  priceOf,
-  type RegistryContext,
-} from './registry.ts';
 export { REPLAY_FAMILY, type ReplayKey, ReplayProvider, ReplayRecord } from './replay.ts';
 export {
   addUsage,

@@ -10,95 +10,33 @@
  * stores as sync answers; items that failed or expired fall back to sync calls. A progress line per
  * batch shows items done, waiting and failed.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pRetry, { AbortError } from 'p-retry';
-import { z } from 'zod';
 import { costUsd, worstCaseUsd } from '../providers/catalogue.ts';
 import { redactSecrets } from '../providers/credentials.ts';
-import {
-  type BatchAdapter,
-  type BatchHint,
-  type BatchItemResult,
-  CallError,
-} from '../providers/live/adapter.ts';
+import { type BatchAdapter, type BatchItemResult, CallError } from '../providers/live/adapter.ts';
 import { MeteredProvider, requestTokens } from '../providers/metered.ts';
 import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
-import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { sha256 } from '../util/fs.ts';
+import {
+  type BatchRecord,
+  batchesDir,
+  customIdPrefix,
+  hintOf,
+  loadBatchRecords,
+  saveBatchRecord,
+} from './batch-records.ts';
 import { isJudgeable } from './cells.ts';
 import { BudgetExceededError } from './ledger.ts';
-import { answerRecordFrom, type StageContext, settleCharges, syncAnswer, syncVerdict } from './sync.ts';
 import {
-  answerStore,
-  panelOf,
-  type SubjectCell,
-  type VerdictCell,
-  verdictCell,
-  verdictStore,
-} from './work.ts';
-
-export const BatchRecord = z
-  .object({
-    id: z.string(),
-    run_id: z.string(),
-    provider: z.string(),
-    model: z.string(),
-    role: z.enum(['subject', 'judge']),
-    status: z.enum(['submitting', 'submitted', 'collected', 'abandoned', 'failed']),
-    remote_id: z.string().nullable(),
-    reservation: z.string().nullable(),
-    reserved_usd: z.number().min(0),
-    submitted_after_ms: z.number(),
-    items: z.array(z.object({ custom_id: z.string(), key: z.string() }).strict()),
-    error: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .strict();
-export type BatchRecord = z.infer<typeof BatchRecord>;
-
-export function batchesDir(resultsDir: string): string {
-  return join(resultsDir, '.batches');
-}
-
-async function save(dir: string, record: BatchRecord): Promise<void> {
-  record.updated_at = new Date().toISOString();
-  await writeFileAtomic(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`);
-}
-
-/** Every batch record of a results folder (a damaged one is an error naming the file). */
-export function loadBatchRecords(dir: string): BatchRecord[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => {
-      const file = join(dir, f);
-      const parsed = BatchRecord.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-      if (!parsed.success)
-        throw new Error(`${file}: not a batch record (${parsed.error.issues[0]?.message})`);
-      return parsed.data;
-    });
-}
-
-/** The prefix of every custom id of a batch: ties its items (and results) to its record. */
-export function customIdPrefix(recordId: string): string {
-  return `b${sha256(recordId).slice(0, 12)}_`;
-}
-
-/** What identifies a record's batch at the provider when its id was not recorded. */
-function hintOf(record: BatchRecord, dir: string): BatchHint {
-  const others = loadBatchRecords(dir)
-    .filter((r) => r.id !== record.id && r.remote_id !== null)
-    .map((r) => r.remote_id as string);
-  return {
-    submittedAfterMs: record.submitted_after_ms,
-    items: record.items.length,
-    customIdPrefix: customIdPrefix(record.id),
-    exclude: new Set(others),
-  };
-}
+  answerRecordFrom,
+  missingVerdicts,
+  type StageContext,
+  settleCharges,
+  syncAnswer,
+  syncVerdict,
+} from './sync.ts';
+import { answerStore, type SubjectCell, type VerdictCell, verdictStore } from './work.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
 interface WorkItem {
@@ -229,7 +167,7 @@ async function submit(
     created_at: now,
     updated_at: now,
   };
-  await save(dir, record);
+  await saveBatchRecord(dir, record);
   ctx.log(
     `batch ${id}: submitting ${items.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} to ${payer.provider}/${payer.model}` +
       ` (worst case ${fmtUsd(worst)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap)`,
@@ -258,7 +196,7 @@ async function submit(
     await run.ledger.release(reservation);
     ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
   }
-  await save(dir, record);
+  await saveBatchRecord(dir, record);
   return record;
 }
 
@@ -286,7 +224,7 @@ async function resume(
       record.error = 'never reached the provider (the run stopped while submitting)';
       if (record.reservation) await run.ledger.release(record.reservation);
     }
-    await save(dir, record);
+    await saveBatchRecord(dir, record);
   } else ctx.log(`batch ${record.id}: resuming (submitted before a stop; not paid again)`);
   return record;
 }
@@ -350,7 +288,7 @@ async function collect(
     record.status = 'abandoned';
     record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
     if (record.reservation) await run.ledger.release(record.reservation);
-    await save(dir, record);
+    await saveBatchRecord(dir, record);
     ctx.log(`batch ${record.id}: ${record.error}`);
     return record.items.flatMap((i) => {
       const item = work.get(i.key);
@@ -389,7 +327,7 @@ async function collect(
     record.status = 'collected';
     if (record.reservation) await run.ledger.settle(record.reservation, [], { close: true });
   }
-  await save(dir, record);
+  await saveBatchRecord(dir, record);
   if (failedKeys.size > 0)
     ctx.log(
       `batch ${record.id}: ${failedKeys.size} item(s) failed or expired; ${fallback.length} run as sync calls`,
@@ -465,9 +403,28 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
       await run.ledger.settle(record.reservation, [], { close: true });
     }
     record.status = 'collected';
-    await save(dir, record);
+    await saveBatchRecord(dir, record);
     ctx.log(`batch ${record.id}: every item was stored before a stop; closed as collected`);
   }
+}
+
+/** The group of a model (`gk`), made on its first item. */
+function groupOf(
+  groups: Map<string, Group>,
+  gk: string,
+  b: { metered: MeteredProvider; batch: BatchAdapter },
+  role: Group['role'],
+  store: { get: (key: string) => unknown },
+): Group {
+  const group = groups.get(gk) ?? {
+    provider: b.metered,
+    batch: b.batch,
+    role,
+    items: [],
+    isStored: (key: string) => store.get(key) !== undefined,
+  };
+  groups.set(gk, group);
+  return group;
 }
 
 /** Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. */
@@ -485,15 +442,7 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
       continue;
     }
     const gk = `${cell.subject.config.provider}/${cell.subject.config.model}`;
-    const store = answerStore(run, cell.subject);
-    const group = groups.get(gk) ?? {
-      provider: b.metered,
-      batch: b.batch,
-      role: 'subject' as const,
-      items: [],
-      isStored: (key: string) => store.get(key) !== undefined,
-    };
-    groups.set(gk, group);
+    const group = groupOf(groups, gk, b, 'subject', answerStore(run, cell.subject));
     group.items.push({
       key: cell.key,
       request: cell.request,
@@ -520,28 +469,14 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
   for (const cell of cells) {
     const answer = answerStore(run, cell.subject).get(cell.key);
     if (!answer || !isJudgeable(answer)) continue;
-    for (const judge of panelOf(run, cell.subject)) {
-      const v = verdictCell(run, cell, answer, judge);
-      if (verdictStore(run, judge).get(v.key)) {
-        ctx.counts.verdicts.reused++;
-        continue;
-      }
-      const b = batchAdapterOf(judge.provider);
+    for (const v of missingVerdicts(ctx, cell, answer)) {
+      const b = batchAdapterOf(v.judge.provider);
       if (!b) {
         syncVerdicts.push(v);
         continue;
       }
-      const gk = `${judge.config.provider}/${judge.model}`;
-      const store = verdictStore(run, judge);
-      const group = verdictGroups.get(gk) ?? {
-        provider: b.metered,
-        batch: b.batch,
-        role: 'judge' as const,
-        items: [],
-        isStored: (key: string) => store.get(key) !== undefined,
-      };
-      verdictGroups.set(gk, group);
-      group.items.push({
+      const store = verdictStore(run, v.judge);
+      groupOf(verdictGroups, `${v.judge.config.provider}/${v.judge.model}`, b, 'judge', store).items.push({
         key: v.key,
         request: v.request,
         handle: async (reply) => (await syncVerdict(ctx, v, reply)) !== null,

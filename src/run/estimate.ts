@@ -16,8 +16,8 @@
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
+import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
-import { isLiveProvider } from '../providers/registry.ts';
 import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
 import {
   answerStore,

@@ -14,6 +14,7 @@ import canonicalizeModule from 'canonicalize';
 import { CHECKS_VERSION } from '../checks/index.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { JUDGE_MAX_TOKENS, type JudgeModel, judgePromptHash, judgePromptText } from '../judging/prompt.ts';
+import { createProvider, priceOf } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import {
   describeParameters,
@@ -23,7 +24,6 @@ import {
 } from '../providers/contract.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
-import { createProvider, priceOf } from '../providers/registry.ts';
 import type { ContextChunk, Provider, RequestParameters } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import type { Question } from '../questions/schema.ts';

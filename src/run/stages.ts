@@ -17,7 +17,8 @@
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { batchesDir, loadBatchRecords, runBatches } from './batches.ts';
+import { batchesDir, loadBatchRecords } from './batch-records.ts';
+import { runBatches } from './batches.ts';
 import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
 import type { BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';

@@ -4,7 +4,7 @@
  * Failures are recorded per cell; a call refused by the budget cap stops the run cleanly: no new call
  * starts, and every cell not computed carries the ledger's message.
  */
-import { judgeCaseCharged } from '../judging/parse.ts';
+import { issueJudgeCall } from '../judging/calls.ts';
 import type { CallCharge, ModelReply } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
 import { type AnswerRecord, isJudgeable, type VerdictRecord } from './cells.ts';
@@ -19,8 +19,7 @@ import {
   verdictStore,
 } from './work.ts';
 
-/** Bottleneck priorities: judge calls first, so that started cells finish. */
-const JUDGE_PRIORITY = 3;
+/** Bottleneck priority of subject calls: after judge calls (judging/calls.ts), so that started cells finish. */
 const SUBJECT_PRIORITY = 5;
 
 export interface StageOptions {
@@ -160,33 +159,21 @@ export async function syncVerdict(
     return null;
   }
   try {
-    const judged = await judgeCaseCharged(v.judge.provider, v.request, {
+    const { result, unsettled } = await issueJudgeCall(v.judge.provider, v.request, {
       ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
-      ...(first ? { first } : {}),
-      priority: JUDGE_PRIORITY,
+      first,
     });
     const record: VerdictRecord = {
       kind: 'verdict',
       key: v.key,
       identity: v.identity,
       judge_id: v.judge.id,
-      outcome: judged.outcome,
-      usage: judged.outcome.usage ?? {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-      },
-      batch: judged.batch,
-      charges: judged.charges,
+      ...result,
       created_at: new Date().toISOString(),
     };
     const kept = await store.put(record);
     // The batch reply's charge is settled by the batch runner; the sync retry's here.
-    await settleCharges(
-      run.ledger,
-      judged.charges.filter((c) => !first?.charges?.some((f) => f.key === c.key)),
-    );
+    await settleCharges(run.ledger, unsettled);
     ctx.counts.verdicts.computed++;
     ctx.progress();
     return kept;
@@ -197,23 +184,27 @@ export async function syncVerdict(
   }
 }
 
+/**
+ * The verdict cells of a stored answer that its panel has still to give (each one already stored is
+ * counted as reused).
+ */
+export function missingVerdicts(ctx: StageContext, cell: SubjectCell, answer: AnswerRecord): VerdictCell[] {
+  const run = ctx.run;
+  return panelOf(run, cell.subject).flatMap((judge) => {
+    const v = verdictCell(run, cell, answer, judge);
+    if (!verdictStore(run, judge).get(v.key)) return [v];
+    ctx.counts.verdicts.reused++;
+    return [];
+  });
+}
+
 /** A cell end to end in sync mode: its answer, then its panel's verdicts. */
 async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
-  const run = ctx.run;
-  const hadAnswer = answerStore(run, cell.subject).get(cell.key) !== undefined;
+  const hadAnswer = answerStore(ctx.run, cell.subject).get(cell.key) !== undefined;
   const answer = await syncAnswer(ctx, cell);
   if (hadAnswer) ctx.counts.answers.reused++;
   if (!answer || !isJudgeable(answer)) return;
-  await Promise.all(
-    panelOf(run, cell.subject).map(async (judge) => {
-      const v = verdictCell(run, cell, answer, judge);
-      if (verdictStore(run, judge).get(v.key)) {
-        ctx.counts.verdicts.reused++;
-        return;
-      }
-      await syncVerdict(ctx, v);
-    }),
-  );
+  await Promise.all(missingVerdicts(ctx, cell, answer).map((v) => syncVerdict(ctx, v)));
 }
 
 /**

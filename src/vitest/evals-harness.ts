@@ -7,8 +7,8 @@
  *   the stored answer as the output, with the question and answer as the transcript, the subject call's
  *   usage and latency, and the retrieval as a span; a cell the stages could not complete fails the run
  *   with the stages' reason.
- * - The subject's cross-family panel is a set of judges (`panelJudges`): for each panel judge, one judge
- *   per dimension (correctness, grounding, calibration) whose score is the judge's 0-2 score halved, with
+ * - The subject's cross-family panel is a set of vitest-evals judges (`panelScorers`, each a
+ *   `PanelScorer`, not judging's `PanelJudge`): for each panel judge, one scorer per dimension (correctness, grounding, calibration) whose score is the judge's 0-2 score halved, with
  *   the judge's rationale and evidence; and the case's GFS (primary weights, 0-1). An unscored verdict is
  *   a null score (vitest-evals' "intentionally unscored"), never a 0.
  *
@@ -34,7 +34,8 @@ export interface RgeCaseInput {
 }
 
 export type SubjectHarness = Harness<RgeCaseInput, string>;
-export type PanelJudge = Judge<JudgeContext<RgeCaseInput, string, SubjectHarness>>;
+/** A vitest-evals judge that reads one stored score of a case (a panel judge's dimension, or GFS). */
+export type PanelScorer = Judge<JudgeContext<RgeCaseInput, string, SubjectHarness>>;
 
 export function caseInput(cell: SubjectCell): RgeCaseInput {
   return {
@@ -213,8 +214,8 @@ export function gfsScore(row: CaseRow): JudgeResult {
  * The subject's cross-family panel as vitest-evals judges: `<judge> <dimension>` for each panel judge and
  * dimension, then `GFS`.
  */
-export function panelJudges(run: PreparedRun, subject: RunSubject, book: CaseBook): PanelJudge[] {
-  const judges: PanelJudge[] = [];
+export function panelScorers(run: PreparedRun, subject: RunSubject, book: CaseBook): PanelScorer[] {
+  const judges: PanelScorer[] = [];
   for (const [at, judge] of panelOf(run, subject).entries())
     for (const dimension of DIMENSIONS)
       judges.push({

@@ -32,7 +32,7 @@ import { ResultsStore, type RunHeader, resultsFile } from '../run/results.ts';
 import { RunState, runStages, writeRunState } from '../run/stages.ts';
 import { subjectCells } from '../run/work.ts';
 import { withFileLock } from '../util/lock.ts';
-import { averageScored, CaseBook, caseInput, panelJudges, subjectHarness } from './evals-harness.ts';
+import { averageScored, CaseBook, caseInput, panelScorers, subjectHarness } from './evals-harness.ts';
 import {
   combineSliceStates,
   type Slice,
@@ -170,7 +170,7 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Pre
       subject.id,
       {
         harness: subjectHarness(part, subject, book),
-        judges: panelJudges(part, subject, book),
+        judges: panelScorers(part, subject, book),
         judgeThreshold: null,
       },
       (it) => {

@@ -19,7 +19,7 @@ import { buildProgram, main } from '../../src/cli/main.ts';
 import { VALIDATION_SIZE as HELP_VALIDATION_SIZE } from '../../src/cli/validation-commands.ts';
 import { SYNTHETIC_SEED } from '../../src/fixtures/synthetic.ts';
 import { DEFAULT_MIN_EFFECT } from '../../src/gate/gate.ts';
-import { AGREEMENT_FORMATS } from '../../src/judging/agree.ts';
+import { AGREEMENT_FORMATS } from '../../src/judging/agreement/index.ts';
 import { JUDGE_PROMPT_VERSION, JUDGE_PROMPT_VERSIONS } from '../../src/judging/prompt.ts';
 import { DEFAULT_CACHE_DIR } from '../../src/run/corpus-index.ts';
 import { VALIDATION_SIZE } from '../../src/validation/sample.ts';
@@ -144,7 +144,7 @@ describe('rge start-up loads no heavy module', () => {
       ]);
     const offline = await agree('configs/fixture.yaml');
     expect(offline.code).toBe(1);
-    expect(hasLoaded(offline, 'src/providers/registry.ts')).toBe(true);
+    expect(hasLoaded(offline, 'src/models/registry.ts')).toBe(true);
     expect(heavyIn(offline.loaded)).toEqual([]);
     const live = await agree('configs/published.yaml');
     expect(live.code).toBe(1);

@@ -15,10 +15,10 @@ import {
   type AgreementReport,
   agreementBySubset,
   deterministicSample,
+  formatAgreementTable,
   judgeItems,
-} from '../../src/judging/agree.ts';
-import { formatAgreementTable } from '../../src/judging/agree-table.ts';
-import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/providers/heuristic/index.ts';
+} from '../../src/judging/agreement/index.ts';
+import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import { sharedLabels } from '../helpers/shared.ts';
 
 const LABELS = sharedLabels ?? '';

@@ -24,9 +24,9 @@ import {
   saladSetting,
   saladSupported,
   verdictLabel,
-} from '../../src/judging/agree.ts';
+} from '../../src/judging/agreement/index.ts';
+import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
-import { heuristicJudge } from '../../src/providers/heuristic/index.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { cohenKappa } from '../../src/stats/index.ts';
 import { runRge } from '../helpers/cli.ts';

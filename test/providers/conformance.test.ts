@@ -5,9 +5,9 @@
  * (test/loopback: unknown fields, per-version and per-model rules, enum spellings). Any 400 fails.
  */
 import { describe, expect, it } from 'vitest';
+import { createProvider } from '../../src/models/registry.ts';
 import { CallError } from '../../src/providers/live/adapter.ts';
 import { MeteredProvider } from '../../src/providers/metered.ts';
-import { createProvider } from '../../src/providers/registry.ts';
 import { loadRunConfig } from '../../src/run/config.ts';
 import { FAKE_KEYS, root, serverKeys } from '../helpers/live.ts';
 import { type PublishedRequest, publishedRequests } from '../helpers/published-requests.ts';

@@ -9,7 +9,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/run/batches.ts';
+import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/run/batch-records.ts';
 import { caseRow } from '../../src/run/case.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';

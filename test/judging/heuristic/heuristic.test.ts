@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeCase } from '../../src/judging/parse.ts';
-import { renderJudgeRequest } from '../../src/judging/prompt.ts';
-import { JudgeVerdict } from '../../src/judging/verdict.ts';
-import { verbatimClaim } from '../../src/providers/heuristic/common.ts';
+import { verbatimClaim } from '../../../src/judging/heuristic/common.ts';
 import {
   HEURISTIC_JUDGES,
   heuristicJudge,
@@ -10,8 +7,11 @@ import {
   lexicalVerdict,
   NUMERIC_JUDGE_FAMILY,
   numericVerdict,
-} from '../../src/providers/heuristic/index.ts';
-import type { ContextChunk, JudgeInput } from '../../src/providers/types.ts';
+} from '../../../src/judging/heuristic/index.ts';
+import { judgeCase } from '../../../src/judging/parse.ts';
+import { renderJudgeRequest } from '../../../src/judging/prompt.ts';
+import { JudgeVerdict } from '../../../src/judging/verdict.ts';
+import type { ContextChunk, JudgeInput } from '../../../src/providers/types.ts';
 
 const chunk = (id: string, text: string): ContextChunk => ({
   id,

@@ -9,7 +9,7 @@
  * dry run builds the same providers without keys (nothing is called).
  */
 import { isAbsolute, resolve } from 'node:path';
-import { RgeError } from '../util/errors.ts';
+import { heuristicJudge } from '../judging/heuristic/index.ts';
 import {
   FREE,
   type LiveProvider,
@@ -17,22 +17,22 @@ import {
   OFFLINE_SUBJECT_MODELS,
   type PricedModel,
   pricedModel,
-} from './catalogue.ts';
-import { contractOf, parameterIssues, type StatedParameters } from './contract.ts';
-import { apiKeyFor, baseUrlFor, compatibleKey } from './credentials.ts';
-import { heuristicJudge } from './heuristic/index.ts';
-import type { LiveAdapter } from './live/adapter.ts';
+} from '../providers/catalogue.ts';
+import { contractOf, parameterIssues, type StatedParameters } from '../providers/contract.ts';
+import { apiKeyFor, baseUrlFor, compatibleKey } from '../providers/credentials.ts';
+import type { LiveAdapter } from '../providers/live/adapter.ts';
 import {
   DEFAULT_LIMITS,
   MeteredProvider,
   ProviderLimiter,
   type RateLimits,
   type Spender,
-} from './metered.ts';
-import { EagerProvider } from './offline/eager.ts';
-import { ExtractiveProvider } from './offline/extractive.ts';
-import { ReplayProvider } from './replay.ts';
-import type { Provider } from './types.ts';
+} from '../providers/metered.ts';
+import { EagerProvider } from '../providers/offline/eager.ts';
+import { ExtractiveProvider } from '../providers/offline/extractive.ts';
+import { ReplayProvider } from '../providers/replay.ts';
+import type { Provider } from '../providers/types.ts';
+import { RgeError } from '../util/errors.ts';
 
 export { OFFLINE_SUBJECT_MODELS };
 
@@ -125,50 +125,37 @@ async function liveAdapter(
   const settings = ctx.settings[provider];
   const timeoutMs = (settings ?? { timeout_ms: DEFAULT_LIMITS.timeoutMs }).timeout_ms;
   const { contract } = contractOf(provider, spec.model);
-  const key = (p: 'anthropic' | 'openai' | 'gemini') =>
-    ctx.requireKeys ? apiKeyFor(p, who, ctx.env) : 'dry-run';
+  if (provider === 'openai-compatible') {
+    if (!spec.base_url) throw new RgeError(`${who}: an openai-compatible model needs base_url`);
+    const { OpenAIAdapter } = await import('../providers/live/openai.ts');
+    return new OpenAIAdapter({
+      provider: 'openai-compatible',
+      apiKey: ctx.requireKeys ? compatibleKey(who, spec.api_key_env, ctx.env) : 'dry-run',
+      baseURL: spec.base_url,
+      timeoutMs,
+      contract,
+    });
+  }
+  const baseURL = baseUrlFor(provider, settings?.base_url, ctx.env);
+  // called once the adapter's module is loaded (a missing key stops the run after the SDK loads)
+  const options = () => ({
+    apiKey: ctx.requireKeys ? apiKeyFor(provider, who, ctx.env) : 'dry-run',
+    ...(baseURL ? { baseURL } : {}),
+    timeoutMs,
+    contract,
+  });
   switch (provider) {
     case 'anthropic': {
-      const baseURL = baseUrlFor('anthropic', settings?.base_url, ctx.env);
-      const { AnthropicAdapter } = await import('./live/anthropic.ts');
-      return new AnthropicAdapter({
-        apiKey: key('anthropic'),
-        ...(baseURL ? { baseURL } : {}),
-        timeoutMs,
-        contract,
-      });
+      const { AnthropicAdapter } = await import('../providers/live/anthropic.ts');
+      return new AnthropicAdapter(options());
     }
     case 'openai': {
-      const baseURL = baseUrlFor('openai', settings?.base_url, ctx.env);
-      const { OpenAIAdapter } = await import('./live/openai.ts');
-      return new OpenAIAdapter({
-        provider: 'openai',
-        apiKey: key('openai'),
-        ...(baseURL ? { baseURL } : {}),
-        timeoutMs,
-        contract,
-      });
+      const { OpenAIAdapter } = await import('../providers/live/openai.ts');
+      return new OpenAIAdapter({ provider: 'openai', ...options() });
     }
     case 'gemini': {
-      const baseURL = baseUrlFor('gemini', settings?.base_url, ctx.env);
-      const { GeminiAdapter } = await import('./live/gemini.ts');
-      return new GeminiAdapter({
-        apiKey: key('gemini'),
-        ...(baseURL ? { baseURL } : {}),
-        timeoutMs,
-        contract,
-      });
-    }
-    case 'openai-compatible': {
-      if (!spec.base_url) throw new RgeError(`${who}: an openai-compatible model needs base_url`);
-      const { OpenAIAdapter } = await import('./live/openai.ts');
-      return new OpenAIAdapter({
-        provider: 'openai-compatible',
-        apiKey: ctx.requireKeys ? compatibleKey(who, spec.api_key_env, ctx.env) : 'dry-run',
-        baseURL: spec.base_url,
-        timeoutMs,
-        contract,
-      });
+      const { GeminiAdapter } = await import('../providers/live/gemini.ts');
+      return new GeminiAdapter(options());
     }
   }
 }

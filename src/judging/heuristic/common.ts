@@ -11,10 +11,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { type CitedClaim, sentences, splitCitedClaims } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
+import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../../providers/types.ts';
 import { RgeError } from '../../util/errors.ts';
-import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../types.ts';
-import { dimension, shortQuote } from './rubric.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
+import { dimension, nothingClaimed, shortQuote } from './rubric.ts';
 
 export { dimension, shortQuote } from './rubric.ts';
 
@@ -215,14 +215,10 @@ export function groundingFromChecks(
   const quotes = checks.flatMap((c) => (c.quote === null ? [] : [shortQuote(c.quote)]));
   const unsupportedClaims = [...theatre, ...unsupported].map(verbatim);
   if (checks.length === 0)
-    return {
-      grounding: dimension(
-        2,
-        'The answer makes no factual claim (it declines or is empty), so nothing is ungrounded.',
-        [shortQuote(input.answer)],
-      ),
-      unsupported: [],
-    };
+    return nothingClaimed(
+      input,
+      'The answer makes no factual claim (it declines or is empty), so nothing is ungrounded.',
+    );
   if (theatre.length > 0) {
     const first = theatre[0] as ClaimCheck;
     return {

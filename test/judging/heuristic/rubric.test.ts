@@ -3,9 +3,9 @@
  * methodology 4.1-4.3), checked on both judges, whose methods differ but whose rubric is the same.
  */
 import { describe, expect, it } from 'vitest';
-import { lexicalVerdict } from '../../src/providers/heuristic/lexical.ts';
-import { numericVerdict } from '../../src/providers/heuristic/numeric.ts';
-import type { JudgeInput } from '../../src/providers/types.ts';
+import { lexicalVerdict } from '../../../src/judging/heuristic/lexical.ts';
+import { numericVerdict } from '../../../src/judging/heuristic/numeric.ts';
+import type { JudgeInput } from '../../../src/providers/types.ts';
 
 const ID = 'adani-ports-FY24-00000001';
 const OTHER = 'adani-ports-FY24-00000002';

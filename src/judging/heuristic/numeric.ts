@@ -28,8 +28,8 @@ import {
   unitsCompatible,
   withinRelative,
 } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
-import type { ContextChunk, JudgeInput } from '../types.ts';
+import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import {
   checkClaims,
   chunkSentences,

@@ -18,8 +18,8 @@
  *   the caveat 1; declining 0 when the chunks hold the evidence, 1 when they do not.
  */
 import { hedgeLevel, isRefusal } from '../../analysis/index.ts';
-import type { DimensionVerdict, Score } from '../../judging/verdict.ts';
-import type { JudgeInput } from '../types.ts';
+import type { JudgeInput } from '../../providers/types.ts';
+import type { DimensionVerdict, Score } from '../verdict.ts';
 
 export function dimension(score: Score, rationale: string, evidence: readonly string[]): DimensionVerdict {
   return { evidence: [...new Set(evidence.filter((e) => e.length > 0))], rationale, score };
@@ -126,4 +126,12 @@ export function rubricCorrectness(input: JudgeInput): DimensionVerdict | null {
   if (input.goldAnswer.trim() === '' && input.numericGold.length === 0)
     return dimension(1, 'No gold answer to compare with: correctness cannot be assessed (midpoint).', []);
   return null;
+}
+
+/** Grounding 2 for an answer with nothing to ground (it declines or is empty), with `rationale`. */
+export function nothingClaimed(
+  input: JudgeInput,
+  rationale: string,
+): { grounding: DimensionVerdict; unsupported: string[] } {
+  return { grounding: dimension(2, rationale, [shortQuote(input.answer)]), unsupported: [] };
 }

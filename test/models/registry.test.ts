@@ -2,9 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createProvider, createSubjectProvider } from '../../src/models/registry.ts';
 import {
-  createProvider,
-  createSubjectProvider,
   EagerProvider,
   ExtractiveProvider,
   MeteredProvider,

@@ -1,20 +1,45 @@
 /**
- * The agreement of judges with people on one dataset as `rge judge agree` prints it: a table whose
- * rows are judge x subset (each judge's pooled row first), then every confusion matrix, then a footer
- * saying how the kappa intervals were computed and seeded.
+ * The agreement of judges with people as `rge judge agree` prints it: one report's header line and
+ * confusion matrix (`formatAgreement`), and a dataset's table whose rows are judge x subset (each judge's
+ * pooled row first), then every confusion matrix, then a footer saying how the kappa intervals were
+ * computed and seeded (`formatAgreementTable`).
  */
-import {
-  AGREEMENT_SEED_RULE,
-  type AgreementFormat,
-  type AgreementReport,
-  FORMAT_DIMENSION,
-  FORMAT_SUBSET,
-  formatAgreement,
-  formatKappa,
-  POOLED,
-} from './agree.ts';
+import { type AgreementFormat, FORMAT_DIMENSION, FORMAT_SUBSET } from './datasets.ts';
+import { AGREEMENT_SEED_RULE, type AgreementReport, POOLED } from './kappa.ts';
 
 const fixed = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
+
+/** Kappa and its interval as the tables print them: `0.412 [0.310, 0.508]`, or `n/a`. */
+export function formatKappa(report: Pick<AgreementReport, 'kappa' | 'kappaCi'>): string {
+  if (!Number.isFinite(report.kappa)) return 'n/a';
+  const ci = report.kappaCi;
+  return ci
+    ? `${fixed(report.kappa, 3)} [${fixed(ci.low, 3)}, ${fixed(ci.high, 3)}]`
+    : fixed(report.kappa, 3);
+}
+
+/** `pooled`, or the subset named with what it is (`setting gpt3`). */
+export function subsetLabel(report: Pick<AgreementReport, 'format' | 'subset'>): string {
+  return report.subset === null ? POOLED : `${FORMAT_SUBSET[report.format]} ${report.subset}`;
+}
+
+/** The report as the CLI prints it: a header line and the confusion matrix (people x judge). */
+export function formatAgreement(report: AgreementReport): string {
+  const width = Math.max(...report.labels.map((l) => l.length), 'people \\ judge'.length);
+  const colWidth = Math.max(...report.labels.map((l) => l.length), 6);
+  const head = ['people \\ judge'.padEnd(width), ...report.labels.map((l) => l.padStart(colWidth))].join(
+    '  ',
+  );
+  const rows = report.confusion.map((row, i) =>
+    [(report.labels[i] ?? '').padEnd(width), ...row.map((c) => String(c).padStart(colWidth))].join('  '),
+  );
+  return (
+    `${report.format} (${report.dimension}), judge ${report.judge}, ${subsetLabel(report)}: ` +
+    `n ${report.n}, kappa ${formatKappa(report)}, accuracy ${fixed(report.accuracy, 3)}` +
+    `${report.unscored > 0 ? `, unscored ${report.unscored}` : ''}\n${head}\n${rows.join('\n')}\n`
+  );
+}
+
 const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
 
 /** Text columns padded to their widest cell; `right` columns are right-aligned. */

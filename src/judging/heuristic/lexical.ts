@@ -26,10 +26,17 @@ import {
   sentences,
   stripCitations,
 } from '../../analysis/index.ts';
-import type { DimensionVerdict, JudgeVerdict } from '../../judging/verdict.ts';
-import type { ContextChunk, JudgeInput } from '../types.ts';
+import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
+import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import { chunkSentences, derivedFrom, HeuristicJudge, statedDecimals } from './common.ts';
-import { dimension, type Evidence, rubricCalibration, rubricCorrectness, shortQuote } from './rubric.ts';
+import {
+  dimension,
+  type Evidence,
+  nothingClaimed,
+  rubricCalibration,
+  rubricCorrectness,
+  shortQuote,
+} from './rubric.ts';
 
 export const LEXICAL_JUDGE_ID = 'heuristic/lexical';
 export const LEXICAL_JUDGE_FAMILY = 'rge-heuristic-lexical';
@@ -159,14 +166,10 @@ function checkSentences(input: JudgeInput): SentenceCheck[] {
 export function lexicalGrounding(input: JudgeInput): { grounding: DimensionVerdict; unsupported: string[] } {
   const checks = checkSentences(input);
   if (checks.length === 0)
-    return {
-      grounding: dimension(
-        2,
-        'The answer asserts nothing (it declines or is empty), so nothing is ungrounded.',
-        [shortQuote(input.answer)],
-      ),
-      unsupported: [],
-    };
+    return nothingClaimed(
+      input,
+      'The answer asserts nothing (it declines or is empty), so nothing is ungrounded.',
+    );
   const total = checks.reduce((n, c) => n + c.weight, 0);
   const held = checks.filter((c) => c.status === 'cited' || c.status === 'uncited');
   const share = held.reduce((n, c) => n + c.weight, 0) / total;

@@ -3,8 +3,9 @@
  * JSON text; they differ in method (numeric: figures and names; lexical: words and phrases) so that
  * their agreement is informative. See numeric.ts and lexical.ts.
  */
+
+import { HEURISTIC_JUDGES } from '../../providers/catalogue.ts';
 import { RgeError } from '../../util/errors.ts';
-import { HEURISTIC_JUDGES } from '../catalogue.ts';
 import type { HeuristicJudge } from './common.ts';
 import { lexicalJudge } from './lexical.ts';
 import { numericJudge } from './numeric.ts';

@@ -1,0 +1,81 @@
+/**
+ * Running a judge over a labelled dataset: each item through the same prompt rendering and parser as a
+ * run's judges (one retry on an unparseable reply, then unscored), one after the other or all at once.
+ */
+import type { CallCharge, Provider } from '../../providers/types.ts';
+import { type JudgedCase, judgeCaseCharged } from '../parse.ts';
+import {
+  JUDGE_PROMPT_VERSION,
+  type JudgeModel,
+  type JudgePromptVersion,
+  judgePromptText,
+  renderJudgeRequest,
+} from '../prompt.ts';
+import type { JudgeOutcome } from '../verdict.ts';
+import type { AgreementItem } from './datasets.ts';
+
+export interface JudgeItemsOptions {
+  /** the judge as the prompt names it (a run config's judge entry); default from the provider */
+  model?: JudgeModel;
+  /** the rubric (a run config's pinned copy); default the canonical judge prompt */
+  promptText?: string;
+  /**
+   * ask about every item at once (live judges: the provider's limiter paces the calls); default one
+   * item after the other. The first error stops the calls still waiting and is thrown once every call
+   * has ended, so that what was billed is settled.
+   */
+  concurrent?: boolean;
+  /** the judge prompt version whose layout renders the case (default canonical) */
+  promptVersion?: JudgePromptVersion;
+  /** the answer before the retrieved chunks (the judge audit's position probe) */
+  answerFirst?: boolean;
+  /** called with each item's billed calls as soon as it is judged (to settle them in a ledger) */
+  onJudged?: (charges: readonly CallCharge[], judged: JudgedCase) => Promise<void>;
+}
+
+/**
+ * Judges every item with `judge` through the same prompt rendering and parser as a run's judges (one
+ * retry on an unparseable reply, then unscored); the outcomes are in the order of the items.
+ */
+export async function judgeItems(
+  items: readonly AgreementItem[],
+  judge: Provider,
+  opts: JudgeItemsOptions = {},
+): Promise<JudgeOutcome[]> {
+  const model = opts.model ?? {
+    id: judge.id,
+    model: judge.id,
+    family: judge.family,
+    parameters: { temperature: 0 },
+  };
+  const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
+  const promptText = opts.promptText ?? judgePromptText(version);
+  const controller = new AbortController();
+  const one = async (item: AgreementItem): Promise<JudgeOutcome> => {
+    const request = renderJudgeRequest(item.input, model, promptText, version, {
+      answerFirst: opts.answerFirst === true,
+    });
+    const judged = await judgeCaseCharged(judge, request, {
+      signal: controller.signal,
+    });
+    await opts.onJudged?.(judged.charges, judged);
+    return judged.outcome;
+  };
+  if (!opts.concurrent) {
+    const outcomes: JudgeOutcome[] = [];
+    for (const item of items) outcomes.push(await one(item));
+    return outcomes;
+  }
+  const settled = await Promise.allSettled(
+    items.map(async (item) => {
+      try {
+        return await one(item);
+      } catch (err) {
+        if (!controller.signal.aborted) controller.abort(err);
+        throw err;
+      }
+    }),
+  );
+  if (controller.signal.aborted) throw controller.signal.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<JudgeOutcome>).value);
+}

@@ -1,0 +1,250 @@
+/**
+ * The agreement of a judge's verdicts with the people's labels, pooled over a dataset and per subset of
+ * it: n, unscored, Cohen's kappa with a bootstrap interval, accuracy, confusion matrix, the judge's cost
+ * and latency.
+ *
+ * Kappa's interval: a bootstrap over the items of the cell (`kappaInterval`), seeded by
+ * `agreementSeed(judge, format, subset)`, so the same labels and verdicts give the same interval.
+ */
+import { bootstrapCI, cohenKappa } from '../../stats/index.ts';
+import { linearPercentile } from '../../stats/percentile.ts';
+import type { JudgeOutcome } from '../verdict.ts';
+import {
+  type AgreementFormat,
+  type AgreementItem,
+  FORMAT_DIMENSION,
+  FORMAT_LABELS,
+  verdictLabel,
+} from './datasets.ts';
+
+/** The subset name of a pooled row (all subsets of a dataset), in seeds and tables. */
+export const POOLED = 'pooled';
+
+/** Bootstrap resamples of a kappa interval: 2,000 resamples of the items. */
+export const KAPPA_RESAMPLES = 2000;
+export const KAPPA_CONFIDENCE = 0.95;
+/** BCa, as the report's intervals (docs/adr/0004-statistics.md). */
+export const KAPPA_INTERVAL_METHOD = 'bca';
+
+/** How a cell's kappa interval is seeded, for the output's footer. */
+export const AGREEMENT_SEED_RULE = `agree:<judge>:<format>:<subset, or ${POOLED}>`;
+
+/** The seed of the kappa interval of a (judge, dataset, subset) cell; `subset` null is the pooled row. */
+export function agreementSeed(judge: string, format: AgreementFormat, subset: string | null): string {
+  return `agree:${judge}:${format}:${subset ?? POOLED}`;
+}
+
+export interface KappaInterval {
+  low: number;
+  high: number;
+  confidence: number;
+  method: typeof KAPPA_INTERVAL_METHOD;
+  resamples: number;
+  seed: string;
+  /**
+   * resamples on which kappa is undefined (both raters constant on the same label, so they say nothing
+   * about agreement beyond chance): each counts as the estimate, which neither widens nor shifts the
+   * interval (dropping them is not an option of `bootstrapCI`)
+   */
+  undefinedResamples: number;
+  /** the interval could not be computed as asked (see `bootstrapCI`): a point, or percentile for BCa */
+  degenerate: boolean;
+}
+
+/**
+ * A bootstrap interval of Cohen's kappa between `human` and `judged` (label indices 0..labelCount-1,
+ * item by item): `bootstrapCI` over the items (each resample draws n items with replacement and
+ * computes `cohenKappa` on them), BCa, 2,000 resamples unless told. A resample on which kappa is
+ * undefined counts as the estimate (see `undefinedResamples`). Null where kappa itself is undefined
+ * (no items, or one label only).
+ */
+export function kappaInterval(
+  human: readonly number[],
+  judged: readonly number[],
+  labelCount: number,
+  opts: { seed: string; resamples?: number; confidence?: number },
+): KappaInterval | null {
+  if (human.length !== judged.length)
+    throw new RangeError(`kappaInterval: ${human.length} people labels but ${judged.length} judge labels`);
+  if (human.length === 0) return null;
+  const labels = Array.from({ length: labelCount }, (_, i) => i);
+  // an item is one number, people x judge, so that resampling items keeps each pair together
+  const codes = human.map((h, i) => h * labelCount + (judged[i] as number));
+  // Kappa depends only on the people x judge counts, so it is computed once per distinct table: the
+  // jackknife's n leave-one-out samples have at most labelCount^2 tables between them.
+  const cells = labelCount * labelCount;
+  const counts = new Array<number>(cells);
+  const known = new Map<string, number>();
+  const kappaOf = (xs: ArrayLike<number>) => {
+    counts.fill(0);
+    for (let i = 0; i < xs.length; i++) {
+      const code = xs[i] as number;
+      counts[code] = (counts[code] as number) + 1;
+    }
+    const key = counts.join(',');
+    const seen = known.get(key);
+    if (seen !== undefined) return seen;
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let c = 0; c < cells; c++)
+      for (let m = 0; m < (counts[c] as number); m++) {
+        a.push(Math.floor(c / labelCount));
+        b.push(c % labelCount);
+      }
+    const kappa = cohenKappa(a, b, { labels });
+    known.set(key, kappa);
+    return kappa;
+  };
+  const estimate = kappaOf(codes);
+  if (Number.isNaN(estimate)) return null;
+  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
+  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
+  let calls = 0;
+  let undefinedResamples = 0;
+  const ci = bootstrapCI(codes, {
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    confidence,
+    seed: opts.seed,
+    statistic: (xs) => {
+      calls++;
+      const kappa = kappaOf(xs);
+      if (!Number.isNaN(kappa)) return kappa;
+      // call 1 is the data itself, then the resamples, then (BCa) the jackknife samples
+      if (calls > 1 && calls <= resamples + 1) undefinedResamples++;
+      return estimate;
+    },
+  });
+  return {
+    low: ci.low,
+    high: ci.high,
+    confidence,
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    seed: opts.seed,
+    undefinedResamples,
+    degenerate: ci.degenerate === true,
+  };
+}
+
+/** The agreement of one judge with the people on one dataset, pooled or on one subset of it. */
+export interface AgreementReport {
+  format: AgreementFormat;
+  judge: string;
+  dimension: string;
+  /** the subset (see FORMAT_SUBSET); null for the row pooled over every subset */
+  subset: string | null;
+  labels: readonly string[];
+  /** items with a scored verdict (the table's total) */
+  n: number;
+  /** items whose verdict was unscored, left out of the table */
+  unscored: number;
+  /** Cohen's kappa between people (a) and judge (b); NaN where undefined (one label only) */
+  kappa: number;
+  /** bootstrap interval of the kappa; null where the kappa is undefined */
+  kappaCi: KappaInterval | null;
+  accuracy: number;
+  /** rows: the people's label; columns: the judge's, both in `labels` order */
+  confusion: number[][];
+  /** what the judge's calls cost, over every item (scored or not), USD */
+  costUsd: number;
+  /** the judge's latency per item (over its attempts), ms; null with no items */
+  latencyMs: { p50: number; p95: number } | null;
+}
+
+export interface AgreementOptions {
+  /** the subset the items are; default null, the pooled row */
+  subset?: string | null;
+  /** bootstrap resamples of the kappa interval (default KAPPA_RESAMPLES) */
+  resamples?: number;
+  /** default `agreementSeed(judge, format, subset)` */
+  seed?: string;
+}
+
+/** Agreement of judge outcomes with the people's labels, item by item (same order). */
+export function agreement(
+  format: AgreementFormat,
+  judge: string,
+  items: readonly AgreementItem[],
+  outcomes: readonly JudgeOutcome[],
+  opts: AgreementOptions = {},
+): AgreementReport {
+  if (items.length !== outcomes.length)
+    throw new RangeError(`agreement: ${items.length} items but ${outcomes.length} outcomes`);
+  const subset = opts.subset ?? null;
+  const labels = FORMAT_LABELS[format];
+  const confusion = labels.map(() => labels.map(() => 0));
+  const human: number[] = [];
+  const judged: number[] = [];
+  let unscored = 0;
+  items.forEach((item, i) => {
+    const verdict = outcomes[i]?.verdict;
+    if (!verdict) {
+      unscored++;
+      return;
+    }
+    const j = verdictLabel(format, verdict);
+    human.push(item.human);
+    judged.push(j);
+    const row = confusion[item.human];
+    if (row) row[j] = (row[j] ?? 0) + 1;
+  });
+  const n = human.length;
+  const agreed = human.filter((h, i) => h === judged[i]).length;
+  const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
+  return {
+    format,
+    judge,
+    dimension: FORMAT_DIMENSION[format],
+    subset,
+    labels,
+    n,
+    unscored,
+    kappa: n === 0 ? Number.NaN : cohenKappa(human, judged, { labels: labels.map((_, i) => i) }),
+    kappaCi: kappaInterval(human, judged, labels.length, {
+      seed: opts.seed ?? agreementSeed(judge, format, subset),
+      ...(opts.resamples === undefined ? {} : { resamples: opts.resamples }),
+    }),
+    accuracy: n === 0 ? Number.NaN : agreed / n,
+    confusion,
+    costUsd: outcomes.reduce((sum, o) => sum + o.costUsd, 0),
+    latencyMs:
+      latencies.length === 0
+        ? null
+        : { p50: linearPercentile(latencies, 0.5), p95: linearPercentile(latencies, 0.95) },
+  };
+}
+
+/** The subsets of `items`, sorted. */
+export function subsetsOf(items: readonly AgreementItem[]): string[] {
+  return [...new Set(items.map((i) => i.subset))].sort((a, b) => a.localeCompare(b));
+}
+
+/**
+ * Agreement pooled over every item (first, `subset` null), then one row per subset (sorted), each
+ * with its own kappa, interval (seeded per subset) and counts.
+ */
+export function agreementBySubset(
+  format: AgreementFormat,
+  judge: string,
+  items: readonly AgreementItem[],
+  outcomes: readonly JudgeOutcome[],
+  opts: Omit<AgreementOptions, 'subset' | 'seed'> = {},
+): AgreementReport[] {
+  if (items.length !== outcomes.length)
+    throw new RangeError(`agreement: ${items.length} items but ${outcomes.length} outcomes`);
+  const rows = [agreement(format, judge, items, outcomes, opts)];
+  for (const subset of subsetsOf(items)) {
+    const keep = items.map((item) => item.subset === subset);
+    rows.push(
+      agreement(
+        format,
+        judge,
+        items.filter((_, i) => keep[i]),
+        outcomes.filter((_, i) => keep[i]),
+        { ...opts, subset },
+      ),
+    );
+  }
+  return rows;
+}

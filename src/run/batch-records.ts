@@ -1,0 +1,72 @@
+/**
+ * The batch records of a results folder (`data/results/.batches/<id>.json`): what was submitted, to whom,
+ * with which budget reservation and items, written before a batch is submitted and after each change,
+ * so that a run that starts again polls the same batch instead of paying twice (run/batches.ts).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { BatchHint } from '../providers/live/adapter.ts';
+import { sha256, writeFileAtomic } from '../util/fs.ts';
+
+export const BatchRecord = z
+  .object({
+    id: z.string(),
+    run_id: z.string(),
+    provider: z.string(),
+    model: z.string(),
+    role: z.enum(['subject', 'judge']),
+    status: z.enum(['submitting', 'submitted', 'collected', 'abandoned', 'failed']),
+    remote_id: z.string().nullable(),
+    reservation: z.string().nullable(),
+    reserved_usd: z.number().min(0),
+    submitted_after_ms: z.number(),
+    items: z.array(z.object({ custom_id: z.string(), key: z.string() }).strict()),
+    error: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .strict();
+export type BatchRecord = z.infer<typeof BatchRecord>;
+
+export function batchesDir(resultsDir: string): string {
+  return join(resultsDir, '.batches');
+}
+
+export async function saveBatchRecord(dir: string, record: BatchRecord): Promise<void> {
+  record.updated_at = new Date().toISOString();
+  await writeFileAtomic(join(dir, `${record.id}.json`), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** Every batch record of a results folder (a damaged one is an error naming the file). */
+export function loadBatchRecords(dir: string): BatchRecord[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => {
+      const file = join(dir, f);
+      const parsed = BatchRecord.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      if (!parsed.success)
+        throw new Error(`${file}: not a batch record (${parsed.error.issues[0]?.message})`);
+      return parsed.data;
+    });
+}
+
+/** The prefix of every custom id of a batch: ties its items (and results) to its record. */
+export function customIdPrefix(recordId: string): string {
+  return `b${sha256(recordId).slice(0, 12)}_`;
+}
+
+/** What identifies a record's batch at the provider when its id was not recorded. */
+export function hintOf(record: BatchRecord, dir: string): BatchHint {
+  const others = loadBatchRecords(dir)
+    .filter((r) => r.id !== record.id && r.remote_id !== null)
+    .map((r) => r.remote_id as string);
+  return {
+    submittedAfterMs: record.submitted_after_ms,
+    items: record.items.length,
+    customIdPrefix: customIdPrefix(record.id),
+    exclude: new Set(others),
+  };
+}
