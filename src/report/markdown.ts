@@ -3,10 +3,10 @@
  * `summary.json` with the same numbers.
  */
 
+import { validationMarkdown } from './labelling.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
 import type { Summary } from './summary.ts';
-import { validationMarkdown } from './validation.ts';
 import type { RunDescription } from './views.ts';
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');

@@ -27,6 +27,7 @@ import {
   interJudgeAgreement,
   type JudgeAgreement,
 } from './diagnostics.ts';
+import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './labelling.ts';
 import {
   type BudgetSection,
   budget,
@@ -49,7 +50,6 @@ import {
   variance,
 } from './scores.ts';
 import { type StopCounts, stopCounts } from './stops.ts';
-import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './validation.ts';
 import type { CaseRowView, RunBudgetView, RunDescription } from './views.ts';
 
 export interface SummaryOptions {
