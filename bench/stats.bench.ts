@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { bcaFromParts, influenceFromJackknife } from '../src/stats/bootstrap.ts';
 import { bootstrapCI } from '../src/stats/index.ts';
+import { bcaFromParts, influenceFromJackknife } from '../src/stats/intervals.ts';
 import { type Bench, type BenchRow, latencyRow, percentile } from './harness.ts';
 
 const N = 1800;

@@ -24,15 +24,15 @@ import {
   type StabilityReport,
 } from '../judging/audit.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
+import { loadSample, readLabels } from '../labelling/labels.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { JudgeInput } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
-import { medianScore } from '../report/validation.ts';
+import { medianScore } from '../report/labelling.ts';
 import { loadRunConfig } from '../run/config.ts';
 import { judgeModelOf } from '../run/prepare.ts';
 import { settleCharges } from '../run/sync.ts';
 import { UsageError } from '../util/errors.ts';
-import { loadSample, readLabels } from '../validation/labels.ts';
 import type { CliIO } from './io.ts';
 import { loadAgreementItems, openJudges } from './judge-agree.ts';
 

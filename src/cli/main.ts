@@ -9,11 +9,11 @@ import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { registerGateCommands } from './gate.ts';
 import { type CliIO, processIO } from './io.ts';
 import { registerJudgeCommands } from './judge-commands.ts';
+import { registerValidationCommands } from './labelling-commands.ts';
 import { applyOfflineFlag, saveOfflineEnv } from './offline.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerResultsCommands } from './results-commands.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
-import { registerValidationCommands } from './validation-commands.ts';
 
 export function buildProgram(io: CliIO): Command {
   // Commander's own errors (an unknown option, a missing argument) read like every rge error: `rge: ...`.

@@ -14,7 +14,7 @@
  */
 import { citationMarkers } from '../analysis/claims.ts';
 import { cohenKappa } from '../stats/index.ts';
-import type { CaseRowView } from './summary.ts';
+import type { CaseRowView } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
 export const CORRECT_AT = 1.5;

@@ -2,9 +2,12 @@
  * The run report a reviewer reads: `reports/<run_id>/summary.md` with an SVG chart beside it, and
  * `summary.json` with the same numbers.
  */
+
+import { validationMarkdown } from './labelling.ts';
+import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
-import type { Interval, RunDescriptionView, Summary } from './summary.ts';
-import { validationMarkdown } from './validation.ts';
+import type { Summary } from './summary.ts';
+import type { RunDescription } from './views.ts';
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
@@ -187,7 +190,7 @@ const DIMS = ['correctness', 'grounding', 'calibration'] as const;
  * "judges j1 (anthropic/m1), j2 (openai/m2); embedder use-lite, k 5, 800/100-token chunks;
  * thresholds correctness 0.8, grounding not gated, calibration 0.6, GFS 0.7".
  */
-export function whatWasUsedLine(d: RunDescriptionView): string {
+export function whatWasUsedLine(d: RunDescription): string {
   const judges = d.judges.map((j) => `${j.id} (${j.provider}/${j.model})`).join(', ');
   const thresholds = [
     ...DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`),

@@ -27,6 +27,7 @@ import type { ProviderLimiter } from '../providers/metered.ts';
 import type { ContextChunk, Provider, RequestParameters } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import type { Question } from '../questions/schema.ts';
+import type { DescribedModelView, RunDescription } from '../report/views.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
 import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt, type SubjectPrompt } from '../subject/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -83,42 +84,13 @@ export interface RunInfo {
   /** cells of the run: subjects x questions x runs (a report with fewer cases is partial) */
   cells: number;
   /** what was run, for the report's first table */
-  describe: RunDescription;
+  describe: RunDescription<DescribedModel>;
 }
 
-/** A subject or judge as the report describes it: its model and what its requests sent besides the prompt. */
-export interface DescribedModel {
-  id: string;
-  provider: string;
-  model: string;
-  family: string;
+/** A subject or judge as the report describes it, with the parameters its requests sent besides the prompt. */
+export interface DescribedModel extends DescribedModelView {
   /** the sampling and reasoning parameters every request of this model sent */
   parameters: RequestParameters;
-  /** the same in words (`temperature 0, reasoning_effort none, seed`) */
-  sent: string;
-  /** the output token limit sent */
-  maxTokens: number;
-  /** how the parameters depart from the methodology's temperature 0, and why; null when 0 is sent */
-  deviation: string | null;
-}
-
-/** What a run is, in words a reviewer reads: config, models, corpus, questions, prompts, thresholds. */
-export interface RunDescription {
-  config: string;
-  subjects: DescribedModel[];
-  judges: DescribedModel[];
-  corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
-  questions: { file: string; version: number; n: number };
-  runs: number;
-  mode: string;
-  thresholds: {
-    correctness: number | null;
-    grounding: number | null;
-    calibration: number | null;
-    gfs: number | null;
-  };
-  subjectPrompt: { version: string; sha256: string; file: string | null };
-  judgePrompt: { version: string; sha256: string };
 }
 
 export interface PreparedRun {

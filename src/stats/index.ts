@@ -7,16 +7,14 @@
  * TypeScript; imports nothing else of rge. See docs/adr/0004-statistics.md.
  */
 export {
-  type BcaIntervalResult,
   type BootstrapOptions,
   type BootstrapResult,
-  bcaInterval,
   bootstrapCI,
   clusterBootstrapCI,
   pairedBootstrapCI,
-  percentileInterval,
 } from './bootstrap.ts';
 export { binomialHalfCdf, chiSquare1Survival, normalCdf, normalQuantile } from './distributions.ts';
+export { type BcaIntervalResult, bcaInterval, percentileInterval } from './intervals.ts';
 export { type CohenKappaOptions, cohenKappa } from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';

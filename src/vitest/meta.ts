@@ -3,7 +3,7 @@
  * belongs to. The reporter builds the report from these alone (scores travel in task metadata, not
  * in side files).
  */
-import type { CaseRowView } from '../report/summary.ts';
+import type { CaseRowView } from '../report/views.ts';
 import type { RunInfo } from '../run/prepare.ts';
 
 /** The run a case belongs to (src/run/prepare.ts). */

@@ -15,14 +15,14 @@ import { buildDist } from '../../scripts/build-dist.mjs';
 import { DEFAULTS as CORPUS_DEFAULTS } from '../../src/cli/corpus.ts';
 import { FIXTURE_DEFAULTS } from '../../src/cli/fixtures-build.ts';
 import { HELP_CONSTANTS } from '../../src/cli/judge-commands.ts';
+import { VALIDATION_SIZE as HELP_VALIDATION_SIZE } from '../../src/cli/labelling-commands.ts';
 import { buildProgram, main } from '../../src/cli/main.ts';
-import { VALIDATION_SIZE as HELP_VALIDATION_SIZE } from '../../src/cli/validation-commands.ts';
 import { SYNTHETIC_SEED } from '../../src/fixtures/synthetic.ts';
 import { DEFAULT_MIN_EFFECT } from '../../src/gate/gate.ts';
 import { AGREEMENT_FORMATS } from '../../src/judging/agreement/index.ts';
 import { JUDGE_PROMPT_VERSION, JUDGE_PROMPT_VERSIONS } from '../../src/judging/prompt.ts';
+import { VALIDATION_SIZE } from '../../src/labelling/sample.ts';
 import { DEFAULT_CACHE_DIR } from '../../src/run/corpus-index.ts';
-import { VALIDATION_SIZE } from '../../src/validation/sample.ts';
 import { captureIO } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

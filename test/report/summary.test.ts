@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gfsChartSvg, renderMarkdown } from '../../src/report/markdown.ts';
-import { type CaseRowView, summarise } from '../../src/report/summary.ts';
+import { summarise } from '../../src/report/summary.ts';
+import type { CaseRowView } from '../../src/report/views.ts';
 import { cohenKappa } from '../../src/stats/index.ts';
 
 const verdict = (c: number, g: number, k: number) => ({

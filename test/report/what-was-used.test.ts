@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { whatWasUsedLine } from '../../src/report/markdown.ts';
-import type { RunDescriptionView } from '../../src/report/summary.ts';
+import type { RunDescription } from '../../src/report/views.ts';
 
 const sent = (what: string) => ({ sent: what, maxTokens: 512, deviation: null });
 
-const base: RunDescriptionView = {
+const base: RunDescription = {
   config: 'configs/fixture.yaml',
   subjects: [{ id: 's1', provider: 'offline', model: 'echo', family: 'offline', ...sent('temperature 0') }],
   judges: [

@@ -1,20 +1,15 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import {
-  bcaFromParts,
-  influenceFromJackknife,
-  resamplingState,
-  resamplingStreams,
-  xoshiro128ss,
-} from '../../src/stats/bootstrap.ts';
-import {
   bcaInterval,
   bootstrapCI,
   clusterBootstrapCI,
   pairedBootstrapCI,
   percentileInterval,
 } from '../../src/stats/index.ts';
+import { bcaFromParts, influenceFromJackknife } from '../../src/stats/intervals.ts';
 import { linearPercentile } from '../../src/stats/percentile.ts';
+import { resamplingState, resamplingStreams, xoshiro128ss } from '../../src/stats/resampling.ts';
 import { expectClose, reference } from './reference.ts';
 
 const TIGHT = 1e-12;

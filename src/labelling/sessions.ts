@@ -78,9 +78,25 @@ function issuesText(error: { issues: readonly { path: readonly PropertyKey[]; me
   return error.issues.map((i) => `${i.path.map(String).join('.') || 'body'}: ${i.message}`).join('; ');
 }
 
-function startOf(itemIds: readonly string[], done: Record<string, unknown>): number {
+/** What the page shows of a session: its items, what this person has done, where to start. */
+function stateOf(
+  mode: SessionState['mode'],
+  title: string,
+  person: string,
+  itemIds: string[],
+  done: Record<string, GivenOutcome>,
+): SessionState {
   const first = itemIds.findIndex((id) => !(id in done));
-  return Math.max(first, 0);
+  return {
+    mode,
+    title,
+    person,
+    total: itemIds.length,
+    item_ids: itemIds,
+    done,
+    start: Math.max(first, 0),
+    rubric: rubricFromPrompt(),
+  };
 }
 
 function itemAt<T>(items: readonly T[], index: number): T {
@@ -116,17 +132,7 @@ export function labelSession(
     mode: 'label',
     file,
     async state() {
-      const done = await given();
-      return {
-        mode: 'label',
-        title: `validation sample ${sample.sample_id}`,
-        person: labeller,
-        total: itemIds.length,
-        item_ids: itemIds,
-        done,
-        start: startOf(itemIds, done),
-        rubric: rubricFromPrompt(),
-      };
+      return stateOf('label', `validation sample ${sample.sample_id}`, labeller, itemIds, await given());
     },
     view: (index) => caseView(itemAt(sample.items, index), index),
     async verdicts(index) {
@@ -183,17 +189,7 @@ export function reviewSession(
     mode: 'review',
     file,
     async state() {
-      const done = await given();
-      return {
-        mode: 'review',
-        title: `contested responses of run ${runId}`,
-        person: reviewer,
-        total: itemIds.length,
-        item_ids: itemIds,
-        done,
-        start: startOf(itemIds, done),
-        rubric: rubricFromPrompt(),
-      };
+      return stateOf('review', `contested responses of run ${runId}`, reviewer, itemIds, await given());
     },
     view(index) {
       const c = itemAt(items, index);

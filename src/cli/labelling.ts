@@ -9,10 +9,6 @@
  */
 import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { QUESTION_CATEGORIES } from '../questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
-import { UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
 import {
   completedResponses,
   drawValidationSample,
@@ -24,7 +20,11 @@ import {
   startValidationServer,
   type ValidationSample,
   type ValidationServer,
-} from '../validation/index.ts';
+} from '../labelling/index.ts';
+import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 
 interface RunFlags {

@@ -16,6 +16,7 @@ import seedrandom from 'seedrandom';
 import { QUESTION_CATEGORIES, type QuestionCategory } from '../questions/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { shuffle } from '../util/shuffle.ts';
 import type { ValidationItem, ValidationSample } from './schema.ts';
 
 /** The methodology's strata for a 50-response validation set. */
@@ -68,15 +69,6 @@ export interface DrawOptions {
   configName: string;
   runId: string;
   createdAt: string;
-}
-
-function shuffle<T>(items: readonly T[], random: () => number): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [out[i], out[j]] = [out[j] as T, out[i] as T];
-  }
-  return out;
 }
 
 /** `<config name>-<short hash of the item ids>`. */

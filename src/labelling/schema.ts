@@ -82,17 +82,20 @@ export const ValidationSample = z
   });
 export type ValidationSample = z.infer<typeof ValidationSample>;
 
+/** Which response of the sample a label or review is of: the item and the answer it joins on. */
+const itemAnswer = { item_id: z.string().min(1), answer_key: z.string().min(1) };
+
+/** A person's score on each rubric dimension. */
+const rubricScores = { correctness: HumanScore, grounding: HumanScore, calibration: HumanScore };
+
 /** One line of `labels-<sample_id>.jsonl`: a person's scores for one response of the sample. */
 export const HumanLabel = z
   .object({
     kind: z.literal('label'),
     sample_id: z.string().min(1),
-    item_id: z.string().min(1),
-    answer_key: z.string().min(1),
+    ...itemAnswer,
     labeller: PersonName,
-    correctness: HumanScore,
-    grounding: HumanScore,
-    calibration: HumanScore,
+    ...rubricScores,
     rationale: z.string().trim().min(1, 'a rationale is required'),
     labelled_at: z.iso.datetime(),
   })
@@ -110,17 +113,14 @@ export const LabelSubmission = HumanLabel.pick({
 export type LabelSubmission = z.infer<typeof LabelSubmission>;
 
 /** A reviewer's outcome for a contested response, one score per dimension. */
-export const ReviewOutcome = z
-  .object({ correctness: HumanScore, grounding: HumanScore, calibration: HumanScore })
-  .strict();
+export const ReviewOutcome = z.object(rubricScores).strict();
 export type ReviewOutcome = z.infer<typeof ReviewOutcome>;
 
 /** One line of `reviews.jsonl`: the hand-review of a contested response (methodology 5.3). */
 export const ContestedReview = z
   .object({
     kind: z.literal('review'),
-    item_id: z.string().min(1),
-    answer_key: z.string().min(1),
+    ...itemAnswer,
     reviewer: PersonName,
     outcome: ReviewOutcome,
     note: z.string().trim().min(1, 'a note is required'),

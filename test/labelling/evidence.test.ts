@@ -11,7 +11,7 @@ import {
   sampleId,
   sentenceSpans,
   stratumQuotas,
-} from '../../src/validation/index.ts';
+} from '../../src/labelling/index.ts';
 import { handItem } from './hand-sample.ts';
 
 describe('evidence marks', () => {

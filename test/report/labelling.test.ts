@@ -15,7 +15,7 @@ import {
   type ValidationRowView,
   validationMarkdown,
   validationSummary,
-} from '../../src/report/validation.ts';
+} from '../../src/report/labelling.ts';
 import { caseRow } from '../../src/run/case.ts';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';

@@ -10,10 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleCommand, startReviewing } from '../../src/cli/validation.ts';
-import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
 import {
   type CompletedResponse,
   ContestedReview,
@@ -23,7 +20,10 @@ import {
   loadSample,
   reviewsFile,
   type ValidationSample,
-} from '../../src/validation/index.ts';
+} from '../../src/labelling/index.ts';
+import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
+import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
+import { runStages } from '../../src/run/stages.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 

@@ -5,9 +5,9 @@
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.ts';
-import type { LabelFlags, ReviewFlags, SampleFlags } from './validation.ts';
+import type { LabelFlags, ReviewFlags, SampleFlags } from './labelling.ts';
 
-/** VALIDATION_SIZE of src/validation/sample.ts, shown in the help; test/cli/startup.test.ts checks it is the library's. */
+/** VALIDATION_SIZE of src/labelling/sample.ts, shown in the help; test/cli/startup.test.ts checks it is the library's. */
 export const VALIDATION_SIZE = 50;
 
 const runOptions = (cmd: Command) =>
@@ -39,7 +39,7 @@ export function registerValidationCommands(program: Command, io: CliIO): void {
     .option('--seed <seed>', "the draw's seed (default: the config's seed + ':validation')")
     .option('--size <n>', 'responses to draw (the strata scale with it)', String(VALIDATION_SIZE))
     .action(async (flags: SampleFlags) => {
-      const { sampleCommand } = await import('./validation.ts');
+      const { sampleCommand } = await import('./labelling.ts');
       await sampleCommand(flags, io);
     });
 
@@ -54,7 +54,7 @@ export function registerValidationCommands(program: Command, io: CliIO): void {
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
     .option('--labels-dir <dir>', 'labels folder', 'data/labels')
     .action(async (flags: LabelFlags) => {
-      const { serveUntilInterrupted, startLabelling } = await import('./validation.ts');
+      const { serveUntilInterrupted, startLabelling } = await import('./labelling.ts');
       await serveUntilInterrupted(await startLabelling(flags, io), io);
     });
 
@@ -70,7 +70,7 @@ export function registerValidationCommands(program: Command, io: CliIO): void {
     .option('--labels-dir <dir>', 'labels folder', 'data/labels')
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
     .action(async (flags: ReviewFlags) => {
-      const { serveUntilInterrupted, startReviewing } = await import('./validation.ts');
+      const { serveUntilInterrupted, startReviewing } = await import('./labelling.ts');
       await serveUntilInterrupted(await startReviewing(flags, io), io);
     });
 }

@@ -10,8 +10,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startLabelling } from '../../src/cli/validation.ts';
-import { RgeError } from '../../src/util/errors.ts';
+import { startLabelling } from '../../src/cli/labelling.ts';
 import {
   ContestedReview,
   HumanLabel,
@@ -24,7 +23,8 @@ import {
   reviewsFile,
   startValidationServer,
   type ValidationServer,
-} from '../../src/validation/index.ts';
+} from '../../src/labelling/index.ts';
+import { RgeError } from '../../src/util/errors.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { handItem, handSample, JUDGE_MARK, judgeOutcome, writeHandSample } from './hand-sample.ts';
 

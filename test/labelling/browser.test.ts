@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
-import { startLabelling } from '../../src/cli/validation.ts';
+import { startLabelling } from '../../src/cli/labelling.ts';
 import {
   ContestedReview,
   HumanLabel,
@@ -21,7 +21,7 @@ import {
   reviewSession,
   reviewsFile,
   startValidationServer,
-} from '../../src/validation/index.ts';
+} from '../../src/labelling/index.ts';
 import { handItem, JUDGE_MARK, judgeOutcome, writeHandSample } from './hand-sample.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

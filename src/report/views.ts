@@ -1,0 +1,122 @@
+/**
+ * What the report reads: the case rows, the run state's budget and the run's description, as views
+ * (the fields the report uses; the stored rows and src/run's values have more). The report's modules
+ * import these; nothing here imports them back.
+ */
+import type { StopKindName } from './stops.ts';
+
+export interface JudgeScoreView {
+  judgeId: string;
+  family: string;
+  status: 'scored' | 'unscored';
+  /** why the judge's last reply ended (absent: complete) */
+  stop?: { kind: StopKindName } | undefined;
+  verdict: {
+    correctness: { score: number };
+    grounding: { score: number };
+    calibration: { score: number };
+  } | null;
+}
+
+export interface TokenView {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/** What the stages of the run recorded (the run state file): the pre-flight estimate and the spend. */
+export interface RunBudgetView {
+  mode: string;
+  stopped: string | null;
+  budget_warnings: readonly string[];
+  estimate: {
+    lines: readonly {
+      provider: string;
+      model: string;
+      role: string;
+      batch: boolean;
+      calls: number;
+      expectedUsd: number;
+      naiveUsd: number;
+      worstUsd: number;
+    }[];
+    totals: { calls: number; expectedUsd: number; naiveUsd: number; worstUsd: number };
+  } | null;
+  spend: {
+    usd: number;
+    unaccounted_usd: number;
+    by_payer: readonly { provider: string; model: string; role: string; usd: number; calls: number }[];
+  };
+}
+
+/** What the summary needs of a case row (the stored row has more). */
+export interface CaseRowView {
+  question_id: string;
+  category: string;
+  subject_id: string;
+  model: string;
+  run_index: number;
+  /** hash of the subject prompt template (version), not of one request */
+  subject_prompt_hash: string;
+  judge_prompt_hash: string;
+  /** why the subject's reply ended (absent: complete) */
+  answer_stop?: { kind: StopKindName } | undefined;
+  latency_ms: number;
+  cost_usd: number;
+  /** the answer's identity in the cell store: what human labels and reviews join on */
+  answer_key?: string;
+  /** what the case's calls would have cost without prompt caching (absent in older rows) */
+  uncached_cost_usd?: number;
+  usage?: TokenView;
+  judge_usage?: TokenView;
+  verdicts: readonly JudgeScoreView[];
+  /** as `caseScores` (src/scoring) returns them: null values and `unscored` when no judge scored */
+  scores: {
+    correctness: number | null;
+    grounding: number | null;
+    calibration: number | null;
+    gfsPrimary: number | null;
+    gfsEqual: number | null;
+    unscored: boolean;
+    contested: boolean;
+    contestedDimensions: readonly string[];
+  };
+  checks: Record<string, { passed: boolean | null } | unknown>;
+}
+
+/** A subject or judge as the report shows it: its model, what its requests sent, the deviation from T = 0. */
+export interface DescribedModelView {
+  id: string;
+  provider: string;
+  model: string;
+  family: string;
+  /** the sampling and reasoning parameters sent, in words (`temperature 0, reasoning_effort none, seed`) */
+  sent: string;
+  /** the output token limit sent */
+  maxTokens: number;
+  /** how `sent` departs from the methodology's temperature 0, and why; null when 0 is sent */
+  deviation: string | null;
+}
+
+/**
+ * What was run, as the report's first table shows it. The one definition: src/run/prepare.ts fills it
+ * with its DescribedModel (this view and the parameters sent), which it cannot name here.
+ */
+export interface RunDescription<Model extends DescribedModelView = DescribedModelView> {
+  config: string;
+  subjects: readonly Model[];
+  judges: readonly Model[];
+  corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
+  questions: { file: string; version: number; n: number };
+  runs: number;
+  mode: string;
+  thresholds: {
+    correctness: number | null;
+    grounding: number | null;
+    calibration: number | null;
+    gfs: number | null;
+  };
+  subjectPrompt: { version: string; sha256: string; file?: string | null };
+  judgePrompt: { version: string; sha256: string };
+}
