@@ -35,7 +35,7 @@ export interface CaseView {
   chunks: ChunkView[];
 }
 
-export interface ReviewView extends CaseView {
+export interface ContestedCaseView extends CaseView {
   subject_id: string;
   model: string;
   contested_dimensions: string[];
@@ -80,7 +80,7 @@ export function reviewView(
   item: ValidationItem,
   index: number,
   contestedDimensions: readonly string[],
-): ReviewView {
+): ContestedCaseView {
   return {
     ...caseView(item, index),
     subject_id: item.subject_id,

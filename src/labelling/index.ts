@@ -2,7 +2,7 @@
  * Human validation of the judges (methodology 5.3-5.5): the validation sample, the labelling and review
  * sessions and their server, and the readers the report joins to a run's case rows by `answer_key`.
  */
-export { type CaseView, caseView, type ReviewView, reviewView } from './case-view.ts';
+export { type CaseView, type ContestedCaseView, caseView, reviewView } from './case-view.ts';
 export { answerParts, citedChunkIds, markSupport, sentenceSpans } from './evidence.ts';
 export {
   appendRecord,

@@ -6,7 +6,7 @@
  * is written.
  */
 import type { Dimension, JudgeOutcome } from '../judging/verdict.ts';
-import { type CaseView, caseView, type ReviewView, reviewView } from './case-view.ts';
+import { type CaseView, type ContestedCaseView, caseView, reviewView } from './case-view.ts';
 import {
   appendRecord,
   judgeOutcomesHash,
@@ -68,7 +68,7 @@ export interface ValidationSession {
   readonly mode: 'label' | 'review';
   readonly file: string;
   state(): Promise<SessionState>;
-  view(index: number): CaseView | ReviewView;
+  view(index: number): CaseView | ContestedCaseView;
   /** the judges' verdicts of an item; a label session refuses them until this person has labelled it */
   verdicts(index: number): Promise<JudgeOutcome[]>;
   submit(body: unknown): Promise<HumanLabel | ContestedReview>;

@@ -32,13 +32,13 @@ interface LabelKey {
   answer_key: string;
 }
 
-export interface KappaCell {
+export interface JudgePairKappa {
   n: number;
   kappa: number;
 }
 
 export interface JudgeAgreement {
-  bySubject: Record<string, { judges: [string, string]; dimensions: Record<Dim, KappaCell> }>;
+  bySubject: Record<string, { judges: [string, string]; dimensions: Record<Dim, JudgePairKappa> }>;
   /** the mean over subjects of each dimension's kappa (subjects with an undefined kappa left out) */
   mean: Record<Dim, number>;
   /** the same, on the responses people labelled (null when none) */
@@ -47,7 +47,7 @@ export interface JudgeAgreement {
   divergent: Dim[];
 }
 
-function pairKappa(rows: readonly CaseRowView[], dim: Dim): KappaCell {
+function pairKappa(rows: readonly CaseRowView[], dim: Dim): JudgePairKappa {
   const a: number[] = [];
   const b: number[] = [];
   for (const r of rows) {
@@ -77,7 +77,7 @@ export function interJudgeAgreement(
     const judges: [string, string] = [first?.verdicts[0]?.judgeId ?? '', first?.verdicts[1]?.judgeId ?? ''];
     out[subject] = {
       judges,
-      dimensions: Object.fromEntries(DIMS.map((d) => [d, pairKappa(rows, d)])) as Record<Dim, KappaCell>,
+      dimensions: Object.fromEntries(DIMS.map((d) => [d, pairKappa(rows, d)])) as Record<Dim, JudgePairKappa>,
     };
     const mine = rows.filter((r) => r.answer_key !== undefined && labelled.has(r.answer_key));
     if (mine.length > 0) for (const d of DIMS) labelledKappas[d].push(pairKappa(mine, d).kappa);

@@ -40,14 +40,14 @@ export interface LabelView extends Record<ValidationDimension, number> {
   labeller: string;
 }
 
-export interface ReviewView {
+export interface ReviewRecordView {
   answer_key: string;
   reviewer: string;
   outcome: Record<ValidationDimension, number>;
   note: string;
 }
 
-export interface KappaCell {
+export interface LabelKappa {
   judge: string;
   dimension: ValidationDimension;
   n: number;
@@ -72,7 +72,7 @@ export interface ValidationSummary {
   /** labelled responses of this run, and labellers */
   labelled: number;
   labellers: string[];
-  table: KappaCell[];
+  table: LabelKappa[];
   contested: ContestedReviewRow[];
   /** true when every cell meets the threshold (and there is at least one) */
   passes: boolean;
@@ -87,7 +87,7 @@ export function medianScore(scores: readonly number[]): number {
 export function validationSummary(
   rows: readonly ValidationRowView[],
   labels: readonly LabelView[],
-  reviews: readonly ReviewView[],
+  reviews: readonly ReviewRecordView[],
   minKappa: number = VALIDATION_MIN_KAPPA,
   limitation: string | null = null,
 ): ValidationSummary {
@@ -101,7 +101,7 @@ export function validationSummary(
     return true;
   });
   const judges = [...new Set(labelledRows.flatMap((r) => r.verdicts.map((v) => v.judgeId)))].sort();
-  const table: KappaCell[] = [];
+  const table: LabelKappa[] = [];
   for (const judge of judges)
     for (const dimension of VALIDATION_DIMENSIONS) {
       const human: number[] = [];
@@ -121,7 +121,7 @@ export function validationSummary(
         below: !(Number.isFinite(kappa) && kappa >= minKappa),
       });
     }
-  const reviewByKey = new Map<string, ReviewView>();
+  const reviewByKey = new Map<string, ReviewRecordView>();
   for (const r of reviews) if (!reviewByKey.has(r.answer_key)) reviewByKey.set(r.answer_key, r);
   const contested = rows
     .filter((r) => r.scores.contested)

@@ -27,7 +27,12 @@ import {
   interJudgeAgreement,
   type JudgeAgreement,
 } from './diagnostics.ts';
-import { type LabelView, type ReviewView, type ValidationSummary, validationSummary } from './labelling.ts';
+import {
+  type LabelView,
+  type ReviewRecordView,
+  type ValidationSummary,
+  validationSummary,
+} from './labelling.ts';
 import {
   type BudgetSection,
   budget,
@@ -68,7 +73,7 @@ export interface SummaryOptions {
   /** the people's labels and the contested reviews of this run's responses (by answer key) */
   validation?: {
     labels: readonly LabelView[];
-    reviews: readonly ReviewView[];
+    reviews: readonly ReviewRecordView[];
     minKappa: number;
     limitation?: string | null;
   } | null;
