@@ -24,7 +24,7 @@ import PDFDocument from 'pdfkit';
 import seedrandom from 'seedrandom';
 import { documentIdentity } from '../src/corpus/naming.ts';
 import { passageText } from '../src/retrieval/index.ts';
-import { type IngestDocument, ingest, prepareCorpus } from '../src/run/ingest.ts';
+import { type IngestDocument, ingest, prepareCorpus } from '../src/ingest/ingest.ts';
 import { type Bench, type BenchRow, latencyRow } from './harness.ts';
 
 const FILES = [

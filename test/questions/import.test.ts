@@ -15,7 +15,7 @@ import {
   parseFinanceBenchFigure,
   type Question,
 } from '../../src/questions/index.ts';
-import { documentsFromFolder, ingest } from '../../src/run/ingest.ts';
+import { documentsFromFolder, ingest } from '../../src/ingest/ingest.ts';
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 import { rgeQuestions } from './cli-helpers.ts';
 

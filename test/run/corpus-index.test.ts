@@ -11,7 +11,7 @@ import { CHUNKER_VERSION, EXTRACTOR_VERSION } from '../../src/corpus/version.ts'
 import { readIndexManifest } from '../../src/retrieval/index.ts';
 import { loadRunConfig, type RunConfig } from '../../src/run/config.ts';
 import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
-import { documentsFromSources, ingest } from '../../src/run/ingest.ts';
+import { documentsFromSources, ingest } from '../../src/ingest/ingest.ts';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { runRge } from '../helpers/cli.ts';
