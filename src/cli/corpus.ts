@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
 import type { IngestDocument, IngestReport } from '../ingest/ingest.ts';
+import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
