@@ -11,13 +11,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import seedrandom from 'seedrandom';
-import {
-  batches,
-  createEmbedder,
-  type DenseEmbedder,
-  type LexicalEmbedder,
-} from '../src/retrieval/embedder.ts';
+import { createEmbedder } from '../src/retrieval/create-embedder.ts';
+import type { DenseEmbedder, LexicalEmbedder } from '../src/retrieval/embedder.ts';
 import { loadUseLiteModel, passageWindows } from '../src/retrieval/use-lite.ts';
+import { batches } from '../src/retrieval/vectors.ts';
 import { type Bench, type BenchRow, throughputRow } from './harness.ts';
 
 const REPORT = 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf';

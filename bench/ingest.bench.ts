@@ -23,8 +23,8 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import PDFDocument from 'pdfkit';
 import seedrandom from 'seedrandom';
 import { documentIdentity } from '../src/corpus/naming.ts';
+import { type IngestDocument, ingest, prepareCorpus } from '../src/ingest/ingest.ts';
 import { passageText } from '../src/retrieval/index.ts';
-import { type IngestDocument, ingest, prepareCorpus } from '../src/run/ingest.ts';
 import { type Bench, type BenchRow, latencyRow } from './harness.ts';
 
 const FILES = [

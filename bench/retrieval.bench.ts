@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { LocalIndex } from 'vectra';
 import type { Chunk } from '../src/corpus/schema.ts';
-import { type DenseEmbedder, l2Normalise } from '../src/retrieval/embedder.ts';
+import type { DenseEmbedder } from '../src/retrieval/embedder.ts';
 import { buildIndex, openIndex } from '../src/retrieval/index.ts';
+import { l2Normalise } from '../src/retrieval/vectors.ts';
 import { type Bench, type BenchRow, latencyRow, percentile } from './harness.ts';
 
 const DIMS = 512;

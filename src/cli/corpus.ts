@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import type { IngestDocument, IngestReport } from '../ingest/ingest.ts';
 import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
-import type { IngestDocument, IngestReport } from '../run/ingest.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
@@ -94,7 +94,7 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
 
 async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
   const { isEmbedderName } = await import('../retrieval/index.ts');
-  const { documentsFromFolder, documentsFromSources, ingest } = await import('../run/ingest.ts');
+  const { documentsFromFolder, documentsFromSources, ingest } = await import('../ingest/ingest.ts');
   const { loadSources } = await import('../corpus/sources.ts');
   const { CHUNK_TOKENS, OVERLAP_TOKENS } = await import('../corpus/chunk.ts');
   const { createProgress } = await import('../util/progress.ts');

@@ -7,7 +7,8 @@ import cliProgress from 'cli-progress';
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { batches, type DenseEmbedder, type EmbedderOptions, l2Normalise } from './embedder.ts';
+import type { DenseEmbedder, EmbedderOptions } from './embedder.ts';
+import { batches, l2Normalise } from './vectors.ts';
 
 /**
  * BGE-M3 (dense head) through transformers.js: CLS pooling, L2-normalised, 1024-d. The model is loaded

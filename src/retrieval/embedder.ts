@@ -1,5 +1,3 @@
-import { RgeError } from '../util/errors.ts';
-
 /**
  * An embedder turns passages and questions into what an index compares. Dense embedders give one
  * L2-normalised Float32Array per text (compared by cosine); the lexical embedder gives term counts
@@ -90,50 +88,4 @@ export interface EmbedderOptions {
 
 export function isEmbedderName(name: string): name is EmbedderName {
   return (EMBEDDER_NAMES as readonly string[]).includes(name);
-}
-
-/**
- * The registry. Each embedder lives in its own module, imported on demand, so that choosing bm25 never
- * loads TensorFlow and choosing use-lite never loads transformers.js.
- */
-export async function createEmbedder(name: EmbedderName, opts: EmbedderOptions = {}): Promise<Embedder> {
-  switch (name) {
-    case 'use-lite': {
-      const { createUseLiteEmbedder } = await import('./use-lite.ts');
-      return createUseLiteEmbedder(opts);
-    }
-    case 'bge-m3': {
-      const { createBgeM3Embedder } = await import('./bge-m3.ts');
-      return createBgeM3Embedder(opts);
-    }
-    case 'bm25': {
-      const { createBm25Embedder } = await import('./bm25.ts');
-      return createBm25Embedder(opts);
-    }
-    case 'hybrid': {
-      const { createHybridEmbedder } = await import('./hybrid.ts');
-      return createHybridEmbedder(opts);
-    }
-    default:
-      throw new RgeError(`unknown embedder "${String(name)}"; choose one of ${EMBEDDER_NAMES.join(', ')}`, {
-        exitCode: 2,
-      });
-  }
-}
-
-/** Scales a vector to unit length in place (a zero vector stays zero) and returns it. */
-export function l2Normalise(v: Float32Array): Float32Array {
-  let sum = 0;
-  for (let i = 0; i < v.length; i++) sum += (v[i] as number) * (v[i] as number);
-  const norm = Math.sqrt(sum);
-  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] as number) / norm;
-  return v;
-}
-
-/** Splits `items` into consecutive batches of at most `size`. */
-export function batches<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  const n = Math.max(1, Math.floor(size));
-  for (let i = 0; i < items.length; i += n) out.push(items.slice(i, i + n));
-  return out;
 }

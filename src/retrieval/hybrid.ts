@@ -1,14 +1,7 @@
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { compareIds } from './bm25.ts';
-import {
-  createEmbedder,
-  type DenseEmbedder,
-  type EmbedderOptions,
-  type FusionParameters,
-  type HybridEmbedder,
-  type LexicalEmbedder,
-} from './embedder.ts';
+import type { DenseEmbedder, FusionParameters, HybridEmbedder, LexicalEmbedder } from './embedder.ts';
 
 /**
  * Hybrid retrieval: BM25 and a dense model ranked separately, then fused by weighted reciprocal rank
@@ -107,11 +100,12 @@ export function hybridPartIds(id: string): { lexical: string; dense: string } | 
   return m ? { lexical: m[1] as string, dense: m[2] as string } : null;
 }
 
-export async function createHybridEmbedder(opts: EmbedderOptions = {}): Promise<HybridEmbedder> {
-  const fusion = fusionParameters(opts.hybrid);
-  const { hybrid: _, ...inner } = opts;
-  const lexical = (await createEmbedder('bm25')) as LexicalEmbedder;
-  const dense = (await createEmbedder(fusion.dense, inner)) as DenseEmbedder;
+/** The hybrid embedder over its two halves (built by create-embedder.ts) and checked fusion parameters. */
+export function createHybridEmbedder(
+  lexical: LexicalEmbedder,
+  dense: DenseEmbedder,
+  fusion: FusionParameters,
+): HybridEmbedder {
   const embedder: HybridEmbedder = {
     kind: 'hybrid',
     name: 'hybrid',

@@ -5,8 +5,8 @@
 export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './bge-m3.ts';
 export { BM25_B, BM25_K1, termCounts, tokenize } from './bm25.ts';
 export { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
+export { createEmbedder } from './create-embedder.ts';
 export {
-  createEmbedder,
   type DenseEmbedder,
   EMBEDDER_NAMES,
   type Embedder,

@@ -19,8 +19,8 @@ import {
   compareIds,
 } from './bm25.ts';
 import { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
+import { createEmbedder } from './create-embedder.ts';
 import {
-  createEmbedder,
   type DenseEmbedder,
   type Embedder,
   type EmbedderName,

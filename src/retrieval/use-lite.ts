@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { RgeError } from '../util/errors.ts';
-import { batches, type DenseEmbedder, type EmbedderOptions, l2Normalise } from './embedder.ts';
+import type { DenseEmbedder, EmbedderOptions } from './embedder.ts';
+import { batches, l2Normalise } from './vectors.ts';
 
 /**
  * Universal Sentence Encoder lite (512-d) through @energetic-ai: pure-JS TensorFlow, weights shipped

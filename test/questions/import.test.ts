@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../../src/corpus/schema.ts';
+import { documentsFromFolder, ingest } from '../../src/ingest/ingest.ts';
 import {
   evidencePages,
   financeBenchDocumentSlug,
@@ -15,7 +16,6 @@ import {
   parseFinanceBenchFigure,
   type Question,
 } from '../../src/questions/index.ts';
-import { documentsFromFolder, ingest } from '../../src/run/ingest.ts';
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 import { rgeQuestions } from './cli-helpers.ts';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBm25Embedder } from '../../src/retrieval/bm25.ts';
-import { type HybridEmbedder, l2Normalise } from '../../src/retrieval/embedder.ts';
+import type { HybridEmbedder } from '../../src/retrieval/embedder.ts';
 import { fusionFromId, hybridChecksum, hybridEmbedderId, hybridPartIds } from '../../src/retrieval/hybrid.ts';
 import {
   buildIndex,
@@ -17,6 +17,7 @@ import {
   reciprocalRankFusion,
   verifyIndex,
 } from '../../src/retrieval/index.ts';
+import { l2Normalise } from '../../src/retrieval/vectors.ts';
 import { makeChunk } from './chunks.ts';
 
 describe('reciprocal rank fusion', () => {

@@ -1,7 +1,6 @@
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import seedrandom from 'seedrandom';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { l2Normalise } from '../../src/retrieval/embedder.ts';
 import {
   createUseLiteEmbedder,
   loadUseLiteModel,
@@ -12,6 +11,7 @@ import {
   useLiteEmbedderId,
   WINDOW_WORDS,
 } from '../../src/retrieval/use-lite.ts';
+import { l2Normalise } from '../../src/retrieval/vectors.ts';
 
 /**
  * The batched passage path (our tokeniser, windows of many passages sorted by length per model call)

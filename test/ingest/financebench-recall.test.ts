@@ -12,10 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentIdentity } from '../../src/corpus/naming.ts';
+import { documentsFromFolder, type IngestReport, ingest } from '../../src/ingest/ingest.ts';
+import {
+  type PageRecallQuestion,
+  type PageRecallResult,
+  pageRecallAtK,
+} from '../../src/ingest/page-recall.ts';
 import { evidencePages, loadFinanceBench } from '../../src/questions/financebench.ts';
 import { createEmbedder, openIndex } from '../../src/retrieval/index.ts';
-import { documentsFromFolder, type IngestReport, ingest } from '../../src/run/ingest.ts';
-import { type PageRecallQuestion, type PageRecallResult, pageRecallAtK } from '../../src/run/page-recall.ts';
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
 const K = 5;
