@@ -31,8 +31,20 @@ export interface Quantity {
   end: number;
 }
 
-/** The units of a question's numeric gold (see src/questions/schema.ts NumericUnit). */
-export type GoldUnit = 'INR crore' | 'INR per share' | '%' | 'tCO2e' | 'count' | 'USD million' | 'text';
+/**
+ * The units of a question's numeric gold (src/questions/schema.ts validates them as NumericUnit);
+ * 'text' for a figure whose unit is not one of these.
+ */
+export const GOLD_UNITS = [
+  'INR crore',
+  'INR per share',
+  '%',
+  'tCO2e',
+  'count',
+  'USD million',
+  'text',
+] as const;
+export type GoldUnit = (typeof GOLD_UNITS)[number];
 
 export interface GoldFigure {
   value: number;
