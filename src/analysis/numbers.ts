@@ -31,8 +31,20 @@ export interface Quantity {
   end: number;
 }
 
-/** The units of a question's numeric gold (see src/questions/schema.ts NumericUnit). */
-export type GoldUnit = 'INR crore' | 'INR per share' | '%' | 'tCO2e' | 'count' | 'USD million' | 'text';
+/**
+ * The units of a question's numeric gold (src/questions/schema.ts validates them as NumericUnit);
+ * 'text' for a figure whose unit is not one of these.
+ */
+export const GOLD_UNITS = [
+  'INR crore',
+  'INR per share',
+  '%',
+  'tCO2e',
+  'count',
+  'USD million',
+  'text',
+] as const;
+export type GoldUnit = (typeof GOLD_UNITS)[number];
 
 export interface GoldFigure {
   value: number;
@@ -251,4 +263,20 @@ export function quantityMatchesGold(q: Quantity, gold: GoldFigure): boolean {
     default:
       return close(q.value, gold.value) || close(q.value / q.scale, gold.value);
   }
+}
+
+/** Figures written in the text ("8,31,239", "3.45", "-479.43"), without commas; years and FY labels excluded. */
+export function figures(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![\w.-])-?\d[\d,]*(?:\.\d+)?%?/g)) {
+    const v = m[0].replace(/,/g, '');
+    if (/^(?:19|20)\d{2}$/.test(v)) continue; // a calendar year
+    out.add(v);
+  }
+  return out;
+}
+
+/** Whether a sentence states a figure (a number that is not just a year or the FY label). */
+export function hasFigure(text: string): boolean {
+  return figures(text).size > 0;
 }

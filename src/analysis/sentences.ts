@@ -93,3 +93,50 @@ export function sentences(text: string, opts: { lines?: boolean } = {}): string[
   }
   return out;
 }
+
+/** A sentence of a chunk, whitespace-normalised (PDF line breaks become spaces). */
+export interface ChunkSentence {
+  chunkId: string;
+  /** position of the chunk in the context (0 = top-ranked) */
+  chunkRank: number;
+  /** position of the sentence within its chunk */
+  position: number;
+  text: string;
+}
+
+const TABLE_ROW = /\s\|\s/;
+/** "6. DIVIDENDS", "12.1 Basis of preparation", "5A. MANAGEMENT DISCUSSION AND ANALYSIS" */
+const NUMBERED_HEADING = /^\d+[A-Z]?(?:\.\d+)*\.?\s+[A-Z][A-Za-z'’&(),\- ]*$/;
+
+function isHeadingLine(line: string): boolean {
+  if (line.length > 80 || /[.,;:]$/.test(line)) return false;
+  if (NUMBERED_HEADING.test(line)) return true;
+  const letters = line.replace(/[^A-Za-z]/g, '');
+  // an all-capitals line (a report title) or a title line such as "Annual Report 2022-23"
+  return (
+    (letters.length >= 4 && letters === letters.toUpperCase()) || /^Annual Report \d{4}-\d{2}$/.test(line)
+  );
+}
+
+/**
+ * The candidate sentences of a retrieved chunk. Table rows and headings are not sentences (an answer
+ * quoting a bare table row has no subject or period); consecutive prose lines are joined before
+ * splitting, since PDF lines wrap mid-sentence.
+ */
+export function chunkSentences(chunk: { id: string; text: string }, chunkRank: number): ChunkSentence[] {
+  const out: ChunkSentence[] = [];
+  let prose: string[] = [];
+  const flush = () => {
+    if (prose.length === 0) return;
+    for (const text of sentences(prose.join(' ').replace(/\s+/g, ' ')))
+      if (/[A-Za-z]{2}/.test(text)) out.push({ chunkId: chunk.id, chunkRank, position: out.length, text });
+    prose = [];
+  };
+  for (const raw of chunk.text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || TABLE_ROW.test(line) || isHeadingLine(line)) flush();
+    else prose.push(line);
+  }
+  flush();
+  return out;
+}

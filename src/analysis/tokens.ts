@@ -11,18 +11,45 @@
  */
 import { stripCitations } from './claims.ts';
 
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a an the and or but nor so yet of in on at to for from by with without within into onto upon over under ' +
-    'about above below between among through during before after since until than as per via ' +
-    'is are was were be been being am do does did done has have had having will would shall should can could ' +
-    "may might must this that these those it its it's they them their theirs he him his she her hers we us our " +
-    'ours you your yours i me my mine which who whom whose what when where why how there here then also ' +
-    'not no only just very more most less least such same other another each both all any some own too ' +
-    'yes okay ok if because while whereas though although however therefore thus hence according respectively ' +
-    'rs inr crore crores lakh lakhs lac million billion mn bn thousand'
-  ).split(/\s+/),
-);
+/**
+ * The one stop-word list, in parts. FUNCTION_WORDS are dropped by every reader of content words;
+ * STOP_WORDS (the default of `contentWords`) adds the rest of English function words and the currency
+ * and magnitude words of Indian reports; BASELINE_STOP_WORDS (the offline baselines' `baselineWords`)
+ * adds instead the words a question asks with and the period words, which the baselines match as
+ * periods (`fiscalYears`, `quarterOf`), not as content. The two extensions differ on purpose: each
+ * keeps the behaviour its readers were built with.
+ */
+export const FUNCTION_WORDS: readonly string[] = (
+  'a an the and or but so of in on at to for from by with into during than as per is are was were be been ' +
+  'being do does did has have had will would may this that these those it its they them their we our you ' +
+  'your i which who whom what when where why how there then if according'
+).split(' ');
+
+/** What STOP_WORDS adds to FUNCTION_WORDS: more English function words, currency and magnitude words. */
+export const STOP_WORDS_EXTENSION: readonly string[] = (
+  'nor yet without within onto upon over under about above below between among through before after since ' +
+  "until via am done having shall should can could might must it's theirs he him his she her hers us ours " +
+  'yours me my mine whose here also not no only just very more most less least such same other another each ' +
+  'both all any some own too yes okay ok because while whereas though although however therefore thus ' +
+  'hence respectively rs inr crore crores lakh lakhs lac million billion mn bn thousand'
+).split(' ');
+
+/**
+ * What BASELINE_STOP_WORDS adds to FUNCTION_WORDS: question words ("give", "state", "total"), report
+ * words ("annual report", "company", "ltd") and period words (matched as periods instead).
+ */
+export const BASELINE_STOP_WORDS_EXTENSION: readonly string[] = (
+  's much many annual report reports reported limited company ltd end year years give given state stated ' +
+  'total figure itself ended ending quarter quarterly first second third fourth fiscal full january ' +
+  'february march april june july august september october november december'
+).split(' ');
+
+export const STOP_WORDS: ReadonlySet<string> = new Set([...FUNCTION_WORDS, ...STOP_WORDS_EXTENSION]);
+
+export const BASELINE_STOP_WORDS: ReadonlySet<string> = new Set([
+  ...FUNCTION_WORDS,
+  ...BASELINE_STOP_WORDS_EXTENSION,
+]);
 
 function normaliseNumber(token: string): string {
   const n = Number(token.replace(/,/g, ''));
@@ -108,4 +135,49 @@ export function coverage(a: string, b: string): number {
   let found = 0;
   for (const w of wa) if (wb.has(w)) found += 1;
   return found / wa.size;
+}
+
+/** Unit abbreviations and the words a question spells them out in. */
+const UNIT_WORDS: Record<string, readonly string[]> = {
+  tco2e: ['tonne', 'co2', 'equivalent'],
+  usd: ['dollar'],
+  eps: ['earning', 'share'],
+};
+
+/**
+ * The offline baselines' words: the content words with BASELINE_STOP_WORDS (function words, question
+ * words and period words, which are matched as periods instead), no numbers (figures are matched as
+ * figures), light stemming, fiscal-year and quarter labels dropped, and unit abbreviations spelled out
+ * as a question writes them.
+ */
+export function baselineWords(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of contentWords(text, {
+    stopWords: BASELINE_STOP_WORDS,
+    numbers: false,
+    stemming: 'light',
+  })) {
+    if (/^fy\d{2}$/.test(word) || /^q[1-4]$/.test(word)) continue;
+    out.add(word);
+    for (const spelled of UNIT_WORDS[word] ?? []) out.add(stem(spelled));
+  }
+  return out;
+}
+
+/**
+ * Splits "X (not Y)" and "not Y" out of a question: the negated words (`baselineWords`) name what the
+ * answer must NOT be ("standalone (not consolidated)", "in rupees (not US dollars)").
+ */
+export function negatedWords(question: string): { positive: string; negated: Set<string> } {
+  const negated = new Set<string>();
+  const positive = question.replace(/\(?\bnot\s+((?:[A-Za-z]+\s?){1,2})\)?/g, (_all, words: string) => {
+    for (const w of baselineWords(words)) negated.add(w);
+    return ' ';
+  });
+  return { positive, negated };
+}
+
+/** Approximate tokens: characters / 4 (no tokenizer; good enough for an offline baseline's usage). */
+export function approxTokens(text: string): number {
+  return Math.ceil(text.length / 4);
 }

@@ -11,6 +11,7 @@ export {
   loadFinanceBench,
   parseFinanceBenchFigure,
 } from './financebench.ts';
+export { importQuestions } from './import.ts';
 export {
   findGoldQuote,
   formatImportSummary,
@@ -18,10 +19,9 @@ export {
   type ImportFormat,
   type ImportResult,
   type ImportSummary,
-  importErc,
-  importFinanceBench,
-  importQuestions,
-} from './import.ts';
+} from './import-common.ts';
+export { importErc } from './import-erc.ts';
+export { importFinanceBench } from './import-financebench.ts';
 export {
   loadIndexChunks,
   loadQuestions,

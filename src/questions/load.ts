@@ -8,7 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
-import { type JsonlIssue, type JsonlRecord, readJsonl } from '../util/jsonl.ts';
+import {
+  type JsonlIssue,
+  type JsonlRecord,
+  parseJsonlLines,
+  readJsonl,
+  readJsonlText,
+} from '../util/jsonl.ts';
 import { Question } from './schema.ts';
 
 /**
@@ -44,45 +50,14 @@ export interface QuestionLine {
 
 /** Parses each non-blank line of a questions file; never throws for bad lines (only for a missing file). */
 export async function readQuestionLines(path: string): Promise<QuestionLine[]> {
-  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
-  });
-  return parseQuestionLines(text);
+  return parseQuestionLines(await readJsonlText(path));
 }
 
 /** Parses the text of a questions JSONL file line by line (see readQuestionLines). */
 export function parseQuestionLines(text: string): QuestionLine[] {
-  const lines: QuestionLine[] = [];
-  for (const [i, raw] of text.split('\n').entries()) {
-    const line = i + 1;
-    if (raw.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      lines.push({
-        line,
-        json: undefined,
-        issues: [{ line, field: '', message: `invalid JSON (${(err as Error).message})` }],
-      });
-      continue;
-    }
-    const parsed = Question.safeParse(json);
-    lines.push(
-      parsed.success
-        ? { line, json, question: parsed.data, issues: [] }
-        : {
-            line,
-            json,
-            issues: parsed.error.issues.map((issue) => ({
-              line,
-              field: issue.path.map(String).join('.'),
-              message: issue.message,
-            })),
-          },
-    );
-  }
-  return lines;
+  return parseJsonlLines(text, Question).map(({ line, json, value, issues }) =>
+    value === undefined ? { line, json, issues } : { line, json, question: value, issues },
+  );
 }
 
 /** The chunks of a built index folder (its `chunks.json`), without loading vectors or postings. */

@@ -7,6 +7,7 @@
  * index (gold chunk ids exist, gold quotes appear in them) are in `validate.ts`.
  */
 import { z } from 'zod';
+import { GOLD_UNITS } from '../analysis/numbers.ts';
 import { FiscalYear } from '../corpus/schema.ts';
 
 /** The current question-set format version. */
@@ -29,16 +30,8 @@ export type ExpectedBehavior = z.infer<typeof ExpectedBehavior>;
 export const Difficulty = z.enum(['easy', 'medium', 'hard']);
 export type Difficulty = z.infer<typeof Difficulty>;
 
-/** Units a numeric gold value is stated in; 'text' for a figure whose unit is not one of these. */
-export const NumericUnit = z.enum([
-  'INR crore',
-  'INR per share',
-  '%',
-  'tCO2e',
-  'count',
-  'USD million',
-  'text',
-]);
+/** Units a numeric gold value is stated in (analysis' GOLD_UNITS, which the checks compare against). */
+export const NumericUnit = z.enum(GOLD_UNITS);
 export type NumericUnit = z.infer<typeof NumericUnit>;
 
 /** A figure the answer must state, compared with a relative tolerance. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sentences } from '../../src/analysis/sentences.ts';
+import { figures } from '../../src/analysis/numbers.ts';
+import { chunkSentences, sentences } from '../../src/analysis/sentences.ts';
 import {
   ABSTENTION_PREFIX,
   EAGER_FAMILY,
@@ -9,7 +10,6 @@ import {
   type Provider,
   type SubjectInput,
 } from '../../src/providers/index.ts';
-import { chunkSentences, figures } from '../../src/providers/offline/text.ts';
 import { renderSubjectRequest } from '../../src/subject/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { ask, CHUNKS, GOVERNANCE, HIGHLIGHTS } from './context.ts';

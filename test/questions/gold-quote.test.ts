@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { figureRenderings, findGoldQuote, parseErcDataset } from '../../src/questions/import.ts';
+import { findGoldQuote } from '../../src/questions/import-common.ts';
+import { figureRenderings, parseErcDataset } from '../../src/questions/import-erc.ts';
 import { chunk } from './cli-helpers.ts';
 
 const page = chunk(

@@ -7,8 +7,8 @@ import { registerConfigCommands } from '../../src/cli/config.ts';
 import type { CliIO } from '../../src/cli/io.ts';
 import { findModel } from '../../src/providers/catalogue.ts';
 import {
-  crossFamilyPanel,
   loadRunConfig,
+  panelFor,
   parseRunConfig,
   RunConfig,
   RunConfigError,
@@ -89,7 +89,7 @@ describe('the committed configs', () => {
     });
     // every subject is judged only by other families, and by at least two of them
     for (const s of config.subjects) {
-      const panel = crossFamilyPanel(config, s.id);
+      const panel = panelFor(config, s.id);
       expect(panel.length).toBeGreaterThanOrEqual(2);
       expect(panel.every((j) => j.family !== s.family)).toBe(true);
     }

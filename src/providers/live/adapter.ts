@@ -4,6 +4,7 @@
  * pricing and the budget are NOT here: `../metered.ts` wraps every adapter the same way. The adapters
  * turn every SDK error into a `CallError` saying whether it is worth retrying and after how long.
  */
+import type { ModelContract } from '../catalogue.ts';
 import type { ModelRequest, StopInfo, Usage } from '../types.ts';
 
 export interface RawReply {
@@ -37,6 +38,15 @@ export function exhaustedPauseMs(headers: HeaderBag, now: number = Date.now()): 
     if (duration !== null) return duration;
   }
   return null;
+}
+
+/** What every live adapter is built with. */
+export interface LiveAdapterOptions {
+  apiKey: string;
+  baseURL?: string;
+  timeoutMs: number;
+  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
+  contract: ModelContract;
 }
 
 export interface BatchItem {
@@ -164,4 +174,94 @@ export function durationMs(text: string): number | null {
 /** Is this error an abort requested by our own signal (not a timeout)? */
 export function isAbort(err: unknown, signal?: AbortSignal): boolean {
   return Boolean(signal?.aborted) || (err instanceof Error && /aborted|AbortError/i.test(err.name));
+}
+
+/**
+ * The error classes a Stainless-generated SDK (`@anthropic-ai/sdk`, `openai`) exports, by role; both
+ * SDKs' classes fit, so one classification serves both.
+ */
+export interface SdkErrorClasses {
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIError: abstract new (...args: never[]) => Error & { status: number | undefined; headers: HeaderBag };
+}
+
+/**
+ * A `CallError` for an error of a Stainless SDK: our own abort (not retryable), a timeout or lost
+ * connection (retryable), an HTTP status (retryable when `RETRYABLE_STATUSES` has it, with the wait the
+ * headers ask for), else `replyOrUnknownError`.
+ */
+export function classifySdkError(
+  provider: string,
+  sdk: SdkErrorClasses,
+  err: unknown,
+  signal?: AbortSignal,
+): Error {
+  if (err instanceof CallError) return err;
+  if (err instanceof sdk.APIUserAbortError || (isAbort(err, signal) && signal?.aborted))
+    return new CallError(`${provider}: aborted`, null, false, null);
+  if (err instanceof sdk.APIConnectionTimeoutError)
+    return new CallError(`${provider}: request timed out`, null, true, null);
+  if (err instanceof sdk.APIConnectionError)
+    return new CallError(`${provider}: connection error (${err.message})`, null, true, null);
+  if (err instanceof sdk.APIError)
+    return statusError(provider, err.status ?? null, err.message, retryAfterMs(err.headers));
+  return replyOrUnknownError(provider, err);
+}
+
+/** A `CallError` for an HTTP error status (null: none known, worth another attempt). */
+export function statusError(
+  provider: string,
+  status: number | null,
+  message: string,
+  retryAfter: number | null,
+): CallError {
+  const retryable = status === null || RETRYABLE_STATUSES.has(status);
+  return new CallError(`${provider} ${status ?? ''}: ${message}`, status, retryable, retryAfter);
+}
+
+/**
+ * The last resort of every classification: a reply the SDK could not parse (malformed JSON) is transient
+ * from our side (try again); anything else is not worth another attempt.
+ */
+export function replyOrUnknownError(provider: string, err: unknown): CallError {
+  if (err instanceof SyntaxError)
+    return new CallError(`${provider}: malformed reply (${err.message})`, null, true, null);
+  return new CallError(`${provider}: ${err instanceof Error ? err.message : String(err)}`, null, false, null);
+}
+
+/** A token count as the SDKs type it (absent or null: none). */
+type Count = number | null | undefined;
+
+/** A provider's token counts; `inputIncludesCache`: its input count includes the cache reads (OpenAI, Gemini). */
+export function replyUsage(
+  counts: { input: Count; output: Count; cacheRead: Count; cacheWrite?: Count },
+  inputIncludesCache: boolean,
+): Usage {
+  const cacheRead = counts.cacheRead ?? 0;
+  const input = counts.input ?? 0;
+  return {
+    inputTokens: inputIncludesCache ? Math.max(0, input - cacheRead) : input,
+    outputTokens: counts.output ?? 0,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: counts.cacheWrite ?? 0,
+  };
+}
+
+/** One failed item of a batch's results. */
+export function failedItem(customId: string, error: string, expired: boolean): BatchItemResult {
+  return { customId, ok: false, expired, error };
+}
+
+/**
+ * A batch's results in the order of `customIds`: the item found, else a failure (`missing`: whether it
+ * counts as expired and what to say).
+ */
+export function inRequestOrder(
+  customIds: readonly string[],
+  found: ReadonlyMap<string, BatchItemResult>,
+  missing: { expired: boolean; error: string },
+): BatchItemResult[] {
+  return customIds.map((id) => found.get(id) ?? failedItem(id, missing.error, missing.expired));
 }

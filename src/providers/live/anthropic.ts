@@ -30,22 +30,18 @@ import {
   type BatchItemResult,
   type BatchProgress,
   CallError,
+  classifySdkError,
   exhaustedPauseMs,
-  isAbort,
+  failedItem,
+  inRequestOrder,
   type LiveAdapter,
+  type LiveAdapterOptions,
   type RawReply,
-  RETRYABLE_STATUSES,
-  retryAfterMs,
+  replyUsage,
 } from './adapter.ts';
 import { strictJsonSchema } from './schema.ts';
 
-export interface AnthropicAdapterOptions {
-  apiKey: string;
-  baseURL?: string;
-  timeoutMs: number;
-  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
-  contract: ModelContract;
-}
+export type AnthropicAdapterOptions = LiveAdapterOptions;
 
 const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
 
@@ -141,37 +137,20 @@ export function toReply(message: Message): RawReply {
     text,
     model: message.model,
     stop: anthropicStop(message.stop_reason),
-    usage: {
-      inputTokens: u.input_tokens ?? 0,
-      outputTokens: u.output_tokens ?? 0,
-      cacheReadTokens: u.cache_read_input_tokens ?? 0,
-      cacheWriteTokens: u.cache_creation_input_tokens ?? 0,
-    },
+    usage: replyUsage(
+      {
+        input: u.input_tokens,
+        output: u.output_tokens,
+        cacheRead: u.cache_read_input_tokens,
+        cacheWrite: u.cache_creation_input_tokens,
+      },
+      false,
+    ),
   };
 }
 
 export function classify(err: unknown, signal?: AbortSignal): Error {
-  if (err instanceof CallError) return err;
-  if (err instanceof Anthropic.APIUserAbortError || (isAbort(err, signal) && signal?.aborted))
-    return new CallError('anthropic: aborted', null, false, null);
-  if (err instanceof Anthropic.APIConnectionTimeoutError)
-    return new CallError('anthropic: request timed out', null, true, null);
-  if (err instanceof Anthropic.APIConnectionError)
-    return new CallError(`anthropic: connection error (${err.message})`, null, true, null);
-  if (err instanceof Anthropic.APIError) {
-    const status = err.status ?? null;
-    const retryable = status === null || RETRYABLE_STATUSES.has(status);
-    return new CallError(
-      `anthropic ${status ?? ''}: ${err.message}`,
-      status,
-      retryable,
-      retryAfterMs(err.headers),
-    );
-  }
-  // A reply the SDK could not parse (malformed JSON) is transient from our side: try again.
-  if (err instanceof SyntaxError)
-    return new CallError(`anthropic: malformed reply (${err.message})`, null, true, null);
-  return new CallError(`anthropic: ${err instanceof Error ? err.message : String(err)}`, null, false, null);
+  return classifySdkError('anthropic', Anthropic, err, signal);
 }
 
 class AnthropicBatches implements BatchAdapter {
@@ -251,19 +230,18 @@ class AnthropicBatches implements BatchAdapter {
         if (r.type === 'succeeded')
           found.set(line.custom_id, { customId: line.custom_id, ok: true, reply: toReply(r.message) });
         else
-          found.set(line.custom_id, {
-            customId: line.custom_id,
-            ok: false,
-            expired: r.type === 'expired',
-            error: r.type === 'errored' ? `errored: ${r.error.error.message}` : r.type,
-          });
+          found.set(
+            line.custom_id,
+            failedItem(
+              line.custom_id,
+              r.type === 'errored' ? `errored: ${r.error.error.message}` : r.type,
+              r.type === 'expired',
+            ),
+          );
       }
     } catch (err) {
       throw classify(err, signal);
     }
-    return customIds.map(
-      (id) =>
-        found.get(id) ?? { customId: id, ok: false, expired: false, error: 'missing from the batch results' },
-    );
+    return inRequestOrder(customIds, found, { expired: false, error: 'missing from the batch results' });
   }
 }

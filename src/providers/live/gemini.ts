@@ -34,19 +34,18 @@ import {
   type BatchProgress,
   CallError,
   durationMs,
+  failedItem,
+  inRequestOrder,
   type LiveAdapter,
+  type LiveAdapterOptions,
   type RawReply,
-  RETRYABLE_STATUSES,
+  replyOrUnknownError,
+  replyUsage,
+  statusError,
 } from './adapter.ts';
 import { constUnion, isObject, type Json } from './schema.ts';
 
-export interface GeminiAdapterOptions {
-  apiKey: string;
-  baseURL?: string;
-  timeoutMs: number;
-  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
-  contract: ModelContract;
-}
+export type GeminiAdapterOptions = LiveAdapterOptions;
 
 const CUSTOM_ID = 'rge_custom_id';
 
@@ -148,19 +147,20 @@ export function geminiStop(response: GenerateContentResponse): StopInfo {
 
 export function toReply(response: GenerateContentResponse, requested: string): RawReply {
   const u = response.usageMetadata;
-  const cached = u?.cachedContentTokenCount ?? 0;
   const parts = response.candidates?.[0]?.content?.parts ?? [];
   const text = parts.flatMap((p) => (typeof p.text === 'string' && !p.thought ? [p.text] : [])).join('');
   return {
     text,
     model: response.modelVersion ?? requested,
     stop: geminiStop(response),
-    usage: {
-      inputTokens: Math.max(0, (u?.promptTokenCount ?? 0) - cached),
-      outputTokens: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
-      cacheReadTokens: cached,
-      cacheWriteTokens: 0,
-    },
+    usage: replyUsage(
+      {
+        input: u?.promptTokenCount,
+        output: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
+        cacheRead: u?.cachedContentTokenCount,
+      },
+      true,
+    ),
   };
 }
 
@@ -217,23 +217,13 @@ function retryDelayOf(message: string): number | null {
 export function classify(err: unknown, signal?: AbortSignal): Error {
   if (err instanceof CallError) return err;
   if (signal?.aborted) return new CallError('gemini: aborted', null, false, null);
-  if (err instanceof ApiError) {
-    const status = err.status ?? null;
-    const retryable = status === null || RETRYABLE_STATUSES.has(status);
-    return new CallError(
-      `gemini ${status ?? ''}: ${err.message}`,
-      status,
-      retryable,
-      retryDelayOf(err.message),
-    );
-  }
+  if (err instanceof ApiError)
+    return statusError('gemini', err.status ?? null, err.message, retryDelayOf(err.message));
   if (err instanceof Error && /abort|timeout/i.test(`${err.name} ${err.message}`))
     return new CallError('gemini: request timed out', null, true, null);
-  if (err instanceof SyntaxError)
-    return new CallError(`gemini: malformed reply (${err.message})`, null, true, null);
   if (err instanceof TypeError && /fetch failed|network|socket/i.test(err.message))
     return new CallError(`gemini: connection error (${err.message})`, null, true, null);
-  return new CallError(`gemini: ${err instanceof Error ? err.message : String(err)}`, null, false, null);
+  return replyOrUnknownError('gemini', err);
 }
 
 const ENDED = new Set([
@@ -325,23 +315,12 @@ class GeminiBatches implements BatchAdapter {
         if (!id) return;
         if (r.response)
           found.set(id, { customId: id, ok: true, reply: toReply(r.response, job.model ?? '') });
-        else
-          found.set(id, {
-            customId: id,
-            ok: false,
-            expired: state === 'JOB_STATE_EXPIRED',
-            error: r.error?.message ?? 'no response',
-          });
+        else found.set(id, failedItem(id, r.error?.message ?? 'no response', state === 'JOB_STATE_EXPIRED'));
       });
-      return customIds.map(
-        (id) =>
-          found.get(id) ?? {
-            customId: id,
-            ok: false,
-            expired: state === 'JOB_STATE_EXPIRED',
-            error: `missing from the batch output (${state})`,
-          },
-      );
+      return inRequestOrder(customIds, found, {
+        expired: state === 'JOB_STATE_EXPIRED',
+        error: `missing from the batch output (${state})`,
+      });
     } catch (err) {
       throw classify(err, signal);
     }

@@ -17,7 +17,6 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
 import { z } from 'zod';
-import type { ModelContract } from '../catalogue.ts';
 import { requestIssues } from '../contract.ts';
 import type { ChatMessage, ModelRequest, StopInfo } from '../types.ts';
 import {
@@ -26,23 +25,20 @@ import {
   type BatchItemResult,
   type BatchProgress,
   CallError,
+  classifySdkError,
   exhaustedPauseMs,
-  isAbort,
+  failedItem,
+  inRequestOrder,
   type LiveAdapter,
+  type LiveAdapterOptions,
   type RawReply,
-  RETRYABLE_STATUSES,
-  retryAfterMs,
+  replyUsage,
 } from './adapter.ts';
 import { strictJsonSchema } from './schema.ts';
 
-export interface OpenAIAdapterOptions {
+export interface OpenAIAdapterOptions extends LiveAdapterOptions {
   /** 'openai', or 'openai-compatible' for a self-hosted or third-party endpoint */
   provider: 'openai' | 'openai-compatible';
-  apiKey: string;
-  baseURL?: string;
-  timeoutMs: number;
-  /** the model's contract: a request whose parameters it forbids is refused before it is sent */
-  contract: ModelContract;
 }
 
 const TAG_KEY = 'rge_tag';
@@ -155,41 +151,23 @@ export function toReply(completion: CompletionView, requested: string): RawReply
   const message = choice?.message;
   const text = message?.content ?? message?.refusal ?? '';
   const u = completion.usage;
-  const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
   return {
     text,
     model: completion.model || requested,
     stop: openaiStop(choice?.finish_reason ?? null, message?.refusal),
-    usage: {
-      inputTokens: Math.max(0, (u?.prompt_tokens ?? 0) - cached),
-      outputTokens: u?.completion_tokens ?? 0,
-      cacheReadTokens: cached,
-      cacheWriteTokens: 0,
-    },
+    usage: replyUsage(
+      {
+        input: u?.prompt_tokens,
+        output: u?.completion_tokens,
+        cacheRead: u?.prompt_tokens_details?.cached_tokens,
+      },
+      true,
+    ),
   };
 }
 
 export function classify(provider: string, err: unknown, signal?: AbortSignal): Error {
-  if (err instanceof CallError) return err;
-  if (err instanceof OpenAI.APIUserAbortError || (isAbort(err, signal) && signal?.aborted))
-    return new CallError(`${provider}: aborted`, null, false, null);
-  if (err instanceof OpenAI.APIConnectionTimeoutError)
-    return new CallError(`${provider}: request timed out`, null, true, null);
-  if (err instanceof OpenAI.APIConnectionError)
-    return new CallError(`${provider}: connection error (${err.message})`, null, true, null);
-  if (err instanceof OpenAI.APIError) {
-    const status = err.status ?? null;
-    const retryable = status === null || RETRYABLE_STATUSES.has(status);
-    return new CallError(
-      `${provider} ${status ?? ''}: ${err.message}`,
-      status,
-      retryable,
-      retryAfterMs(err.headers),
-    );
-  }
-  if (err instanceof SyntaxError)
-    return new CallError(`${provider}: malformed reply (${err.message})`, null, true, null);
-  return new CallError(`${provider}: ${err instanceof Error ? err.message : String(err)}`, null, false, null);
+  return classifySdkError(provider, OpenAI, err, signal);
 }
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
@@ -320,24 +298,21 @@ class OpenAIBatches implements BatchAdapter {
           });
         else {
           const code = line.error?.code ?? `status ${line.response?.status_code ?? 'unknown'}`;
-          found.set(line.custom_id, {
-            customId: line.custom_id,
-            ok: false,
-            expired: code === 'batch_expired',
-            error: `${code}: ${line.error?.message ?? ''}`.trim(),
-          });
+          found.set(
+            line.custom_id,
+            failedItem(
+              line.custom_id,
+              `${code}: ${line.error?.message ?? ''}`.trim(),
+              code === 'batch_expired',
+            ),
+          );
         }
       }
       const wholeBatch = b.status === 'expired' || b.status === 'cancelled' || b.status === 'failed';
-      return customIds.map(
-        (id) =>
-          found.get(id) ?? {
-            customId: id,
-            ok: false,
-            expired: b.status === 'expired',
-            error: wholeBatch ? `batch ${b.status}` : 'missing from the batch output',
-          },
-      );
+      return inRequestOrder(customIds, found, {
+        expired: b.status === 'expired',
+        error: wholeBatch ? `batch ${b.status}` : 'missing from the batch output',
+      });
     } catch (err) {
       throw classify(this.provider, err, signal);
     }

@@ -1,8 +1,14 @@
 /** What the offline baselines share: reading the typed subject input, seeding, and the reply with usage. */
 import seedrandom from 'seedrandom';
+import { approxTokens } from '../../analysis/tokens.ts';
 import { RgeError } from '../../util/errors.ts';
-import { type ModelReply, type ModelRequest, type SubjectInput, ZERO_USAGE } from '../types.ts';
-import { approxTokens, requestTokens } from './text.ts';
+import {
+  type ModelReply,
+  type ModelRequest,
+  type Provider,
+  type SubjectInput,
+  ZERO_USAGE,
+} from '../types.ts';
 
 /**
  * The default families of the offline baselines, as configs/fixture.yaml names them. A run config's
@@ -51,13 +57,55 @@ export function cellRandom(request: ModelRequest, provider: string): () => numbe
   return seedrandom(`${cell.seed}:${cell.questionId}:${cell.runIndex}`);
 }
 
+/**
+ * The approximate input tokens of a request (characters / 4 over the system text and every message);
+ * not `requestTokens` of ../metered.ts, which counts cl100k tokens for the live providers' budget.
+ */
+export function approxRequestTokens(request: ModelRequest): number {
+  return approxTokens(request.system + request.messages.map((m) => m.content).join('\n'));
+}
+
 /** The reply: approximate tokens (characters / 4), cost 0, the measured latency. */
 export function reply(request: ModelRequest, text: string, model: string, started: number): ModelReply {
   return {
     text,
-    usage: { ...ZERO_USAGE, inputTokens: requestTokens(request), outputTokens: approxTokens(text) },
+    usage: { ...ZERO_USAGE, inputTokens: approxRequestTokens(request), outputTokens: approxTokens(text) },
     latencyMs: performance.now() - started,
     costUsd: 0,
     model,
   };
+}
+
+/**
+ * An offline baseline subject: it reads the typed subject input, computes its answer (`answer`), drops
+ * the citations when the prompt does not ask for them, and replies with approximate usage.
+ */
+export abstract class OfflineSubject implements Provider {
+  readonly id: string;
+  /** bump when the baseline's answers may change */
+  readonly version: string;
+  readonly family: string;
+  /** the model name the reply carries */
+  private readonly model: string;
+
+  constructor(baseline: { id: string; version: string; model: string }, family: string) {
+    this.id = baseline.id;
+    this.version = baseline.version;
+    this.model = baseline.model;
+    this.family = family;
+  }
+
+  protected abstract answer(request: ModelRequest, input: SubjectInput): string;
+
+  async complete(request: ModelRequest): Promise<ModelReply> {
+    const started = performance.now();
+    const input = subjectInput(request, this.id);
+    const answer = this.answer(request, input);
+    return reply(
+      request,
+      asksToCite(request, input) ? answer : withoutCitations(answer, input),
+      this.model,
+      started,
+    );
+  }
 }

@@ -7,9 +7,11 @@
  *
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
-import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import { asksToCite, EAGER_FAMILY, reply, subjectInput, withoutCitations } from './common.ts';
-import { baselineWords, chunkSentences, hasFigure, type Sentence } from './text.ts';
+import { hasFigure } from '../../analysis/numbers.ts';
+import { type ChunkSentence, chunkSentences } from '../../analysis/sentences.ts';
+import { baselineWords } from '../../analysis/tokens.ts';
+import type { ModelRequest, SubjectInput } from '../types.ts';
+import { EAGER_FAMILY, OfflineSubject } from './common.ts';
 
 /** The eager answer: the top chunk's first sentence with a figure, preferring the most question words. */
 export function eagerAnswer(input: SubjectInput): string {
@@ -17,7 +19,7 @@ export function eagerAnswer(input: SubjectInput): string {
   for (const [rank, chunk] of input.chunks.entries()) {
     const withFigure = chunkSentences(chunk, rank).filter((s) => hasFigure(s.text));
     if (withFigure.length === 0) continue;
-    const overlap = (s: Sentence) => [...baselineWords(s.text)].filter((w) => words.has(w)).length;
+    const overlap = (s: ChunkSentence) => [...baselineWords(s.text)].filter((w) => words.has(w)).length;
     const best = withFigure.reduce((a, b) => (overlap(b) > overlap(a) ? b : a));
     return `${best.text} [${best.chunkId}]`;
   }
@@ -26,26 +28,13 @@ export function eagerAnswer(input: SubjectInput): string {
   return fallback ? `${fallback.text} [${fallback.chunkId}]` : 'The answer is 0.';
 }
 
-export class EagerProvider implements Provider {
-  readonly id = 'offline/eager';
-  /** bump when the baseline's answers may change */
-  /** v2: the shared sentence splitter and words (src/analysis); v3: cites only when the prompt asks */
-  readonly version = 'v3';
-  readonly family: string;
-
+export class EagerProvider extends OfflineSubject {
   constructor(opts: { family?: string } = {}) {
-    this.family = opts.family ?? EAGER_FAMILY;
+    // version v2: the shared sentence splitter and words (src/analysis); v3: cites only when the prompt asks
+    super({ id: 'offline/eager', version: 'v3', model: 'eager' }, opts.family ?? EAGER_FAMILY);
   }
 
-  async complete(request: ModelRequest): Promise<ModelReply> {
-    const started = performance.now();
-    const input = subjectInput(request, this.id);
-    const answer = eagerAnswer(input);
-    return reply(
-      request,
-      asksToCite(request, input) ? answer : withoutCitations(answer, input),
-      'eager',
-      started,
-    );
+  protected answer(_request: ModelRequest, input: SubjectInput): string {
+    return eagerAnswer(input);
   }
 }

@@ -14,26 +14,12 @@
  *
  * Usage is approximate: tokens are characters / 4; cost is 0; latency is measured.
  */
-import { stem } from '../../analysis/tokens.ts';
-import type { ModelReply, ModelRequest, Provider, SubjectInput } from '../types.ts';
-import {
-  asksToCite,
-  cellRandom,
-  EXTRACTIVE_FAMILY,
-  reply,
-  subjectInput,
-  withoutCitations,
-} from './common.ts';
-import {
-  baselineWords,
-  chunkSentences,
-  EXCLUSIVE_PAIRS,
-  figures,
-  fiscalYears,
-  negatedWords,
-  quarterOf,
-  type Sentence,
-} from './text.ts';
+import { figures } from '../../analysis/numbers.ts';
+import { EXCLUSIVE_PAIRS, fiscalYears, quarterOf } from '../../analysis/periods.ts';
+import { type ChunkSentence, chunkSentences } from '../../analysis/sentences.ts';
+import { baselineWords, negatedWords, stem } from '../../analysis/tokens.ts';
+import type { ModelRequest, SubjectInput } from '../types.ts';
+import { cellRandom, EXTRACTIVE_FAMILY, OfflineSubject } from './common.ts';
 
 /** Below this score the extractive baseline abstains (the evidence is weak). */
 export const ABSTAIN_THRESHOLD = 0.55;
@@ -60,7 +46,7 @@ export const SAMPLING_CANDIDATES = 4;
 /** The opening of every extractive abstention, for checks that look for refusals. */
 export const ABSTENTION_PREFIX = 'The provided context does not state';
 
-export interface ScoredSentence extends Sentence {
+export interface ScoredSentence extends ChunkSentence {
   score: number;
   /** the question's content words this sentence contains */
   covers: Set<string>;
@@ -131,7 +117,7 @@ function namedCompanies(text: string): string[][] {
 }
 
 /** Inverse sentence frequency of each word over the candidate sentences (log(1 + N / (1 + df))). */
-function rarity(sentences: readonly Sentence[]): (word: string) => number {
+function rarity(sentences: readonly ChunkSentence[]): (word: string) => number {
   const df = new Map<string, number>();
   const bags = sentences.map((s) => baselineWords(s.text));
   for (const bag of bags) for (const w of bag) df.set(w, (df.get(w) ?? 0) + 1);
@@ -301,30 +287,16 @@ export function extractiveAnswer(input: SubjectInput, temperature: number, rando
   return cite(second ? [pick, second] : [pick]);
 }
 
-export class ExtractiveProvider implements Provider {
-  readonly id = 'offline/extractive';
-  /**
-   * bump when the baseline's answers may change (v2: the shared sentence splitter and words; no rules
-   * that mirrored the fixture generator's distractor templates; v3: cites only when the prompt asks)
-   */
-  readonly version = 'v3';
-  readonly family: string;
-
+export class ExtractiveProvider extends OfflineSubject {
   constructor(opts: { family?: string } = {}) {
-    this.family = opts.family ?? EXTRACTIVE_FAMILY;
+    // version v2: the shared sentence splitter and words; no rules that mirrored the fixture
+    // generator's distractor templates; v3: cites only when the prompt asks
+    super({ id: 'offline/extractive', version: 'v3', model: 'extractive' }, opts.family ?? EXTRACTIVE_FAMILY);
   }
 
-  async complete(request: ModelRequest): Promise<ModelReply> {
-    const started = performance.now();
-    const input = subjectInput(request, this.id);
+  protected answer(request: ModelRequest, input: SubjectInput): string {
     const temperature = request.parameters.temperature ?? 0;
     const random = temperature > 0 ? cellRandom(request, this.id) : () => 0;
-    const answer = extractiveAnswer(input, temperature, random);
-    return reply(
-      request,
-      asksToCite(request, input) ? answer : withoutCitations(answer, input),
-      'extractive',
-      started,
-    );
+    return extractiveAnswer(input, temperature, random);
   }
 }

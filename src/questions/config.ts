@@ -1,0 +1,5 @@
+/** The question set's section of the run config (composed by src/run/config.ts). */
+import { z } from 'zod';
+import { Path } from '../util/config-fields.ts';
+
+export const QuestionsSettings = z.object({ file: Path, version: z.number().int().min(1) }).strict();
