@@ -4,6 +4,7 @@
  */
 export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './bge-m3.ts';
 export { BM25_B, BM25_K1, termCounts, tokenize } from './bm25.ts';
+export { type BuildIndexOptions, type BuildIndexResult, buildIndex, passageText } from './build.ts';
 export { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
 export { createEmbedder } from './create-embedder.ts';
 export {
@@ -26,22 +27,15 @@ export {
   fusionRecord,
   reciprocalRankFusion,
 } from './hybrid.ts';
+export { EmbedderParameters, IndexManifest, IndexProvenance } from './manifest.ts';
 export {
-  type BuildIndexOptions,
-  type BuildIndexResult,
-  buildIndex,
   DEFAULT_K,
-  EmbedderParameters,
   Index,
-  IndexManifest,
-  IndexProvenance,
   type OpenIndexOptions,
   openIndex,
-  passageText,
   type RetrievedChunk,
   type RetrieveOptions,
   readIndexManifest,
-  type VerifyResult,
-  verifyIndex,
 } from './store.ts';
 export { loadUseLiteModel } from './use-lite.ts';
+export { type VerifyResult, verifyIndex } from './verify.ts';
