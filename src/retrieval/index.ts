@@ -2,7 +2,6 @@
  * Retrieval: embedders, the embedding cache, the persistent index with its checksum, and top-k
  * retrieval. The public surface of the stage; the modules behind it are private.
  */
-export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './bge-m3.ts';
 export { BM25_B, BM25_K1, termCounts, tokenize } from './bm25.ts';
 export { type BuildIndexOptions, type BuildIndexResult, buildIndex, passageText } from './build.ts';
 export { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
@@ -19,6 +18,7 @@ export {
   type LexicalEmbedder,
   type TermCounts,
 } from './embedder.ts';
+export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './hub.ts';
 export {
   DEFAULT_FUSION,
   fusionFromId,
