@@ -1,12 +1,10 @@
 import { RgeError } from '../util/errors.ts';
 import {
-  type DenseEmbedder,
   EMBEDDER_NAMES,
   type Embedder,
   type EmbedderName,
   type EmbedderOptions,
   type FusionParameters,
-  type LexicalEmbedder,
 } from './embedder.ts';
 
 /**
@@ -36,11 +34,12 @@ export async function createEmbedder(name: EmbedderName, opts: EmbedderOptions =
   }
 }
 
-async function createDense(name: FusionParameters['dense'], opts: EmbedderOptions): Promise<DenseEmbedder> {
+// The two helpers' return types (a DenseEmbedder, a LexicalEmbedder) are those of the modules' factories.
+async function createDense(name: FusionParameters['dense'], opts: EmbedderOptions) {
   if (name === 'bge-m3') return (await import('./bge-m3.ts')).createBgeM3Embedder(opts);
   return (await import('./use-lite.ts')).createUseLiteEmbedder(opts);
 }
 
-async function createLexical(opts: EmbedderOptions = {}): Promise<LexicalEmbedder> {
+async function createLexical(opts: EmbedderOptions = {}) {
   return (await import('./bm25.ts')).createBm25Embedder(opts);
 }

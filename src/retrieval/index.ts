@@ -2,8 +2,8 @@
  * Retrieval: embedders, the embedding cache, the persistent index with its checksum, and top-k
  * retrieval. The public surface of the stage; the modules behind it are private.
  */
-export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './bge-m3.ts';
 export { BM25_B, BM25_K1, termCounts, tokenize } from './bm25.ts';
+export { type BuildIndexOptions, type BuildIndexResult, buildIndex, passageText } from './build.ts';
 export { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
 export { createEmbedder } from './create-embedder.ts';
 export {
@@ -18,6 +18,7 @@ export {
   type LexicalEmbedder,
   type TermCounts,
 } from './embedder.ts';
+export { type BgeM3Lookup, bgeM3MissingError, resolveBgeM3Dir } from './hub.ts';
 export {
   DEFAULT_FUSION,
   fusionFromId,
@@ -26,22 +27,15 @@ export {
   fusionRecord,
   reciprocalRankFusion,
 } from './hybrid.ts';
+export { EmbedderParameters, IndexManifest, IndexProvenance } from './manifest.ts';
 export {
-  type BuildIndexOptions,
-  type BuildIndexResult,
-  buildIndex,
   DEFAULT_K,
-  EmbedderParameters,
   Index,
-  IndexManifest,
-  IndexProvenance,
   type OpenIndexOptions,
   openIndex,
-  passageText,
   type RetrievedChunk,
   type RetrieveOptions,
   readIndexManifest,
-  type VerifyResult,
-  verifyIndex,
 } from './store.ts';
 export { loadUseLiteModel } from './use-lite.ts';
+export { type VerifyResult, verifyIndex } from './verify.ts';

@@ -1,129 +1,31 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+/**
+ * Opening and querying an index folder (layout in manifest.ts): loads and checks the manifest, the
+ * chunks and the vectors or postings once, then ranks chunks for a question by cosine, BM25 or their
+ * fusion, keeping the top k.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 // The LocalIndex module alone: vectra's index.js also loads its OpenAI client, web fetcher and HTML
 // tools (about 0.9 s of start-up in every process that opens an index; bench/startup.bench.ts).
 import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import { z } from 'zod';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
-import { sha256, writeFileAtomic } from '../util/fs.ts';
-import {
-  type Bm25File,
-  type Bm25Stats,
-  bm25FromFile,
-  bm25Scores,
-  bm25ToFile,
-  buildBm25Stats,
-  compareIds,
-} from './bm25.ts';
-import { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
+import { sha256 } from '../util/fs.ts';
+import { type Bm25File, type Bm25Stats, bm25FromFile, bm25Scores, compareIds } from './bm25.ts';
+import { EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
 import {
   type DenseEmbedder,
   type Embedder,
-  type EmbedderName,
   type EmbedderOptions,
   type FusionParameters,
   isEmbedderName,
-  type LexicalEmbedder,
   type TermCounts,
 } from './embedder.ts';
-import { fusionFromId, hybridChecksum, hybridPartIds, reciprocalRankFusion } from './hybrid.ts';
-
-/**
- * The persistent index. One folder holds:
- * - `manifest.json`: embedder, chunk count, rge version, checksum (written last: no manifest, no index);
- * - `chunks.json`: the indexed chunks, sorted by id;
- * - dense embedders: `index.json`, a vectra LocalIndex (cosine) with one item per chunk;
- * - bm25: `bm25.json`, document lengths and postings;
- * - `query-cache/`: the dense vectors of questions asked of it (written by retrieval, best effort).
- * A build writes a sibling folder and renames it into place, so a crash never leaves a half index that
- * opens as valid. Retrieval runs on an in-memory Float32Array matrix (or the postings) loaded once.
- */
-const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
-
-/**
- * What an index was built from, so a config that asks for something else (another chunk size, overlap,
- * extraction mode or corpus) is never answered from it: see `indexIdentityDifferences` in
- * `src/run/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
- */
-export const IndexProvenance = z
-  .object({
-    chunking: z
-      .object({
-        chunkTokens: z.number().int().positive(),
-        overlapTokens: z.number().int().min(0),
-        /** the chunker and its version (src/corpus/version.ts); absent: version 1 */
-        chunker: z.string().optional(),
-      })
-      .strict(),
-    extraction: z
-      .object({
-        /** the extractor and its version (cached pages are keyed by it too) */
-        extractor: z.string(),
-        tables: z.enum(['auto', 'always', 'never']),
-      })
-      .strict(),
-    /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
-    documents: z.array(
-      z
-        .object({
-          source: z.string(),
-          company: z.string(),
-          /** the company's display name, when a company map (companies.yaml, --company-from) gave one */
-          companyName: z.string().optional(),
-          fy: z.string().nullable(),
-          sha256: Sha256,
-        })
-        .strict(),
-    ),
-  })
-  .strict();
-export type IndexProvenance = z.infer<typeof IndexProvenance>;
-
-/** Scalar parameters of an embedder that change its output (fusion parameters, a model revision). */
-export const EmbedderParameters = z.record(
-  z.string(),
-  z.union([z.string(), z.number(), z.boolean(), z.null()]),
-);
-export type EmbedderParameters = z.infer<typeof EmbedderParameters>;
-
-export const IndexManifest = z
-  .object({
-    format: z.literal('rge-index'),
-    /** 1: no provenance; 2: provenance and embedder revision and parameters */
-    formatVersion: z.union([z.literal(1), z.literal(2)]),
-    embedder: z
-      .object({
-        name: z.string(),
-        id: z.string(),
-        kind: z.enum(['dense', 'lexical', 'hybrid']),
-        dimensions: z.number().int().positive().nullable(),
-        /** the model's revision (a hub commit or tag) when it was downloaded from a model hub */
-        revision: z.string().nullable().default(null),
-        parameters: EmbedderParameters.nullable().default(null),
-      })
-      .strict(),
-    corpus: IndexProvenance.nullable().default(null),
-    chunks: z.number().int().nonnegative(),
-    createdWith: z.string(),
-    createdAt: z.iso.datetime(),
-    /** sha256 over the embedder id, the sorted chunk ids and their vectors (or term statistics) */
-    checksum: Sha256,
-    /** sha256 of chunks.json, so that edited chunk text is caught by verifyIndex too */
-    chunksSha256: Sha256,
-  })
-  .strict();
-export type IndexManifest = z.infer<typeof IndexManifest>;
-
-const MANIFEST = 'manifest.json';
-const CHUNKS = 'chunks.json';
-const VECTRA = 'index.json';
-const BM25 = 'bm25.json';
-/** Dense vectors of the questions asked of this index (see `Index.queryVector`); not part of the checksum. */
-export const QUERY_CACHE = 'query-cache';
+import { fusionFromId, reciprocalRankFusion } from './hybrid.ts';
+import { BM25, CHUNKS, IndexManifest, MANIFEST, QUERY_CACHE, VECTRA } from './manifest.ts';
 
 export type RetrievedChunk = Chunk & { score: number };
 
@@ -136,340 +38,15 @@ export interface RetrieveOptions {
   fy?: string;
 }
 
-export interface BuildIndexOptions {
-  dir: string;
-  /** what the chunks were made from (chunking, extraction, documents); recorded in the manifest */
-  provenance?: IndexProvenance;
-  embedder: Embedder | EmbedderName;
-  /** where dense vectors are cached (default .cache/rge/embeddings under the working folder) */
-  cacheDir?: string;
-  /** options for the embedder when it is given by name */
-  embedderOptions?: EmbedderOptions;
-  onProgress?: (done: number, total: number) => void;
-}
-
-export interface BuildIndexResult {
-  checksum: string;
-  chunks: number;
-  /** passages sent to the model */
-  embedded: number;
-  /** passages whose vector came from the cache */
-  cached: number;
-}
-
 export interface OpenIndexOptions {
   /** the embedder for questions; by default created from the manifest's embedder name */
   embedder?: Embedder;
   embedderOptions?: EmbedderOptions;
 }
 
-export interface VerifyResult {
-  ok: boolean;
-  stored: string;
-  actual: string;
-  problems: string[];
-}
-
 export const DEFAULT_K = 5;
 
-function rgeVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return `rge@${pkg.version ?? 'unknown'}`;
-  } catch {
-    return 'rge@unknown';
-  }
-}
-
-/**
- * The text a passage is embedded (and, for bm25, counted) from: a one-line context header naming the
- * document's company and fiscal year and the chunk's heading, then the chunk's text. Chunks of twenty
- * look-alike annual reports differ mostly in whose report they are; without the header a question
- * naming a company retrieves another company's identical section (measured on the fixture set with
- * use-lite: gold chunk in the top 5 for 12 of 45 grounded-direct questions without it). The chunk's
- * own text and id are unchanged.
- */
-export function passageText(chunk: Chunk): string {
-  const company = chunk.company.replace(/-/g, ' ');
-  const header = [company, chunk.fy ?? '', chunk.heading ?? ''].filter((s) => s !== '').join(' | ');
-  return `${header}\n${chunk.text}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// checksum
-
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n, 0);
-  return b;
-}
-
-/** sha256 over the embedder id, then each chunk id (sorted) with the little-endian f32 bytes of its vector. */
-export function denseChecksum(
-  embedderId: string,
-  ids: readonly string[],
-  vectors: readonly Float32Array[],
-): string {
-  const order = ids.map((_, i) => i).sort((a, b) => compareIds(ids[a] as string, ids[b] as string));
-  const h = sha256Stream();
-  h.update(`rge-index-checksum:v1:dense\0${embedderId}\0`);
-  h.update(u32(ids.length));
-  for (const i of order) {
-    const v = vectors[i] as Float32Array;
-    h.update(`${ids[i]}\0`);
-    h.update(u32(v.length));
-    const bytes = Buffer.alloc(v.length * 4);
-    for (let j = 0; j < v.length; j++) bytes.writeFloatLE(v[j] as number, j * 4);
-    h.update(bytes);
-  }
-  return h.digest();
-}
-
-/** sha256 over the embedder id, the chunk ids (sorted) with document lengths, then each term's postings. */
-export function lexicalChecksum(embedderId: string, stats: Bm25Stats): string {
-  const h = sha256Stream();
-  h.update(`rge-index-checksum:v1:lexical\0${embedderId}\0`);
-  h.update(u32(stats.ids.length));
-  stats.ids.forEach((id, i) => {
-    h.update(`${id}\0`);
-    h.update(u32(stats.lengths[i] as number));
-  });
-  const terms = [...stats.postings.keys()].sort(compareIds);
-  h.update(u32(terms.length));
-  for (const t of terms) {
-    const list = stats.postings.get(t) as number[];
-    h.update(`${t}\0`);
-    h.update(u32(list.length));
-    for (const n of list) h.update(u32(n));
-  }
-  return h.digest();
-}
-
-function sha256Stream(): { update(d: string | Uint8Array): void; digest(): string } {
-  const parts: Buffer[] = [];
-  return {
-    update(d) {
-      parts.push(typeof d === 'string' ? Buffer.from(d, 'utf8') : Buffer.from(d));
-    },
-    digest() {
-      return sha256(Buffer.concat(parts));
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// build
-
-export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Promise<BuildIndexResult> {
-  const dir = resolve(opts.dir);
-  const embedder =
-    typeof opts.embedder === 'string'
-      ? await createEmbedder(opts.embedder, opts.embedderOptions)
-      : opts.embedder;
-  const sorted = [...chunks].sort((a, b) => compareIds(a.id, b.id));
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]?.id === sorted[i - 1]?.id) throw new RgeError(`duplicate chunk id ${sorted[i]?.id}`);
-  }
-  await assertReplaceable(dir);
-
-  const total = sorted.length;
-  opts.onProgress?.(0, total);
-  const tmp = join(
-    dirname(dir),
-    `.${basename(dir)}.building-${process.pid}-${randomBytes(4).toString('hex')}`,
-  );
-  await mkdir(tmp, { recursive: true });
-  try {
-    let result: Omit<BuildIndexResult, 'chunks'> & { dimensions: number | null };
-    if (embedder.kind === 'dense') {
-      result = await writeDense(
-        tmp,
-        sorted,
-        embedder,
-        resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
-        opts,
-      );
-    } else if (embedder.kind === 'lexical') {
-      result = await writeLexical(tmp, sorted, embedder, opts);
-    } else {
-      // hybrid: both representations side by side, one checksum over the two
-      const dense = await writeDense(
-        tmp,
-        sorted,
-        embedder.dense,
-        resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
-        opts,
-      );
-      const lexical = await writeLexical(tmp, sorted, embedder.lexical, { ...opts, onProgress: undefined });
-      result = { ...dense, checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum) };
-    }
-    const chunksJson = `${JSON.stringify(sorted)}\n`;
-    await writeFileAtomic(join(tmp, CHUNKS), chunksJson);
-    const manifest: IndexManifest = {
-      format: 'rge-index',
-      formatVersion: 2,
-      embedder: {
-        name: embedder.name,
-        id: embedder.id,
-        kind: embedder.kind,
-        dimensions: result.dimensions,
-        revision: embedder.revision ?? null,
-        parameters: embedder.parameters ?? null,
-      },
-      corpus: opts.provenance ?? null,
-      chunks: total,
-      createdWith: rgeVersion(),
-      createdAt: new Date().toISOString(),
-      checksum: result.checksum,
-      chunksSha256: sha256(chunksJson),
-    };
-    await writeFileAtomic(join(tmp, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    await swapInto(tmp, dir);
-    return { checksum: result.checksum, chunks: total, embedded: result.embedded, cached: result.cached };
-  } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
-    throw err;
-  }
-}
-
-/** Refuses to replace a folder that has files but is not an rge index (it may be the user's data). */
-async function assertReplaceable(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
-  const entries = await readdir(dir);
-  if (entries.length > 0 && !entries.includes(MANIFEST)) {
-    throw new RgeError(`${dir} exists and is not an rge index (no ${MANIFEST}); refusing to replace it`);
-  }
-}
-
-/**
- * Moves the finished build into place. Another process may build the same index at the same moment
- * (the eval suite and a test both building the fixture index on a fresh clone): when its folder lands
- * between our move-aside and our rename, we move it aside too and try again, so the last build wins
- * and neither fails.
- */
-async function swapInto(tmp: string, dir: string): Promise<void> {
-  const olds: string[] = [];
-  for (let attempt = 0; ; attempt++) {
-    if (existsSync(dir)) {
-      const old = join(
-        dirname(dir),
-        `.${basename(dir)}.old-${process.pid}-${randomBytes(4).toString('hex')}`,
-      );
-      await rename(dir, old).then(
-        () => olds.push(old),
-        (err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err; // the other process moved it first
-        },
-      );
-    }
-    try {
-      await rename(tmp, dir);
-      break;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || attempt >= 5) throw err;
-    }
-  }
-  for (const old of olds) await rm(old, { recursive: true, force: true });
-}
-
-async function writeDense(
-  tmp: string,
-  chunks: Chunk[],
-  embedder: DenseEmbedder,
-  cacheDir: string,
-  opts: BuildIndexOptions,
-): Promise<{ checksum: string; embedded: number; cached: number; dimensions: number }> {
-  const cache = new EmbeddingCache(cacheDir, embedder.id);
-  const vectors = await inParallel(chunks, (c) => cache.get(c.id, passageText(c)));
-  const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
-  const cached = chunks.length - missing.length;
-  opts.onProgress?.(cached, chunks.length);
-  if (missing.length > 0) {
-    await cache.describe();
-    const fresh = await embedder.embedPassages(
-      missing.map((i) => passageText(chunks[i] as Chunk)),
-      (done) => opts.onProgress?.(cached + done, chunks.length),
-    );
-    if (fresh.length !== missing.length) {
-      throw new RgeError(
-        `embedder ${embedder.id} returned ${fresh.length} vectors for ${missing.length} passages`,
-      );
-    }
-    for (const [j, i] of missing.entries()) vectors[i] = fresh[j] as Float32Array;
-    await inParallel(missing, (i) =>
-      cache.set((chunks[i] as Chunk).id, passageText(chunks[i] as Chunk), vectors[i] as Float32Array),
-    );
-  }
-  const all = vectors as Float32Array[];
-  const dimensions = all[0]?.length ?? embedder.dimensions ?? 0;
-  for (const [i, v] of all.entries()) {
-    if (v.length !== dimensions) {
-      throw new RgeError(`chunk ${chunks[i]?.id}: vector has ${v.length} dimensions, expected ${dimensions}`);
-    }
-  }
-  const store = new LocalIndex(tmp);
-  await store.createIndex({ version: 1 });
-  await store.batchInsertItems(
-    chunks.map((c, i) => ({
-      id: c.id,
-      vector: Array.from(all[i] as Float32Array),
-      metadata: { company: c.company, fy: c.fy ?? '' },
-    })),
-  );
-  const checksum = denseChecksum(
-    embedder.id,
-    chunks.map((c) => c.id),
-    all,
-  );
-  return { checksum, embedded: missing.length, cached, dimensions };
-}
-
-/** Maps with at most `limit` calls in flight (cache files are many and small). */
-async function inParallel<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, limit = 32): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-async function writeLexical(
-  tmp: string,
-  chunks: Chunk[],
-  embedder: LexicalEmbedder,
-  opts: BuildIndexOptions,
-): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null }> {
-  const counts = await embedder.embedPassages(
-    chunks.map((c) => passageText(c)),
-    (done) => opts.onProgress?.(done, chunks.length),
-  );
-  const stats = buildBm25Stats(
-    chunks.map((c) => c.id),
-    counts,
-    embedder.k1,
-    embedder.b,
-  );
-  await writeFileAtomic(join(tmp, BM25), JSON.stringify(bm25ToFile(stats)));
-  return {
-    checksum: lexicalChecksum(embedder.id, stats),
-    embedded: chunks.length,
-    cached: 0,
-    dimensions: null,
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// open, retrieve
-
-interface Loaded {
+export interface LoadedIndex {
   manifest: IndexManifest;
   chunks: Chunk[];
   chunksJson: string;
@@ -495,21 +72,24 @@ async function readJson(path: string, what: string): Promise<{ raw: string; valu
 export async function readIndexManifest(dirIn: string): Promise<IndexManifest | null> {
   const dir = resolve(dirIn);
   if (!existsSync(join(dir, MANIFEST))) return null;
+  return parseManifest(dir);
+}
+
+async function parseManifest(dir: string): Promise<IndexManifest> {
   const m = IndexManifest.safeParse((await readJson(join(dir, MANIFEST), 'index manifest')).value);
   if (!m.success) throw new RgeError(`index manifest ${join(dir, MANIFEST)} is invalid: ${m.error.message}`);
   return m.data;
 }
 
-async function load(dirIn: string): Promise<Loaded> {
+/** Reads and checks an index folder: manifest, chunks, and the vectors and/or postings its kind holds. */
+export async function loadIndexFolder(dirIn: string): Promise<LoadedIndex> {
   const dir = resolve(dirIn);
   if (!existsSync(join(dir, MANIFEST))) {
     throw new RgeError(
       `no index at ${dir} (${MANIFEST} is missing); build it with \`rge corpus ingest\` (or point --index at an index folder)`,
     );
   }
-  const m = IndexManifest.safeParse((await readJson(join(dir, MANIFEST), 'index manifest')).value);
-  if (!m.success) throw new RgeError(`index manifest ${join(dir, MANIFEST)} is invalid: ${m.error.message}`);
-  const manifest = m.data;
+  const manifest = await parseManifest(dir);
   const { raw: chunksJson, value } = await readJson(join(dir, CHUNKS), 'index chunks');
   const parsed = z.array(Chunk).safeParse(value);
   if (!parsed.success)
@@ -527,7 +107,7 @@ async function load(dirIn: string): Promise<Loaded> {
   return { manifest, chunks, chunksJson, dense, lexical };
 }
 
-async function loadDense(dir: string, manifest: IndexManifest): Promise<NonNullable<Loaded['dense']>> {
+async function loadDense(dir: string, manifest: IndexManifest): Promise<NonNullable<LoadedIndex['dense']>> {
   if (!existsSync(join(dir, VECTRA))) throw new RgeError(`index ${dir} is incomplete: ${VECTRA} is missing`);
   const items = await new LocalIndex(dir).listItems();
   const sortedItems = [...items].sort((a, b) => compareIds(a.id, b.id));
@@ -548,7 +128,8 @@ async function loadLexical(dir: string): Promise<Bm25Stats> {
   return bm25FromFile(file);
 }
 
-function idsMatch(a: readonly string[], b: readonly Chunk[]): boolean {
+/** Whether the ids (of vectors or postings) are the chunks' ids, in order. */
+export function idsMatch(a: readonly string[], b: readonly Chunk[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]?.id);
 }
 
@@ -568,14 +149,14 @@ export class Index {
   readonly dir: string;
   readonly manifest: IndexManifest;
   private readonly chunks: Chunk[];
-  private readonly dense: Loaded['dense'];
+  private readonly dense: LoadedIndex['dense'];
   private readonly lexical: Bm25Stats | null;
   private readonly rowNorms: Float32Array | null;
   private embedder: Promise<Embedder> | null;
   private readonly embedderOptions: EmbedderOptions;
 
   /** Use `openIndex`. */
-  constructor(dir: string, loaded: Loaded, opts: OpenIndexOptions) {
+  constructor(dir: string, loaded: LoadedIndex, opts: OpenIndexOptions) {
     this.dir = dir;
     this.manifest = loaded.manifest;
     this.chunks = loaded.chunks;
@@ -798,45 +379,5 @@ class TopK {
 
 export async function openIndex(dir: string, opts: OpenIndexOptions = {}): Promise<Index> {
   const abs = resolve(dir);
-  return new Index(abs, await load(abs), opts);
-}
-
-/** Recomputes the checksum from the stored vectors (or postings) and compares it with the manifest's. */
-export async function verifyIndex(dir: string): Promise<VerifyResult> {
-  const abs = resolve(dir);
-  const loaded = await load(abs);
-  const { manifest } = loaded;
-  const problems: string[] = [];
-  let actual: string;
-  if (loaded.dense && loaded.lexical) {
-    const { ids, matrix, dims } = loaded.dense;
-    const vectors = ids.map((_, r) => matrix.subarray(r * dims, (r + 1) * dims));
-    const parts = hybridPartIds(manifest.embedder.id);
-    actual = parts
-      ? hybridChecksum(
-          manifest.embedder.id,
-          denseChecksum(parts.dense, ids, vectors),
-          lexicalChecksum(parts.lexical, loaded.lexical),
-        )
-      : '';
-    if (!parts) problems.push(`embedder id ${manifest.embedder.id} does not name its two halves`);
-    if (!idsMatch(ids, loaded.chunks) || !idsMatch(loaded.lexical.ids, loaded.chunks))
-      problems.push(`the vectors or postings do not match the chunks in ${CHUNKS}`);
-  } else if (loaded.dense) {
-    const { ids, matrix, dims } = loaded.dense;
-    const vectors = ids.map((_, r) => matrix.subarray(r * dims, (r + 1) * dims));
-    actual = denseChecksum(manifest.embedder.id, ids, vectors);
-    if (!idsMatch(ids, loaded.chunks))
-      problems.push(`the vectors in ${VECTRA} do not match the chunks in ${CHUNKS}`);
-  } else {
-    const stats = loaded.lexical as Bm25Stats;
-    actual = lexicalChecksum(manifest.embedder.id, stats);
-    if (!idsMatch(stats.ids, loaded.chunks))
-      problems.push(`the postings in ${BM25} do not match the chunks in ${CHUNKS}`);
-  }
-  if (actual !== manifest.checksum)
-    problems.push(`checksum mismatch: manifest ${manifest.checksum}, recomputed ${actual}`);
-  if (sha256(loaded.chunksJson) !== manifest.chunksSha256)
-    problems.push(`${CHUNKS} changed since the index was built`);
-  return { ok: problems.length === 0, stored: manifest.checksum, actual, problems };
+  return new Index(abs, await loadIndexFolder(abs), opts);
 }

@@ -5,13 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BGE_M3_MODEL,
-  type BgeM3Options,
-  createBgeM3Embedder,
-  DOWNLOAD_RECORD,
-  defaultTransformersCacheDir,
-} from '../../src/retrieval/bge-m3.ts';
+import { type BgeM3Options, createBgeM3Embedder } from '../../src/retrieval/bge-m3.ts';
+import { BGE_M3_MODEL, DOWNLOAD_RECORD, defaultTransformersCacheDir } from '../../src/retrieval/hub.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { runRge } from '../helpers/cli.ts';

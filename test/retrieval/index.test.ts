@@ -15,7 +15,7 @@ import {
   passageText,
   verifyIndex,
 } from '../../src/retrieval/index.ts';
-import { QUERY_CACHE } from '../../src/retrieval/store.ts';
+import { QUERY_CACHE } from '../../src/retrieval/manifest.ts';
 import { chunkStarting, makeChunk, testChunks } from './chunks.ts';
 
 let root: string;

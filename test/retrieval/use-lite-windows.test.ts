@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { passageText } from '../../src/retrieval/store.ts';
+import { passageText } from '../../src/retrieval/build.ts';
 import { passageWindows, WINDOW_WORDS } from '../../src/retrieval/use-lite.ts';
 
 describe('use-lite passage windows', () => {

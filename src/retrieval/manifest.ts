@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { sha256 } from '../util/fs.ts';
+import { type Bm25Stats, compareIds } from './bm25.ts';
+
+/**
+ * The persistent index: its folder's layout, its manifest and its checksum. One folder holds:
+ * - `manifest.json`: embedder, chunk count, rge version, checksum (written last: no manifest, no index);
+ * - `chunks.json`: the indexed chunks, sorted by id;
+ * - dense embedders: `index.json`, a vectra LocalIndex (cosine) with one item per chunk;
+ * - bm25: `bm25.json`, document lengths and postings;
+ * - `query-cache/`: the dense vectors of questions asked of it (written by retrieval, best effort).
+ * A build (build.ts) writes a sibling folder and renames it into place, so a crash never leaves a half
+ * index that opens as valid. Retrieval (store.ts) runs on an in-memory Float32Array matrix (or the
+ * postings) loaded once; verify.ts recomputes the checksum.
+ */
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+
+/**
+ * What an index was built from, so a config that asks for something else (another chunk size, overlap,
+ * extraction mode or corpus) is never answered from it: see `indexIdentityDifferences` in
+ * `src/run/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
+ */
+export const IndexProvenance = z
+  .object({
+    chunking: z
+      .object({
+        chunkTokens: z.number().int().positive(),
+        overlapTokens: z.number().int().min(0),
+        /** the chunker and its version (src/corpus/version.ts); absent: version 1 */
+        chunker: z.string().optional(),
+      })
+      .strict(),
+    extraction: z
+      .object({
+        /** the extractor and its version (cached pages are keyed by it too) */
+        extractor: z.string(),
+        tables: z.enum(['auto', 'always', 'never']),
+      })
+      .strict(),
+    /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
+    documents: z.array(
+      z
+        .object({
+          source: z.string(),
+          company: z.string(),
+          /** the company's display name, when a company map (companies.yaml, --company-from) gave one */
+          companyName: z.string().optional(),
+          fy: z.string().nullable(),
+          sha256: Sha256,
+        })
+        .strict(),
+    ),
+  })
+  .strict();
+export type IndexProvenance = z.infer<typeof IndexProvenance>;
+
+/** Scalar parameters of an embedder that change its output (fusion parameters, a model revision). */
+export const EmbedderParameters = z.record(
+  z.string(),
+  z.union([z.string(), z.number(), z.boolean(), z.null()]),
+);
+export type EmbedderParameters = z.infer<typeof EmbedderParameters>;
+
+export const IndexManifest = z
+  .object({
+    format: z.literal('rge-index'),
+    /** 1: no provenance; 2: provenance and embedder revision and parameters */
+    formatVersion: z.union([z.literal(1), z.literal(2)]),
+    embedder: z
+      .object({
+        name: z.string(),
+        id: z.string(),
+        kind: z.enum(['dense', 'lexical', 'hybrid']),
+        dimensions: z.number().int().positive().nullable(),
+        /** the model's revision (a hub commit or tag) when it was downloaded from a model hub */
+        revision: z.string().nullable().default(null),
+        parameters: EmbedderParameters.nullable().default(null),
+      })
+      .strict(),
+    corpus: IndexProvenance.nullable().default(null),
+    chunks: z.number().int().nonnegative(),
+    createdWith: z.string(),
+    createdAt: z.iso.datetime(),
+    /** sha256 over the embedder id, the sorted chunk ids and their vectors (or term statistics) */
+    checksum: Sha256,
+    /** sha256 of chunks.json, so that edited chunk text is caught by verifyIndex too */
+    chunksSha256: Sha256,
+  })
+  .strict();
+export type IndexManifest = z.infer<typeof IndexManifest>;
+
+export const MANIFEST = 'manifest.json';
+export const CHUNKS = 'chunks.json';
+export const VECTRA = 'index.json';
+export const BM25 = 'bm25.json';
+/** Dense vectors of the questions asked of this index (see `Index.queryVector`); not part of the checksum. */
+export const QUERY_CACHE = 'query-cache';
+
+// ---------------------------------------------------------------------------------------------
+// checksum
+
+function u32(n: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n, 0);
+  return b;
+}
+
+/** sha256 over the embedder id, then each chunk id (sorted) with the little-endian f32 bytes of its vector. */
+export function denseChecksum(
+  embedderId: string,
+  ids: readonly string[],
+  vectors: readonly Float32Array[],
+): string {
+  const order = ids.map((_, i) => i).sort((a, b) => compareIds(ids[a] as string, ids[b] as string));
+  const h = sha256Stream();
+  h.update(`rge-index-checksum:v1:dense\0${embedderId}\0`);
+  h.update(u32(ids.length));
+  for (const i of order) {
+    const v = vectors[i] as Float32Array;
+    h.update(`${ids[i]}\0`);
+    h.update(u32(v.length));
+    const bytes = Buffer.alloc(v.length * 4);
+    for (let j = 0; j < v.length; j++) bytes.writeFloatLE(v[j] as number, j * 4);
+    h.update(bytes);
+  }
+  return h.digest();
+}
+
+/** sha256 over the embedder id, the chunk ids (sorted) with document lengths, then each term's postings. */
+export function lexicalChecksum(embedderId: string, stats: Bm25Stats): string {
+  const h = sha256Stream();
+  h.update(`rge-index-checksum:v1:lexical\0${embedderId}\0`);
+  h.update(u32(stats.ids.length));
+  stats.ids.forEach((id, i) => {
+    h.update(`${id}\0`);
+    h.update(u32(stats.lengths[i] as number));
+  });
+  const terms = [...stats.postings.keys()].sort(compareIds);
+  h.update(u32(terms.length));
+  for (const t of terms) {
+    const list = stats.postings.get(t) as number[];
+    h.update(`${t}\0`);
+    h.update(u32(list.length));
+    for (const n of list) h.update(u32(n));
+  }
+  return h.digest();
+}
+
+function sha256Stream(): { update(d: string | Uint8Array): void; digest(): string } {
+  const parts: Buffer[] = [];
+  return {
+    update(d) {
+      parts.push(typeof d === 'string' ? Buffer.from(d, 'utf8') : Buffer.from(d));
+    },
+    digest() {
+      return sha256(Buffer.concat(parts));
+    },
+  };
+}
