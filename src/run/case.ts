@@ -15,7 +15,7 @@ import { RgeError } from '../util/errors.ts';
 import { isJudgeable } from './cells.ts';
 import type { PreparedRun } from './prepare.ts';
 import type { RunState } from './stages.ts';
-import { answerStore, judgePrompt, panelOf, type SubjectCell, verdictCell, verdictStore } from './work.ts';
+import { answerStore, judgePrompt, type SubjectCell, verdictCells, verdictStore } from './work.ts';
 
 export const CaseRow = z
   .object({
@@ -79,9 +79,8 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
   let judgeUsage = ZERO_USAGE;
   let judgeCost = 0;
   let judgeUncached = 0;
-  for (const judge of isJudgeable(answer) ? panelOf(run, cell.subject) : []) {
-    const v = verdictCell(run, cell, answer, judge);
-    const record = verdictStore(run, judge).get(v.key);
+  for (const { judge, key } of isJudgeable(answer) ? verdictCells(run, cell, answer) : []) {
+    const record = verdictStore(run, judge).get(key);
     if (!record) throw missing(state, cell, `verdict of judge ${judge.id}`);
     verdicts.push(record.outcome);
     judgeUsage = addUsage(judgeUsage, record.usage);

@@ -25,7 +25,7 @@ import {
   judgePrompt,
   panelOf,
   subjectCells,
-  verdictCell,
+  verdictCells,
   verdictStore,
 } from './work.ts';
 
@@ -157,8 +157,10 @@ async function callSpecs(
       );
       sharedTokens.set(cell.question.id, shared);
     }
-    for (const judge of panelOf(run, cell.subject)) {
-      if (answer && verdictStore(run, judge).get(verdictCell(run, cell, answer, judge).key)) {
+    const verdicts = answer ? verdictCells(run, cell, answer) : [];
+    for (const [at, judge] of panelOf(run, cell.subject).entries()) {
+      const v = verdicts[at];
+      if (v && verdictStore(run, judge).get(v.key)) {
         verdictsStored++;
         continue;
       }

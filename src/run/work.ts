@@ -2,6 +2,13 @@
  * The work of a run, cell by cell: for every (subject, question, run index) the subject's request and
  * the identity of its answer; for an answer, each panel judge's request and the identity of its
  * verdict. Retrieval happens once per question (the same top-k chunks for every subject and run).
+ *
+ * A case's work is computed once and shared: the stages, the estimate, the case rows and the Vitest
+ * slices each walk a case (its answer, its panel, each judge's verdict cell), and they used to derive it
+ * again on every visit (the panel chosen anew, the judge prompt hashed anew, every judge request
+ * rendered and hashed anew). The run's judge prompt is computed once per run, a subject's panel once per
+ * run, and an answer's verdict cells once per cell and answer (`verdictCells`); all are pure functions
+ * of the prepared run, so what they compute is the same.
  */
 import { crossFamilyPanel } from '../judging/panel.ts';
 import {
@@ -159,8 +166,23 @@ export async function subjectCell(
   };
 }
 
-/** Every cell of a run, subject by subject, question by question, run by run. */
+const cellsOf = new WeakMap<PreparedRun, Promise<SubjectCell[]>>();
+
+/**
+ * Every cell of a run, subject by subject, question by question, run by run; built once per prepared
+ * run (the suite, the stages and the estimate walk the same cells), each caller given its own array.
+ */
 export async function subjectCells(run: PreparedRun): Promise<SubjectCell[]> {
+  let pending = cellsOf.get(run);
+  if (!pending) {
+    pending = buildSubjectCells(run);
+    cellsOf.set(run, pending);
+    pending.catch(() => cellsOf.delete(run));
+  }
+  return [...(await pending)];
+}
+
+async function buildSubjectCells(run: PreparedRun): Promise<SubjectCell[]> {
   const cells: SubjectCell[] = [];
   for (const subject of run.subjects)
     for (const question of run.questions)
@@ -169,16 +191,70 @@ export async function subjectCells(run: PreparedRun): Promise<SubjectCell[]> {
   return cells;
 }
 
-/** The two judges of a subject, as the run built them. */
+const panels = new WeakMap<PreparedRun, Map<string, RunJudge[]>>();
+
+/** The two judges of a subject, as the run built them (chosen once per run and subject). */
 export function panelOf(run: PreparedRun, subject: RunSubject): RunJudge[] {
-  return crossFamilyPanel(subject.config.family, run.judges);
+  let bySubject = panels.get(run);
+  if (!bySubject) {
+    bySubject = new Map();
+    panels.set(run, bySubject);
+  }
+  let panel = bySubject.get(subject.id);
+  if (!panel) {
+    panel = crossFamilyPanel(subject.config.family, run.judges);
+    bySubject.set(subject.id, panel);
+  }
+  return panel;
 }
 
-/** The run's judge prompt: its version, the system text (the config's pinned copy, else built in) and hash. */
-export function judgePrompt(run: PreparedRun): { text: string; hash: string; version: JudgePromptVersion } {
-  const version = run.config.judge_prompt.version as JudgePromptVersion;
-  const text = run.config.judge_prompt.text ?? judgePromptText(version);
-  return { text, hash: run.config.judge_prompt.sha256 ?? judgePromptHash(text), version };
+/** The judge prompt of a run: its version, the system text and the hash. */
+export interface RunJudgePrompt {
+  text: string;
+  hash: string;
+  version: JudgePromptVersion;
+}
+
+const judgePrompts = new WeakMap<PreparedRun, RunJudgePrompt>();
+
+/**
+ * The run's judge prompt: its version, the system text (the config's pinned copy, else built in) and
+ * hash; computed once per run.
+ */
+export function judgePrompt(run: PreparedRun): RunJudgePrompt {
+  let prompt = judgePrompts.get(run);
+  if (!prompt) {
+    const version = run.config.judge_prompt.version as JudgePromptVersion;
+    const text = run.config.judge_prompt.text ?? judgePromptText(version);
+    prompt = { text, hash: run.config.judge_prompt.sha256 ?? judgePromptHash(text), version };
+    judgePrompts.set(run, prompt);
+  }
+  return prompt;
+}
+
+const verdictCellsOf = new WeakMap<SubjectCell, Map<string, VerdictCell[]>>();
+
+/**
+ * The verdict cells of an answer to a cell, one per panel judge in panel order: computed once per cell
+ * and answer (its key and text), then shared by every stage and reader of the case.
+ */
+export function verdictCells(
+  run: PreparedRun,
+  cell: SubjectCell,
+  answer: Pick<AnswerRecord, 'key' | 'text'>,
+): VerdictCell[] {
+  let byAnswer = verdictCellsOf.get(cell);
+  if (!byAnswer) {
+    byAnswer = new Map();
+    verdictCellsOf.set(cell, byAnswer);
+  }
+  const at = `${answer.key}\n${answer.text}`;
+  let cells = byAnswer.get(at);
+  if (!cells) {
+    cells = panelOf(run, cell.subject).map((judge) => verdictCell(run, cell, answer, judge));
+    byAnswer.set(at, cells);
+  }
+  return cells;
 }
 
 /** A judge's request and verdict identity for an answer. */

@@ -19,7 +19,7 @@ import type { Estimate, EstimateLine } from '../run/estimate.ts';
 import type { PreparedRun } from '../run/prepare.ts';
 import { RunState } from '../run/stages.ts';
 import type { SubjectCell } from '../run/work.ts';
-import { answerStore, panelOf, verdictCell, verdictStore } from '../run/work.ts';
+import { answerStore, verdictCells, verdictStore } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
@@ -227,8 +227,8 @@ export function spendOfCells(
         { provider: cell.subject.config.provider, model: cell.subject.config.model, role: 'subject' },
         answer.charges,
       );
-    for (const judge of panelOf(run, cell.subject)) {
-      const verdict = verdictStore(run, judge).get(verdictCell(run, cell, answer, judge).key);
+    for (const { judge, key } of verdictCells(run, cell, answer)) {
+      const verdict = verdictStore(run, judge).get(key);
       if (verdict && verdict.created_at >= since)
         charge({ provider: judge.config.provider, model: judge.model, role: 'judge' }, verdict.charges);
     }
