@@ -155,7 +155,8 @@ async function ingestFlagsFromConfig(
   const at = (p: string) => resolve(io.cwd, p);
   const configFile = at(flags.config as string);
   if (!existsSync(configFile)) throw new UsageError(`no config file ${configFile}`);
-  const { corpusEmbedderOptions, loadRunConfig } = await import('../run/config.ts');
+  const { loadRunConfig } = await import('../run/config.ts');
+  const { corpusEmbedderOptions } = await import('../retrieval/config.ts');
   const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
   const config = await loadRunConfig(configFile);
   const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';

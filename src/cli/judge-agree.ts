@@ -35,12 +35,13 @@ import {
   saladSetting,
   subsetsOf,
 } from '../judging/agreement/index.ts';
+import type { Judge } from '../judging/config.ts';
 import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
 import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
-import { type Judge, loadRunConfig, type RunConfig } from '../run/config.ts';
+import { loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';
 import { judgeModelOf } from '../run/prepare.ts';
 import { settleCharges } from '../run/sync.ts';

@@ -152,7 +152,7 @@ function statedParameters(m: Record<string, unknown>): StatedParameters {
 
 /**
  * Why a model entry names a model its provider does not have, as the registry would refuse it at run
- * time (src/providers/registry.ts), so that `rge config validate` rejects what `rge eval run` rejects:
+ * time (src/models/registry.ts), so that `rge config validate` rejects what `rge eval run` rejects:
  * an offline or heuristic model outside their lists, a live model with neither a catalogue entry nor
  * prices in the config. Undefined when the model is known (or the provider itself is invalid).
  */

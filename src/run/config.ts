@@ -30,9 +30,6 @@ import { type AddIssue, type ConfigCtx, isRecord, Path, records } from '../util/
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
 
-export { Judge } from '../judging/config.ts';
-export { corpusEmbedderOptions, EMBEDDERS, HybridSettings } from '../retrieval/config.ts';
-export { Subject } from '../subject/config.ts';
 export const RUN_MODES = ['sync', 'batch'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
 

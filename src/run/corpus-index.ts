@@ -10,12 +10,13 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSources } from '../corpus/sources.ts';
 import { CHUNKER_VERSION, chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
+import { corpusEmbedderOptions } from '../retrieval/config.ts';
 import { fusionRecord, type IndexManifest, readIndexManifest } from '../retrieval/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
 import type { Progress } from '../util/progress.ts';
-import { corpusEmbedderOptions, type RunConfig } from './config.ts';
+import type { RunConfig } from './config.ts';
 
 export const DEFAULT_CACHE_DIR = '.cache/rge';
 

@@ -9,7 +9,7 @@ import {
   MeteredProvider,
   ReplayProvider,
 } from '../../src/providers/index.ts';
-import type { Subject } from '../../src/run/config.ts';
+import type { Subject } from '../../src/subject/config.ts';
 import { RgeError } from '../../src/util/errors.ts';
 
 const subject = (over: Partial<Subject>): Subject => ({

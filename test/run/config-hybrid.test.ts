@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { corpusEmbedderOptions, HybridSettings } from '../../src/run/config.ts';
+import { corpusEmbedderOptions, HybridSettings } from '../../src/retrieval/config.ts';
 
 describe('corpus.hybrid in a run config', () => {
   it('fills the fusion defaults and maps them to the embedder options', () => {
