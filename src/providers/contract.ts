@@ -50,6 +50,13 @@ function providerContract(provider: string): ModelContract {
     note: NOTHING_STATED,
     source: 'the run config',
   };
+  /** an API that takes temperature and top_p, and a reasoning field */
+  const sampling = (apiVersion: string | null, reasoning: ModelContract['reasoning']): ModelContract => ({
+    ...base,
+    apiVersion,
+    sampling: { temperature: true, top_p: true },
+    reasoning,
+  });
   switch (provider) {
     case 'anthropic':
       return {
@@ -63,22 +70,12 @@ function providerContract(provider: string): ModelContract {
       };
     case 'openai':
     case 'openai-compatible':
-      return {
-        ...base,
-        apiVersion: null,
-        sampling: { temperature: true, top_p: true },
-        reasoning: {
-          field: 'reasoning_effort',
-          values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
-        },
-      };
+      return sampling(null, {
+        field: 'reasoning_effort',
+        values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
+      });
     case 'gemini':
-      return {
-        ...base,
-        apiVersion: 'v1beta',
-        sampling: { temperature: true, top_p: true },
-        reasoning: { field: 'thinking_level', values: ['minimal', 'low', 'medium', 'high'] },
-      };
+      return sampling('v1beta', { field: 'thinking_level', values: ['minimal', 'low', 'medium', 'high'] });
     default:
       // offline baselines sample at their temperature; heuristic judges and replay ignore it
       return {

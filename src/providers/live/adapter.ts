@@ -5,6 +5,7 @@
  * turn every SDK error into a `CallError` saying whether it is worth retrying and after how long.
  */
 import type { ModelContract } from '../catalogue.ts';
+import { requestIssues } from '../contract.ts';
 import type { ModelRequest, StopInfo, Usage } from '../types.ts';
 
 export interface RawReply {
@@ -38,6 +39,20 @@ export function exhaustedPauseMs(headers: HeaderBag, now: number = Date.now()): 
     if (duration !== null) return duration;
   }
   return null;
+}
+
+/**
+ * The client options rge gives the Anthropic and OpenAI SDKs: no retries of their own (`../metered.ts`
+ * retries, counting each attempt against the budget), the run's timeout, no logging.
+ */
+export function sdkClientOptions(opts: LiveAdapterOptions) {
+  return {
+    apiKey: opts.apiKey,
+    ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
+    maxRetries: 0,
+    timeout: opts.timeoutMs,
+    logLevel: 'off' as const,
+  };
 }
 
 /** What every live adapter is built with. */
@@ -98,6 +113,16 @@ export interface LiveAdapter {
   /** one call; throws `CallError` */
   complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply>;
   readonly batch?: BatchAdapter;
+}
+
+/**
+ * Refuses, before anything is sent, a request that states a parameter the model's contract forbids: a
+ * `CallError` not worth retrying, naming each parameter.
+ */
+export function refuseForbidden(contract: ModelContract, provider: string, request: ModelRequest): void {
+  const refused = requestIssues(contract, provider, request.model, request.parameters);
+  if (refused.length > 0)
+    throw new CallError(`${provider}: not sent: ${refused.join('; ')}`, null, false, null);
 }
 
 /** A failed call, classified: whether another attempt may succeed and how long the provider asks to wait. */
@@ -249,19 +274,29 @@ export function replyUsage(
   };
 }
 
-/** One failed item of a batch's results. */
-export function failedItem(customId: string, error: string, expired: boolean): BatchItemResult {
-  return { customId, ok: false, expired, error };
-}
-
 /**
- * A batch's results in the order of `customIds`: the item found, else a failure (`missing`: whether it
- * counts as expired and what to say).
+ * The items read from a batch's results, by custom id; `inRequestOrder` gives them in the order of the
+ * request, an item the provider left out counting as failed (`missing`: whether it counts as expired
+ * and what to say).
  */
-export function inRequestOrder(
-  customIds: readonly string[],
-  found: ReadonlyMap<string, BatchItemResult>,
-  missing: { expired: boolean; error: string },
-): BatchItemResult[] {
-  return customIds.map((id) => found.get(id) ?? failedItem(id, missing.error, missing.expired));
+export class FoundItems {
+  private readonly items = new Map<string, BatchItemResult>();
+
+  done(customId: string, reply: RawReply): void {
+    this.items.set(customId, { customId, ok: true, reply });
+  }
+
+  failed(customId: string, error: string, expired: boolean): void {
+    this.items.set(customId, { customId, ok: false, expired, error });
+  }
+
+  inRequestOrder(
+    customIds: readonly string[],
+    missing: { expired: boolean; error: string },
+  ): BatchItemResult[] {
+    return customIds.map(
+      (id) =>
+        this.items.get(id) ?? { customId: id, ok: false, expired: missing.expired, error: missing.error },
+    );
+  }
 }

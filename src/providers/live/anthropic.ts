@@ -21,27 +21,11 @@ import type {
   TextBlockParam,
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { ModelContract } from '../catalogue.ts';
-import { requestIssues } from '../contract.ts';
 import type { ChatMessage, ModelRequest, StopInfo } from '../types.ts';
-import {
-  type BatchAdapter,
-  type BatchHint,
-  type BatchItem,
-  type BatchItemResult,
-  type BatchProgress,
-  CallError,
-  classifySdkError,
-  exhaustedPauseMs,
-  failedItem,
-  inRequestOrder,
-  type LiveAdapter,
-  type LiveAdapterOptions,
-  type RawReply,
-  replyUsage,
-} from './adapter.ts';
+import * as live from './adapter.ts';
 import { strictJsonSchema } from './schema.ts';
 
-export type AnthropicAdapterOptions = LiveAdapterOptions;
+export type AnthropicAdapterOptions = live.LiveAdapterOptions;
 
 const EPHEMERAL: CacheControlEphemeral = { type: 'ephemeral' };
 
@@ -68,9 +52,7 @@ export function messageParams(
   request: ModelRequest,
   contract: ModelContract,
 ): MessageCreateParamsNonStreaming {
-  const refused = requestIssues(contract, 'anthropic', request.model, request.parameters);
-  if (refused.length > 0)
-    throw new CallError(`anthropic: not sent: ${refused.join('; ')}`, null, false, null);
+  live.refuseForbidden(contract, 'anthropic', request);
   const params: MessageCreateParamsNonStreaming = {
     model: request.model,
     max_tokens: request.maxTokens,
@@ -82,19 +64,13 @@ export function messageParams(
   return params;
 }
 
-export class AnthropicAdapter implements LiveAdapter {
+export class AnthropicAdapter implements live.LiveAdapter {
   readonly provider = 'anthropic';
   private readonly client: Anthropic;
-  readonly batch: BatchAdapter;
+  readonly batch: live.BatchAdapter;
 
   constructor(private readonly opts: AnthropicAdapterOptions) {
-    this.client = new Anthropic({
-      apiKey: opts.apiKey,
-      ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
-      maxRetries: 0,
-      timeout: opts.timeoutMs,
-      logLevel: 'off',
-    });
+    this.client = new Anthropic(live.sdkClientOptions(opts));
     this.batch = new AnthropicBatches(this.client, (r) => this.params(r));
   }
 
@@ -102,12 +78,12 @@ export class AnthropicAdapter implements LiveAdapter {
     return messageParams(request, this.opts.contract);
   }
 
-  async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
+  async complete(request: ModelRequest, signal?: AbortSignal): Promise<live.RawReply> {
     try {
       const { data, response } = await this.client.messages
         .create(this.params(request), signal ? { signal } : {})
         .withResponse();
-      return { ...toReply(data), pauseMs: exhaustedPauseMs(response.headers) };
+      return { ...toReply(data), pauseMs: live.exhaustedPauseMs(response.headers) };
     } catch (err) {
       throw classify(err, signal);
     }
@@ -130,14 +106,14 @@ export function anthropicStop(reason: StopReason | null): StopInfo {
   }
 }
 
-export function toReply(message: Message): RawReply {
+export function toReply(message: Message): live.RawReply {
   const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
   const u = message.usage;
   return {
     text,
     model: message.model,
     stop: anthropicStop(message.stop_reason),
-    usage: replyUsage(
+    usage: live.replyUsage(
       {
         input: u.input_tokens,
         output: u.output_tokens,
@@ -150,10 +126,10 @@ export function toReply(message: Message): RawReply {
 }
 
 export function classify(err: unknown, signal?: AbortSignal): Error {
-  return classifySdkError('anthropic', Anthropic, err, signal);
+  return live.classifySdkError('anthropic', Anthropic, err, signal);
 }
 
-class AnthropicBatches implements BatchAdapter {
+class AnthropicBatches implements live.BatchAdapter {
   readonly limits = { items: 100_000, bytes: 200 * 1024 * 1024 };
 
   constructor(
@@ -161,7 +137,7 @@ class AnthropicBatches implements BatchAdapter {
     private readonly params: (r: ModelRequest) => MessageCreateParamsNonStreaming,
   ) {}
 
-  async submit(items: readonly BatchItem[], _tag: string, signal?: AbortSignal): Promise<string> {
+  async submit(items: readonly live.BatchItem[], _tag: string, signal?: AbortSignal): Promise<string> {
     try {
       const batch = await this.client.messages.batches.create(
         { requests: items.map((i) => ({ custom_id: i.customId, params: this.params(i.request) })) },
@@ -179,7 +155,7 @@ class AnthropicBatches implements BatchAdapter {
    * ended, the custom-id prefix of its items; batches other records own are skipped. A batch still in
    * progress cannot be checked by its items; the batch runner checks them when it collects.
    */
-  async findByTag(_tag: string, hint: BatchHint): Promise<string | null> {
+  async findByTag(_tag: string, hint: live.BatchHint): Promise<string | null> {
     try {
       for await (const b of this.client.messages.batches.list({ limit: 100 })) {
         const created = Date.parse(b.created_at);
@@ -201,7 +177,7 @@ class AnthropicBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<live.BatchProgress> {
     try {
       const b = await this.client.messages.batches.retrieve(batchId, {}, signal ? { signal } : {});
       const c = b.request_counts;
@@ -217,31 +193,22 @@ class AnthropicBatches implements BatchAdapter {
     }
   }
 
-  async results(
-    batchId: string,
-    customIds: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<BatchItemResult[]> {
-    const found = new Map<string, BatchItemResult>();
+  async results(batchId: string, customIds: readonly string[], signal?: AbortSignal) {
+    const found = new live.FoundItems();
     try {
       const decoder = await this.client.messages.batches.results(batchId, {}, signal ? { signal } : {});
-      for await (const line of decoder) {
-        const r = line.result;
-        if (r.type === 'succeeded')
-          found.set(line.custom_id, { customId: line.custom_id, ok: true, reply: toReply(r.message) });
+      for await (const { custom_id: id, result: r } of decoder) {
+        if (r.type === 'succeeded') found.done(id, toReply(r.message));
         else
-          found.set(
-            line.custom_id,
-            failedItem(
-              line.custom_id,
-              r.type === 'errored' ? `errored: ${r.error.error.message}` : r.type,
-              r.type === 'expired',
-            ),
+          found.failed(
+            id,
+            r.type === 'errored' ? `errored: ${r.error.error.message}` : r.type,
+            r.type === 'expired',
           );
       }
     } catch (err) {
       throw classify(err, signal);
     }
-    return inRequestOrder(customIds, found, { expired: false, error: 'missing from the batch results' });
+    return found.inRequestOrder(customIds, { expired: false, error: 'missing from the batch results' });
   }
 }

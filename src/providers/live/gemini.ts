@@ -25,27 +25,11 @@ import {
   Type,
 } from '@google/genai';
 import type { ModelContract } from '../catalogue.ts';
-import { requestIssues } from '../contract.ts';
 import type { ModelRequest, StopInfo, ThinkingLevel as ThinkingLevelName } from '../types.ts';
-import {
-  type BatchAdapter,
-  type BatchItem,
-  type BatchItemResult,
-  type BatchProgress,
-  CallError,
-  durationMs,
-  failedItem,
-  inRequestOrder,
-  type LiveAdapter,
-  type LiveAdapterOptions,
-  type RawReply,
-  replyOrUnknownError,
-  replyUsage,
-  statusError,
-} from './adapter.ts';
+import * as live from './adapter.ts';
 import { constUnion, isObject, type Json } from './schema.ts';
 
-export type GeminiAdapterOptions = LiveAdapterOptions;
+export type GeminiAdapterOptions = live.LiveAdapterOptions;
 
 const CUSTOM_ID = 'rge_custom_id';
 
@@ -67,8 +51,7 @@ export function geminiContents(request: ModelRequest): Content[] {
 
 /** The generation config of a `ModelRequest`, as the SDK types it; refuses what the contract forbids. */
 export function geminiConfig(request: ModelRequest, contract: ModelContract): GenerateContentConfig {
-  const refused = requestIssues(contract, 'gemini', request.model, request.parameters);
-  if (refused.length > 0) throw new CallError(`gemini: not sent: ${refused.join('; ')}`, null, false, null);
+  live.refuseForbidden(contract, 'gemini', request);
   const p = request.parameters;
   const config: GenerateContentConfig = {
     systemInstruction: request.system,
@@ -86,10 +69,10 @@ export function geminiConfig(request: ModelRequest, contract: ModelContract): Ge
   return config;
 }
 
-export class GeminiAdapter implements LiveAdapter {
+export class GeminiAdapter implements live.LiveAdapter {
   readonly provider = 'gemini';
   private readonly ai: GoogleGenAI;
-  readonly batch: BatchAdapter;
+  readonly batch: live.BatchAdapter;
 
   constructor(private readonly opts: GeminiAdapterOptions) {
     this.ai = new GoogleGenAI({
@@ -107,7 +90,7 @@ export class GeminiAdapter implements LiveAdapter {
     return geminiConfig(request, this.opts.contract);
   }
 
-  async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
+  async complete(request: ModelRequest, signal?: AbortSignal): Promise<live.RawReply> {
     try {
       const response = await this.ai.models.generateContent({
         model: request.model,
@@ -145,7 +128,7 @@ export function geminiStop(response: GenerateContentResponse): StopInfo {
   return { kind: 'other', reason: finish ?? (candidate ? 'FINISH_REASON_UNSPECIFIED' : 'no candidate') };
 }
 
-export function toReply(response: GenerateContentResponse, requested: string): RawReply {
+export function toReply(response: GenerateContentResponse, requested: string): live.RawReply {
   const u = response.usageMetadata;
   const parts = response.candidates?.[0]?.content?.parts ?? [];
   const text = parts.flatMap((p) => (typeof p.text === 'string' && !p.thought ? [p.text] : [])).join('');
@@ -153,7 +136,7 @@ export function toReply(response: GenerateContentResponse, requested: string): R
     text,
     model: response.modelVersion ?? requested,
     stop: geminiStop(response),
-    usage: replyUsage(
+    usage: live.replyUsage(
       {
         input: u?.promptTokenCount,
         output: (u?.candidatesTokenCount ?? 0) + (u?.thoughtsTokenCount ?? 0),
@@ -211,19 +194,19 @@ export function geminiResponseSchema(schema: Json): Schema {
 /** The wait a Gemini error asks for: its RetryInfo detail (`"retryDelay": "30s"`), if any. */
 function retryDelayOf(message: string): number | null {
   const m = /"retryDelay"\s*:\s*"([^"]+)"/.exec(message);
-  return m?.[1] ? durationMs(m[1]) : null;
+  return m?.[1] ? live.durationMs(m[1]) : null;
 }
 
 export function classify(err: unknown, signal?: AbortSignal): Error {
-  if (err instanceof CallError) return err;
-  if (signal?.aborted) return new CallError('gemini: aborted', null, false, null);
+  if (err instanceof live.CallError) return err;
+  if (signal?.aborted) return new live.CallError('gemini: aborted', null, false, null);
   if (err instanceof ApiError)
-    return statusError('gemini', err.status ?? null, err.message, retryDelayOf(err.message));
+    return live.statusError('gemini', err.status ?? null, err.message, retryDelayOf(err.message));
   if (err instanceof Error && /abort|timeout/i.test(`${err.name} ${err.message}`))
-    return new CallError('gemini: request timed out', null, true, null);
+    return new live.CallError('gemini: request timed out', null, true, null);
   if (err instanceof TypeError && /fetch failed|network|socket/i.test(err.message))
-    return new CallError(`gemini: connection error (${err.message})`, null, true, null);
-  return replyOrUnknownError('gemini', err);
+    return new live.CallError(`gemini: connection error (${err.message})`, null, true, null);
+  return live.replyOrUnknownError('gemini', err);
 }
 
 const ENDED = new Set([
@@ -233,7 +216,7 @@ const ENDED = new Set([
   'JOB_STATE_EXPIRED',
 ]);
 
-class GeminiBatches implements BatchAdapter {
+class GeminiBatches implements live.BatchAdapter {
   /** Inline requests are limited to 20 MB per batch. */
   readonly limits = { items: 10_000, bytes: 18 * 1024 * 1024 };
 
@@ -243,9 +226,9 @@ class GeminiBatches implements BatchAdapter {
     private readonly config: (r: ModelRequest) => GenerateContentConfig,
   ) {}
 
-  async submit(items: readonly BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
+  async submit(items: readonly live.BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
     const model = items[0]?.request.model;
-    if (!model) throw new CallError('gemini: an empty batch', null, false, null);
+    if (!model) throw new live.CallError('gemini: an empty batch', null, false, null);
     try {
       const job = await this.ai.batches.create({
         model,
@@ -256,7 +239,7 @@ class GeminiBatches implements BatchAdapter {
         })),
         config: { displayName: tag, ...(signal ? { abortSignal: signal } : {}) },
       });
-      if (!job.name) throw new CallError('gemini: the batch has no name', null, false, null);
+      if (!job.name) throw new live.CallError('gemini: the batch has no name', null, false, null);
       return job.name;
     } catch (err) {
       throw classify(err, signal);
@@ -273,7 +256,7 @@ class GeminiBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, items: number, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, items: number, signal?: AbortSignal): Promise<live.BatchProgress> {
     try {
       const job = await this.ai.batches.get({
         name: batchId,
@@ -297,11 +280,7 @@ class GeminiBatches implements BatchAdapter {
     }
   }
 
-  async results(
-    batchId: string,
-    customIds: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<BatchItemResult[]> {
+  async results(batchId: string, customIds: readonly string[], signal?: AbortSignal) {
     try {
       const job = await this.ai.batches.get({
         name: batchId,
@@ -309,15 +288,14 @@ class GeminiBatches implements BatchAdapter {
       });
       const state = String(job.state ?? '');
       const responses = job.dest?.inlinedResponses ?? [];
-      const found = new Map<string, BatchItemResult>();
+      const found = new live.FoundItems();
       responses.forEach((r, i) => {
         const id = r.metadata?.[CUSTOM_ID] ?? customIds[i];
         if (!id) return;
-        if (r.response)
-          found.set(id, { customId: id, ok: true, reply: toReply(r.response, job.model ?? '') });
-        else found.set(id, failedItem(id, r.error?.message ?? 'no response', state === 'JOB_STATE_EXPIRED'));
+        if (r.response) found.done(id, toReply(r.response, job.model ?? ''));
+        else found.failed(id, r.error?.message ?? 'no response', state === 'JOB_STATE_EXPIRED');
       });
-      return inRequestOrder(customIds, found, {
+      return found.inRequestOrder(customIds, {
         expired: state === 'JOB_STATE_EXPIRED',
         error: `missing from the batch output (${state})`,
       });

@@ -17,26 +17,11 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions/completions';
 import { z } from 'zod';
-import { requestIssues } from '../contract.ts';
 import type { ChatMessage, ModelRequest, StopInfo } from '../types.ts';
-import {
-  type BatchAdapter,
-  type BatchItem,
-  type BatchItemResult,
-  type BatchProgress,
-  CallError,
-  classifySdkError,
-  exhaustedPauseMs,
-  failedItem,
-  inRequestOrder,
-  type LiveAdapter,
-  type LiveAdapterOptions,
-  type RawReply,
-  replyUsage,
-} from './adapter.ts';
+import * as live from './adapter.ts';
 import { strictJsonSchema } from './schema.ts';
 
-export interface OpenAIAdapterOptions extends LiveAdapterOptions {
+export interface OpenAIAdapterOptions extends live.LiveAdapterOptions {
   /** 'openai', or 'openai-compatible' for a self-hosted or third-party endpoint */
   provider: 'openai' | 'openai-compatible';
 }
@@ -55,9 +40,7 @@ export function chatParams(
   request: ModelRequest,
   opts: Pick<OpenAIAdapterOptions, 'provider' | 'contract'>,
 ): ChatCompletionCreateParamsNonStreaming {
-  const refused = requestIssues(opts.contract, opts.provider, request.model, request.parameters);
-  if (refused.length > 0)
-    throw new CallError(`${opts.provider}: not sent: ${refused.join('; ')}`, null, false, null);
+  live.refuseForbidden(opts.contract, opts.provider, request);
   const p = request.parameters;
   const params: ChatCompletionCreateParamsNonStreaming = {
     model: request.model,
@@ -77,20 +60,14 @@ export function chatParams(
   return params;
 }
 
-export class OpenAIAdapter implements LiveAdapter {
+export class OpenAIAdapter implements live.LiveAdapter {
   readonly provider: string;
   private readonly client: OpenAI;
-  readonly batch?: BatchAdapter;
+  readonly batch?: live.BatchAdapter;
 
   constructor(private readonly opts: OpenAIAdapterOptions) {
     this.provider = opts.provider;
-    this.client = new OpenAI({
-      apiKey: opts.apiKey,
-      ...(opts.baseURL ? { baseURL: opts.baseURL } : {}),
-      maxRetries: 0,
-      timeout: opts.timeoutMs,
-      logLevel: 'off',
-    });
+    this.client = new OpenAI(live.sdkClientOptions(opts));
     if (opts.provider === 'openai')
       this.batch = new OpenAIBatches(this.client, (r) => this.params(r), this.provider);
   }
@@ -99,12 +76,12 @@ export class OpenAIAdapter implements LiveAdapter {
     return chatParams(request, this.opts);
   }
 
-  async complete(request: ModelRequest, signal?: AbortSignal): Promise<RawReply> {
+  async complete(request: ModelRequest, signal?: AbortSignal): Promise<live.RawReply> {
     try {
       const { data, response } = await this.client.chat.completions
         .create(this.params(request), signal ? { signal } : {})
         .withResponse();
-      return { ...toReply(data, request.model), pauseMs: exhaustedPauseMs(response.headers) };
+      return { ...toReply(data, request.model), pauseMs: live.exhaustedPauseMs(response.headers) };
     } catch (err) {
       throw classify(this.provider, err, signal);
     }
@@ -146,7 +123,7 @@ export function openaiStop(finish: string | null, refusal: string | null | undef
   }
 }
 
-export function toReply(completion: CompletionView, requested: string): RawReply {
+export function toReply(completion: CompletionView, requested: string): live.RawReply {
   const choice = completion.choices[0];
   const message = choice?.message;
   const text = message?.content ?? message?.refusal ?? '';
@@ -155,7 +132,7 @@ export function toReply(completion: CompletionView, requested: string): RawReply
     text,
     model: completion.model || requested,
     stop: openaiStop(choice?.finish_reason ?? null, message?.refusal),
-    usage: replyUsage(
+    usage: live.replyUsage(
       {
         input: u?.prompt_tokens,
         output: u?.completion_tokens,
@@ -167,7 +144,7 @@ export function toReply(completion: CompletionView, requested: string): RawReply
 }
 
 export function classify(provider: string, err: unknown, signal?: AbortSignal): Error {
-  return classifySdkError(provider, OpenAI, err, signal);
+  return live.classifySdkError(provider, OpenAI, err, signal);
 }
 
 const ENDED = new Set(['completed', 'failed', 'expired', 'cancelled']);
@@ -198,7 +175,7 @@ const BatchOutputLine = z.looseObject({
 });
 type BatchOutputLine = z.infer<typeof BatchOutputLine>;
 
-class OpenAIBatches implements BatchAdapter {
+class OpenAIBatches implements live.BatchAdapter {
   readonly limits = { items: 50_000, bytes: 190 * 1024 * 1024 };
 
   constructor(
@@ -207,7 +184,7 @@ class OpenAIBatches implements BatchAdapter {
     private readonly provider: string,
   ) {}
 
-  async submit(items: readonly BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
+  async submit(items: readonly live.BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
     const lines = items.map((i) =>
       JSON.stringify({
         custom_id: i.customId,
@@ -250,7 +227,7 @@ class OpenAIBatches implements BatchAdapter {
     }
   }
 
-  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<BatchProgress> {
+  async progress(batchId: string, _items: number, signal?: AbortSignal): Promise<live.BatchProgress> {
     try {
       const b = await this.client.batches.retrieve(batchId, signal ? { signal } : {});
       const c = b.request_counts ?? { total: 0, completed: 0, failed: 0 };
@@ -276,12 +253,8 @@ class OpenAIBatches implements BatchAdapter {
       .map((l) => BatchOutputLine.parse(JSON.parse(l)));
   }
 
-  async results(
-    batchId: string,
-    customIds: readonly string[],
-    signal?: AbortSignal,
-  ): Promise<BatchItemResult[]> {
-    const found = new Map<string, BatchItemResult>();
+  async results(batchId: string, customIds: readonly string[], signal?: AbortSignal) {
+    const found = new live.FoundItems();
     try {
       const b = await this.client.batches.retrieve(batchId, signal ? { signal } : {});
       const lines = [
@@ -290,26 +263,18 @@ class OpenAIBatches implements BatchAdapter {
       ];
       for (const line of lines) {
         const body = line.response?.status_code === 200 ? CompletionBody.safeParse(line.response.body) : null;
-        if (body?.success)
-          found.set(line.custom_id, {
-            customId: line.custom_id,
-            ok: true,
-            reply: toReply(body.data, body.data.model),
-          });
+        if (body?.success) found.done(line.custom_id, toReply(body.data, body.data.model));
         else {
           const code = line.error?.code ?? `status ${line.response?.status_code ?? 'unknown'}`;
-          found.set(
+          found.failed(
             line.custom_id,
-            failedItem(
-              line.custom_id,
-              `${code}: ${line.error?.message ?? ''}`.trim(),
-              code === 'batch_expired',
-            ),
+            `${code}: ${line.error?.message ?? ''}`.trim(),
+            code === 'batch_expired',
           );
         }
       }
       const wholeBatch = b.status === 'expired' || b.status === 'cancelled' || b.status === 'failed';
-      return inRequestOrder(customIds, found, {
+      return found.inRequestOrder(customIds, {
         expired: b.status === 'expired',
         error: wholeBatch ? `batch ${b.status}` : 'missing from the batch output',
       });
