@@ -46,6 +46,16 @@ export const BASELINE_STOP_WORDS_EXTENSION: readonly string[] = (
 
 export const STOP_WORDS: ReadonlySet<string> = new Set([...FUNCTION_WORDS, ...STOP_WORDS_EXTENSION]);
 
+/**
+ * The lexical retriever's light stop words (bm25 and the excerpts that mark matched words):
+ * FUNCTION_WORDS less four a question turns on ("per" share, "during", "may" the month, "according"),
+ * plus the third-person pronouns, "such" and a possessive "s". "net", "total", "profit" still count.
+ */
+export const RETRIEVAL_STOP_WORDS: ReadonlySet<string> = new Set([
+  ...FUNCTION_WORDS.filter((w) => !['per', 'during', 'may', 'according'].includes(w)),
+  ...['he', 'her', 'his', 'she', 'such', 's'],
+]);
+
 export const BASELINE_STOP_WORDS: ReadonlySet<string> = new Set([
   ...FUNCTION_WORDS,
   ...BASELINE_STOP_WORDS_EXTENSION,

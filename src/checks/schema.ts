@@ -4,39 +4,33 @@
  */
 import { z } from 'zod';
 
-export const CheckResult = z
-  .object({
-    /** the check's name, e.g. "numbersTraced" */
-    name: z.string().min(1),
-    /** true passed, false failed, null not applicable (e.g. no numbers to trace) */
-    passed: z.boolean().nullable(),
-    detail: z.string(),
-  })
-  .strict();
+export const CheckResult = z.strictObject({
+  /** the check's name, e.g. "numbersTraced" */
+  name: z.string().min(1),
+  /** true passed, false failed, null not applicable (e.g. no numbers to trace) */
+  passed: z.boolean().nullable(),
+  detail: z.string(),
+});
 export type CheckResult = z.infer<typeof CheckResult>;
 
-export const ClaimVerdict = z
-  .object({
-    /** the atomic claim, citation markers stripped */
-    text: z.string(),
-    supported: z.boolean(),
-    /** the retrieved chunk that supports the claim (the cited one when it does), null when none does */
-    chunkId: z.string().nullable(),
-    /** the ids the claim cites (its own markers, else its sentence's) */
-    cited: z.array(z.string()),
-  })
-  .strict();
+export const ClaimVerdict = z.strictObject({
+  /** the atomic claim, citation markers stripped */
+  text: z.string(),
+  supported: z.boolean(),
+  /** the retrieved chunk that supports the claim (the cited one when it does), null when none does */
+  chunkId: z.string().nullable(),
+  /** the ids the claim cites (its own markers, else its sentence's) */
+  cited: z.array(z.string()),
+});
 export type ClaimVerdict = z.infer<typeof ClaimVerdict>;
 
-export const ClaimFaithfulness = z
-  .object({
-    claims: z.array(ClaimVerdict),
-    supported: z.number().int().min(0),
-    total: z.number().int().min(0),
-    /** supported / total; null when the answer makes no claims (a refusal), never 0 for "no claims" */
-    score: z.number().min(0).max(1).nullable(),
-  })
-  .strict();
+export const ClaimFaithfulness = z.strictObject({
+  claims: z.array(ClaimVerdict),
+  supported: z.number().int().min(0),
+  total: z.number().int().min(0),
+  /** supported / total; null when the answer makes no claims (a refusal), never 0 for "no claims" */
+  score: z.number().min(0).max(1).nullable(),
+});
 export type ClaimFaithfulness = z.infer<typeof ClaimFaithfulness>;
 
 /** The pass/fail checks, in report order. */
@@ -50,15 +44,13 @@ export const CHECK_NAMES = [
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
-export const CheckResults = z
-  .object({
-    numbersTraced: CheckResult,
-    citationsResolve: CheckResult,
-    mustInclude: CheckResult,
-    mustNotInclude: CheckResult,
-    refusalAccuracy: CheckResult,
-    latency: CheckResult,
-    claimFaithfulness: ClaimFaithfulness,
-  })
-  .strict();
+export const CheckResults = z.strictObject({
+  numbersTraced: CheckResult,
+  citationsResolve: CheckResult,
+  mustInclude: CheckResult,
+  mustNotInclude: CheckResult,
+  refusalAccuracy: CheckResult,
+  latency: CheckResult,
+  claimFaithfulness: ClaimFaithfulness,
+});
 export type CheckResults = z.infer<typeof CheckResults>;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { FetchResult } from '../corpus/fetch.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
+import { isFile } from '../util/fs.ts';
 import { type CliIO, nonNegativeInteger } from './io.ts';
 
 interface FetchFlags {
@@ -112,13 +113,6 @@ function provenance(r: FetchResult): string[] {
   if (r.from !== undefined) notes.push(`from ${r.from}`);
   if (r.zip !== undefined) notes.push(`ZIP; PDF ${JSON.stringify(r.zip.entry)} sha256 ${r.zip.pdfSha256}`);
   return notes.length === 0 ? [] : [`(${notes.join('; ')})`];
-}
-
-async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -46,8 +46,8 @@ import { BudgetLedger } from '../run/ledger.ts';
 import { judgeModelOf } from '../run/prepare.ts';
 import { settleCharges } from '../run/sync.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
+import { readTextFile } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
-import { readText } from './judge.ts';
 
 const DEFAULT_CONFIG = 'configs/fixture.yaml';
 /** The repository's own fixture config: the default when the working folder has no configs/fixture.yaml. */
@@ -240,11 +240,11 @@ export async function loadAgreementItems(
         .sort()
         .map((f) => join(file, f)),
     );
-  if (format === 'attributionbench') return attributionBenchItems(await readText(file), file);
+  if (format === 'attributionbench') return attributionBenchItems(await readTextFile(file), file);
   if (format === 'salad') {
     if (!info.isDirectory()) {
       const docs = extra.docs ?? join(dirname(file), saladDocsFileName(basename(file)));
-      return saladItems(await readText(file), await readText(docs), file);
+      return saladItems(await readTextFile(file), await readTextFile(docs), file);
     }
     if (extra.docs !== undefined)
       throw new UsageError(
@@ -255,8 +255,8 @@ export async function loadAgreementItems(
     const items: AgreementItem[] = [];
     for (const f of files) {
       const setting = saladSetting(f);
-      const docs = await readText(join(file, saladDocsFileName(basename(f))));
-      for (const item of saladItems(await readText(f), docs, f, setting))
+      const docs = await readTextFile(join(file, saladDocsFileName(basename(f))));
+      for (const item of saladItems(await readTextFile(f), docs, f, setting))
         items.push({ ...item, id: `${setting}:${item.id}` });
     }
     return items;
@@ -265,6 +265,6 @@ export async function loadAgreementItems(
   const labelsDir = info.isDirectory() ? file : dirname(file);
   const questions =
     extra.questions ?? resolve(labelsDir, '../../corpus/financebench/financebench_open_source.jsonl');
-  const answers = await Promise.all(files.map(async (f) => ({ file: f, text: await readText(f) })));
-  return financeBenchItems(answers, await readText(questions), questions);
+  const answers = await Promise.all(files.map(async (f) => ({ file: f, text: await readTextFile(f) })));
+  return financeBenchItems(answers, await readTextFile(questions), questions);
 }

@@ -2,7 +2,6 @@
  * `rge judge ...`: the judge prompt (print it, pin it in a run config, check the pinned copy); the
  * agreement of judges with people is `rge judge agree` (judge-agree.ts).
  */
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { isMap, parseDocument, Scalar } from 'yaml';
 import {
@@ -13,7 +12,7 @@ import {
   judgePromptText,
 } from '../judging/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import type { CliIO } from './io.ts';
 
 const DEFAULT_PUBLISHED = 'configs/published.yaml';
@@ -68,7 +67,7 @@ export async function judgePromptAction(
   if (opts.check !== undefined) {
     const file = typeof opts.check === 'string' ? opts.check : (opts.writeConfig ?? DEFAULT_PUBLISHED);
     const path = resolve(io.cwd, file);
-    const status = pinnedPromptStatus(await readText(path));
+    const status = pinnedPromptStatus(await readTextFile(path));
     const name = relative(io.cwd, path) || path;
     if (status.current) io.out(`${name}: current (${status.reason})\n`);
     else {
@@ -79,7 +78,7 @@ export async function judgePromptAction(
   }
   if (opts.writeConfig !== undefined) {
     const path = resolve(io.cwd, opts.writeConfig);
-    await writeFileAtomic(path, withPinnedPrompt(await readText(path), path));
+    await writeFileAtomic(path, withPinnedPrompt(await readTextFile(path), path));
     io.out(`${relative(io.cwd, path) || path}: judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptHash()}\n`);
     return;
   }
@@ -90,10 +89,4 @@ export async function judgePromptAction(
     );
   const text = judgePromptText(version);
   io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
-}
-
-export async function readText(path: string): Promise<string> {
-  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
-  });
 }

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { unzipSync } from 'fflate';
 import pRetry from 'p-retry';
 import { errorMessage } from '../util/errors.ts';
-import { sha256, sha256File, writeFileAtomic } from '../util/fs.ts';
+import { isFile, sha256, sha256File, writeFileAtomic } from '../util/fs.ts';
 import type { SourceDocument, SourcesFile } from './schema.ts';
 import { recordPin } from './sources.ts';
 
@@ -122,18 +122,18 @@ export function archiveFileName(file: string): string {
 async function fetchDocument(doc: SourceDocument, index: number, opts: FetchOptions): Promise<FetchResult> {
   const target = join(opts.destDir, doc.file);
   if (doc.sha256 === null) return fetchFromSources(doc, index, target, opts);
-  if (await fileExists(target)) {
+  if (await isFile(target)) {
     const actual = await sha256File(target);
     if (actual === doc.sha256) return { doc, status: 'present', sha256: actual };
     if (actual === doc.pdf_sha256) return { doc, status: 'present', sha256: doc.sha256 };
   }
   const archive = join(opts.destDir, archiveFileName(doc.file));
-  if ((await fileExists(archive)) && (await sha256File(archive)) === doc.sha256) {
+  if ((await isFile(archive)) && (await sha256File(archive)) === doc.sha256) {
     // The pinned ZIP is here and its PDF is missing or not the one inside: take it out again.
     const zip = await extractPdf(archive, target, doc, archive);
     return { doc, status: 'present', sha256: doc.sha256, zip };
   }
-  if (await fileExists(target)) {
+  if (await isFile(target)) {
     const actual = await sha256File(target);
     // Never leave bytes that contradict the pin under the final name, but do not destroy them either.
     await rename(target, `${target}.rejected`);
@@ -157,7 +157,7 @@ interface Origin {
 async function originsOf(doc: SourceDocument, opts: FetchOptions): Promise<Origin[]> {
   const origins: Origin[] = [];
   const mirrorCopy = opts.from ? join(opts.from, doc.file) : null;
-  if (mirrorCopy !== null && (await fileExists(mirrorCopy)))
+  if (mirrorCopy !== null && (await isFile(mirrorCopy)))
     origins.push({ kind: 'mirror', location: mirrorCopy, label: '--from' });
   if (doc.path !== undefined) {
     const local = doc.path.startsWith('~/') ? join(homedir(), doc.path.slice(2)) : doc.path;
@@ -365,13 +365,6 @@ function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-async function fileExists(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-}
-
 async function fileSize(path: string): Promise<number> {
   return stat(path).then(
     (s) => s.size,
@@ -381,7 +374,7 @@ async function fileSize(path: string): Promise<number> {
 
 /** Copies a local file (mirror copy or the document's path) to the .part path, hashing as it goes. */
 async function copyToPart(source: string, part: string, label: string): Promise<string> {
-  if (!(await fileExists(source))) throw new Error(`${label} ${source}: no such file`);
+  if (!(await isFile(source))) throw new Error(`${label} ${source}: no such file`);
   const hash = createHash('sha256');
   await pipeline(
     createReadStream(source),

@@ -10,8 +10,8 @@ import {
   type Scalar,
   type YAMLMap,
 } from 'yaml';
-import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+import { RgeError } from '../util/errors.ts';
+import { readInputFile, writeFileAtomic } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
 import { type SourceDocument, SourcesFile } from './schema.ts';
 
@@ -48,15 +48,7 @@ export function isPinned(doc: SourceDocument): doc is SourceDocument & { sha256:
 
 /** Reads and validates a sources.yaml; throws `SourcesFileError` naming every problem at once. */
 export async function loadSources(path: string): Promise<SourcesFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    // a sources path that does not exist is a usage error (exit 2): the command line names it
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new UsageError('sources file not found', { file: path });
-    throw new RgeError(`cannot read sources file: ${errorMessage(err)}`, { file: path, cause: err });
-  }
+  const text = await readInputFile(path, 'sources file');
   return parseSources(text, path);
 }
 

@@ -5,11 +5,10 @@ import { z } from 'zod';
 const Threshold = z.number().min(0).max(2).nullable();
 
 export const ThresholdSettings = z
-  .object({
+  .strictObject({
     correctness: Threshold,
     grounding: Threshold,
     calibration: Threshold,
     gfs: z.number().min(0).max(1).nullable(),
   })
-  .strict()
   .describe('gate on each mean score (rubric 0-2; gfs 0-1); null records the score without gating');

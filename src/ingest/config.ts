@@ -6,34 +6,32 @@ import { z } from 'zod';
 import { EMBEDDERS, HybridSettings } from '../retrieval/config.ts';
 import { type AddIssue, isRecord, Path } from '../util/config-fields.ts';
 
-export const CorpusSettings = z
-  .object({
-    sources: Path.optional().describe(
-      'sources.yaml (url and sha256 per document); absent for a corpus that is not fetched',
+export const CorpusSettings = z.strictObject({
+  sources: Path.optional().describe(
+    'sources.yaml (url and sha256 per document); absent for a corpus that is not fetched',
+  ),
+  generated_from: Path.optional().describe(
+    'facts file the corpus PDFs are generated from (the fixture world); then the PDFs and the index are built on first use',
+  ),
+  pdfs: Path.describe('folder of the corpus PDFs'),
+  index: Path.describe('folder of the retrieval index'),
+  embedder: z.enum(EMBEDDERS),
+  hybrid: HybridSettings.optional().describe(
+    'embedder hybrid only: the dense model and the fusion parameters (defaults: use-lite, rrf_k 60, depth 50, weights 1 and 1)',
+  ),
+  allow_download: z
+    .boolean()
+    .default(true)
+    .describe(
+      'may a missing embedding model (bge-m3) be downloaded from the Hugging Face hub on first use; false = offline, like --offline',
     ),
-    generated_from: Path.optional().describe(
-      'facts file the corpus PDFs are generated from (the fixture world); then the PDFs and the index are built on first use',
-    ),
-    pdfs: Path.describe('folder of the corpus PDFs'),
-    index: Path.describe('folder of the retrieval index'),
-    embedder: z.enum(EMBEDDERS),
-    hybrid: HybridSettings.optional().describe(
-      'embedder hybrid only: the dense model and the fusion parameters (defaults: use-lite, rrf_k 60, depth 50, weights 1 and 1)',
-    ),
-    allow_download: z
-      .boolean()
-      .default(true)
-      .describe(
-        'may a missing embedding model (bge-m3) be downloaded from the Hugging Face hub on first use; false = offline, like --offline',
-      ),
-    chunk_tokens: z.number().int().positive().default(800),
-    overlap_tokens: z.number().int().min(0).default(100),
-    tables: z
-      .enum(['auto', 'always', 'never'])
-      .default('auto')
-      .describe('table-aware extraction: auto (per page), always, never'),
-  })
-  .strict();
+  chunk_tokens: z.number().int().positive().default(800),
+  overlap_tokens: z.number().int().min(0).default(100),
+  tables: z
+    .enum(['auto', 'always', 'never'])
+    .default('auto')
+    .describe('table-aware extraction: auto (per page), always, never'),
+});
 
 /** The corpus section's cross-field rule (over unknown data: it runs on partly invalid configs too). */
 export function corpusIssues(corpus: unknown, issue: AddIssue): void {

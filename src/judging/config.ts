@@ -10,29 +10,21 @@ import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from './prompt.ts';
 
 export const JUDGE_PROVIDERS = ['heuristic', ...LIVE_PROVIDERS] as const;
 
-export const Judge = z
-  .object({
-    ...modelEntryFields(JUDGE_PROVIDERS, 'vendor family; the judge never judges a subject of this family'),
-    ...liveFields,
-  })
-  .strict();
+export const Judge = z.strictObject({
+  ...modelEntryFields(JUDGE_PROVIDERS, 'vendor family; the judge never judges a subject of this family'),
+  ...liveFields,
+});
 export type Judge = z.infer<typeof Judge>;
 
-export const JudgePromptSettings = z
-  .object({
-    version: z.string().min(1),
-    sha256: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits')
-      .nullable()
-      .describe('sha256 of the prompt text; null = not pinned'),
-    text: z
-      .string()
-      .min(1)
-      .nullable()
-      .describe('the prompt text; null = the built-in prompt of that version'),
-  })
-  .strict();
+export const JudgePromptSettings = z.strictObject({
+  version: z.string().min(1),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits')
+    .nullable()
+    .describe('sha256 of the prompt text; null = not pinned'),
+  text: z.string().min(1).nullable().describe('the prompt text; null = the built-in prompt of that version'),
+});
 
 /** judge_prompt's cross-field rules: a known version, a pinned sha256 that matches the text. */
 export function judgePromptIssues(prompt: unknown, issue: AddIssue): void {

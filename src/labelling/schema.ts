@@ -19,40 +19,36 @@ export const PersonName = z
   .regex(/^\S(?:[^\n\r]*\S)?$/, 'must be one line without surrounding spaces');
 
 /** A retrieved chunk as the subject and the judges saw it. */
-export const CaseChunk = z
-  .object({
-    id: z.string().min(1),
-    company: z.string(),
-    fy: z.string().nullable(),
-    heading: z.string().nullable(),
-    pages: z.tuple([z.number().int(), z.number().int()]),
-    text: z.string(),
-  })
-  .strict();
+export const CaseChunk = z.strictObject({
+  id: z.string().min(1),
+  company: z.string(),
+  fy: z.string().nullable(),
+  heading: z.string().nullable(),
+  pages: z.tuple([z.number().int(), z.number().int()]),
+  text: z.string(),
+});
 export type CaseChunk = z.infer<typeof CaseChunk>;
 
 /** One response of the validation sample: the case a judge saw, the answer, and what the judges said. */
-export const ValidationItem = z
-  .object({
-    /** `${subject_id}/${question_id}/run ${run_index}` */
-    item_id: z.string().min(1),
-    /** the answer's identity in the cell store: what labels and reviews join on */
-    answer_key: z.string().min(1),
-    subject_id: z.string().min(1),
-    model: z.string(),
-    question_id: z.string().min(1),
-    run_index: z.number().int().min(0),
-    category: QuestionCategory,
-    expected_behavior: ExpectedBehavior,
-    question: z.string(),
-    gold_answer: z.string(),
-    gold_quotes: z.array(z.string()),
-    chunks: z.array(CaseChunk),
-    answer: z.string(),
-    /** the judges' outcomes: never sent to the labelling page before the item is labelled */
-    verdicts: z.array(JudgeOutcome),
-  })
-  .strict();
+export const ValidationItem = z.strictObject({
+  /** `${subject_id}/${question_id}/run ${run_index}` */
+  item_id: z.string().min(1),
+  /** the answer's identity in the cell store: what labels and reviews join on */
+  answer_key: z.string().min(1),
+  subject_id: z.string().min(1),
+  model: z.string(),
+  question_id: z.string().min(1),
+  run_index: z.number().int().min(0),
+  category: QuestionCategory,
+  expected_behavior: ExpectedBehavior,
+  question: z.string(),
+  gold_answer: z.string(),
+  gold_quotes: z.array(z.string()),
+  chunks: z.array(CaseChunk),
+  answer: z.string(),
+  /** the judges' outcomes: never sent to the labelling page before the item is labelled */
+  verdicts: z.array(JudgeOutcome),
+});
 export type ValidationItem = z.infer<typeof ValidationItem>;
 
 const categoryRecord = <T extends z.ZodType>(value: T) =>
@@ -60,7 +56,7 @@ const categoryRecord = <T extends z.ZodType>(value: T) =>
 
 /** The validation sample: what was drawn, from which run, with which seed and allocation. */
 export const ValidationSample = z
-  .object({
+  .strictObject({
     sample_id: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-" only'),
     created_at: z.iso.datetime(),
     /** the run config the sample was drawn from, as given */
@@ -71,7 +67,6 @@ export const ValidationSample = z
     allocation: categoryRecord(z.record(z.string(), z.number().int().min(0))),
     items: z.array(ValidationItem).min(1),
   })
-  .strict()
   .superRefine((sample, ctx) => {
     const seen = new Set<string>();
     for (const [i, item] of sample.items.entries()) {
@@ -89,17 +84,15 @@ const itemAnswer = { item_id: z.string().min(1), answer_key: z.string().min(1) }
 const rubricScores = { correctness: HumanScore, grounding: HumanScore, calibration: HumanScore };
 
 /** One line of `labels-<sample_id>.jsonl`: a person's scores for one response of the sample. */
-export const HumanLabel = z
-  .object({
-    kind: z.literal('label'),
-    sample_id: z.string().min(1),
-    ...itemAnswer,
-    labeller: PersonName,
-    ...rubricScores,
-    rationale: z.string().trim().min(1, 'a rationale is required'),
-    labelled_at: z.iso.datetime(),
-  })
-  .strict();
+export const HumanLabel = z.strictObject({
+  kind: z.literal('label'),
+  sample_id: z.string().min(1),
+  ...itemAnswer,
+  labeller: PersonName,
+  ...rubricScores,
+  rationale: z.string().trim().min(1, 'a rationale is required'),
+  labelled_at: z.iso.datetime(),
+});
 export type HumanLabel = z.infer<typeof HumanLabel>;
 
 /** What the labelling page posts for one response; the server adds the rest of the `HumanLabel`. */
@@ -113,26 +106,26 @@ export const LabelSubmission = HumanLabel.pick({
 export type LabelSubmission = z.infer<typeof LabelSubmission>;
 
 /** A reviewer's outcome for a contested response, one score per dimension. */
-export const ReviewOutcome = z.object(rubricScores).strict();
+export const ReviewOutcome = z.strictObject(rubricScores);
 export type ReviewOutcome = z.infer<typeof ReviewOutcome>;
 
 /** One line of `reviews.jsonl`: the hand-review of a contested response (methodology 5.3). */
-export const ContestedReview = z
-  .object({
-    kind: z.literal('review'),
-    ...itemAnswer,
-    reviewer: PersonName,
-    outcome: ReviewOutcome,
-    note: z.string().trim().min(1, 'a note is required'),
-    /** sha256 of the raw judge outputs reviewed (see `judgeOutcomesHash`) */
-    judge_outcomes_hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 (64 hex digits)'),
-    reviewed_at: z.iso.datetime(),
-  })
-  .strict();
+export const ContestedReview = z.strictObject({
+  kind: z.literal('review'),
+  ...itemAnswer,
+  reviewer: PersonName,
+  outcome: ReviewOutcome,
+  note: z.string().trim().min(1, 'a note is required'),
+  /** sha256 of the raw judge outputs reviewed (see `judgeOutcomesHash`) */
+  judge_outcomes_hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 (64 hex digits)'),
+  reviewed_at: z.iso.datetime(),
+});
 export type ContestedReview = z.infer<typeof ContestedReview>;
 
 /** What the review page posts for one response; the server adds the rest of the `ContestedReview`. */
-export const ReviewSubmission = z
-  .object({ item_id: z.string().min(1), outcome: ReviewOutcome, note: ContestedReview.shape.note })
-  .strict();
+export const ReviewSubmission = z.strictObject({
+  item_id: z.string().min(1),
+  outcome: ReviewOutcome,
+  note: ContestedReview.shape.note,
+});
 export type ReviewSubmission = z.infer<typeof ReviewSubmission>;

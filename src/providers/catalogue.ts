@@ -29,14 +29,13 @@ export const HEURISTIC_JUDGES = ['numeric', 'lexical'] as const;
 export type LiveProvider = (typeof LIVE_PROVIDERS)[number];
 
 export const ModelPrices = z
-  .object({
+  .strictObject({
     input: z.number().min(0),
     output: z.number().min(0),
     cache_read: z.number().min(0),
     cache_write: z.number().min(0),
     batch_discount: z.number().min(0).max(1),
   })
-  .strict()
   .describe('USD per million tokens; batch_discount is the fraction off for batch requests (0.5 = half)');
 export type ModelPrices = z.infer<typeof ModelPrices>;
 

@@ -83,29 +83,21 @@ export function modelEntryFields<const P extends readonly [string, ...string[]]>
 }
 
 /** Rate limits, retries and endpoint of one provider account, shared by all its models in a run. */
-export const ProviderSettings = z
-  .object({
-    base_url: z.string().url().optional().describe('overrides the SDK base URL variable'),
-    concurrency: z.number().int().positive().default(4).describe('calls in flight at once'),
-    rpm: z.number().positive().nullable().default(50).describe('requests per minute; null = unlimited'),
-    tpm: z
-      .number()
-      .positive()
-      .nullable()
-      .default(null)
-      .describe('input tokens per minute (cl100k estimate); null = unlimited'),
-    timeout_ms: z.number().int().positive().default(120_000).describe('per attempt'),
-    max_attempts: z
-      .number()
-      .int()
-      .min(1)
-      .max(20)
-      .default(6)
-      .describe('attempts per call, the first included'),
-    min_backoff_ms: z.number().int().min(0).default(1000),
-    max_backoff_ms: z.number().int().min(0).default(60_000),
-  })
-  .strict();
+export const ProviderSettings = z.strictObject({
+  base_url: z.string().url().optional().describe('overrides the SDK base URL variable'),
+  concurrency: z.number().int().positive().default(4).describe('calls in flight at once'),
+  rpm: z.number().positive().nullable().default(50).describe('requests per minute; null = unlimited'),
+  tpm: z
+    .number()
+    .positive()
+    .nullable()
+    .default(null)
+    .describe('input tokens per minute (cl100k estimate); null = unlimited'),
+  timeout_ms: z.number().int().positive().default(120_000).describe('per attempt'),
+  max_attempts: z.number().int().min(1).max(20).default(6).describe('attempts per call, the first included'),
+  min_backoff_ms: z.number().int().min(0).default(1000),
+  max_backoff_ms: z.number().int().min(0).default(60_000),
+});
 export type ProviderSettings = z.infer<typeof ProviderSettings>;
 
 /** providers: the settings per live provider. */

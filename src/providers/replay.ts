@@ -18,26 +18,23 @@ import type { ModelReply, ModelRequest, Provider, Usage } from './types.ts';
 
 const Tokens = z.number().int().min(0);
 
-export const ReplayRecord = z
-  .object({
-    question_id: z.string().min(1),
-    model: z.string().min(1),
-    run_index: z.number().int().min(0),
-    answer: z.string(),
-    retrieved_ids: z.array(z.string().min(1)).optional(),
-    usage: z
-      .object({
-        input_tokens: Tokens,
-        output_tokens: Tokens,
-        cache_read_tokens: Tokens.default(0),
-        cache_write_tokens: Tokens.default(0),
-      })
-      .strict()
-      .optional(),
-    latency_ms: z.number().min(0).optional(),
-    cost_usd: z.number().min(0).optional(),
-  })
-  .strict();
+export const ReplayRecord = z.strictObject({
+  question_id: z.string().min(1),
+  model: z.string().min(1),
+  run_index: z.number().int().min(0),
+  answer: z.string(),
+  retrieved_ids: z.array(z.string().min(1)).optional(),
+  usage: z
+    .strictObject({
+      input_tokens: Tokens,
+      output_tokens: Tokens,
+      cache_read_tokens: Tokens.default(0),
+      cache_write_tokens: Tokens.default(0),
+    })
+    .optional(),
+  latency_ms: z.number().min(0).optional(),
+  cost_usd: z.number().min(0).optional(),
+});
 export type ReplayRecord = z.infer<typeof ReplayRecord>;
 
 /** The family a replay subject has when the caller does not say (the run config always does). */

@@ -12,13 +12,11 @@ import { z } from 'zod';
  * judge calls of a question (the retrieved context). Providers with explicit caching (Anthropic) put a
  * cache breakpoint there; the others cache prefixes automatically. It never changes the text sent.
  */
-export const ChatMessage = z
-  .object({
-    role: z.enum(['user', 'assistant']),
-    content: z.string(),
-    cacheBreak: z.number().int().min(0).optional(),
-  })
-  .strict();
+export const ChatMessage = z.strictObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
+  cacheBreak: z.number().int().min(0).optional(),
+});
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** A retrieved chunk as subjects and judges see it. */
@@ -65,15 +63,13 @@ export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
  * contract (`contract.ts`): what is absent is not sent. `seed` says whether the cell's seed
  * (`ModelRequest.seed`) is sent. The adapters map each field to the SDK's own field, one to one.
  */
-export const RequestParameters = z
-  .object({
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: z.number().min(0).max(1).optional(),
-    reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
-    thinking_level: z.enum(THINKING_LEVELS).optional(),
-    seed: z.boolean().optional(),
-  })
-  .strict();
+export const RequestParameters = z.strictObject({
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
+  thinking_level: z.enum(THINKING_LEVELS).optional(),
+  seed: z.boolean().optional(),
+});
 export type RequestParameters = z.infer<typeof RequestParameters>;
 
 /**
@@ -120,8 +116,7 @@ export interface ModelRequest {
  */
 export const STOP_KINDS = ['complete', 'truncated', 'refusal', 'safety', 'other'] as const;
 export const StopInfo = z
-  .object({ kind: z.enum(STOP_KINDS), reason: z.string() })
-  .strict()
+  .strictObject({ kind: z.enum(STOP_KINDS), reason: z.string() })
   .describe("why the reply ended: rge's kind and the provider's own reason");
 export type StopInfo = z.infer<typeof StopInfo>;
 export type StopKind = StopInfo['kind'];
@@ -142,14 +137,12 @@ export interface CallOptions {
  * prompt counts include cached tokens and their adapters subtract them). `outputTokens` include any
  * reasoning or thinking tokens, which are billed as output.
  */
-export const Usage = z
-  .object({
-    inputTokens: z.number().int().min(0),
-    outputTokens: z.number().int().min(0),
-    cacheReadTokens: z.number().int().min(0),
-    cacheWriteTokens: z.number().int().min(0),
-  })
-  .strict();
+export const Usage = z.strictObject({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  cacheReadTokens: z.number().int().min(0),
+  cacheWriteTokens: z.number().int().min(0),
+});
 export type Usage = z.infer<typeof Usage>;
 
 export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -159,9 +152,11 @@ export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTok
  * and settled in the ledger after the record is stored, so a crash between the two is recovered from
  * the record. `key` is unique per billed call (a sync call's reservation id, or batch id + item id).
  */
-export const CallCharge = z
-  .object({ reservation: z.string().nullable(), key: z.string(), usd: z.number().min(0) })
-  .strict();
+export const CallCharge = z.strictObject({
+  reservation: z.string().nullable(),
+  key: z.string(),
+  usd: z.number().min(0),
+});
 export type CallCharge = z.infer<typeof CallCharge>;
 
 export interface ModelReply {

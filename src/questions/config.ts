@@ -2,4 +2,4 @@
 import { z } from 'zod';
 import { Path } from '../util/config-fields.ts';
 
-export const QuestionsSettings = z.object({ file: Path, version: z.number().int().min(1) }).strict();
+export const QuestionsSettings = z.strictObject({ file: Path, version: z.number().int().min(1) });

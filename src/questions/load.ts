@@ -8,13 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
-import {
-  type JsonlIssue,
-  type JsonlRecord,
-  parseJsonlLines,
-  readJsonl,
-  readJsonlText,
-} from '../util/jsonl.ts';
+import { readTextFile } from '../util/fs.ts';
+import { type JsonlIssue, type JsonlRecord, parseJsonlLines, readJsonl } from '../util/jsonl.ts';
 import { Question } from './schema.ts';
 
 /**
@@ -50,7 +45,7 @@ export interface QuestionLine {
 
 /** Parses each non-blank line of a questions file; never throws for bad lines (only for a missing file). */
 export async function readQuestionLines(path: string): Promise<QuestionLine[]> {
-  return parseQuestionLines(await readJsonlText(path));
+  return parseQuestionLines(await readTextFile(path));
 }
 
 /** Parses the text of a questions JSONL file line by line (see readQuestionLines). */

@@ -35,16 +35,14 @@ export const NumericUnit = z.enum(GOLD_UNITS);
 export type NumericUnit = z.infer<typeof NumericUnit>;
 
 /** A figure the answer must state, compared with a relative tolerance. */
-export const NumericGold = z
-  .object({
-    /** what the figure is, e.g. "consolidated revenue FY24" */
-    label: z.string().min(1),
-    value: z.number().finite(),
-    unit: NumericUnit,
-    /** relative tolerance: |answer - value| <= tolerance * |value| (default 1%) */
-    tolerance: z.number().nonnegative().default(0.01),
-  })
-  .strict();
+export const NumericGold = z.strictObject({
+  /** what the figure is, e.g. "consolidated revenue FY24" */
+  label: z.string().min(1),
+  value: z.number().finite(),
+  unit: NumericUnit,
+  /** relative tolerance: |answer - value| <= tolerance * |value| (default 1%) */
+  tolerance: z.number().nonnegative().default(0.01),
+});
 export type NumericGold = z.infer<typeof NumericGold>;
 
 /** The trap an adversarial question plants, in the methodology's failure buckets. */
@@ -59,26 +57,22 @@ export const DistractorKind = z.enum([
 ]);
 export type DistractorKind = z.infer<typeof DistractorKind>;
 
-export const Distractor = z
-  .object({
-    kind: DistractorKind,
-    /** what the trap is and why a careless answer falls into it */
-    description: z.string().min(1),
-    /** the wrong figure a careless answer would give */
-    value: z.number().finite().optional(),
-    /** the passage that carries the wrong figure */
-    quote: z.string().min(1).optional(),
-  })
-  .strict();
+export const Distractor = z.strictObject({
+  kind: DistractorKind,
+  /** what the trap is and why a careless answer falls into it */
+  description: z.string().min(1),
+  /** the wrong figure a careless answer would give */
+  value: z.number().finite().optional(),
+  /** the passage that carries the wrong figure */
+  quote: z.string().min(1).optional(),
+});
 export type Distractor = z.infer<typeof Distractor>;
 
 /** Where an imported question came from: the dataset and its own id for the question. */
-export const QuestionSource = z
-  .object({
-    dataset: z.enum(['rge-fixture', 'financebench', 'erc']),
-    ref: z.string().min(1),
-  })
-  .strict();
+export const QuestionSource = z.strictObject({
+  dataset: z.enum(['rge-fixture', 'financebench', 'erc']),
+  ref: z.string().min(1),
+});
 export type QuestionSource = z.infer<typeof QuestionSource>;
 
 const Slug = z
@@ -86,7 +80,7 @@ const Slug = z
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank');
 
 export const Question = z
-  .object({
+  .strictObject({
     /** question-set version; all questions of a file share it (the validator checks) */
     version: z.literal(QUESTION_VERSION),
     /** unique within the file: a category prefix and a number, e.g. gd-001, gm-014, adv-033, ood-007, fb-00499 */
@@ -126,7 +120,6 @@ export const Question = z
      */
     absent_facts: z.array(z.string().min(1)).optional(),
   })
-  .strict()
   .superRefine((q, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (q.category === 'out-of-domain') {

@@ -1,3 +1,4 @@
+import { RETRIEVAL_STOP_WORDS } from '../analysis/tokens.ts';
 import type { EmbedderOptions, LexicalEmbedder, TermCounts } from './embedder.ts';
 import { expandQuery } from './query.ts';
 
@@ -19,15 +20,6 @@ export const BM25_B = 0.75;
 export const BM25_TOKENIZER_VERSION = 2;
 /** Bump when query expansion changes: it changes what a question retrieves. */
 export const BM25_QUERY_VERSION = 1;
-
-/** Light stop-words: function words only, so "net", "total", "profit" still count. */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a an and are as at be been being but by did do does for from had has have he her his how i if in into is it ' +
-    'its of on or our s she so such than that the their them then there these they this those to was we were what ' +
-    'when where which who whom why will with would you your'
-  ).split(' '),
-);
 
 // a number with optional grouping/decimal parts and an optional percent sign, or a word that starts with a letter
 const TOKEN = /\p{N}+(?:[.,]\p{N}+)*%?|\p{L}[\p{L}\p{N}]*/gu;
@@ -104,7 +96,7 @@ export function tokenize(text: string): string[] {
       continue;
     }
     if (t === 'fy') t = 'fiscal';
-    if (!STOP_WORDS.has(t)) out.push(t);
+    if (!RETRIEVAL_STOP_WORDS.has(t)) out.push(t);
   }
   flush();
   return out;

@@ -8,15 +8,13 @@ import type { FusionParameters } from './index.ts';
 export const EMBEDDERS = ['use-lite', 'bge-m3', 'bm25', 'hybrid'] as const;
 
 /** corpus.hybrid: how the hybrid embedder fuses BM25 with its dense model (recorded in the index manifest). */
-export const HybridSettings = z
-  .object({
-    dense: z.enum(['use-lite', 'bge-m3']).default('use-lite').describe('the dense half of the hybrid'),
-    rrf_k: z.number().min(0).default(60).describe('reciprocal rank fusion constant k'),
-    depth: z.number().int().min(1).default(50).describe('chunks each ranking contributes before fusion'),
-    lexical_weight: z.number().min(0).default(1).describe('weight of the BM25 ranking'),
-    dense_weight: z.number().min(0).default(1).describe('weight of the dense ranking'),
-  })
-  .strict();
+export const HybridSettings = z.strictObject({
+  dense: z.enum(['use-lite', 'bge-m3']).default('use-lite').describe('the dense half of the hybrid'),
+  rrf_k: z.number().min(0).default(60).describe('reciprocal rank fusion constant k'),
+  depth: z.number().int().min(1).default(50).describe('chunks each ranking contributes before fusion'),
+  lexical_weight: z.number().min(0).default(1).describe('weight of the BM25 ranking'),
+  dense_weight: z.number().min(0).default(1).describe('weight of the dense ranking'),
+});
 export type HybridSettings = z.infer<typeof HybridSettings>;
 
 /** The embedder options a config's corpus section asks for (the fusion parameters of a hybrid). */
@@ -37,7 +35,4 @@ export function corpusEmbedderOptions(corpus: { embedder: string; hybrid?: Hybri
 }
 
 /** retrieval: how many chunks each question is given. */
-export const RetrievalSettings = z
-  .object({ k: z.number().int().min(1).default(5) })
-  .strict()
-  .default({ k: 5 });
+export const RetrievalSettings = z.strictObject({ k: z.number().int().min(1).default(5) }).default({ k: 5 });

@@ -3,9 +3,9 @@
  * `width` characters holding the most of the question's words (distinct words first, then
  * occurrences), cut at word boundaries with "…" where text was left out, and the question's words
  * marked. Words match case-insensitively, and a word of 4+ letters matches its longer forms
- * ("branch" marks "branches"). Function words (bm25's STOP_WORDS) are never marked.
+ * ("branch" marks "branches"). Function words (RETRIEVAL_STOP_WORDS) are never marked.
  */
-import { STOP_WORDS } from './bm25.ts';
+import { RETRIEVAL_STOP_WORDS } from '../analysis/tokens.ts';
 
 export interface ExcerptOptions {
   /** the window's length in characters (default 300) */
@@ -24,7 +24,7 @@ export function queryTerms(question: string): string[] {
   const terms = new Set<string>();
   for (const m of question.toLowerCase().matchAll(WORD)) {
     const w = m[0].replace(/%$/, '');
-    if (w.length < 2 || STOP_WORDS.has(w)) continue;
+    if (w.length < 2 || RETRIEVAL_STOP_WORDS.has(w)) continue;
     terms.add(w);
   }
   return [...terms];

@@ -25,19 +25,17 @@ export const DEFAULT_HUB = 'https://huggingface.co/';
 /** written into a folder rge downloaded, last, before the folder is moved into place */
 export const DOWNLOAD_RECORD = 'rge-download.json';
 
-const DownloadRecord = z
-  .object({
-    model: z.string(),
-    /** the revision asked for (a branch, tag or commit) */
-    revision: z.string(),
-    /** the commit the hub resolved it to; null when the hub did not say */
-    commit: z.string().nullable(),
-    hub: z.string(),
-    dtype: z.enum(['fp32', 'fp16', 'q8']),
-    files: z.array(z.object({ path: z.string(), bytes: z.number().int().nonnegative() })),
-    downloadedAt: z.string(),
-  })
-  .strict();
+const DownloadRecord = z.strictObject({
+  model: z.string(),
+  /** the revision asked for (a branch, tag or commit) */
+  revision: z.string(),
+  /** the commit the hub resolved it to; null when the hub did not say */
+  commit: z.string().nullable(),
+  hub: z.string(),
+  dtype: z.enum(['fp32', 'fp16', 'q8']),
+  files: z.array(z.object({ path: z.string(), bytes: z.number().int().nonnegative() })),
+  downloadedAt: z.string(),
+});
 type DownloadRecord = z.infer<typeof DownloadRecord>;
 
 /** where the size line and the progress bar go: stderr, or any stream in tests */

@@ -20,38 +20,30 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
  * extraction mode or corpus) is never answered from it: see `indexIdentityDifferences` in
  * `src/run/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
  */
-export const IndexProvenance = z
-  .object({
-    chunking: z
-      .object({
-        chunkTokens: z.number().int().positive(),
-        overlapTokens: z.number().int().min(0),
-        /** the chunker and its version (src/corpus/version.ts); absent: version 1 */
-        chunker: z.string().optional(),
-      })
-      .strict(),
-    extraction: z
-      .object({
-        /** the extractor and its version (cached pages are keyed by it too) */
-        extractor: z.string(),
-        tables: z.enum(['auto', 'always', 'never']),
-      })
-      .strict(),
-    /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
-    documents: z.array(
-      z
-        .object({
-          source: z.string(),
-          company: z.string(),
-          /** the company's display name, when a company map (companies.yaml, --company-from) gave one */
-          companyName: z.string().optional(),
-          fy: z.string().nullable(),
-          sha256: Sha256,
-        })
-        .strict(),
-    ),
-  })
-  .strict();
+export const IndexProvenance = z.strictObject({
+  chunking: z.strictObject({
+    chunkTokens: z.number().int().positive(),
+    overlapTokens: z.number().int().min(0),
+    /** the chunker and its version (src/corpus/version.ts); absent: version 1 */
+    chunker: z.string().optional(),
+  }),
+  extraction: z.strictObject({
+    /** the extractor and its version (cached pages are keyed by it too) */
+    extractor: z.string(),
+    tables: z.enum(['auto', 'always', 'never']),
+  }),
+  /** the documents whose chunks are in the index, with the sha256 of the PDF each was read from */
+  documents: z.array(
+    z.strictObject({
+      source: z.string(),
+      company: z.string(),
+      /** the company's display name, when a company map (companies.yaml, --company-from) gave one */
+      companyName: z.string().optional(),
+      fy: z.string().nullable(),
+      sha256: Sha256,
+    }),
+  ),
+});
 export type IndexProvenance = z.infer<typeof IndexProvenance>;
 
 /** Scalar parameters of an embedder that change its output (fusion parameters, a model revision). */
@@ -61,32 +53,28 @@ export const EmbedderParameters = z.record(
 );
 export type EmbedderParameters = z.infer<typeof EmbedderParameters>;
 
-export const IndexManifest = z
-  .object({
-    format: z.literal('rge-index'),
-    /** 1: no provenance; 2: provenance and embedder revision and parameters */
-    formatVersion: z.union([z.literal(1), z.literal(2)]),
-    embedder: z
-      .object({
-        name: z.string(),
-        id: z.string(),
-        kind: z.enum(['dense', 'lexical', 'hybrid']),
-        dimensions: z.number().int().positive().nullable(),
-        /** the model's revision (a hub commit or tag) when it was downloaded from a model hub */
-        revision: z.string().nullable().default(null),
-        parameters: EmbedderParameters.nullable().default(null),
-      })
-      .strict(),
-    corpus: IndexProvenance.nullable().default(null),
-    chunks: z.number().int().nonnegative(),
-    createdWith: z.string(),
-    createdAt: z.iso.datetime(),
-    /** sha256 over the embedder id, the sorted chunk ids and their vectors (or term statistics) */
-    checksum: Sha256,
-    /** sha256 of chunks.json, so that edited chunk text is caught by verifyIndex too */
-    chunksSha256: Sha256,
-  })
-  .strict();
+export const IndexManifest = z.strictObject({
+  format: z.literal('rge-index'),
+  /** 1: no provenance; 2: provenance and embedder revision and parameters */
+  formatVersion: z.union([z.literal(1), z.literal(2)]),
+  embedder: z.strictObject({
+    name: z.string(),
+    id: z.string(),
+    kind: z.enum(['dense', 'lexical', 'hybrid']),
+    dimensions: z.number().int().positive().nullable(),
+    /** the model's revision (a hub commit or tag) when it was downloaded from a model hub */
+    revision: z.string().nullable().default(null),
+    parameters: EmbedderParameters.nullable().default(null),
+  }),
+  corpus: IndexProvenance.nullable().default(null),
+  chunks: z.number().int().nonnegative(),
+  createdWith: z.string(),
+  createdAt: z.iso.datetime(),
+  /** sha256 over the embedder id, the sorted chunk ids and their vectors (or term statistics) */
+  checksum: Sha256,
+  /** sha256 of chunks.json, so that edited chunk text is caught by verifyIndex too */
+  chunksSha256: Sha256,
+});
 export type IndexManifest = z.infer<typeof IndexManifest>;
 
 export const MANIFEST = 'manifest.json';

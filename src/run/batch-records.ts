@@ -9,24 +9,22 @@ import { z } from 'zod';
 import type { BatchHint } from '../providers/live/adapter.ts';
 import { sha256, writeFileAtomic } from '../util/fs.ts';
 
-export const BatchRecord = z
-  .object({
-    id: z.string(),
-    run_id: z.string(),
-    provider: z.string(),
-    model: z.string(),
-    role: z.enum(['subject', 'judge']),
-    status: z.enum(['submitting', 'submitted', 'collected', 'abandoned', 'failed']),
-    remote_id: z.string().nullable(),
-    reservation: z.string().nullable(),
-    reserved_usd: z.number().min(0),
-    submitted_after_ms: z.number(),
-    items: z.array(z.object({ custom_id: z.string(), key: z.string() }).strict()),
-    error: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .strict();
+export const BatchRecord = z.strictObject({
+  id: z.string(),
+  run_id: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  role: z.enum(['subject', 'judge']),
+  status: z.enum(['submitting', 'submitted', 'collected', 'abandoned', 'failed']),
+  remote_id: z.string().nullable(),
+  reservation: z.string().nullable(),
+  reserved_usd: z.number().min(0),
+  submitted_after_ms: z.number(),
+  items: z.array(z.strictObject({ custom_id: z.string(), key: z.string() })),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
 export type BatchRecord = z.infer<typeof BatchRecord>;
 
 export function batchesDir(resultsDir: string): string {

@@ -17,48 +17,46 @@ import type { PreparedRun } from './prepare.ts';
 import type { RunState } from './stages.ts';
 import { answerStore, judgePrompt, type SubjectCell, verdictCells, verdictStore } from './work.ts';
 
-export const CaseRow = z
-  .object({
-    question_id: z.string(),
-    category: z.string(),
-    expected_behavior: z.string(),
-    subject_id: z.string(),
-    model: z.string(),
-    family: z.string(),
-    run_index: z.number().int().min(0),
-    /** sha256 of the exact subject request (system, messages, model, temperature) */
-    prompt_hash: z.string(),
-    subject_prompt_hash: z.string(),
-    judge_prompt_hash: z.string(),
-    /** the answer's identity in the cell store */
-    answer_key: z.string(),
-    retrieved_ids: z.array(z.string()),
-    /** the question's gold chunks (none for out-of-domain questions) */
-    gold_chunk_ids: z.array(z.string()),
-    /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
-    retrieval_hit: z.boolean().nullable(),
-    answer: z.string(),
-    /**
-     * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
-     * refusal, a safety stop) is not judged: the case is unscored (absent in rows written before rge
-     * recorded it: complete)
-     */
-    answer_stop: StopInfo.optional(),
-    /** the subject call's tokens */
-    usage: Usage,
-    /** the judge calls' tokens, all attempts */
-    judge_usage: Usage,
-    latency_ms: z.number().min(0),
-    /** subject and judge calls */
-    cost_usd: z.number().min(0),
-    /** what the same calls would have cost without prompt caching */
-    uncached_cost_usd: z.number().min(0),
-    batch: z.boolean(),
-    verdicts: z.array(JudgeOutcome),
-    scores: CaseScores,
-    checks: CheckResults,
-  })
-  .strict();
+export const CaseRow = z.strictObject({
+  question_id: z.string(),
+  category: z.string(),
+  expected_behavior: z.string(),
+  subject_id: z.string(),
+  model: z.string(),
+  family: z.string(),
+  run_index: z.number().int().min(0),
+  /** sha256 of the exact subject request (system, messages, model, temperature) */
+  prompt_hash: z.string(),
+  subject_prompt_hash: z.string(),
+  judge_prompt_hash: z.string(),
+  /** the answer's identity in the cell store */
+  answer_key: z.string(),
+  retrieved_ids: z.array(z.string()),
+  /** the question's gold chunks (none for out-of-domain questions) */
+  gold_chunk_ids: z.array(z.string()),
+  /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
+  retrieval_hit: z.boolean().nullable(),
+  answer: z.string(),
+  /**
+   * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
+   * refusal, a safety stop) is not judged: the case is unscored (absent in rows written before rge
+   * recorded it: complete)
+   */
+  answer_stop: StopInfo.optional(),
+  /** the subject call's tokens */
+  usage: Usage,
+  /** the judge calls' tokens, all attempts */
+  judge_usage: Usage,
+  latency_ms: z.number().min(0),
+  /** subject and judge calls */
+  cost_usd: z.number().min(0),
+  /** what the same calls would have cost without prompt caching */
+  uncached_cost_usd: z.number().min(0),
+  batch: z.boolean(),
+  verdicts: z.array(JudgeOutcome),
+  scores: CaseScores,
+  checks: CheckResults,
+});
 export type CaseRow = z.infer<typeof CaseRow>;
 
 /** Why a cell has no row: the stage's error for it, or a generic hint. */

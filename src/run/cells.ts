@@ -28,74 +28,66 @@ export function identityHash(value: unknown): string {
   return sha256(canonicalize(value) ?? 'null');
 }
 
-export const AnswerIdentity = z
-  .object({
-    provider: z.string(),
-    model: z.string(),
-    provider_version: z.string(),
-    question_id: z.string(),
-    questions_version: z.number().int(),
-    run_index: z.number().int().min(0),
-    prompt_hash: z.string(),
-    max_tokens: z.number().int(),
-    seed: z.string(),
-    index_checksum: z.string(),
-    k: z.number().int(),
-  })
-  .strict();
+export const AnswerIdentity = z.strictObject({
+  provider: z.string(),
+  model: z.string(),
+  provider_version: z.string(),
+  question_id: z.string(),
+  questions_version: z.number().int(),
+  run_index: z.number().int().min(0),
+  prompt_hash: z.string(),
+  max_tokens: z.number().int(),
+  seed: z.string(),
+  index_checksum: z.string(),
+  k: z.number().int(),
+});
 export type AnswerIdentity = z.infer<typeof AnswerIdentity>;
 
-export const AnswerRecord = z
-  .object({
-    kind: z.literal('answer'),
-    key: z.string(),
-    identity: AnswerIdentity,
-    /** the subject (config id) that first asked for it; informative only */
-    subject_id: z.string(),
-    text: z.string(),
-    /** the model that answered, as the provider names it */
-    reply_model: z.string(),
-    retrieved_ids: z.array(z.string()),
-    usage: Usage,
-    latency_ms: z.number().min(0),
-    cost_usd: z.number().min(0),
-    batch: z.boolean(),
-    charges: z.array(CallCharge),
-    /** why the reply ended; absent in records written before rge recorded it (complete) */
-    stop: StopInfo.optional(),
-    created_at: z.string(),
-  })
-  .strict();
+export const AnswerRecord = z.strictObject({
+  kind: z.literal('answer'),
+  key: z.string(),
+  identity: AnswerIdentity,
+  /** the subject (config id) that first asked for it; informative only */
+  subject_id: z.string(),
+  text: z.string(),
+  /** the model that answered, as the provider names it */
+  reply_model: z.string(),
+  retrieved_ids: z.array(z.string()),
+  usage: Usage,
+  latency_ms: z.number().min(0),
+  cost_usd: z.number().min(0),
+  batch: z.boolean(),
+  charges: z.array(CallCharge),
+  /** why the reply ended; absent in records written before rge recorded it (complete) */
+  stop: StopInfo.optional(),
+  created_at: z.string(),
+});
 export type AnswerRecord = z.infer<typeof AnswerRecord>;
 
-export const VerdictIdentity = z
-  .object({
-    answer_key: z.string(),
-    provider: z.string(),
-    model: z.string(),
-    provider_version: z.string(),
-    /** the temperature sent; absent when none is (e.g. Claude under API version 2026-10-21) */
-    temperature: z.number().optional(),
-    judge_prompt_hash: z.string(),
-    /** hash of the whole judge request (system, messages, schema) */
-    request_hash: z.string(),
-  })
-  .strict();
+export const VerdictIdentity = z.strictObject({
+  answer_key: z.string(),
+  provider: z.string(),
+  model: z.string(),
+  provider_version: z.string(),
+  /** the temperature sent; absent when none is (e.g. Claude under API version 2026-10-21) */
+  temperature: z.number().optional(),
+  judge_prompt_hash: z.string(),
+  /** hash of the whole judge request (system, messages, schema) */
+  request_hash: z.string(),
+});
 export type VerdictIdentity = z.infer<typeof VerdictIdentity>;
 
-export const VerdictRecord = z
-  .object({
-    kind: z.literal('verdict'),
-    key: z.string(),
-    identity: VerdictIdentity,
-    judge_id: z.string(),
-    outcome: JudgeOutcome,
-    usage: Usage,
-    batch: z.boolean(),
-    charges: z.array(CallCharge),
-    created_at: z.string(),
-  })
-  .strict();
+export const VerdictRecord = z.strictObject({
+  kind: z.literal('verdict'),
+  key: z.string(),
+  identity: VerdictIdentity,
+  judge_id: z.string(),
+  outcome: JudgeOutcome,
+  usage: Usage,
+  batch: z.boolean(),
+  charges: z.array(CallCharge),
+  created_at: z.string(),
+});
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
 export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);

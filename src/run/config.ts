@@ -12,7 +12,6 @@
  * Locating a zod issue at its YAML line follows `src/corpus/sources.ts` (parseDocument + LineCounter,
  * the deepest existing node on the issue's path) and reports in its `SourcesIssue` shape.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -28,6 +27,7 @@ import { GfsWeightsSettings, gfsWeightsIssues } from '../scoring/config.ts';
 import { Subject, SubjectPromptSettings, subjectIssues } from '../subject/config.ts';
 import { type AddIssue, type ConfigCtx, isRecord, Path, records } from '../util/config-fields.ts';
 import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
+import { readInputFile } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
 
 export const RUN_MODES = ['sync', 'batch'] as const;
@@ -40,7 +40,7 @@ export type RunMode = (typeof RUN_MODES)[number];
  * budget, mode, batch, validation, estimate) are here.
  */
 export const RunConfig = z
-  .object({
+  .strictObject({
     version: z.literal(1),
     name: z.string().min(1),
     seed: z.string().min(1).describe('recorded in the results so a run can be reproduced'),
@@ -50,12 +50,10 @@ export const RunConfig = z
     subjects: z.array(Subject).min(1),
     judges: z.array(Judge).min(1),
     runs: z.number().int().min(1).describe('repeated runs per question, to measure subject and judge noise'),
-    budget: z
-      .object({
-        cap_usd: z.number().min(0).describe('hard cap in USD; 0 = nothing may be spent (offline providers)'),
-        warn_usd: z.number().min(0).describe('warn when the estimate or spend passes this; below cap_usd'),
-      })
-      .strict(),
+    budget: z.strictObject({
+      cap_usd: z.number().min(0).describe('hard cap in USD; 0 = nothing may be spent (offline providers)'),
+      warn_usd: z.number().min(0).describe('warn when the estimate or spend passes this; below cap_usd'),
+    }),
     thresholds: ThresholdSettings,
     judge_prompt: JudgePromptSettings,
     subject_prompt: SubjectPromptSettings,
@@ -69,14 +67,13 @@ export const RunConfig = z
       ),
     providers: ProvidersSettings,
     batch: z
-      .object({
+      .strictObject({
         poll_interval_ms: z.number().int().positive().default(30_000),
         max_wait_hours: z.number().positive().default(26),
       })
-      .strict()
       .default({ poll_interval_ms: 30_000, max_wait_hours: 26 }),
     validation: z
-      .object({
+      .strictObject({
         labels_dir: Path.default('data/labels').describe('where rge label and rge review save'),
         min_kappa: z
           .number()
@@ -91,10 +88,9 @@ export const RunConfig = z
           .default(null)
           .describe('a documented limitation: lets a publishing run go ahead with cells below min_kappa'),
       })
-      .strict()
       .default({ labels_dir: 'data/labels', min_kappa: 0.75, limitation: null }),
     estimate: z
-      .object({
+      .strictObject({
         subject_output_tokens: z.number().int().positive().default(300),
         judge_output_tokens: z.number().int().positive().default(700),
         cache_hit_rate: z
@@ -104,11 +100,9 @@ export const RunConfig = z
           .default(0.8)
           .describe('share of would-be cache reads that hit (the report compares it with the run)'),
       })
-      .strict()
       .default({ subject_output_tokens: 300, judge_output_tokens: 700, cache_hit_rate: 0.8 })
       .describe('assumptions of the pre-flight cost estimate'),
   })
-  .strict()
   // Cross-field rules run even when other fields are broken, so one pass reports everything.
   .superRefine((config, ctx) => crossFieldIssues(config, ctx), { when: () => true });
 export type RunConfig = z.infer<typeof RunConfig>;
@@ -192,15 +186,7 @@ export async function loadRunConfig(
   path: string,
   opts: { overrides?: readonly string[] } = {},
 ): Promise<RunConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    // a config path that does not exist is a usage error (exit 2): the command line names it
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new UsageError('config file not found', { file: path });
-    throw new RgeError(`cannot read config: ${errorMessage(err)}`, { file: path, cause: err });
-  }
+  const text = await readInputFile(path, 'config file');
   return parseRunConfig(text, path, opts.overrides ?? []);
 }
 

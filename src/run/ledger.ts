@@ -25,31 +25,31 @@ export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
 export const LEDGER_SUMMARY = '.budget_ledger.json';
 
 const Usd = z.number().min(0);
-const Owner = z.object({ pid: z.number().int(), host: z.string() }).strict();
+const Owner = z.strictObject({ pid: z.number().int(), host: z.string() });
 export type Owner = z.infer<typeof Owner>;
 
-export const Payer = z
-  .object({ provider: z.string(), model: z.string(), role: z.enum(['subject', 'judge']) })
-  .strict();
+export const Payer = z.strictObject({
+  provider: z.string(),
+  model: z.string(),
+  role: z.enum(['subject', 'judge']),
+});
 export type Payer = z.infer<typeof Payer>;
 
 export const LedgerEvent = z.discriminatedUnion('t', [
-  z
-    .object({
-      t: z.literal('reserve'),
-      id: z.string(),
-      usd: Usd,
-      payer: Payer,
-      kind: z.enum(['call', 'batch']),
-      owner: Owner,
-      at: z.string(),
-    })
-    .strict(),
-  z.object({ t: z.literal('spend'), id: z.string(), key: z.string(), usd: Usd, at: z.string() }).strict(),
-  z.object({ t: z.literal('close'), id: z.string(), at: z.string() }).strict(),
-  z.object({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }).strict(),
-  z.object({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }).strict(),
-  z.object({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }).strict(),
+  z.strictObject({
+    t: z.literal('reserve'),
+    id: z.string(),
+    usd: Usd,
+    payer: Payer,
+    kind: z.enum(['call', 'batch']),
+    owner: Owner,
+    at: z.string(),
+  }),
+  z.strictObject({ t: z.literal('spend'), id: z.string(), key: z.string(), usd: Usd, at: z.string() }),
+  z.strictObject({ t: z.literal('close'), id: z.string(), at: z.string() }),
+  z.strictObject({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }),
+  z.strictObject({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }),
+  z.strictObject({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 

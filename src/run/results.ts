@@ -10,18 +10,16 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 
-export const RunHeader = z
-  .object({
-    kind: z.literal('run'),
-    run_id: z.string(),
-    subject_id: z.string(),
-    seed: z.string(),
-    config_hash: z.string(),
-    index_checksum: z.string(),
-    questions_hash: z.string(),
-    created_at: z.string(),
-  })
-  .strict();
+export const RunHeader = z.strictObject({
+  kind: z.literal('run'),
+  run_id: z.string(),
+  subject_id: z.string(),
+  seed: z.string(),
+  config_hash: z.string(),
+  index_checksum: z.string(),
+  questions_hash: z.string(),
+  created_at: z.string(),
+});
 export type RunHeader = z.infer<typeof RunHeader>;
 
 /** The identity of a cell: what must match for a stored result to be reused. */

@@ -28,40 +28,38 @@ import { type SubjectCell, subjectCells } from './work.ts';
 export { StageContext, type StageOptions } from './sync.ts';
 
 /** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
-export const RunState = z
-  .object({
-    run_id: z.string(),
-    mode: z.string(),
-    started_at: z.string(),
-    finished_at: z.string().nullable(),
-    estimate: z.unknown().nullable(),
-    /** cell id (`subject/question/run n`) -> why it has no answer or verdict */
-    errors: z.record(z.string(), z.string()),
-    stopped: z.string().nullable(),
-    warnings: z.array(z.string()),
-    counts: z.object({
-      answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
-      verdicts: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
-      batches: z.number(),
-    }),
-    /** what this run spent, from the ledger (after minus before), by provider, model and role */
-    spend: z.object({
-      usd: z.number(),
-      unaccounted_usd: z.number(),
-      by_payer: z.array(
-        z.object({
-          provider: z.string(),
-          model: z.string(),
-          role: z.string(),
-          usd: z.number(),
-          calls: z.number(),
-        }),
-      ),
-    }),
-    /** the budget warnings in the ledger when the run ended */
-    budget_warnings: z.array(z.string()),
-  })
-  .strict();
+export const RunState = z.strictObject({
+  run_id: z.string(),
+  mode: z.string(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  estimate: z.unknown().nullable(),
+  /** cell id (`subject/question/run n`) -> why it has no answer or verdict */
+  errors: z.record(z.string(), z.string()),
+  stopped: z.string().nullable(),
+  warnings: z.array(z.string()),
+  counts: z.object({
+    answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
+    verdicts: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
+    batches: z.number(),
+  }),
+  /** what this run spent, from the ledger (after minus before), by provider, model and role */
+  spend: z.object({
+    usd: z.number(),
+    unaccounted_usd: z.number(),
+    by_payer: z.array(
+      z.object({
+        provider: z.string(),
+        model: z.string(),
+        role: z.string(),
+        usd: z.number(),
+        calls: z.number(),
+      }),
+    ),
+  }),
+  /** the budget warnings in the ledger when the run ended */
+  budget_warnings: z.array(z.string()),
+});
 export type RunState = z.infer<typeof RunState>;
 
 /**

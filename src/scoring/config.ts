@@ -7,8 +7,7 @@ export const DEFAULT_GFS_WEIGHTS = { grounding: 0.4, correctness: 0.35, calibrat
 const Weight = z.number().min(0).max(1);
 
 export const GfsWeightsSettings = z
-  .object({ grounding: Weight, correctness: Weight, calibration: Weight })
-  .strict()
+  .strictObject({ grounding: Weight, correctness: Weight, calibration: Weight })
   .default({ ...DEFAULT_GFS_WEIGHTS })
   .describe('weights of the grounding-faithfulness score; must sum to 1');
 

@@ -22,12 +22,11 @@ export interface DimensionScores {
 export type GfsWeights = DimensionScores;
 
 export const GfsWeights = z
-  .object({
+  .strictObject({
     correctness: z.number().min(0),
     grounding: z.number().min(0),
     calibration: z.number().min(0),
   })
-  .strict()
   .refine((w) => Math.abs(w.correctness + w.grounding + w.calibration - 1) <= 1e-9, {
     message: 'GFS weights must sum to 1',
   });
@@ -74,25 +73,23 @@ export function gfsEqual(scores: DimensionScores): number {
 const NullableScore = z.number().min(0).max(MAX_DIMENSION_SCORE).nullable();
 const NullableGfs = z.number().min(0).max(1).nullable();
 
-export const CaseScores = z
-  .object({
-    /** mean of the scoring judges; null when no judge scored */
-    correctness: NullableScore,
-    grounding: NullableScore,
-    calibration: NullableScore,
-    gfsPrimary: NullableGfs,
-    gfsEqual: NullableGfs,
-    /** how many judges scored the case */
-    scoredJudges: z.number().int().min(0),
-    /** some but not all judges scored: the scores rest on fewer judges */
-    partial: z.boolean(),
-    /** no judge scored: scores are null, not 0 */
-    unscored: z.boolean(),
-    /** two scoring judges differ by more than 1 on at least one dimension */
-    contested: z.boolean(),
-    contestedDimensions: z.array(z.enum(DIMENSIONS)),
-  })
-  .strict();
+export const CaseScores = z.strictObject({
+  /** mean of the scoring judges; null when no judge scored */
+  correctness: NullableScore,
+  grounding: NullableScore,
+  calibration: NullableScore,
+  gfsPrimary: NullableGfs,
+  gfsEqual: NullableGfs,
+  /** how many judges scored the case */
+  scoredJudges: z.number().int().min(0),
+  /** some but not all judges scored: the scores rest on fewer judges */
+  partial: z.boolean(),
+  /** no judge scored: scores are null, not 0 */
+  unscored: z.boolean(),
+  /** two scoring judges differ by more than 1 on at least one dimension */
+  contested: z.boolean(),
+  contestedDimensions: z.array(z.enum(DIMENSIONS)),
+});
 export type CaseScores = z.infer<typeof CaseScores>;
 
 /** The per-case scores of a judge panel (two judges; any number is handled the same way). */

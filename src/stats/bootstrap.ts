@@ -7,15 +7,7 @@
  * src/stats/intervals.ts, the seeded generator in src/stats/resampling.ts.
  */
 import { binomialProbability } from './distributions.ts';
-import {
-  type BcaIntervalResult,
-  bcaFromParts,
-  influenceFromJackknife,
-  meanInfluence,
-  meanOf,
-  percentileInterval,
-  sortedCopy,
-} from './intervals.ts';
+import { bcaFromParts, influenceFromJackknife, meanInfluence, meanOf } from './intervals.ts';
 import { linearPercentile } from './percentile.ts';
 import { resamplingState, resamplingStreams, UINT32_UNIT } from './resampling.ts';
 import { assertArray, assertFiniteNumbers, assertSameLength, tailAlpha } from './validate.ts';

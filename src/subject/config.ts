@@ -9,23 +9,20 @@ import { type AddIssue, Path } from '../util/config-fields.ts';
 
 export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS] as const;
 
-export const Subject = z
-  .object({
-    ...modelEntryFields(SUBJECT_PROVIDERS, 'vendor family; no judge judges a subject of its own family'),
-    max_tokens: z.number().int().positive(),
-    replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
-    ...liveFields,
-  })
-  .strict();
+export const Subject = z.strictObject({
+  ...modelEntryFields(SUBJECT_PROVIDERS, 'vendor family; no judge judges a subject of its own family'),
+  max_tokens: z.number().int().positive(),
+  replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
+  ...liveFields,
+});
 export type Subject = z.infer<typeof Subject>;
 
 export const SubjectPromptSettings = z
-  .object({
+  .strictObject({
     file: Path.nullable().describe(
       'the subject prompt file (e.g. prompts/subject.md); null = the built-in v1',
     ),
   })
-  .strict()
   .default({ file: null })
   .describe('what every subject is told and shown: the system text and the user message template');
 

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { RgeError } from './errors.ts';
+import { errorMessage, RgeError, UsageError } from './errors.ts';
 
 /** Why a write failed, in words, for the errno codes a user can act on. */
 const WRITE_FAILURES: Record<string, string> = {
@@ -70,4 +70,30 @@ export function sha256(data: string | Uint8Array): string {
 
 export function sha1(data: string | Uint8Array): string {
   return createHash('sha1').update(data).digest('hex');
+}
+
+/** A file's text; a missing file is `file not found`, another failure its message (an RgeError naming the file). */
+export async function readTextFile(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
+  });
+}
+
+/**
+ * The text of a file the command line names (a run config, a sources file): a missing one is a usage
+ * error (exit 2) `<what> not found`, another failure `cannot read <what>: <why>`, both naming the file.
+ */
+export async function readInputFile(path: string, what: string): Promise<string> {
+  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new UsageError(`${what} not found`, { file: path });
+    throw new RgeError(`cannot read ${what}: ${errorMessage(err)}`, { file: path, cause: err });
+  });
+}
+
+/** Whether the path is a regular file (false when it is missing or cannot be read). */
+export async function isFile(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
 }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { RgeError } from './errors.ts';
+import { readTextFile } from './fs.ts';
 
 export interface JsonlRecord<T> {
   line: number;
@@ -61,13 +61,6 @@ export function parseJsonlLines<S extends z.ZodType>(text: string, schema: S): J
   return lines;
 }
 
-/** A JSONL file's text; a missing file is `file not found`, another failure its message (RgeError naming the file). */
-export async function readJsonlText(path: string): Promise<string> {
-  return readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new RgeError(err.code === 'ENOENT' ? 'file not found' : err.message, { file: path });
-  });
-}
-
 /**
  * Parses a JSONL file against a schema. Blank lines are skipped. Every bad line is reported in one
  * pass (file:line: field: message) in a single RgeError; nothing is returned unless all lines are good.
@@ -76,7 +69,7 @@ export async function readJsonl<S extends z.ZodType>(
   path: string,
   schema: S,
 ): Promise<JsonlRecord<z.infer<S>>[]> {
-  const lines = parseJsonlLines(await readJsonlText(path), schema);
+  const lines = parseJsonlLines(await readTextFile(path), schema);
   const records: JsonlRecord<z.infer<S>>[] = lines.flatMap((l) =>
     l.issues.length === 0 ? [{ line: l.line, value: l.value as z.infer<S> }] : [],
   );

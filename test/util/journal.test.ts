@@ -20,7 +20,7 @@ import { LOCK_STALE_MS, withFileLock } from '../../src/util/lock.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-const Rec = z.object({ n: z.number().int(), who: z.string() }).strict();
+const Rec = z.strictObject({ n: z.number().int(), who: z.string() });
 type Rec = z.infer<typeof Rec>;
 
 /** A journal with its view: every record folded in, with its line number. */
@@ -217,7 +217,7 @@ describe('Journal', () => {
 describe('Journal refuses what it could not read back', () => {
   it('a NaN (written as null) is refused before it reaches the file', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'rge-journal-nan-')), 'j.jsonl');
-    const Rec = z.object({ n: z.number() }).strict();
+    const Rec = z.strictObject({ n: z.number() });
     await expect(new Journal(file, Rec, () => {}).append([{ n: Number.NaN }])).rejects.toThrow(
       /refused to write an invalid record: n:/,
     );
