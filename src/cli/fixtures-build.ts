@@ -116,7 +116,7 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
       async (flags: { config: string; facts: string; index?: string; out?: string; check?: boolean }) => {
         const { fixtureReports, loadFacts } = await import('../fixtures/build.ts');
         const { generateQuestions } = await import('../fixtures/questions.ts');
-        const { FactIndex } = await import('../fixtures/report.ts');
+        const { FactIndex } = await import('../fixtures/fact-index.ts');
         const { resolveGoldChunks } = await import('../questions/resolve.ts');
         const { Question: QuestionSchema } = await import('../questions/schema.ts');
         const paths = await pathsFrom(io, flags);
