@@ -151,37 +151,56 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
   const questionsCmd = program.commands.find((c) => c.name() === 'questions') ?? program.command('questions');
   questionsCmd
     .command('resolve')
-    .description("re-resolve gold chunk ids from each question's gold quotes against an index")
+    .description(
+      "resolve each question's gold to chunk ids of the built index: gold evidence patterns (a figure " +
+        'with its line label, or a quote) where the question has them, else its gold quotes; lists every ' +
+        'question it could not resolve with the nearest candidates (exit 1)',
+    )
     .option('--config <file>', 'run config naming the index and the questions file', FIXTURE_DEFAULTS.config)
     .option('--questions <file>', 'questions file (default: the config questions.file)')
     .option('--index <dir>', 'index folder (default: the config corpus.index)')
-    .option('--write', 'rewrite the questions file with the resolved ids (otherwise only report)')
+    .option('--write', 'rewrite the questions file with the resolved gold (otherwise only report)')
     .action(async (flags: { config: string; questions?: string; index?: string; write?: boolean }) => {
       const { resolveGoldChunks } = await import('../questions/resolve.ts');
+      const { describeUnresolved, resolveEvidence } = await import('../questions/resolve-evidence.ts');
       const { Question: QuestionSchema } = await import('../questions/schema.ts');
+      const { readIndexManifest } = await import('../retrieval/store.ts');
       const { readJsonl } = await import('../util/jsonl.ts');
       const paths = await pathsFrom(io, flags);
       const file = flags.questions ? resolve(io.cwd, flags.questions) : paths.questions;
       const records = await readJsonl(file, QuestionSchema);
       const questions: Question[] = records.map((r) => r.value);
-      const resolutions = resolveGoldChunks(questions, await indexedChunks(paths.index));
+      const chunks = await indexedChunks(paths.index);
+      const checksum = (await readIndexManifest(paths.index))?.checksum ?? null;
+      const byQuotes = resolveGoldChunks(questions, chunks);
+      const byEvidence = resolveEvidence(questions, chunks);
       let changed = 0;
-      const updated = questions.map((q, i) => {
-        const ids = resolutions[i]?.goldChunkIds ?? [];
+      const problems: string[] = [];
+      const updated = questions.map((q, i): Question => {
+        const line = records[i]?.line;
+        if (q.gold_evidence !== undefined && q.category !== 'out-of-domain') {
+          const r = byEvidence[i];
+          const ok = r !== undefined && r.unresolved.length === 0 && r.goldChunkIds.length > 0;
+          if (!ok) problems.push(`${file}:${line}: ${q.id}: gold_evidence:\n${(r?.unresolved ?? []).map(describeUnresolved).join('\n')}`);
+          const next = ok
+            ? { ...q, gold_chunk_ids: r.goldChunkIds, gold_quotes: r.quotes, resolved_on: checksum }
+            : { ...q, gold_chunk_ids: [], gold_quotes: [], resolved_on: null };
+          if (JSON.stringify(next) !== JSON.stringify(q)) changed++;
+          return next;
+        }
+        const r = byQuotes[i];
+        const ids = r?.goldChunkIds ?? [];
+        if (r && r.unresolvedQuotes.length > 0)
+          problems.push(`${file}:${line}: gold_quotes: not found in any chunk of the index: ${r.unresolvedQuotes.join(' | ')}`);
         if (ids.join() !== [...q.gold_chunk_ids].sort().join()) changed++;
         return { ...q, gold_chunk_ids: ids };
       });
-      const unresolved = resolutions.filter((r) => r.unresolvedQuotes.length > 0);
-      for (const r of unresolved) {
-        const line = records[resolutions.indexOf(r)]?.line;
-        io.err(
-          `${file}:${line}: gold_quotes: not found in any chunk of the index: ${r.unresolvedQuotes.join(' | ')}\n`,
-        );
-      }
+      for (const p of problems) io.err(`${p}\n`);
       io.out(
-        `${questions.length} questions, ${changed} with changed gold chunk ids, ${unresolved.length} unresolved\n`,
+        `${questions.length} questions, ${changed} with changed gold, ${problems.length} unresolved (index ${checksum?.slice(0, 12) ?? 'without checksum'})\n`,
       );
-      if (flags.write && unresolved.length === 0) await writeFileAtomic(file, toJsonl(updated));
-      if (unresolved.length > 0 || (!flags.write && changed > 0)) io.exitCode = 1;
+      // resolved questions are written even when others are not: those stay unresolved (resolved_on null)
+      if (flags.write && changed > 0) await writeFileAtomic(file, toJsonl(updated));
+      if (problems.length > 0 || (!flags.write && changed > 0)) io.exitCode = 1;
     });
 }

@@ -35,7 +35,7 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       `built index folder (default: the config's corpus.index, else ${DEFAULTS.index})`,
     )
     .action(async (opts: { questions?: string; config?: string; index?: string }) => {
-      const { formatCounts, loadIndexChunks, NO_QUESTIONS, readQuestionLines, validateQuestions } =
+      const { formatCounts, formatTraceability, loadIndexChunks, NO_QUESTIONS, readQuestionLines, validateQuestions } =
         await import('../questions/index.ts');
       const { loadRunConfig } = await import('../run/config.ts');
       const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
@@ -51,18 +51,21 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
       const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
       if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
-      if (!opts.index && !config && !existsSync(join(indexDir, 'manifest.json')))
-        throw new UsageError(
-          `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
-        );
+      // --questions alone and no index here: check what needs none (gold chunk ids are then errors)
+      const noIndex = !opts.index && !config && !existsSync(join(indexDir, 'manifest.json'));
       if (config && !opts.index) await ensureCorpusIndex(config, at, { log: (l) => io.err(`${l}\n`) });
       const lines = await readQuestionLines(file);
-      const chunks = await loadIndexChunks(indexDir);
+      const chunks = noIndex ? null : await loadIndexChunks(indexDir);
+      const { readIndexManifest } = await import('../retrieval/store.ts');
+      const manifest = noIndex ? null : await readIndexManifest(indexDir);
       const report = validateQuestions(lines, {
         chunks,
+        indexChecksum: manifest?.checksum,
         ...(config ? { expectedVersion: config.questions.version } : {}),
       });
       io.out(`${formatCounts(report)}\n`);
+      io.out(`${formatTraceability(report.traceability)}\n`);
+      if (noIndex) io.out(`no index at ${relative(io.cwd, indexDir) || indexDir}: gold chunk ids not checked\n`);
       const shown = relative(io.cwd, file) || file;
       if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
       const [first] = report.issues;
@@ -120,4 +123,58 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       io.out(formatImportSummary(summary, relative(io.cwd, out) || out));
       if (imported.length === 0) io.exitCode = 1;
     });
+
+  questions
+    .command('author')
+    .description(
+      'write the question set over the real reports from the audited XBRL figures of the facts file ' +
+        '(45/45/65/45, seeded, unresolved: run `rge questions resolve` on the built index next)',
+    )
+    .option('--facts <file>', 'facts file with the XBRL figures', 'fixtures/facts.json')
+    .option('--untraced <file>', 'figures of companies with no filing here', 'data/questions/untraced-figures.json')
+    .option('--out <file>', 'questions file to write', 'data/questions/questions.jsonl')
+    .option('--check', 'write nothing; exit 1 if the file differs from what would be written')
+    .action(async (opts: { facts: string; untraced: string; out: string; check?: boolean }) => {
+      const { authorQuestions, UNTRACED_REASON } = await import('../questions/authoring.ts');
+      const { Question } = await import('../questions/schema.ts');
+      const { loadFacts } = await import('../fixtures/build.ts');
+      const { readTextFile } = await import('../util/fs.ts');
+      const at = (p: string) => resolve(io.cwd, p);
+      const facts = await loadFacts(at(opts.facts));
+      const untracedText = await readTextFile(at(opts.untraced));
+      let untraced: { figures: { company: string; fy: string; metric: 'revenue_from_operations'; value: number }[] };
+      try {
+        untraced = JSON.parse(untracedText);
+      } catch (err) {
+        throw new RgeError(`not JSON: ${(err as Error).message}`, { file: at(opts.untraced) });
+      }
+      const names = Object.fromEntries(facts.companies.map((c) => [c.slug, shortName(c.name)]));
+      const written = authorQuestions({
+        names,
+        facts: facts.numeric,
+        untraced: untraced.figures.map((f) => ({ ...f, reason: UNTRACED_REASON })),
+      }).map((q) => Question.parse(q));
+      const text = `${written.map((q) => JSON.stringify(q)).join('\n')}\n`;
+      const out = at(opts.out);
+      if (opts.check) {
+        const current = existsSync(out) ? await readTextFile(out) : '';
+        io.out(current === text ? `${opts.out} is up to date\n` : `${opts.out} differs from what would be written\n`);
+        if (current !== text) io.exitCode = 1;
+        return;
+      }
+      await writeFileAtomic(out, text);
+      io.out(`wrote ${written.length} questions to ${opts.out} (unresolved: run \`rge questions resolve\`)\n`);
+    });
+
+}
+
+/** "Reliance Industries Limited" -> "Reliance Industries"; "One97 Communications Limited (Paytm)" -> "Paytm". */
+function shortName(name: string): string {
+  const aka = /\(([^)]+)\)$/.exec(name)?.[1];
+  if (aka && !/renamed/.test(aka)) return aka;
+  return name
+    .replace(/\s*\(.*\)$/, '')
+    .replace(/ and Special Economic Zone/, '')
+    .replace(/ Limited$/, '')
+    .trim();
 }

@@ -45,4 +45,11 @@ export {
   type QuestionInput,
   QuestionSource,
 } from './schema.ts';
-export { formatCounts, type ValidateOptions, type ValidationReport, validateQuestions } from './validate.ts';
+export {
+  formatCounts,
+  formatTraceability,
+  type Traceability,
+  type ValidateOptions,
+  type ValidationReport,
+  validateQuestions,
+} from './validate.ts';

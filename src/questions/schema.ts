@@ -75,6 +75,63 @@ export const QuestionSource = z.strictObject({
 });
 export type QuestionSource = z.infer<typeof QuestionSource>;
 
+/**
+ * Gold evidence as a pattern a report really prints, never a typed chunk id: a figure with its line
+ * label (found in any printed form: Indian or western grouping, crore, lakh or million, brackets for a
+ * negative) or a short verbatim quote for a text fact, in the report of `company` for `fy`.
+ * `rge questions resolve` finds the chunks that hold it and writes `gold_chunk_ids` and `resolved_on`.
+ */
+export const GoldEvidence = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('figure'),
+    company: z.string().min(1),
+    fy: FiscalYear,
+    /** the line label as the statement prints it, e.g. "Revenue from operations" */
+    label: z.string().min(1),
+    /** other labels the same line is printed under (a bank's "Interest earned", "Total revenue") */
+    aliases: z.array(z.string().min(1)).default([]),
+    value: z.number().finite(),
+    unit: NumericUnit,
+    /** which statement prints it, so a resolver can prefer the right table */
+    statement: z.enum(['standalone', 'consolidated']),
+    period: z.enum(['quarter', 'full-year']),
+  }),
+  z.strictObject({
+    kind: z.literal('quote'),
+    company: z.string().min(1),
+    fy: FiscalYear,
+    text: z.string().min(1),
+  }),
+]);
+export type GoldEvidence = z.infer<typeof GoldEvidence>;
+
+/**
+ * Where a gold answer comes from, so anyone can audit it: the NSE XBRL results filings (file, element,
+ * context of every figure used), nothing to trace (an out-of-domain question, answered by declining),
+ * or not traced here (the reason says why; the report counts such questions apart).
+ */
+export const GoldSource = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('xbrl'),
+    facts: z
+      .array(
+        z.strictObject({
+          /** file name under ../shared/corpus/xbrl_nse/<company folder>/ */
+          filing: z.string().regex(/\.xml$/),
+          element: z.string().min(1),
+          /** OneD = the quarter, FourD = the full year */
+          context: z.string().min(1),
+          /** the value as filed (INR or INR per share), before conversion to crore */
+          reported: z.string().min(1),
+        }),
+      )
+      .min(1),
+  }),
+  z.strictObject({ kind: z.literal('absent') }),
+  z.strictObject({ kind: z.literal('untraced'), reason: z.string().min(1) }),
+]);
+export type GoldSource = z.infer<typeof GoldSource>;
+
 const Slug = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank');
@@ -114,6 +171,15 @@ export const Question = z
     distractor: Distractor.nullable(),
     /** where an imported question came from */
     source: QuestionSource.optional(),
+    /** the patterns `rge questions resolve` looks for; questions authored on real reports have them */
+    gold_evidence: z.array(GoldEvidence).optional(),
+    /** where the gold answer comes from (file, element, context), or why it is not traced */
+    gold_source: GoldSource.optional(),
+    /**
+     * the checksum of the index `gold_chunk_ids` were resolved on, or null while unresolved; a question
+     * with gold evidence is only scored on the index it was resolved on
+     */
+    resolved_on: z.string().min(1).nullable().optional(),
     /**
      * out-of-domain only: the key facts (phrases) the question asks about that no chunk of the corpus
      * contains, so that a test can prove the question is unanswerable from the corpus
@@ -127,6 +193,18 @@ export const Question = z
         issue('gold_chunk_ids', 'out-of-domain questions must have no gold chunk ids');
       if (q.expected_behavior !== 'refuse')
         issue('expected_behavior', "out-of-domain questions must expect 'refuse'");
+      if ((q.gold_evidence ?? []).length > 0)
+        issue('gold_evidence', 'out-of-domain questions have no gold evidence');
+    } else if (q.gold_evidence !== undefined) {
+      // gold resolved from evidence patterns: unresolved (resolved_on null) until `rge questions resolve`
+      if (q.gold_evidence.length === 0) issue('gold_evidence', `${q.category} needs at least one pattern`);
+      if (q.resolved_on === undefined)
+        issue('resolved_on', 'a question with gold evidence states resolved_on (null while unresolved)');
+      else if (q.resolved_on === null && q.gold_chunk_ids.length > 0)
+        issue('gold_chunk_ids', 'an unresolved question (resolved_on null) has no gold chunk ids');
+      else if (q.resolved_on !== null && q.gold_chunk_ids.length === 0)
+        issue('gold_chunk_ids', `resolved on ${q.resolved_on} but no gold chunk ids`);
+      if (q.companies.length === 0) issue('companies', `${q.category} needs at least one company`);
     } else {
       if (q.gold_chunk_ids.length === 0)
         issue('gold_chunk_ids', `${q.category} needs at least one gold chunk id`);

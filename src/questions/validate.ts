@@ -11,8 +11,27 @@ import { QUESTION_CATEGORIES, type QuestionCategory } from './schema.ts';
 export interface ValidateOptions {
   /** the version every question must carry (a run config's questions.version); default: the first line's */
   expectedVersion?: number;
-  /** the chunks of the built index; gold chunk ids and quotes are checked against them */
-  chunks: readonly Chunk[];
+  /**
+   * the chunks of the built index; gold chunk ids and quotes are checked against them. null: there is
+   * no index (a set whose gold is not yet resolved can still be checked; a chunk id then is an error)
+   */
+  chunks: readonly Chunk[] | null;
+  /** the index's checksum: gold resolved on another index (`resolved_on`) is an error */
+  indexChecksum?: string | undefined;
+}
+
+/** Where the questions' gold answers come from (`gold_source`), and how many are resolved. */
+export interface Traceability {
+  /** gold figures traced to an XBRL filing (file, element, context) */
+  xbrl: number;
+  /** gold not traced to a source here; the report counts these apart */
+  untraced: number;
+  /** out-of-domain: nothing to trace */
+  absent: number;
+  /** no gold_source (fixture and imported sets) */
+  unstated: number;
+  /** questions with gold evidence patterns not yet resolved to chunks (resolved_on null) */
+  unresolved: number;
 }
 
 export interface ValidationReport {
@@ -22,6 +41,12 @@ export interface ValidationReport {
   total: number;
   /** every problem, sorted by line */
   issues: JsonlIssue[];
+  traceability: Traceability;
+}
+
+/** `gold traced to XBRL 145, untraced 6, out-of-domain 45, unstated 0; unresolved 155` */
+export function formatTraceability(t: Traceability): string {
+  return `gold traced to XBRL ${t.xbrl}, untraced ${t.untraced}, out-of-domain ${t.absent}, unstated ${t.unstated}; unresolved ${t.unresolved}`;
 }
 
 function isRecord(x: unknown): x is Record<string, unknown> {
@@ -39,7 +64,8 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     QuestionCategory,
     number
   >;
-  const chunkById = new Map(opts.chunks.map((c) => [c.id, c]));
+  const chunkById = new Map((opts.chunks ?? []).map((c) => [c.id, c]));
+  const traceability: Traceability = { xbrl: 0, untraced: 0, absent: 0, unstated: 0, unresolved: 0 };
   const firstLineOfId = new Map<string, number>();
   let reference: { version: number; line: number } | undefined =
     opts.expectedVersion === undefined ? undefined : { version: opts.expectedVersion, line: 0 };
@@ -80,7 +106,22 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     }
 
     const q = l.question;
+    if (q) {
+      traceability[q.gold_source?.kind ?? 'unstated']++;
+      if (q.gold_evidence !== undefined && q.resolved_on === null) traceability.unresolved++;
+      if (q.resolved_on && opts.indexChecksum && q.resolved_on !== opts.indexChecksum)
+        issues.push({
+          line,
+          field: 'resolved_on',
+          message: `gold resolved on index ${q.resolved_on.slice(0, 12)}, but the index is ${opts.indexChecksum.slice(0, 12)}: run \`rge questions resolve --config <config> --write\``,
+        });
+    }
     if (!q || q.category === 'out-of-domain') continue;
+    if (opts.chunks === null) {
+      if (q.gold_chunk_ids.length > 0)
+        issues.push({ line, field: 'gold_chunk_ids', message: 'no index to check the gold chunk ids against: pass --index' });
+      continue;
+    }
     const gold: Chunk[] = [];
     q.gold_chunk_ids.forEach((id, i) => {
       const chunk = chunkById.get(id);
@@ -100,5 +141,5 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     });
   }
   issues.sort((a, b) => a.line - b.line);
-  return { counts, total: lines.length, issues };
+  return { counts, total: lines.length, issues, traceability };
 }

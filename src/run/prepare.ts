@@ -27,6 +27,7 @@ import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { ContextChunk, Provider, RequestParameters } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
+import { goldNotReady } from '../questions/resolve-evidence.ts';
 import type { Question } from '../questions/schema.ts';
 import type { DescribedModelView, RunDescription } from '../report/views.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
@@ -205,6 +206,13 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       : await loadSubjectPrompt(at(config.subject_prompt.file));
   let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
+  // gold resolved from evidence patterns is only scored on the index it was resolved on
+  const notReady = index ? goldNotReady(questions, index.checksum) : [];
+  if (notReady.length > 0) {
+    const fix = `run \`rge questions resolve --config ${configFile} --write\` on this index first`;
+    if (!dryRun) throw new RgeError(`gold not resolved on this index: ${notReady.join('; ')}; ${fix}`, { file: questionsPath });
+    (opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`warning: ${notReady.join('; ')}; ${fix}`);
+  }
   if (opts.questionIds !== undefined) {
     const wanted = new Set(opts.questionIds);
     const missing = [...wanted].filter((id) => !questions.some((q) => q.id === id));
