@@ -181,7 +181,10 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
         if (q.gold_evidence !== undefined && q.category !== 'out-of-domain') {
           const r = byEvidence[i];
           const ok = r !== undefined && r.unresolved.length === 0 && r.goldChunkIds.length > 0;
-          if (!ok) problems.push(`${file}:${line}: ${q.id}: gold_evidence:\n${(r?.unresolved ?? []).map(describeUnresolved).join('\n')}`);
+          if (!ok)
+            problems.push(
+              `${file}:${line}: ${q.id}: gold_evidence:\n${(r?.unresolved ?? []).map(describeUnresolved).join('\n')}`,
+            );
           const next = ok
             ? { ...q, gold_chunk_ids: r.goldChunkIds, gold_quotes: r.quotes, resolved_on: checksum }
             : { ...q, gold_chunk_ids: [], gold_quotes: [], resolved_on: null };
@@ -191,7 +194,9 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
         const r = byQuotes[i];
         const ids = r?.goldChunkIds ?? [];
         if (r && r.unresolvedQuotes.length > 0)
-          problems.push(`${file}:${line}: gold_quotes: not found in any chunk of the index: ${r.unresolvedQuotes.join(' | ')}`);
+          problems.push(
+            `${file}:${line}: gold_quotes: not found in any chunk of the index: ${r.unresolvedQuotes.join(' | ')}`,
+          );
         if (ids.join() !== [...q.gold_chunk_ids].sort().join()) changed++;
         return { ...q, gold_chunk_ids: ids };
       });

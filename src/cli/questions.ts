@@ -35,8 +35,14 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       `built index folder (default: the config's corpus.index, else ${DEFAULTS.index})`,
     )
     .action(async (opts: { questions?: string; config?: string; index?: string }) => {
-      const { formatCounts, formatTraceability, loadIndexChunks, NO_QUESTIONS, readQuestionLines, validateQuestions } =
-        await import('../questions/index.ts');
+      const {
+        formatCounts,
+        formatTraceability,
+        loadIndexChunks,
+        NO_QUESTIONS,
+        readQuestionLines,
+        validateQuestions,
+      } = await import('../questions/index.ts');
       const { loadRunConfig } = await import('../run/config.ts');
       const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
       const at = (p: string) => resolve(io.cwd, p);
@@ -65,7 +71,8 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       });
       io.out(`${formatCounts(report)}\n`);
       io.out(`${formatTraceability(report.traceability)}\n`);
-      if (noIndex) io.out(`no index at ${relative(io.cwd, indexDir) || indexDir}: gold chunk ids not checked\n`);
+      if (noIndex)
+        io.out(`no index at ${relative(io.cwd, indexDir) || indexDir}: gold chunk ids not checked\n`);
       const shown = relative(io.cwd, file) || file;
       if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
       const [first] = report.issues;
@@ -131,7 +138,11 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
         '(45/45/65/45, seeded, unresolved: run `rge questions resolve` on the built index next)',
     )
     .option('--facts <file>', 'facts file with the XBRL figures', 'fixtures/facts.json')
-    .option('--untraced <file>', 'figures of companies with no filing here', 'data/questions/untraced-figures.json')
+    .option(
+      '--untraced <file>',
+      'figures of companies with no filing here',
+      'data/questions/untraced-figures.json',
+    )
     .option('--out <file>', 'questions file to write', 'data/questions/questions.jsonl')
     .option('--check', 'write nothing; exit 1 if the file differs from what would be written')
     .action(async (opts: { facts: string; untraced: string; out: string; check?: boolean }) => {
@@ -142,7 +153,9 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       const at = (p: string) => resolve(io.cwd, p);
       const facts = await loadFacts(at(opts.facts));
       const untracedText = await readTextFile(at(opts.untraced));
-      let untraced: { figures: { company: string; fy: string; metric: 'revenue_from_operations'; value: number }[] };
+      let untraced: {
+        figures: { company: string; fy: string; metric: 'revenue_from_operations'; value: number }[];
+      };
       try {
         untraced = JSON.parse(untracedText);
       } catch (err) {
@@ -158,14 +171,19 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       const out = at(opts.out);
       if (opts.check) {
         const current = existsSync(out) ? await readTextFile(out) : '';
-        io.out(current === text ? `${opts.out} is up to date\n` : `${opts.out} differs from what would be written\n`);
+        io.out(
+          current === text
+            ? `${opts.out} is up to date\n`
+            : `${opts.out} differs from what would be written\n`,
+        );
         if (current !== text) io.exitCode = 1;
         return;
       }
       await writeFileAtomic(out, text);
-      io.out(`wrote ${written.length} questions to ${opts.out} (unresolved: run \`rge questions resolve\`)\n`);
+      io.out(
+        `wrote ${written.length} questions to ${opts.out} (unresolved: run \`rge questions resolve\`)\n`,
+      );
     });
-
 }
 
 /** "Reliance Industries Limited" -> "Reliance Industries"; "One97 Communications Limited (Paytm)" -> "Paytm". */

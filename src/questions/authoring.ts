@@ -91,7 +91,8 @@ const BANKS = new Set(['hdfc-bank']);
 const shown = (f: AuditedFact) =>
   f.unit === 'INR per share' ? `Rs ${f.value.toFixed(2)}` : `Rs ${formatInr(f.value)} crore`;
 const bare = (f: AuditedFact) => (f.unit === 'INR per share' ? f.value.toFixed(2) : formatInr(f.value));
-const unitOf = (f: AuditedFact) => (f.unit === 'INR per share' ? ('INR per share' as const) : ('INR crore' as const));
+const unitOf = (f: AuditedFact) =>
+  f.unit === 'INR per share' ? ('INR per share' as const) : ('INR crore' as const);
 const pct = (v: number) => `${v.toFixed(1)}%`;
 
 class Facts {

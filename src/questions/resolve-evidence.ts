@@ -62,7 +62,11 @@ function figureIn(chunks: readonly Chunk[], e: Extract<GoldEvidence, { kind: 'fi
         why: `prints ${hits[0].raw} (${hits[0].scale}) but not the label "${e.label}"`,
       });
     else if (labelled)
-      labelOnly.push({ chunkId: chunk.id, pages: chunk.pages, why: `prints "${e.label}" but not the figure` });
+      labelOnly.push({
+        chunkId: chunk.id,
+        pages: chunk.pages,
+        why: `prints "${e.label}" but not the figure`,
+      });
   }
   // the statement the pattern names, where the chunks say which they print
   const found = sameLine.length > 0 ? sameLine : both;
@@ -111,9 +115,10 @@ export function describeUnresolved(u: EvidenceResolution['unresolved'][number]):
       ? `"${e.label}" ${e.value} ${e.unit} (${e.statement}, ${e.period}) in ${e.company} ${e.fy}`
       : `quote "${e.text.slice(0, 60)}" in ${e.company} ${e.fy}`;
   const near = u.candidates.map((c) => `    ${c.chunkId} (pages ${c.pages[0]}-${c.pages[1]}): ${c.why}`);
-  return [`  not found: ${sought}`, ...(near.length > 0 ? near : ['    no chunk prints the figure or the label'])].join(
-    '\n',
-  );
+  return [
+    `  not found: ${sought}`,
+    ...(near.length > 0 ? near : ['    no chunk prints the figure or the label']),
+  ].join('\n');
 }
 
 /**
@@ -129,8 +134,18 @@ export function goldNotReady(
   const elsewhere = questions.filter((q) => q.resolved_on && q.resolved_on !== indexChecksum);
   const problems: string[] = [];
   if (unresolved.length > 0)
-    problems.push(`${unresolved.length} question(s) unresolved (${unresolved.slice(0, 5).map((q) => q.id).join(', ')}${unresolved.length > 5 ? ', ...' : ''})`);
+    problems.push(
+      `${unresolved.length} question(s) unresolved (${unresolved
+        .slice(0, 5)
+        .map((q) => q.id)
+        .join(', ')}${unresolved.length > 5 ? ', ...' : ''})`,
+    );
   if (elsewhere.length > 0)
-    problems.push(`${elsewhere.length} question(s) resolved on another index than ${indexChecksum.slice(0, 12)} (${elsewhere.slice(0, 5).map((q) => q.id).join(', ')})`);
+    problems.push(
+      `${elsewhere.length} question(s) resolved on another index than ${indexChecksum.slice(0, 12)} (${elsewhere
+        .slice(0, 5)
+        .map((q) => q.id)
+        .join(', ')})`,
+    );
   return problems;
 }

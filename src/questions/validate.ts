@@ -119,7 +119,11 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     if (!q || q.category === 'out-of-domain') continue;
     if (opts.chunks === null) {
       if (q.gold_chunk_ids.length > 0)
-        issues.push({ line, field: 'gold_chunk_ids', message: 'no index to check the gold chunk ids against: pass --index' });
+        issues.push({
+          line,
+          field: 'gold_chunk_ids',
+          message: 'no index to check the gold chunk ids against: pass --index',
+        });
       continue;
     }
     const gold: Chunk[] = [];

@@ -210,7 +210,10 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const notReady = index ? goldNotReady(questions, index.checksum) : [];
   if (notReady.length > 0) {
     const fix = `run \`rge questions resolve --config ${configFile} --write\` on this index first`;
-    if (!dryRun) throw new RgeError(`gold not resolved on this index: ${notReady.join('; ')}; ${fix}`, { file: questionsPath });
+    if (!dryRun)
+      throw new RgeError(`gold not resolved on this index: ${notReady.join('; ')}; ${fix}`, {
+        file: questionsPath,
+      });
     (opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`warning: ${notReady.join('; ')}; ${fix}`);
   }
   if (opts.questionIds !== undefined) {

@@ -32,7 +32,7 @@ export function testRunDir(): string {
   return dir;
 }
 
-/** Where a world lives, and the config overrides (`--set`, RGE_SET) that point a run at it. */
+/** Where a world lives, and the config overrides (`--set`, RGE_SET) that point a run at it and its questions. */
 export function worldPaths(embedder: WorldEmbedder = 'use-lite'): {
   dir: string;
   pdfs: string;
@@ -51,6 +51,8 @@ export function worldPaths(embedder: WorldEmbedder = 'use-lite'): {
       `corpus.pdfs=${pdfs}`,
       `corpus.index=${index}`,
       `corpus.embedder=${embedder}`,
+      // the world's own questions: their gold belongs to its index (a config's real set does not)
+      'questions.file=fixtures/questions.jsonl',
     ],
   };
 }

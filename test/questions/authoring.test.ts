@@ -1,0 +1,121 @@
+/**
+ * The question set over the real reports: what `rge questions author` writes is what is committed, it
+ * has the methodology's proportions, and every gold figure traced to XBRL is the figure the facts file
+ * read from that filing, element and context.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadFacts } from '../../src/fixtures/build.ts';
+import { AUTHORING_SEED, authorQuestions, UNTRACED_REASON } from '../../src/questions/authoring.ts';
+import { parseQuestionLines } from '../../src/questions/load.ts';
+import { goldNotReady } from '../../src/questions/resolve-evidence.ts';
+import { Question } from '../../src/questions/schema.ts';
+import { validateQuestions } from '../../src/questions/validate.ts';
+
+const root = join(import.meta.dirname, '../..');
+const SET = join(root, 'data/questions/questions.jsonl');
+
+async function written() {
+  const facts = await loadFacts(join(root, 'fixtures/facts.json'));
+  const untraced = JSON.parse(readFileSync(join(root, 'data/questions/untraced-figures.json'), 'utf8'));
+  const names = Object.fromEntries(facts.companies.map((c) => [c.slug, c.slug]));
+  return { facts, untraced, names };
+}
+
+describe('the question set over the real reports', () => {
+  const committed = readFileSync(SET, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => Question.parse(JSON.parse(l)));
+
+  it('has the methodology proportions, unique ids and no typed gold chunk ids', () => {
+    const count = (c: string) => committed.filter((q) => q.category === c).length;
+    expect([
+      count('grounded-direct'),
+      count('grounded-multihop'),
+      count('adversarial'),
+      count('out-of-domain'),
+    ]).toEqual([45, 45, 65, 45]);
+    expect(new Set(committed.map((q) => q.id)).size).toBe(200);
+    expect(committed.every((q) => q.gold_chunk_ids.length === 0 && (q.resolved_on ?? null) === null)).toBe(
+      true,
+    );
+    expect(committed.every((q) => q.authoring_notes.includes(`seed ${AUTHORING_SEED}`))).toBe(true);
+  });
+
+  it('is what the author command writes from the facts file (deterministic)', async () => {
+    const { facts, untraced } = await written();
+    const names = Object.fromEntries(committed.flatMap((q) => q.companies.map((c) => [c, c])));
+    // the names are the command's (short names); the structure, gold and sources must match
+    const again = authorQuestions({
+      names,
+      facts: facts.numeric,
+      untraced: untraced.figures.map((f: object) => ({ ...f, reason: UNTRACED_REASON })),
+    }).map((q) => Question.parse(q));
+    expect(again.map((q) => [q.id, q.category, q.gold_answer, q.gold_evidence, q.gold_source])).toEqual(
+      committed.map((q) => [q.id, q.category, q.gold_answer, q.gold_evidence, q.gold_source]),
+    );
+  });
+
+  it('traces every XBRL gold figure to the filing, element and context the facts file read it from', async () => {
+    const { facts } = await written();
+    const filed = new Set(
+      facts.numeric.flatMap((f) =>
+        f.source.kind === 'xbrl'
+          ? [`${f.source.filing}|${f.source.concept}|${f.source.context}|${f.source.reported}`]
+          : [],
+      ),
+    );
+    const traced = committed.filter((q) => q.gold_source?.kind === 'xbrl');
+    expect(traced.length).toBeGreaterThan(140);
+    for (const q of traced)
+      for (const f of q.gold_source?.kind === 'xbrl' ? q.gold_source.facts : [])
+        expect(filed.has(`${f.filing}|${f.element}|${f.context}|${f.reported}`), q.id).toBe(true);
+    // a direct question's gold is the evidence figure, and the evidence figure is a filed value
+    for (const q of committed.filter(
+      (x) => x.category === 'grounded-direct' && x.gold_source?.kind === 'xbrl',
+    )) {
+      const e = q.gold_evidence?.[0];
+      expect(e?.kind).toBe('figure');
+      if (e?.kind === 'figure') expect(q.numeric_gold[0]?.value).toBe(e.value);
+    }
+    const untracedQs = committed.filter((q) => q.gold_source?.kind === 'untraced');
+    expect(untracedQs.map((q) => q.companies[0]).sort()).toEqual([
+      'nykaa',
+      'nykaa',
+      'ola-electric',
+      'ola-electric',
+      'paytm',
+      'paytm',
+    ]);
+  });
+
+  it('counts traceability, and a set resolved on another index is refused with the command that fixes it', () => {
+    const lines = parseQuestionLines(readFileSync(SET, 'utf8'));
+    const report = validateQuestions(lines, { chunks: null });
+    expect(report.issues).toEqual([]);
+    expect(report.traceability).toEqual({ xbrl: 149, untraced: 6, absent: 45, unstated: 0, unresolved: 155 });
+    expect(goldNotReady(committed, 'a'.repeat(64))[0]).toMatch(/^155 question\(s\) unresolved/);
+    const moved = committed.map((q) => (q.gold_evidence ? { ...q, resolved_on: 'b'.repeat(64) } : q));
+    expect(goldNotReady(moved, 'a'.repeat(64))).toEqual([
+      expect.stringMatching(/^155 question\(s\) resolved on another index than aaaaaaaaaaaa/),
+    ]);
+    const movedLines = parseQuestionLines(
+      `${moved.map((q) => JSON.stringify({ ...q, gold_chunk_ids: q.gold_evidence ? ['x-FY24-00000000'] : [] })).join('\n')}\n`,
+    );
+    const refused = validateQuestions(movedLines, { chunks: [], indexChecksum: 'a'.repeat(64) });
+    expect(refused.issues.find((i) => i.field === 'resolved_on')?.message).toMatch(
+      /resolved on index bbbbbbbbbbbb, but the index is aaaaaaaaaaaa: run `rge questions resolve/,
+    );
+  });
+
+  it('refuses gold evidence without resolved_on, and chunk ids on an unresolved question', () => {
+    const q = committed.find((x) => x.category === 'grounded-direct');
+    expect(q).toBeDefined();
+    const { resolved_on: _r, ...noResolved } = q as Question;
+    expect(Question.safeParse(noResolved).success).toBe(false);
+    expect(Question.safeParse({ ...q, gold_chunk_ids: ['reliance-FY24-00000000'] }).success).toBe(false);
+    expect(Question.safeParse({ ...q, resolved_on: 'c'.repeat(64) }).success).toBe(false);
+  });
+});
