@@ -11,6 +11,13 @@ export {
   unitsCompatible,
   withinRelative,
 } from './numbers.ts';
+export {
+  type FigureHit,
+  type FigureScale,
+  findPrintedFigure,
+  printedForms,
+  statedScales,
+} from './printed-figures.ts';
 export { hasRefusalCue, hedgeLevel, isRefusal } from './refusal.ts';
 export { sentences } from './sentences.ts';
 export { contentWords, coverage, overlap, STOP_WORDS } from './tokens.ts';
