@@ -108,7 +108,13 @@ export interface RunDescription<Model extends DescribedModelView = DescribedMode
   subjects: readonly Model[];
   judges: readonly Model[];
   corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
-  questions: { file: string; version: number; n: number };
+  questions: {
+    file: string;
+    version: number;
+    n: number;
+    /** where the questions' gold comes from, when the set says (absent for sets that do not) */
+    gold?: { xbrl: number; untraced: number; absent: number; unstated: number };
+  };
   runs: number;
   mode: string;
   thresholds: {

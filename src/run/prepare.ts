@@ -327,7 +327,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
           k: config.retrieval.k,
           index: indexChecksum,
         },
-        questions: { file: config.questions.file, version: config.questions.version, n: questions.length },
+        questions: {
+          file: config.questions.file,
+          version: config.questions.version,
+          n: questions.length,
+          ...goldOrigins(questions),
+        },
         runs,
         mode,
         thresholds: config.thresholds,
@@ -345,4 +350,13 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     warnings: [],
     dryRun,
   };
+}
+
+/** How many questions take their gold from each kind of source; nothing when the set states none. */
+function goldOrigins(questions: readonly Question[]): {
+  gold?: { xbrl: number; untraced: number; absent: number; unstated: number };
+} {
+  const gold = { xbrl: 0, untraced: 0, absent: 0, unstated: 0 };
+  for (const q of questions) gold[q.gold_source?.kind ?? 'unstated']++;
+  return gold.unstated === questions.length ? {} : { gold };
 }

@@ -4,10 +4,14 @@
  * read from that filing, element and context.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { CliIO } from '../../src/cli/io.ts';
+import { main } from '../../src/cli/main.ts';
 import { loadFacts } from '../../src/fixtures/build.ts';
-import { AUTHORING_SEED, authorQuestions, UNTRACED_REASON } from '../../src/questions/authoring.ts';
+import { AUTHORING_SEED } from '../../src/questions/authoring.ts';
 import { parseQuestionLines } from '../../src/questions/load.ts';
 import { goldNotReady } from '../../src/questions/resolve-evidence.ts';
 import { Question } from '../../src/questions/schema.ts';
@@ -18,9 +22,7 @@ const SET = join(root, 'data/questions/questions.jsonl');
 
 async function written() {
   const facts = await loadFacts(join(root, 'fixtures/facts.json'));
-  const untraced = JSON.parse(readFileSync(join(root, 'data/questions/untraced-figures.json'), 'utf8'));
-  const names = Object.fromEntries(facts.companies.map((c) => [c.slug, c.slug]));
-  return { facts, untraced, names };
+  return { facts };
 }
 
 describe('the question set over the real reports', () => {
@@ -44,18 +46,38 @@ describe('the question set over the real reports', () => {
     expect(committed.every((q) => q.authoring_notes.includes(`seed ${AUTHORING_SEED}`))).toBe(true);
   });
 
-  it('is what the author command writes from the facts file (deterministic)', async () => {
-    const { facts, untraced } = await written();
-    const names = Object.fromEntries(committed.flatMap((q) => q.companies.map((c) => [c, c])));
-    // the names are the command's (short names); the structure, gold and sources must match
-    const again = authorQuestions({
-      names,
-      facts: facts.numeric,
-      untraced: untraced.figures.map((f: object) => ({ ...f, reason: UNTRACED_REASON })),
-    }).map((q) => Question.parse(q));
-    expect(again.map((q) => [q.id, q.category, q.gold_answer, q.gold_evidence, q.gold_source])).toEqual(
-      committed.map((q) => [q.id, q.category, q.gold_answer, q.gold_evidence, q.gold_source]),
+  it('is what `rge questions author` writes from the facts file (deterministic), and --check says so', async () => {
+    const run = async (args: string[], cwd: string) => {
+      const out: string[] = [];
+      const io: CliIO = { out: (t) => out.push(t), err: (t) => out.push(t), cwd, exitCode: 0 };
+      return { code: await main(['node', 'rge', 'questions', 'author', ...args], io), out: out.join('') };
+    };
+    const checked = await run(['--check'], root);
+    expect(checked.out, 'run `rge questions author`').toMatch(/is up to date/);
+    expect(checked.code).toBe(0);
+    // a changed facts file changes the set, and --check exits 1
+    const dir = await mkdtemp(join(tmpdir(), 'rge-author-'));
+    const { facts } = await written();
+    const first = facts.numeric.findIndex((f) => f.source.kind === 'xbrl');
+    const bumped = {
+      ...facts,
+      numeric: facts.numeric.map((f, i) => (i === first ? { ...f, value: f.value + 1 } : f)),
+    };
+    await writeFile(join(dir, 'facts.json'), JSON.stringify(bumped));
+    const differs = await run(
+      [
+        '--check',
+        '--facts',
+        join(dir, 'facts.json'),
+        '--untraced',
+        join(root, 'data/questions/untraced-figures.json'),
+        '--out',
+        SET,
+      ],
+      root,
     );
+    expect(differs.out).toMatch(/differs from what would be written/);
+    expect(differs.code).toBe(1);
   });
 
   it('traces every XBRL gold figure to the filing, element and context the facts file read it from', async () => {

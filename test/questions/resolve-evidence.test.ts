@@ -41,7 +41,10 @@ const revenue: GoldEvidence = {
 describe('resolveEvidence', () => {
   it('takes the chunk that prints the label and the figure on one line, with that line as the quote', () => {
     const chunks = [
-      chunk('00000001', 'Consolidated Statement of Profit and Loss (₹ in crore)\nRevenue from operations 26,710.56 24,180.10\nOther income 120.00'),
+      chunk(
+        '00000001',
+        'Consolidated Statement of Profit and Loss (₹ in crore)\nRevenue from operations 26,710.56 24,180.10\nOther income 120.00',
+      ),
       chunk('00000002', 'Highlights\nThe year closed with revenue of 26,710.56 and a strong order book.'),
       chunk('00000003', 'Revenue from operations grew on the back of volumes.'),
     ];
@@ -61,7 +64,9 @@ describe('resolveEvidence', () => {
     const text = describeUnresolved(r?.unresolved[0] as never);
     expect(text).toContain('not found: "Revenue from operations" 26710.56 INR crore');
     expect(text).toMatch(/acme-FY24-00000002 \(pages 3-3\): prints 26,710\.56 .* but not the label/);
-    expect(text).toMatch(/acme-FY24-00000003 \(pages 3-3\): prints "Revenue from operations" but not the figure/);
+    expect(text).toMatch(
+      /acme-FY24-00000003 \(pages 3-3\): prints "Revenue from operations" but not the figure/,
+    );
   });
 
   it('looks only in the report of the pattern’s company and year', () => {
@@ -86,13 +91,19 @@ describe('the real set resolved on the fixture world', () => {
       .map((l) => Question.parse(JSON.parse(l)))
       .filter((q) => q.category !== 'out-of-domain');
     const results = resolveEvidence(set, chunks);
-    const resolved = (q: Question, i: number) =>
+    const resolved = (_q: Question, i: number) =>
       (results[i]?.unresolved.length ?? 1) === 0 && (results[i]?.goldChunkIds.length ?? 0) > 0;
-    const traced = set.map((q, i) => [q, resolved(q, i)] as const).filter(([q]) => q.gold_source?.kind === 'xbrl');
+    const traced = set
+      .map((q, i) => [q, resolved(q, i)] as const)
+      .filter(([q]) => q.gold_source?.kind === 'xbrl');
     const missed = traced.filter(([, ok]) => !ok).map(([q]) => q.id);
-    console.log(`fixture world: ${traced.length - missed.length}/${traced.length} XBRL-traced questions resolved`);
+    console.log(
+      `fixture world: ${traced.length - missed.length}/${traced.length} XBRL-traced questions resolved`,
+    );
     expect(missed).toEqual([]);
-    const untraced = set.map((q, i) => [q, resolved(q, i)] as const).filter(([q]) => q.gold_source?.kind === 'untraced');
+    const untraced = set
+      .map((q, i) => [q, resolved(q, i)] as const)
+      .filter(([q]) => q.gold_source?.kind === 'untraced');
     expect(untraced.length).toBe(6);
     expect(untraced.filter(([, ok]) => ok)).toEqual([]);
   }, 120_000);

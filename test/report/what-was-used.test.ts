@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { whatWasUsedLine } from '../../src/report/markdown.ts';
+import { renderMarkdown, whatWasUsedLine } from '../../src/report/markdown.ts';
+import { summarise } from '../../src/report/summary.ts';
 import type { RunDescription } from '../../src/report/views.ts';
 
 const sent = (what: string) => ({ sent: what, maxTokens: 512, deviation: null });
@@ -30,5 +31,30 @@ describe('whatWasUsedLine', () => {
 
   it('says so when a run has no judges', () => {
     expect(whatWasUsedLine({ ...base, judges: [] })).toMatch(/^judges none; embedder use-lite/);
+  });
+});
+
+describe('the questions row of "What was run"', () => {
+  const questionsRow = (d: RunDescription) =>
+    renderMarkdown(
+      summarise([], {
+        seed: 't',
+        resamples: 10,
+        run: { runId: 'r', configHash: 'c', indexChecksum: 'i', questionsHash: 'q' },
+        describe: d,
+      }),
+    )
+      .split('\n')
+      .find((l) => l.startsWith('| questions |'));
+
+  it('counts the untraced questions apart when the set says where its gold comes from', () => {
+    const gold = { xbrl: 149, untraced: 6, absent: 45, unstated: 0 };
+    expect(questionsRow({ ...base, questions: { ...base.questions, n: 200, gold } })).toBe(
+      '| questions | 200 from `q.jsonl` (version 1); gold traced to XBRL 149, untraced 6 (counted apart: not checked against a source here), out-of-domain 45 |',
+    );
+  });
+
+  it('says nothing of sources for a set that states none', () => {
+    expect(questionsRow(base)).toBe('| questions | 60 from `q.jsonl` (version 1) |');
   });
 });
