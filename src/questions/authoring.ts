@@ -12,20 +12,14 @@
  */
 import seedrandom from 'seedrandom';
 import { formatInr } from '../analysis/inr.ts';
-import { shuffle } from '../util/shuffle.ts';
-import type { GoldEvidence, GoldSource, QuestionInput } from './schema.ts';
+import { pickRoundRobin } from '../util/shuffle.ts';
+import { CATEGORY_COUNTS, type GoldEvidence, type GoldSource, type QuestionInput } from './schema.ts';
 
 /** What an untraced question's `gold_source` says. */
 export const UNTRACED_REASON =
   'no XBRL filing of this company is staged here; the figure is as its annual report publishes it, not checked against a file on this machine (data/questions/untraced-figures.json)';
 
 export const AUTHORING_SEED = 'rge-published-questions-v1';
-export const SET_COUNTS = {
-  'grounded-direct': 45,
-  'grounded-multihop': 45,
-  adversarial: 65,
-  'out-of-domain': 45,
-} as const;
 
 /** One figure of the facts file (fixtures/facts.json `numeric`), as far as authoring reads it. */
 export interface AuditedFact {
@@ -543,18 +537,9 @@ function outOfDomain(names: Readonly<Record<string, string>>): Draft[] {
   return out;
 }
 
-/** Takes `n` drafts, round-robin over templates, so every template is represented. */
+/** Takes `n` drafts, round-robin over templates, so that every template is represented. */
 function pick(drafts: readonly Draft[], n: number, random: () => number, category: string): Draft[] {
-  const byTemplate = new Map<string, Draft[]>();
-  for (const d of shuffle(drafts, random))
-    byTemplate.set(d.template, [...(byTemplate.get(d.template) ?? []), d]);
-  const queues = [...byTemplate.keys()].sort().map((k) => byTemplate.get(k) as Draft[]);
-  const out: Draft[] = [];
-  while (out.length < n && queues.some((q) => q.length > 0))
-    for (const q of queues) {
-      const d = q.shift();
-      if (d && out.length < n) out.push(d);
-    }
+  const out = pickRoundRobin(drafts, n, random, (d) => d.template);
   if (out.length < n)
     throw new Error(`only ${out.length} ${category} questions could be written, ${n} needed`);
   return out;
@@ -564,7 +549,7 @@ function pick(drafts: readonly Draft[], n: number, random: () => number, categor
 export function authorQuestions(input: AuthoringInput, seed = AUTHORING_SEED): QuestionInput[] {
   const facts = new Facts(input.facts);
   const random = seedrandom(seed);
-  const sets: [keyof typeof SET_COUNTS, string, Draft[]][] = [
+  const sets: [keyof typeof CATEGORY_COUNTS, string, Draft[]][] = [
     ['grounded-direct', 'gd', direct(facts, input)],
     ['grounded-multihop', 'gm', multihop(facts, input)],
     ['adversarial', 'adv', adversarial(facts, input)],
@@ -578,7 +563,7 @@ export function authorQuestions(input: AuthoringInput, seed = AUTHORING_SEED): Q
       ...kept,
       ...pick(
         drafts.filter((d) => !kept.includes(d)),
-        SET_COUNTS[category] - kept.length,
+        CATEGORY_COUNTS[category] - kept.length,
         random,
         category,
       ),

@@ -21,6 +21,14 @@ export const QUESTION_CATEGORIES = [
   'out-of-domain',
 ] as const;
 export const QuestionCategory = z.enum(QUESTION_CATEGORIES);
+
+/** The methodology's 200 questions by category (section 3): adversarial ones over-sampled. */
+export const CATEGORY_COUNTS = {
+  'grounded-direct': 45,
+  'grounded-multihop': 45,
+  adversarial: 65,
+  'out-of-domain': 45,
+} as const satisfies Record<(typeof QUESTION_CATEGORIES)[number], number>;
 export type QuestionCategory = z.infer<typeof QuestionCategory>;
 
 /** What a good subject does: answer, answer but flag a trap or ambiguity, or decline. */
