@@ -144,7 +144,7 @@ describe('defaults and paths', () => {
       pdfs: '/repo/data/corpus/pdfs',
       index: '/repo/data/index',
     });
-    expect(config.questions.file).toBe('/repo/fixtures/questions.jsonl');
+    expect(config.questions.file).toBe('/repo/data/questions/questions.jsonl');
   });
 });
 
