@@ -381,6 +381,40 @@ function multihop(facts: Facts, input: AuthoringInput): Draft[] {
   return out;
 }
 
+/** An adversarial question: the gold figure asked, the distractor printed beside it. */
+function trap(d: {
+  template: string;
+  text: string;
+  gold: AuditedFact;
+  distractor: AuditedFact;
+  kind: NonNullable<Draft['distractor']>['kind'];
+  description: string;
+  fiscal_years: string[];
+  label: string;
+  tolerance: number;
+  /** the report that prints the gold figure (default: its own year's) */
+  inReport?: string;
+  caveat?: string;
+}): Draft {
+  const { gold, distractor } = d;
+  return answerable({
+    category: 'adversarial',
+    template: d.template,
+    text: d.text,
+    gold_answer: shown(gold),
+    companies: [gold.company],
+    fiscal_years: d.fiscal_years,
+    difficulty: 'hard',
+    notes: `gold ${where(gold)}; distractor ${where(distractor)}${d.caveat ? `; ${d.caveat}` : ''}`,
+    must_include: [bare(gold)],
+    must_not_include: [bare(distractor)],
+    numeric_gold: [{ label: d.label, value: gold.value, unit: unitOf(gold), tolerance: d.tolerance }],
+    gold_evidence: [evidence(gold, d.inReport)],
+    gold_source: traced(gold, distractor),
+    distractor: { kind: d.kind, description: d.description, value: distractor.value },
+  });
+}
+
 function adversarial(facts: Facts, input: AuthoringInput): Draft[] {
   const out: Draft[] = [];
   for (const c of facts.companies) {
@@ -395,80 +429,50 @@ function adversarial(facts: Facts, input: AuthoringInput): Draft[] {
         const sa = facts.get(c, fy, metric, 'standalone');
         if (cons && sa && cons.value !== sa.value)
           out.push(
-            answerable({
-              category: 'adversarial',
+            trap({
               template: `adv-standalone-${metric}`,
               text: `What was ${name}'s standalone (not consolidated) ${words} for ${fy}?`,
-              gold_answer: shown(sa),
-              companies: [c],
+              gold: sa,
+              distractor: cons,
+              kind: 'consolidated-vs-standalone',
+              description: 'the consolidated figure is printed beside the standalone one and retrieved first',
               fiscal_years: [fy],
-              difficulty: 'hard',
-              notes: `gold ${where(sa)}; distractor ${where(cons)}`,
-              must_include: [bare(sa)],
-              must_not_include: [bare(cons)],
-              numeric_gold: [
-                { label: `standalone ${words} ${fy}`, value: sa.value, unit: 'INR crore', tolerance: 0.005 },
-              ],
-              gold_evidence: [evidence(sa)],
-              gold_source: traced(sa, cons),
-              distractor: {
-                kind: 'consolidated-vs-standalone',
-                description:
-                  'the consolidated figure is printed beside the standalone one and retrieved first',
-                value: cons.value,
-              },
+              label: `standalone ${words} ${fy}`,
+              tolerance: 0.005,
             }),
           );
         const q4 = facts.get(c, fy, metric, 'consolidated', 'quarter');
         if (cons && q4 && metric === 'revenue_from_operations')
           out.push(
-            answerable({
-              category: 'adversarial',
+            trap({
               template: 'adv-quarter',
               text: `What was ${name}'s consolidated ${words} in the fourth quarter (January to March) of ${fy}, not the full year?`,
-              gold_answer: shown(q4),
-              companies: [c],
+              gold: q4,
+              distractor: cons,
+              kind: 'quarter-vs-full-year',
+              description: 'the full-year figure dominates the report; the quarter is asked',
               fiscal_years: [fy],
-              difficulty: 'hard',
-              notes: `gold ${where(q4)}; distractor ${where(cons)}; annual reports seldom print the quarter: unresolved on an index of annual reports alone`,
-              must_include: [bare(q4)],
-              must_not_include: [bare(cons)],
-              numeric_gold: [
-                { label: `Q4 ${words} ${fy}`, value: q4.value, unit: 'INR crore', tolerance: 0.005 },
-              ],
-              gold_evidence: [evidence(q4)],
-              gold_source: traced(q4, cons),
-              distractor: {
-                kind: 'quarter-vs-full-year',
-                description: 'the full-year figure dominates the report; the quarter is asked',
-                value: cons.value,
-              },
+              label: `Q4 ${words} ${fy}`,
+              tolerance: 0.005,
+              caveat:
+                'annual reports seldom print the quarter: unresolved on an index of annual reports alone',
             }),
           );
         const now = facts.get(c, 'FY24', metric);
         if (fy === 'FY23' && metric !== 'basic_eps' && cons && now && now.value !== cons.value)
           out.push(
-            answerable({
-              category: 'adversarial',
+            trap({
               template: `adv-prior-year-${metric}`,
               text: `According to ${name}'s FY24 annual report, what was its consolidated ${words} in the previous year, FY23?`,
-              gold_answer: shown(cons),
-              companies: [c],
+              gold: cons,
+              distractor: now,
+              kind: 'other-fiscal-year',
+              description: "the FY24 figure stands in the column beside FY23's",
               fiscal_years: ['FY23', 'FY24'],
-              difficulty: 'hard',
-              notes: `gold ${where(cons)} (the FY24 report's comparative; a restated comparative would differ); distractor ${where(now)}`,
-              must_include: [bare(cons)],
-              must_not_include: [bare(now)],
-              numeric_gold: [
-                { label: `${words} FY23`, value: cons.value, unit: 'INR crore', tolerance: 0.01 },
-              ],
-              gold_evidence: [evidence(cons, 'FY24')],
-              gold_source: traced(cons, now),
-              distractor: {
-                kind: 'other-fiscal-year',
-                description: "the FY24 figure stands in the column beside FY23's",
-                value: now.value,
-              },
+              label: `${words} FY23`,
+              tolerance: 0.01,
+              inReport: 'FY24',
+              caveat: "the FY24 report's comparative: a restated comparative would differ",
             }),
           );
       }

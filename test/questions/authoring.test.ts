@@ -94,13 +94,19 @@ describe('the question set over the real reports', () => {
     for (const q of traced)
       for (const f of q.gold_source?.kind === 'xbrl' ? q.gold_source.facts : [])
         expect(filed.has(`${f.filing}|${f.element}|${f.context}|${f.reported}`), q.id).toBe(true);
-    // a direct question's gold is the evidence figure, and the evidence figure is a filed value
-    for (const q of committed.filter(
-      (x) => x.category === 'grounded-direct' && x.gold_source?.kind === 'xbrl',
-    )) {
+    // a direct or adversarial question's gold is its evidence figure, in the same unit
+    const single = committed.filter(
+      (x) =>
+        (x.category === 'grounded-direct' || x.category === 'adversarial') && x.gold_source?.kind === 'xbrl',
+    );
+    expect(single.length).toBeGreaterThan(100);
+    for (const q of single) {
       const e = q.gold_evidence?.[0];
       expect(e?.kind).toBe('figure');
-      if (e?.kind === 'figure') expect(q.numeric_gold[0]?.value).toBe(e.value);
+      if (e?.kind === 'figure') {
+        expect(q.numeric_gold[0]?.value, q.id).toBe(e.value);
+        expect(q.numeric_gold[0]?.unit, q.id).toBe(e.unit);
+      }
     }
     const untracedQs = committed.filter((q) => q.gold_source?.kind === 'untraced');
     expect(untracedQs.map((q) => q.companies[0]).sort()).toEqual([
