@@ -258,6 +258,35 @@ function direct(facts: Facts, input: AuthoringInput): Draft[] {
   return out;
 }
 
+/** A multihop question: two audited figures combined, the arithmetic in the notes. */
+function combine(d: {
+  template: string;
+  text: string;
+  gold_answer: string;
+  figures: [AuditedFact, AuditedFact];
+  fiscal_years: string[];
+  difficulty: Draft['difficulty'];
+  arithmetic: string;
+  must_include: string;
+  gold: { label: string; value: number; unit: '%' | 'INR crore'; tolerance: number };
+}): Draft {
+  const [x, y] = d.figures;
+  return answerable({
+    category: 'grounded-multihop',
+    template: d.template,
+    text: d.text,
+    gold_answer: d.gold_answer,
+    companies: [...new Set([x.company, y.company])],
+    fiscal_years: d.fiscal_years,
+    difficulty: d.difficulty,
+    notes: `${d.arithmetic}; ${where(x)}; ${where(y)}`,
+    must_include: [d.must_include],
+    numeric_gold: [d.gold],
+    gold_evidence: [evidence(x), evidence(y)],
+    gold_source: traced(x, y),
+  });
+}
+
 function multihop(facts: Facts, input: AuthoringInput): Draft[] {
   const out: Draft[] = [];
   const cs = facts.companies;
@@ -270,21 +299,16 @@ function multihop(facts: Facts, input: AuthoringInput): Draft[] {
       const change = ((now.value - before.value) / Math.abs(before.value)) * 100;
       const words = METRICS[metric]?.words ?? metric;
       out.push(
-        answerable({
-          category: 'grounded-multihop',
+        combine({
           template: `gm-yoy-${metric}`,
           text: `By how much did ${name}'s consolidated ${words} change from FY23 to FY24, in rupees and in per cent?`,
           gold_answer: `It ${change >= 0 ? 'rose' : 'fell'} by Rs ${formatInr(Math.abs(now.value - before.value))} crore, from ${shown(before)} in FY23 to ${shown(now)} in FY24, a change of ${pct(change)}.`,
-          companies: [c],
+          figures: [now, before],
           fiscal_years: ['FY23', 'FY24'],
           difficulty: 'medium',
-          notes: `(${now.value} - ${before.value}) / |${before.value}| x 100 = ${change.toFixed(4)}%; ${where(now)}; ${where(before)}`,
-          must_include: [pct(change).replace('%', '')],
-          numeric_gold: [
-            { label: `change in ${words}`, value: Number(change.toFixed(4)), unit: '%', tolerance: 0.02 },
-          ],
-          gold_evidence: [evidence(now), evidence(before)],
-          gold_source: traced(now, before),
+          arithmetic: `(${now.value} - ${before.value}) / |${before.value}| x 100 = ${change.toFixed(4)}%`,
+          must_include: pct(change).replace('%', ''),
+          gold: { label: `change in ${words}`, value: Number(change.toFixed(4)), unit: '%', tolerance: 0.02 },
         }),
       );
     }
@@ -294,26 +318,21 @@ function multihop(facts: Facts, input: AuthoringInput): Draft[] {
       if (pat && rev && rev.value > 0) {
         const margin = (pat.value / rev.value) * 100;
         out.push(
-          answerable({
-            category: 'grounded-multihop',
+          combine({
             template: 'gm-net-margin',
             text: `What was ${name}'s consolidated profit for the year as a share of its revenue from operations in ${fy}?`,
             gold_answer: `${pct(margin)}: a profit of ${shown(pat)} on revenue from operations of ${shown(rev)}.`,
-            companies: [c],
+            figures: [pat, rev],
             fiscal_years: [fy],
             difficulty: 'medium',
-            notes: `${pat.value} / ${rev.value} x 100 = ${margin.toFixed(4)}%; ${where(pat)}; ${where(rev)}`,
-            must_include: [pct(margin).replace('%', '')],
-            numeric_gold: [
-              {
-                label: 'profit as a share of revenue',
-                value: Number(margin.toFixed(4)),
-                unit: '%',
-                tolerance: 0.02,
-              },
-            ],
-            gold_evidence: [evidence(pat), evidence(rev)],
-            gold_source: traced(pat, rev),
+            arithmetic: `${pat.value} / ${rev.value} x 100 = ${margin.toFixed(4)}%`,
+            must_include: pct(margin).replace('%', ''),
+            gold: {
+              label: 'profit as a share of revenue',
+              value: Number(margin.toFixed(4)),
+              unit: '%',
+              tolerance: 0.02,
+            },
           }),
         );
       }
@@ -321,26 +340,21 @@ function multihop(facts: Facts, input: AuthoringInput): Draft[] {
       if (rev && sa && rev.value !== sa.value) {
         const gap = rev.value - sa.value;
         out.push(
-          answerable({
-            category: 'grounded-multihop',
+          combine({
             template: 'gm-consolidation-gap',
             text: `How much more (or less) revenue from operations did ${name} report consolidated than standalone for ${fy}?`,
             gold_answer: `Rs ${formatInr(Math.abs(gap))} crore ${gap >= 0 ? 'more' : 'less'}: ${shown(rev)} consolidated against ${shown(sa)} standalone.`,
-            companies: [c],
+            figures: [rev, sa],
             fiscal_years: [fy],
             difficulty: 'medium',
-            notes: `${rev.value} - ${sa.value} = ${gap.toFixed(2)}; ${where(rev)}; ${where(sa)}`,
-            must_include: [formatInr(Math.abs(gap))],
-            numeric_gold: [
-              {
-                label: 'consolidated less standalone revenue',
-                value: Number(gap.toFixed(2)),
-                unit: 'INR crore',
-                tolerance: 0.01,
-              },
-            ],
-            gold_evidence: [evidence(rev), evidence(sa)],
-            gold_source: traced(rev, sa),
+            arithmetic: `${rev.value} - ${sa.value} = ${gap.toFixed(2)}`,
+            must_include: formatInr(Math.abs(gap)),
+            gold: {
+              label: 'consolidated less standalone revenue',
+              value: Number(gap.toFixed(2)),
+              unit: 'INR crore',
+              tolerance: 0.01,
+            },
           }),
         );
       }
@@ -355,26 +369,21 @@ function multihop(facts: Facts, input: AuthoringInput): Draft[] {
         const [hi, lo] = fa.value >= fb.value ? [fa, fb] : [fb, fa];
         const nHi = input.names[hi.company] ?? hi.company;
         out.push(
-          answerable({
-            category: 'grounded-multihop',
+          combine({
             template: 'gm-compare-revenue',
             text: `Which reported the higher consolidated revenue from operations for ${fy}, ${input.names[a] ?? a} or ${input.names[b] ?? b}, and by how much?`,
             gold_answer: `${nHi}, by Rs ${formatInr(hi.value - lo.value)} crore (${shown(hi)} against ${shown(lo)}).`,
-            companies: [a, b],
+            figures: [fa, fb],
             fiscal_years: [fy],
             difficulty: 'hard',
-            notes: `${hi.value} - ${lo.value} = ${(hi.value - lo.value).toFixed(2)}; ${where(fa)}; ${where(fb)}`,
-            must_include: [nHi.split(' ')[0] ?? nHi],
-            numeric_gold: [
-              {
-                label: 'revenue difference',
-                value: Number((hi.value - lo.value).toFixed(2)),
-                unit: 'INR crore',
-                tolerance: 0.01,
-              },
-            ],
-            gold_evidence: [evidence(fa), evidence(fb)],
-            gold_source: traced(fa, fb),
+            arithmetic: `${hi.value} - ${lo.value} = ${(hi.value - lo.value).toFixed(2)}`,
+            must_include: nHi.split(' ')[0] ?? nHi,
+            gold: {
+              label: 'revenue difference',
+              value: Number((hi.value - lo.value).toFixed(2)),
+              unit: 'INR crore',
+              tolerance: 0.01,
+            },
           }),
         );
       }
