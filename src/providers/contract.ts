@@ -57,17 +57,25 @@ function providerContract(provider: string): ModelContract {
     sampling: { temperature: true, top_p: true },
     reasoning,
   });
+  /** no seed, no reasoning field, no top_p; a temperature or not */
+  const unseeded = (
+    apiVersion: string | null,
+    temperature: boolean,
+    rest: Pick<ModelContract, 'note' | 'source'> & Partial<Pick<ModelContract, 'defaults'>>,
+  ): ModelContract => ({
+    ...base,
+    apiVersion,
+    sampling: { temperature, top_p: false },
+    seed: false,
+    reasoning: null,
+    ...rest,
+  });
   switch (provider) {
     case 'anthropic':
-      return {
-        ...base,
-        apiVersion: ANTHROPIC_API_VERSION,
-        sampling: { temperature: false, top_p: false },
-        seed: false,
-        reasoning: null,
+      return unseeded(ANTHROPIC_API_VERSION, false, {
         note: `${NOTHING_STATED}; API version ${ANTHROPIC_API_VERSION} refuses sampling parameters for every model`,
         source: 'https://platform.claude.com/docs/en/api/migration-2026-10-21',
-      };
+      });
     case 'openai':
     case 'openai-compatible':
       return sampling(null, {
@@ -78,19 +86,14 @@ function providerContract(provider: string): ModelContract {
       return sampling('v1beta', { field: 'thinking_level', values: ['minimal', 'low', 'medium', 'high'] });
     default:
       // offline baselines sample at their temperature; heuristic judges and replay ignore it
-      return {
-        ...base,
-        apiVersion: null,
-        sampling: { temperature: true, top_p: false },
-        seed: false,
-        reasoning: null,
+      return unseeded(null, true, {
         defaults: { temperature: 0 },
         note:
           provider === 'offline'
             ? 'an offline baseline: it samples at the configured temperature (default 0), seeded by the cell'
             : `${provider}: deterministic, the temperature is recorded and ignored`,
         source: 'rge',
-      };
+      });
   }
 }
 
