@@ -52,6 +52,8 @@ export type VarianceTable = Record<
 
 /** The key of the whole-subject column of the GFS table. */
 export const ALL = 'all';
+/** The column of every question whose gold is traced (present when some are untraced). */
+export const TRACED = 'traced';
 
 const scoredOf = (rows: readonly CaseRowView[]) => rows.filter((r) => !r.scores.unscored);
 
@@ -103,8 +105,14 @@ export function gfsTable(
   const gfs: GfsTable = {};
   for (const [m, mine] of bySubject) {
     const table: GfsTable[string] = {};
-    for (const c of [...categories, ALL]) {
-      const cell = c === ALL ? mine : mine.filter((r) => r.category === c);
+    const untraced = mine.some((r) => r.gold_untraced);
+    for (const c of [...categories, ALL, ...(untraced ? [TRACED] : [])]) {
+      const cell =
+        c === ALL
+          ? mine
+          : c === TRACED
+            ? mine.filter((r) => !r.gold_untraced)
+            : mine.filter((r) => r.category === c);
       table[c] = {
         primary: interval(cell, (r) => r.scores.gfsPrimary ?? 0, `${seed}:${m}:${c}:primary`, resamples),
         equal: interval(cell, (r) => r.scores.gfsEqual ?? 0, `${seed}:${m}:${c}:equal`, resamples),

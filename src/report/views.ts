@@ -54,6 +54,8 @@ export interface RunBudgetView {
 export interface CaseRowView {
   question_id: string;
   category: string;
+  /** the question's gold is not traced to a source here: such questions are also scored apart */
+  gold_untraced?: true | undefined;
   subject_id: string;
   model: string;
   run_index: number;

@@ -34,6 +34,8 @@ export const CaseRow = z.strictObject({
   retrieved_ids: z.array(z.string()),
   /** the question's gold chunks (none for out-of-domain questions) */
   gold_chunk_ids: z.array(z.string()),
+  /** present when the question's gold is not traced to a source here (`gold_source` untraced) */
+  gold_untraced: z.literal(true).optional(),
   /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
   retrieval_hit: z.boolean().nullable(),
   answer: z.string(),
@@ -100,6 +102,7 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,
     gold_chunk_ids: cell.question.gold_chunk_ids,
+    ...(cell.question.gold_source?.kind === 'untraced' ? { gold_untraced: true as const } : {}),
     retrieval_hit:
       cell.question.gold_chunk_ids.length === 0
         ? null

@@ -209,3 +209,34 @@ describe('summarise', () => {
     expect(gfsChartSvg(summary)).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
   });
 });
+
+describe('questions whose gold is not traced to a source here', () => {
+  const run = { runId: 'r', configHash: 'c', indexChecksum: 'i', questionsHash: 'q' };
+  it('get a GFS column of their own: "traced" leaves them out', () => {
+    // q-0 and q-1 untraced and scored 0; the other questions scored 2 on every dimension
+    const marked = rows
+      .filter((r) => r.subject_id === 'good')
+      .map((r) =>
+        r.question_id === 'q-0' || r.question_id === 'q-2'
+          ? {
+              ...row('good', Number(r.question_id.slice(2)), r.run_index, 0, 0, 0),
+              gold_untraced: true as const,
+            }
+          : r,
+      );
+    const s = summarise(marked, { seed: 'u', resamples: 200, run });
+    const traced = s.gfs.good?.traced?.primary;
+    const all = s.gfs.good?.all?.primary;
+    expect(traced?.n).toBe(marked.filter((r) => !r.gold_untraced).length);
+    expect(all?.n).toBe(marked.length);
+    expect(traced?.estimate).toBeGreaterThan(all?.estimate ?? 1);
+    expect(renderMarkdown(s)).toMatch(
+      /\| subject \| weighting \| grounded-direct \| out-of-domain \| all \| traced \|/,
+    );
+  });
+
+  it('add no column to a run without them', () => {
+    expect(summary.gfs.good?.traced).toBeUndefined();
+    expect(renderMarkdown(summary)).not.toMatch(/\| traced \|/);
+  });
+});
