@@ -50,7 +50,7 @@ describe('the questions row of "What was run"', () => {
   it('counts the untraced questions apart when the set says where its gold comes from', () => {
     const gold = { xbrl: 149, untraced: 6, absent: 45, unstated: 0 };
     expect(questionsRow({ ...base, questions: { ...base.questions, n: 200, gold } })).toBe(
-      '| questions | 200 from `q.jsonl` (version 1); gold traced to XBRL 149, untraced 6 (not checked against a source here; the GFS table's `traced` column leaves them out), out-of-domain 45 |',
+      '| questions | 200 from `q.jsonl` (version 1); gold traced to XBRL 149, untraced 6 (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain 45 |',
     );
   });
 
