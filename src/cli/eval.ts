@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { RunMode } from '../run/config.ts';
 import type { PreparedRun } from '../run/prepare.ts';
@@ -190,7 +190,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
             ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
             : '') +
           `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
-          `; spent $${spent.spentUsd.toFixed(4)} of $${spent.capUsd}\n`,
+          `; this run spent $${run.ledger.spentByThisProcess.toFixed(4)} (the ledger of ${relative(io.cwd, resultsDir) || resultsDir}: $${spent.spentUsd.toFixed(4)} spent of its $${spent.capUsd.toFixed(2)} cap)\n`,
       );
       const { whatWasUsedLine } = await import('../report/markdown.ts');
       say(`${whatWasUsedLine(run.info.describe)}\n`);

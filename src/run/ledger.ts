@@ -131,6 +131,11 @@ export class BudgetLedger {
   private spent = 0;
   private unaccounted = 0;
   readonly owner: Owner = { pid: process.pid, host: hostname() };
+  /** what this process has spent through this ledger (other processes' spending is in `summary()`) */
+  private spentHere = 0;
+  get spentByThisProcess(): number {
+    return this.spentHere;
+  }
 
   constructor(
     readonly dir: string,
@@ -257,12 +262,17 @@ export class BudgetLedger {
    * crash is harmless) and, with `close`, frees what the reservation still holds.
    */
   async settle(id: string, spends: { key: string; usd: number }[], opts: { close: boolean }): Promise<void> {
-    await this.journal.transact(() => {
-      const records: LedgerEvent[] = spends
-        .filter((s) => !this.spentKeys.has(s.key))
-        .map((s) => ({ t: 'spend', id, key: s.key, usd: s.usd, at: this.now() }));
+    this.spentHere += await this.journal.transact(() => {
+      const fresh = spends.filter((s) => !this.spentKeys.has(s.key));
+      const records: LedgerEvent[] = fresh.map((s) => ({
+        t: 'spend',
+        id,
+        key: s.key,
+        usd: s.usd,
+        at: this.now(),
+      }));
       if (opts.close && this.open.has(id)) records.push({ t: 'close', id, at: this.now() });
-      return { records, result: undefined };
+      return { records, result: fresh.reduce((a, s) => a + s.usd, 0) };
     });
     await this.afterSpend();
   }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRge } from '../helpers/cli.ts';
-import { worldOverrides } from '../helpers/fixture-world.ts';
+import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
 import { defaultReply } from '../loopback/common.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
@@ -104,6 +104,40 @@ describe('rge eval run against live providers (loopback)', () => {
       expect(again.code, again.err).toBe(0);
       expect(again.out).toMatch(/18 cases, 18 reused, 0 failed .*answers computed 0, verdicts computed 0/);
       expect(modelCalls()).toBe(calls);
+      // the end line tells this run's spending from the ledger's: the first run paid, the rerun nothing
+      const paid =
+        /this run spent \$(\d+\.\d{4}) \(the ledger of .*: \$(\d+\.\d{4}) spent of its \$100\.00 cap\)/;
+      expect(Number(paid.exec(outcome.out)?.[1])).toBeGreaterThan(0);
+      expect(again.out).toMatch(/this run spent \$0\.0000 \(the ledger of /);
+      if (mode === 'sync') {
+        // an offline run with a $0 cap in the same folder: it spends $0, whatever the ledger holds
+        const offline = await spawnRge(
+          [
+            'eval',
+            'run',
+            '--config',
+            'configs/fixture.yaml',
+            '--questions',
+            '2',
+            '--runs',
+            '1',
+            '--results-dir',
+            join(dir, 'results'),
+            '--reports-dir',
+            join(dir, 'reports'),
+            ...setArgs(worldPaths('bm25').overrides),
+          ],
+          liveEnv(s),
+        );
+        expect(offline.code, offline.err).toBe(0);
+        const end =
+          /this run spent \$(\d+\.\d{4}) \(the ledger of .*: \$(\d+\.\d{4}) spent of its \$(\d+\.\d\d) cap\)/.exec(
+            offline.out,
+          );
+        expect(end?.[1]).toBe('0.0000');
+        expect(Number(end?.[2])).toBeGreaterThan(0);
+        expect(end?.[3]).toBe('0.00');
+      }
       written.push(...filesUnder(dir));
     }, 240_000);
   }
