@@ -106,6 +106,8 @@ export interface DrillDownCase {
   question_id: string;
   run_index: number;
   category: string;
+  /** the question as the subject saw it, what it should do, and the gold (absent in older rows) */
+  question: { text: string; expected_behavior: string; gold_answer: string; gold_quotes: string[] } | null;
   why: 'worst' | 'contested';
   gfs: number | null;
   answer: string;
@@ -152,6 +154,14 @@ function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
     question_id: r.question_id,
     run_index: r.run_index,
     category: r.category,
+    question: r.question
+      ? {
+          text: r.question.text,
+          expected_behavior: r.expected_behavior ?? '',
+          gold_answer: r.question.gold_answer,
+          gold_quotes: [...r.question.gold_quotes],
+        }
+      : null,
     why,
     gfs: r.scores.gfsPrimary,
     answer,
@@ -203,22 +213,34 @@ export function diagnostics(
   for (const slot of Object.values(retrieval))
     slot.rate = slot.questions === 0 ? null : slot.hits / slot.questions;
   const subjects = [...new Set(rows.map((r) => r.subject_id))].sort();
-  const worst = subjects.flatMap((s) =>
-    rows
-      .filter((r) => r.subject_id === s && r.scores.gfsPrimary !== null)
-      .sort(
-        (a, b) =>
-          (a.scores.gfsPrimary ?? 0) - (b.scores.gfsPrimary ?? 0) ||
-          a.question_id.localeCompare(b.question_id) ||
-          a.run_index - b.run_index,
-      )
-      .slice(0, WORST_PER_SUBJECT)
-      .map((r) => drill(r, 'worst')),
+  // each (subject, question) once: its worst-scored run, then contested ones not already listed
+  const onePerQuestion = (list: readonly CaseRowView[]) => {
+    const seenQ = new Set<string>();
+    return list.filter((r) => {
+      const k = `${r.subject_id}\u0000${r.question_id}`;
+      if (seenQ.has(k)) return false;
+      seenQ.add(k);
+      return true;
+    });
+  };
+  const worstRows = subjects.flatMap((s) =>
+    onePerQuestion(
+      rows
+        .filter((r) => r.subject_id === s && r.scores.gfsPrimary !== null)
+        .sort(
+          (a, b) =>
+            (a.scores.gfsPrimary ?? 0) - (b.scores.gfsPrimary ?? 0) ||
+            a.question_id.localeCompare(b.question_id) ||
+            a.run_index - b.run_index,
+        ),
+    ).slice(0, WORST_PER_SUBJECT),
   );
-  const contested = rows
-    .filter((r) => r.scores.contested)
-    .slice(0, CONTESTED_SHOWN)
-    .map((r) => drill(r, 'contested'));
+  const listed = new Set(worstRows.map((r) => `${r.subject_id}\u0000${r.question_id}`));
+  const contestedRows = onePerQuestion(
+    rows.filter((r) => r.scores.contested && !listed.has(`${r.subject_id}\u0000${r.question_id}`)),
+  ).slice(0, CONTESTED_SHOWN);
+  const worst = worstRows.map((r) => drill(r, 'worst'));
+  const contested = contestedRows.map((r) => drill(r, 'contested'));
   return {
     retrieval,
     drilldown: [...worst, ...contested],

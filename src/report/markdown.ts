@@ -292,6 +292,16 @@ function drilldownSection(s: Summary): string[] {
     out.push(
       `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)})`,
       '',
+      ...(c.question
+        ? [
+            `Question: ${cell(c.question.text)} Expected: ${c.question.expected_behavior}.`,
+            '',
+            `Gold answer: ${cell(c.question.gold_answer)}${c.question.gold_quotes.length > 0 ? ` Gold quotes: ${c.question.gold_quotes.map((q) => `"${cell(q)}"`).join(' ')}` : ''}`,
+            '',
+            'Answer:',
+            '',
+          ]
+        : []),
       `> ${cell(c.answer) || '(empty answer)'}`,
       '',
       `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,

@@ -54,6 +54,8 @@ export interface RunBudgetView {
 export interface CaseRowView {
   question_id: string;
   category: string;
+  expected_behavior?: string;
+  question?: { text: string; gold_answer: string; gold_quotes: readonly string[] } | undefined;
   /** the question's gold is not traced to a source here: such questions are also scored apart */
   gold_untraced?: true | undefined;
   subject_id: string;

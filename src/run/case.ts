@@ -21,6 +21,10 @@ export const CaseRow = z.strictObject({
   question_id: z.string(),
   category: z.string(),
   expected_behavior: z.string(),
+  /** what a reader of the case needs beside the answer (absent in rows written before rge recorded it) */
+  question: z
+    .strictObject({ text: z.string(), gold_answer: z.string(), gold_quotes: z.array(z.string()) })
+    .optional(),
   subject_id: z.string(),
   model: z.string(),
   family: z.string(),
@@ -101,6 +105,11 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
     judge_prompt_hash: judgePrompt(run).hash,
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,
+    question: {
+      text: cell.question.text,
+      gold_answer: cell.question.gold_answer,
+      gold_quotes: [...cell.question.gold_quotes],
+    },
     gold_chunk_ids: cell.question.gold_chunk_ids,
     ...(cell.question.gold_source?.kind === 'untraced' ? { gold_untraced: true as const } : {}),
     retrieval_hit:

@@ -240,3 +240,35 @@ describe('questions whose gold is not traced to a source here', () => {
     expect(renderMarkdown(summary)).not.toMatch(/\| traced \|/);
   });
 });
+
+describe('"Where the models fail"', () => {
+  const run = { runId: 'r', configHash: 'c', indexChecksum: 'i', questionsHash: 'q' };
+  const explained = rows.map((r) => ({
+    ...r,
+    expected_behavior: r.category === 'out-of-domain' ? 'refuse' : 'answer',
+    question: {
+      text: `What is ${r.question_id}?`,
+      gold_answer: `gold of ${r.question_id}`,
+      gold_quotes: [`quote of ${r.question_id}`],
+    },
+  }));
+  const s = summarise(explained, { seed: 'd', resamples: 200, run });
+
+  it('lists each (subject, question) once: its worst run, and contested cases not already listed', () => {
+    const keys = s.diagnostics.drilldown.map((c) => `${c.subject}/${c.question_id}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    // weak scores 0 on q-0..q-11 in every run: five distinct questions, not one question's three runs
+    const worstWeak = s.diagnostics.drilldown.filter((c) => c.subject === 'weak' && c.why === 'worst');
+    expect(worstWeak.map((c) => c.question_id)).toEqual(['q-0', 'q-1', 'q-10', 'q-11', 'q-2']);
+  });
+
+  it('shows the question, the expected behaviour, the gold answer and quotes beside the answer', () => {
+    const md = renderMarkdown(s);
+    const at = md.indexOf('### weak/q-0/run 0');
+    expect(at).toBeGreaterThan(0);
+    const block = md.slice(at, md.indexOf('###', at + 3));
+    expect(block).toContain('Question: What is q-0? Expected: answer.');
+    expect(block).toContain('Gold answer: gold of q-0 Gold quotes: "quote of q-0"');
+    expect(block.indexOf('Gold answer')).toBeLessThan(block.indexOf('> '));
+  });
+});
