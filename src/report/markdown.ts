@@ -15,44 +15,106 @@ const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
 const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
-/** A bar chart of primary GFS per model and category with its 95 % interval as an error bar. */
+/** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
+export const textWidth = (text: string, size: number) => text.length * size * 0.62;
+
+/** A category name in lines that fit `width` px, broken after its hyphens ("grounded-" / "multihop"). */
+function labelLines(name: string, width: number, size: number): string[] {
+  const pieces = name.split(/(?<=-)/);
+  const lines: string[] = [];
+  for (const piece of pieces) {
+    const last = lines.at(-1);
+    if (last !== undefined && textWidth(last + piece, size) <= width) lines[lines.length - 1] = last + piece;
+    else lines.push(piece);
+  }
+  return lines;
+}
+
+/**
+ * A bar chart of primary GFS per model and category with its 95 % interval as an error bar and the
+ * mean above each bar; category labels centred under their group (broken at hyphens to fit), axis
+ * titles, and a legend that wraps. Wide enough for its title and every label: no two texts overlap.
+ */
 export function gfsChartSvg(summary: Summary): string {
-  const cats = [...summary.categories, 'all'];
-  const width = 120 + cats.length * (summary.models.length * 28 + 24);
-  const height = 260;
-  const y = (v: number) => 220 - v * 180;
+  const cats = [
+    ...summary.categories,
+    'all',
+    ...(summary.models.some((m) => summary.gfs[m]?.traced) ? ['traced'] : []),
+  ];
+  const models = summary.models;
+  const font = 11;
+  const title = 'GFS (primary weighting), mean with BCa 95% interval';
+  const bar = 26;
+  const groupGap = 18;
+  // a group is as wide as its bars or its label's widest piece
+  const groupWidth = Math.max(
+    models.length * bar,
+    ...cats.flatMap((c) => c.split(/(?<=-)/).map((p) => textWidth(p, font) + 4)),
+  );
+  const left = 64;
+  const plotWidth = cats.length * (groupWidth + groupGap);
+  const legend = models.map((m) => ({ m, w: 16 + textWidth(m, font) + 14 }));
+  const width = Math.ceil(
+    Math.max(left + plotWidth + 10, textWidth(title, 13) + 20, ...legend.map((l) => l.w + 20)),
+  );
+  const maxLines = Math.max(...cats.map((c) => labelLines(c, groupWidth, font).length));
+  const top = 44;
+  const plotHeight = 180;
+  const y = (v: number) => top + plotHeight - v * plotHeight;
+  const labelTop = y(0) + 14;
+  const xTitleY = labelTop + maxLines * 13 + 6;
+  // the legend, wrapped to the width
+  const legendRows: { m: string; x: number; row: number }[] = [];
+  let lx = left;
+  let row = 0;
+  for (const l of legend) {
+    if (lx + l.w > width - 10 && lx > left) {
+      row++;
+      lx = left;
+    }
+    legendRows.push({ m: l.m, x: lx, row });
+    lx += l.w;
+  }
+  const legendY = xTitleY + 20;
+  const height = legendY + (row + 1) * 16 + 4;
   const colours = ['#4472c4', '#ed7d31', '#70ad47', '#7f7f7f', '#ffc000', '#5b9bd5'];
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
-    `<text x="10" y="16" font-size="13">GFS (primary weighting), mean with BCa 95% interval</text>`,
-    `<line x1="60" y1="${y(0)}" x2="${width - 10}" y2="${y(0)}" stroke="#000"/>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="${font}">`,
+    `<text x="10" y="16" font-size="13">${title}</text>`,
+    `<text x="10" y="31">GFS (0 to 1)</text>`,
+    `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="#000"/>`,
   ];
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
-    parts.push(`<text x="30" y="${y(t) + 4}">${t.toFixed(2)}</text>`);
-    parts.push(`<line x1="60" y1="${y(t)}" x2="${width - 10}" y2="${y(t)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${left - 8}" y="${y(t) + 4}" text-anchor="end">${t.toFixed(2)}</text>`);
+    parts.push(`<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#ddd"/>`);
   }
-  let x = 70;
-  for (const c of cats) {
-    for (const [i, m] of summary.models.entries()) {
+  for (const [ci, c] of cats.entries()) {
+    const g = left + groupGap / 2 + ci * (groupWidth + groupGap);
+    const bars = g + (groupWidth - models.length * bar) / 2;
+    for (const [i, m] of models.entries()) {
       const iv = summary.gfs[m]?.[c]?.primary;
-      if (iv) {
-        parts.push(
-          `<rect x="${x}" y="${y(iv.estimate)}" width="22" height="${y(0) - y(iv.estimate)}" fill="${colours[i % colours.length]}"/>`,
-        );
-        parts.push(
-          `<line x1="${x + 11}" y1="${y(iv.low)}" x2="${x + 11}" y2="${y(iv.high)}" stroke="#000"/>`,
-        );
-      }
-      x += 28;
+      const x = bars + i * bar + 2;
+      if (!iv) continue;
+      parts.push(
+        `<rect x="${x}" y="${y(iv.estimate)}" width="${bar - 4}" height="${y(0) - y(iv.estimate)}" fill="${colours[i % colours.length]}"/>`,
+        `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="#000"/>`,
+        `<text x="${x + (bar - 4) / 2}" y="${Math.max(top - 2, y(iv.high) - 3)}" font-size="8" text-anchor="middle">${iv.estimate.toFixed(2)}</text>`,
+      );
     }
-    parts.push(`<text x="${x - summary.models.length * 28}" y="${y(0) + 16}">${c}</text>`);
-    x += 24;
+    for (const [li, line] of labelLines(c, groupWidth, font).entries())
+      parts.push(
+        `<text x="${g + groupWidth / 2}" y="${labelTop + li * 13}" text-anchor="middle">${line}</text>`,
+      );
   }
-  for (const [i, m] of summary.models.entries()) {
+  parts.push(
+    `<text x="${left + plotWidth / 2}" y="${xTitleY}" text-anchor="middle">question category</text>`,
+  );
+  for (const [i, l] of legendRows.entries()) {
+    const ly = legendY + l.row * 16;
     parts.push(
-      `<rect x="${70 + i * 140}" y="${height - 14}" width="10" height="10" fill="${colours[i % colours.length]}"/>`,
+      `<rect x="${l.x}" y="${ly - 9}" width="10" height="10" fill="${colours[i % colours.length]}"/>`,
+      `<text x="${l.x + 14}" y="${ly}">${l.m}</text>`,
     );
-    parts.push(`<text x="${84 + i * 140}" y="${height - 5}">${m}</text>`);
   }
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;

@@ -1,0 +1,104 @@
+/**
+ * gfs.svg is legible at every size a run makes: a quick run (one category, two subjects: the narrowest
+ * chart) and a full run (four categories, two or three subjects). No two text labels' boxes overlap,
+ * every text lies inside the picture, both axes have titles, and each bar carries its mean.
+ */
+import { describe, expect, it } from 'vitest';
+import { gfsChartSvg } from '../../src/report/markdown.ts';
+import { summarise } from '../../src/report/summary.ts';
+import type { CaseRowView } from '../../src/report/views.ts';
+
+const CATEGORIES = ['grounded-direct', 'grounded-multihop', 'adversarial', 'out-of-domain'];
+
+function rows(subjects: readonly string[], categories: readonly string[]): CaseRowView[] {
+  const out: CaseRowView[] = [];
+  for (const [si, s] of subjects.entries())
+    for (let q = 0; q < 8; q++)
+      for (let run = 0; run < 2; run++) {
+        const score = (q + si + run) % 3;
+        out.push({
+          question_id: `q-${q}`,
+          category: categories[q % categories.length] as string,
+          subject_id: s,
+          model: s,
+          run_index: run,
+          subject_prompt_hash: 'sp',
+          judge_prompt_hash: 'jp',
+          latency_ms: 10,
+          cost_usd: 0,
+          verdicts: [],
+          scores: {
+            correctness: score,
+            grounding: score,
+            calibration: score,
+            gfsPrimary: score / 2,
+            gfsEqual: score / 2,
+            unscored: false,
+            contested: false,
+            contestedDimensions: [],
+          },
+          checks: {},
+        });
+      }
+  return out;
+}
+
+interface Box {
+  text: string;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** Each <text>'s box: its width at 0.62 em a character (a little wider than the chart assumes). */
+function textBoxes(svg: string): { boxes: Box[]; width: number; height: number } {
+  const width = Number(/<svg[^>]* width="(\d+)"/.exec(svg)?.[1]);
+  const height = Number(/<svg[^>]* height="(\d+)"/.exec(svg)?.[1]);
+  const base = Number(/<svg[^>]* font-size="(\d+)"/.exec(svg)?.[1]);
+  const boxes = [...svg.matchAll(/<text ([^>]*)>([^<]*)<\/text>/g)].map(([, attrs = '', text = '']) => {
+    const attr = (name: string) => new RegExp(`${name}="([^"]+)"`).exec(attrs)?.[1];
+    const size = Number(attr('font-size') ?? base);
+    const x = Number(attr('x'));
+    const y = Number(attr('y'));
+    const w = text.length * size * 0.62;
+    const anchor = attr('text-anchor') ?? 'start';
+    const x0 = anchor === 'middle' ? x - w / 2 : anchor === 'end' ? x - w : x;
+    return { text, x0, x1: x0 + w, y0: y - size, y1: y };
+  });
+  return { boxes, width, height };
+}
+
+const overlap = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+
+describe('gfs.svg', () => {
+  const run = { runId: 'r', configHash: 'c', indexChecksum: 'i', questionsHash: 'q' };
+  const cases = {
+    'a quick run (one category, two subjects)': rows(['extractive', 'eager'], ['grounded-direct']),
+    'the fixture run (four categories, two subjects)': rows(['extractive', 'eager'], CATEGORIES),
+    'the published run (four categories, three subjects)': rows(['claude', 'gpt', 'gemini'], CATEGORIES),
+  };
+
+  for (const [name, r] of Object.entries(cases))
+    it(`has no overlapping labels, axis titles and a mean on each bar: ${name}`, () => {
+      const summary = summarise(r, { seed: 's', resamples: 100, run });
+      const svg = gfsChartSvg(summary);
+      const { boxes, width, height } = textBoxes(svg);
+      for (const [i, a] of boxes.entries())
+        for (const b of boxes.slice(i + 1))
+          expect(overlap(a, b), `"${a.text}" and "${b.text}" overlap`).toBe(false);
+      for (const b of boxes) {
+        expect(b.x0 >= 0 && b.x1 <= width, `"${b.text}" leaves the picture`).toBe(true);
+        expect(b.y0 >= 0 && b.y1 <= height, `"${b.text}" leaves the picture`).toBe(true);
+      }
+      const texts = boxes.map((b) => b.text);
+      expect(texts).toContain('GFS (0 to 1)');
+      expect(texts).toContain('question category');
+      const bars = (svg.match(/<rect [^>]*fill="#[0-9a-f]{6}"\/>/g) ?? []).length - summary.models.length;
+      expect(bars).toBe(summary.models.length * (summary.categories.length + 1));
+      // each bar's mean, printed above it
+      expect((svg.match(/<text [^>]*font-size="8"[^>]*>\d\.\d\d<\/text>/g) ?? []).length).toBe(bars);
+      // every category is named, whole or broken at its hyphens
+      for (const c of [...summary.categories, 'all']) expect(texts.join('')).toContain(c);
+    });
+});
