@@ -282,7 +282,7 @@ function describeRun(s: Summary): string[] {
           `| sent to ${x.id} (${role}) | ${x.sent}; output limit ${x.maxTokens} tokens; ${x.deviation === null ? 'temperature 0 as the methodology fixes it' : `deviation from temperature 0: ${x.deviation}`} |`,
       ),
       `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
-      `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version})${d.questions.gold ? `; gold traced to XBRL ${d.questions.gold.xbrl}, untraced ${d.questions.gold.untraced} (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain ${d.questions.gold.absent}${d.questions.gold.unstated > 0 ? `, unstated ${d.questions.gold.unstated}` : ''}` : ''} |`,
+      `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version})${d.questions.slice ? `; a slice, ${d.questions.slice}` : ''}${d.questions.gold ? `; gold traced to XBRL ${d.questions.gold.xbrl}, untraced ${d.questions.gold.untraced} (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain ${d.questions.gold.absent}${d.questions.gold.unstated > 0 ? `, unstated ${d.questions.gold.unstated}` : ''}` : ''} |`,
       `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
       `| judge prompt | ${d.judgePrompt.version} \`${d.judgePrompt.sha256.slice(0, 16)}\` |`,
       `| thresholds | ${DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`).join(', ')}, GFS ${d.thresholds.gfs ?? 'not gated'} |`,

@@ -118,6 +118,8 @@ export interface RunDescription<Model extends DescribedModelView = DescribedMode
     n: number;
     /** where the questions' gold comes from, when the set says (absent for sets that do not) */
     gold?: { xbrl: number; untraced: number; absent: number; unstated: number };
+    /** what a narrowed run covers per category (absent for the whole set) */
+    slice?: string;
   };
   runs: number;
   mode: string;

@@ -204,7 +204,8 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     config.subject_prompt.file === null
       ? BUILTIN_SUBJECT_PROMPT
       : await loadSubjectPrompt(at(config.subject_prompt.file));
-  let questions = (await loadQuestions(questionsPath)).map((r) => r.value);
+  const allQuestions = (await loadQuestions(questionsPath)).map((r) => r.value);
+  let questions = allQuestions;
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
   // gold resolved from evidence patterns is only scored on the index it was resolved on
   const notReady = index ? goldNotReady(questions, index.checksum) : [];
@@ -225,6 +226,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       );
     questions = questions.filter((q) => wanted.has(q.id));
   }
+  const slice = sliceCoverage(
+    allQuestions,
+    questions,
+    opts.questionIds === undefined ? opts.questions : undefined,
+  );
+  if (slice) (opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`questions: ${slice}`);
   const chosen = opts.subjects
     ? config.subjects.filter((s) => opts.subjects?.includes(s.id))
     : config.subjects;
@@ -332,6 +339,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
           version: config.questions.version,
           n: questions.length,
           ...goldOrigins(questions),
+          ...(slice ? { slice } : {}),
         },
         runs,
         mode,
@@ -359,4 +367,25 @@ function goldOrigins(questions: readonly Question[]): {
   const gold = { xbrl: 0, untraced: 0, absent: 0, unstated: 0 };
   for (const q of questions) gold[q.gold_source?.kind ?? 'unstated']++;
   return gold.unstated === questions.length ? {} : { gold };
+}
+
+/**
+ * What a narrowed run covers, per category ("the first 20 of 200 questions: grounded-direct 20 of 45,
+ * grounded-multihop 0 of 45, ..."), so a quick look says plainly what its tables speak for; null for
+ * the whole set.
+ */
+export function sliceCoverage(
+  all: readonly Question[],
+  chosen: readonly Question[],
+  /** the run took the first N questions (not chosen by id) */
+  first: number | undefined,
+): string | null {
+  if (chosen.length === all.length) return null;
+  const categories = [...new Set(all.map((q) => q.category))];
+  const per = categories.map(
+    (c) =>
+      `${c} ${chosen.filter((q) => q.category === c).length} of ${all.filter((q) => q.category === c).length}`,
+  );
+  const what = first !== undefined ? `the first ${chosen.length}` : `${chosen.length} chosen`;
+  return `${what} of ${all.length} questions: ${per.join(', ')}`;
 }

@@ -58,3 +58,18 @@ describe('the questions row of "What was run"', () => {
     expect(questionsRow(base)).toBe('| questions | 60 from `q.jsonl` (version 1) |');
   });
 });
+
+describe('a run on a slice of the questions', () => {
+  it('says what the slice covers, per category', async () => {
+    const { sliceCoverage } = await import('../../src/run/prepare.ts');
+    const q = (id: string, category: string) => ({ id, category }) as never;
+    const all = [q('gd-1', 'grounded-direct'), q('gd-2', 'grounded-direct'), q('adv-1', 'adversarial')];
+    expect(sliceCoverage(all, all.slice(0, 2), 2)).toBe(
+      'the first 2 of 3 questions: grounded-direct 2 of 2, adversarial 0 of 1',
+    );
+    expect(sliceCoverage(all, all.slice(2), undefined)).toBe(
+      '1 chosen of 3 questions: grounded-direct 0 of 2, adversarial 1 of 1',
+    );
+    expect(sliceCoverage(all, all, 10)).toBeNull();
+  });
+});
