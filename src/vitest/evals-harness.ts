@@ -192,7 +192,7 @@ export function notJudged(row: CaseRow, judgeId: string): JudgeResult {
 }
 
 /** The case's GFS (primary weights), already on 0-1. */
-export function gfsScore(row: CaseRow): JudgeResult {
+export function gfsScore(row: CaseRow, gating?: string): JudgeResult {
   const s = row.scores;
   const panel = `${s.scoredJudges} of ${row.verdicts.length} panel judges scored`;
   return {
@@ -206,6 +206,7 @@ export function gfsScore(row: CaseRow): JudgeResult {
       gfsEqual: s.gfsEqual,
       contested: s.contested,
       partial: s.partial,
+      ...(gating ? { gating } : {}),
     },
   };
 }
@@ -226,21 +227,37 @@ export function panelScorers(run: PreparedRun, subject: RunSubject, book: CaseBo
           return outcome ? dimensionScore(outcome, dimension) : notJudged(row, judge.id);
         },
       });
-  judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell)) });
+  // the pass or fail vitest-evals shows is rge's matchers': say what gates it, or that nothing does
+  const gating = gatingNote(run.config.thresholds);
+  judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell), gating) });
   return judges;
 }
 
 interface EvalMetaHolder {
-  meta: { eval?: { scores: { score: number | null }[]; avgScore: number } };
+  meta: { eval?: { scores: { name?: string; score: number | null }[]; avgScore: number } };
 }
 
 /**
- * vitest-evals averages a case's judge scores counting an unscored one as 0; rge never scores a failure
- * as a zero, so the average is taken over the scores there are (left as is when there are none).
+ * The case's headline score in vitest-evals is its GFS (the `GFS` scorer), not vitest-evals' plain mean
+ * of the judges' dimension scores and GFS. An unscored GFS leaves the mean of the scores there are
+ * (vitest-evals would count an unscored one as 0; rge never scores a failure as a zero).
  */
-export function averageScored(task: EvalMetaHolder): void {
+export function headlineGfs(task: EvalMetaHolder): void {
   const meta = task.meta.eval;
   if (!meta) return;
+  const gfs = meta.scores.find((s) => s.name === 'GFS')?.score;
+  if (gfs !== undefined && gfs !== null) {
+    meta.avgScore = gfs;
+    return;
+  }
   const scored = meta.scores.flatMap((s) => (s.score === null ? [] : [s.score]));
   if (scored.length > 0) meta.avgScore = scored.reduce((a, b) => a + b, 0) / scored.length;
+}
+
+/** What the case's pass or fail means: which thresholds gate it, or that none does. */
+export function gatingNote(thresholds: Record<string, number | null>): string {
+  const gated = Object.entries(thresholds).filter(([, v]) => v !== null);
+  return gated.length === 0
+    ? 'not gated: every threshold is null, so every case passes; the scores are a record'
+    : `gated: ${gated.map(([k, v]) => `${k} >= ${v}`).join(', ')}`;
 }

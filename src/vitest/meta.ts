@@ -13,6 +13,8 @@ export interface RgeCaseMeta {
   run: RgeRunInfo;
   row: CaseRowView & Record<string, unknown>;
   reused: boolean;
+  /** which thresholds gate the case, or that none does (every case then passes: a record) */
+  gating: string;
 }
 
 declare module 'vitest' {

@@ -32,7 +32,14 @@ import { ResultsStore, type RunHeader, resultsFile } from '../run/results.ts';
 import { RunState, runStages, writeRunState } from '../run/stages.ts';
 import { subjectCells } from '../run/work.ts';
 import { withFileLock } from '../util/lock.ts';
-import { averageScored, CaseBook, caseInput, panelScorers, subjectHarness } from './evals-harness.ts';
+import {
+  CaseBook,
+  caseInput,
+  gatingNote,
+  headlineGfs,
+  panelScorers,
+  subjectHarness,
+} from './evals-harness.ts';
 import {
   combineSliceStates,
   type Slice,
@@ -182,14 +189,19 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Pre
             task.meta.rgeRun = run.info;
             // The harness reads the stored answer; the panel's judges read the stored verdicts.
             await answer(caseInput(cell));
-            averageScored(task);
+            headlineGfs(task);
             const row = book.row(cell.id);
             artifactOf(subject.id).put(row);
             const startedAt = (state as RunState | null)?.started_at ?? '';
             const reused = part.cells
               .answers(subject.config.provider, subject.config.model)
               .get(row.answer_key)?.created_at;
-            task.meta.rge = { run: run.info, row, reused: reused !== undefined && reused < startedAt };
+            task.meta.rge = {
+              run: run.info,
+              row,
+              reused: reused !== undefined && reused < startedAt,
+              gating: gatingNote(run.config.thresholds),
+            };
             const gated = { ...row, thresholds: run.config.thresholds };
             expect(gated).toBeCorrect();
             expect(gated).toBeGrounded();

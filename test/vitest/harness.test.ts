@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
 import type { CaseRow } from '../../src/run/case.ts';
-import { averageScored, dimensionScore, gfsScore } from '../../src/vitest/evals-harness.ts';
+import { dimensionScore, gatingNote, gfsScore, headlineGfs } from '../../src/vitest/evals-harness.ts';
 
 const dimension = (score: 0 | 1 | 2, rationale: string) => ({
   evidence: ['Rs 5,237.15 crore'],
@@ -93,14 +93,50 @@ describe('the panel as vitest-evals judges', () => {
     });
   });
 
-  it("averages a case's scores over those there are", () => {
+  it("headlines a case's GFS in vitest-evals, else the mean of the scores there are", () => {
     const task = {
+      meta: {
+        eval: {
+          scores: [
+            { name: 'j1 correctness', score: 1 },
+            { name: 'GFS', score: 0.4 },
+          ],
+          avgScore: 0.7,
+        },
+      },
+    };
+    headlineGfs(task);
+    expect(task.meta.eval.avgScore).toBe(0.4);
+    const unscoredGfs = {
+      meta: {
+        eval: {
+          scores: [
+            { name: 'a', score: 1 },
+            { name: 'b', score: null },
+            { name: 'GFS', score: 0.5 },
+          ],
+          avgScore: 0,
+        },
+      },
+    };
+    headlineGfs(unscoredGfs);
+    expect(unscoredGfs.meta.eval.avgScore).toBe(0.5);
+    const noGfs = {
       meta: { eval: { scores: [{ score: 1 }, { score: null }, { score: 0.5 }], avgScore: 0.5 } },
     };
-    averageScored(task);
-    expect(task.meta.eval.avgScore).toBe(0.75);
+    headlineGfs(noGfs);
+    expect(noGfs.meta.eval.avgScore).toBe(0.75);
     const none = { meta: { eval: { scores: [{ score: null }], avgScore: 0 } } };
-    averageScored(none);
+    headlineGfs(none);
     expect(none.meta.eval.avgScore).toBe(0);
+  });
+
+  it('says in the metadata when nothing is gated', () => {
+    expect(gatingNote({ correctness: null, grounding: null, calibration: null, gfs: null })).toMatch(
+      /^not gated/,
+    );
+    expect(gatingNote({ correctness: null, grounding: 0.8, calibration: null, gfs: 0.6 })).toBe(
+      'gated: grounding >= 0.8, gfs >= 0.6',
+    );
   });
 });

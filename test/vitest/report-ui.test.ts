@@ -140,6 +140,9 @@ describe('vitest-evals reporting an rge run', () => {
           (v.verdict?.correctness.score ?? Number.NaN) / 2,
         );
       expect(scores.at(-1)?.score).toBe(row.scores.gfsPrimary);
+      // the case's headline score is its GFS, and the metadata says the fixture config gates nothing
+      expect(a.meta.eval?.avgScore).toBe(row.scores.gfsPrimary);
+      expect((scores.at(-1) as { metadata?: { gating?: string } })?.metadata?.gating).toMatch(/^not gated/);
       expect(a.meta.eval?.thresholdFailed).toBe(false); // the panel records; rge's matchers gate
     }
   });
