@@ -23,7 +23,7 @@ import {
 } from '../labelling/index.ts';
 import { QUESTION_CATEGORIES } from '../questions/schema.ts';
 import { type PreparedRun, prepareRun } from '../run/prepare.ts';
-import { UsageError } from '../util/errors.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 
@@ -77,7 +77,7 @@ function shown(io: CliIO, file: string): string {
 
 /** The run as stored: prepared without calling or writing anything. */
 async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
-  return prepareRun({
+  const run = await prepareRun({
     config: flags.config,
     root: io.cwd,
     resultsDir: resolve(io.cwd, flags.resultsDir),
@@ -88,6 +88,14 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
     ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
     ...(flags.set ? { overrides: flags.set } : {}),
   });
+  // the responses to read are a run of this config, which needs its index: say what to run first
+  if (!run.index)
+    throw new RgeError(
+      `no run of ${flags.config} to read: its index (${shown(io, run.config.corpus.index)}) is not built; ` +
+        `run \`rge corpus fetch\`, \`rge corpus ingest --config ${flags.config}\` and \`rge eval run --config ${flags.config}\` first`,
+      { file: flags.config },
+    );
+  return run;
 }
 
 /** `rge validation sample`: draws, writes and describes the validation sample; returns it. */
