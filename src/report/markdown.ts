@@ -117,7 +117,8 @@ export function gfsChartSvg(summary: Summary): string {
     );
   }
   parts.push('</svg>');
-  return `${parts.join('\n')}\n`;
+  // coordinates to a tenth of a pixel (no 549.0999999999999)
+  return `${parts.join('\n').replace(/="(-?\d+\.\d{2,})"/g, (_, n: string) => `="${Number(Number(n).toFixed(1))}"`)}\n`;
 }
 
 export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = {}): string {
