@@ -111,6 +111,12 @@ function label(company: string, metric: string): { label: string; aliases: strin
   return { label: m.label, aliases: m.aliases };
 }
 
+/** How a question names a metric (a bank's revenue from operations is its interest earned). */
+function metricWords(company: string, metric: string): string {
+  if (BANKS.has(company) && metric === 'revenue_from_operations') return 'interest earned';
+  return METRICS[metric]?.words ?? metric;
+}
+
 /** The report a figure is printed in: its own year's, or (`inReport`) the next year's comparatives. */
 function evidence(f: AuditedFact, inReport = f.fy): GoldEvidence {
   return {
@@ -197,8 +203,7 @@ function direct(facts: Facts, input: AuthoringInput): Draft[] {
         const f = facts.get(c, fy, metric);
         if (!f) continue;
         const name = input.names[c] ?? c;
-        const words =
-          BANKS.has(c) && metric === 'revenue_from_operations' ? 'interest earned' : METRICS[metric]?.words;
+        const words = metricWords(c, metric);
         out.push(
           answerable({
             category: 'grounded-direct',
@@ -225,12 +230,19 @@ function direct(facts: Facts, input: AuthoringInput): Draft[] {
       }
   for (const u of input.untraced) {
     const name = input.names[u.company] ?? u.company;
-    out.push({
-      ...answerable({
+    const f: AuditedFact = {
+      ...u,
+      statement: 'consolidated',
+      period: 'full-year',
+      unit: 'INR crore',
+      source: { kind: 'synthetic', note: u.reason },
+    };
+    out.push(
+      answerable({
         category: 'grounded-direct',
         template: 'gd-untraced-revenue',
         text: `What was ${name}'s consolidated revenue from operations for ${u.fy}?`,
-        gold_answer: `Rs ${formatInr(u.value)} crore`,
+        gold_answer: shown(f),
         companies: [u.company],
         fiscal_years: [u.fy],
         difficulty: 'easy',
@@ -239,21 +251,10 @@ function direct(facts: Facts, input: AuthoringInput): Draft[] {
         numeric_gold: [
           { label: `revenue from operations ${u.fy}`, value: u.value, unit: 'INR crore', tolerance: 0.01 },
         ],
-        gold_evidence: [
-          {
-            kind: 'figure',
-            company: u.company,
-            fy: u.fy,
-            ...label(u.company, u.metric),
-            value: u.value,
-            unit: 'INR crore',
-            statement: 'consolidated',
-            period: 'full-year',
-          },
-        ],
+        gold_evidence: [evidence(f)],
         gold_source: { kind: 'untraced', reason: u.reason },
       }),
-    });
+    );
   }
   return out;
 }
@@ -430,10 +431,7 @@ function adversarial(facts: Facts, input: AuthoringInput): Draft[] {
     const name = input.names[c] ?? c;
     for (const fy of ['FY23', 'FY24'])
       for (const metric of ['revenue_from_operations', 'profit_for_period', 'basic_eps']) {
-        const words =
-          BANKS.has(c) && metric === 'revenue_from_operations'
-            ? 'interest earned'
-            : (METRICS[metric]?.words ?? metric);
+        const words = metricWords(c, metric);
         const cons = facts.get(c, fy, metric);
         const sa = facts.get(c, fy, metric, 'standalone');
         if (cons && sa && cons.value !== sa.value)
