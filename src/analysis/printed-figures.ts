@@ -13,6 +13,7 @@
  *
  * Pure functions; no I/O.
  */
+import { groupDigits } from './inr.ts';
 import { extractQuantities, type Quantity } from './numbers.ts';
 
 export type FigureScale =
@@ -171,16 +172,6 @@ export function findPrintedFigure(text: string, value: number, unit: string): Fi
   return hits;
 }
 
-/** Digit grouping of a non-negative decimal string: Indian (12,34,567.89) or western (1,234,567.89). */
-function grouped(fixed: string, indian: boolean): string {
-  const [whole = '', frac] = fixed.split('.');
-  const head = indian ? whole.slice(0, -3) : '';
-  const tail = indian ? whole.slice(-3) : whole;
-  const left = head.replace(/\B(?=(?:\d{2})+$)/g, ',');
-  const right = tail.replace(/\B(?=(?:\d{3})+$)/g, ',');
-  return (left ? `${left},${right}` : right) + (frac === undefined ? '' : `.${frac}`);
-}
-
 /** The value's own decimals, at most `max`. */
 function ownDecimals(value: number, max: number): number {
   const frac = String(Math.abs(value)).split('.')[1] ?? '';
@@ -191,7 +182,7 @@ function ownDecimals(value: number, max: number): number {
 function bothGroupings(value: number, decimals: number, suffix = ''): string[] {
   const fixed = Math.abs(value).toFixed(decimals);
   return [true, false].flatMap((indian) => {
-    const g = grouped(fixed, indian);
+    const g = groupDigits(fixed, indian);
     if (value >= 0) return [g + suffix];
     return suffix ? [`-${g}${suffix}`] : [`-${g}`, `(${g})`];
   });
