@@ -142,34 +142,47 @@ function plainUnitFits(q: Quantity, unit: string): boolean {
  * 'tCO2e' and any other unit as plain numbers. In order of appearance; one hit per printed number.
  */
 export function findPrintedFigure(text: string, value: number, unit: string): FigureHit[] {
-  const stated = unit === 'INR crore' ? statedScales(text) : [];
-  const hits: FigureHit[] = [];
-  for (const q of extractQuantities(text)) {
+  return figureReader(text)(value, unit);
+}
+
+/**
+ * `findPrintedFigure` for one text and many figures: the text's numbers and stated units are read once,
+ * then each (value, unit) is looked up against them.
+ */
+export function figureReader(text: string): (value: number, unit: string) => FigureHit[] {
+  let stated: RupeeScale[] | undefined;
+  const printed = extractQuantities(text).flatMap((q) => {
     const p = printedNumber(q);
-    if (p === null || p.significant < 2) continue;
-    const hit = (scale: FigureScale, via: FigureHit['via']): FigureHit => ({
-      start: q.start,
-      end: q.end,
-      raw: q.raw,
-      scale,
-      via,
-    });
-    if (unit !== 'INR crore') {
-      if (plainUnitFits(q, unit) && roundsTo(p, value)) hits.push(hit('plain', 'assumed'));
-      continue;
+    return p === null || p.significant < 2 ? [] : [{ q, p }];
+  });
+  return (value, unit) => {
+    const hits: FigureHit[] = [];
+    for (const { q, p } of printed) {
+      const hit = (scale: FigureScale, via: FigureHit['via']): FigureHit => ({
+        start: q.start,
+        end: q.end,
+        raw: q.raw,
+        scale,
+        via,
+      });
+      if (unit !== 'INR crore') {
+        if (plainUnitFits(q, unit) && roundsTo(p, value)) hits.push(hit('plain', 'assumed'));
+        continue;
+      }
+      if (q.unit !== null && q.unit !== 'INR') continue;
+      const word = BY_MULTIPLIER.get(q.scale);
+      if (word !== undefined) {
+        if (roundsTo(p, value * PER_CRORE[word])) hits.push(hit(word, 'scale-word'));
+        continue;
+      }
+      stated ??= statedScales(text);
+      const tries: [RupeeScale, FigureHit['via']][] =
+        stated.length > 0 ? stated.map((s) => [s, 'stated-unit']) : [['crore', 'assumed']];
+      const found = tries.find(([s]) => roundsTo(p, value * PER_CRORE[s]));
+      if (found) hits.push(hit(...found));
     }
-    if (q.unit !== null && q.unit !== 'INR') continue;
-    const word = BY_MULTIPLIER.get(q.scale);
-    if (word !== undefined) {
-      if (roundsTo(p, value * PER_CRORE[word])) hits.push(hit(word, 'scale-word'));
-      continue;
-    }
-    const tries: [RupeeScale, FigureHit['via']][] =
-      stated.length > 0 ? stated.map((s) => [s, 'stated-unit']) : [['crore', 'assumed']];
-    const found = tries.find(([s]) => roundsTo(p, value * PER_CRORE[s]));
-    if (found) hits.push(hit(...found));
-  }
-  return hits;
+    return hits;
+  };
 }
 
 /** The value's own decimals, at most `max`. */

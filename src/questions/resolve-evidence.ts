@@ -8,7 +8,7 @@
  * A pattern found in no chunk leaves the question unresolved, with its nearest candidates: the chunks
  * that print the figure without the label, and those that print the label without the figure.
  */
-import { findPrintedFigure } from '../analysis/printed-figures.ts';
+import { type FigureHit, figureReader } from '../analysis/printed-figures.ts';
 import type { Chunk } from '../corpus/schema.ts';
 import { normaliseWhitespace } from './load.ts';
 import type { GoldEvidence } from './schema.ts';
@@ -42,19 +42,43 @@ function lineAt(text: string, at: number): string {
   return text.slice(start, end === -1 ? text.length : end).trim();
 }
 
-function figureIn(chunks: readonly Chunk[], e: Extract<GoldEvidence, { kind: 'figure' }>) {
+/** A chunk as the resolver reads it, prepared once for every pattern of every question. */
+interface ReadChunk {
+  chunk: Chunk;
+  /** whitespace-normalised */
+  text: string;
+  /** `text` lowercased: where labels are looked for */
+  lowered: string;
+  /** the heading and `text`, lowercased: where the statement (standalone, consolidated) is looked for */
+  withHeading: string;
+  figures: (value: number, unit: string) => FigureHit[];
+}
+
+function readChunk(chunk: Chunk): ReadChunk {
+  const text = normaliseWhitespace(chunk.text);
+  return {
+    chunk,
+    text,
+    lowered: text.toLowerCase(),
+    withHeading: `${chunk.heading ?? ''} ${text}`.toLowerCase(),
+    figures: figureReader(chunk.text),
+  };
+}
+
+function figureIn(chunks: readonly ReadChunk[], e: Extract<GoldEvidence, { kind: 'figure' }>) {
   const labels = [e.label, ...e.aliases].map(lower);
-  const hasLabel = (s: string) => labels.some((l) => lower(s).includes(l));
-  const sameLine: { chunk: Chunk; line: string }[] = [];
-  const both: { chunk: Chunk; line: string }[] = [];
+  const hasLabel = (lowered: string) => labels.some((l) => lowered.includes(l));
+  const sameLine: { read: ReadChunk; line: string }[] = [];
+  const both: { read: ReadChunk; line: string }[] = [];
   const figureOnly: EvidenceCandidate[] = [];
   const labelOnly: EvidenceCandidate[] = [];
-  for (const chunk of chunks) {
-    const hits = findPrintedFigure(chunk.text, e.value, e.unit);
-    const labelled = hasLabel(chunk.text);
-    const onLine = hits.map((h) => lineAt(chunk.text, h.start)).find(hasLabel);
-    if (onLine) sameLine.push({ chunk, line: onLine });
-    else if (hits[0] && labelled) both.push({ chunk, line: lineAt(chunk.text, hits[0].start) });
+  for (const read of chunks) {
+    const { chunk } = read;
+    const hits = read.figures(e.value, e.unit);
+    const labelled = hasLabel(read.lowered);
+    const onLine = hits.map((h) => lineAt(chunk.text, h.start)).find((l) => hasLabel(lower(l)));
+    if (onLine) sameLine.push({ read, line: onLine });
+    else if (hits[0] && labelled) both.push({ read, line: lineAt(chunk.text, hits[0].start) });
     else if (hits[0])
       figureOnly.push({
         chunkId: chunk.id,
@@ -70,7 +94,7 @@ function figureIn(chunks: readonly Chunk[], e: Extract<GoldEvidence, { kind: 'fi
   }
   // the statement the pattern names, where the chunks say which they print
   const found = sameLine.length > 0 ? sameLine : both;
-  const named = found.filter((f) => lower(`${f.chunk.heading ?? ''} ${f.chunk.text}`).includes(e.statement));
+  const named = found.filter((f) => f.read.withHeading.includes(e.statement));
   return {
     found: named.length > 0 ? named : found,
     candidates: [...figureOnly.slice(0, 3), ...labelOnly.slice(0, 3)],
@@ -81,18 +105,34 @@ export function resolveEvidence(
   questions: readonly EvidenceQuestion[],
   chunks: readonly Chunk[],
 ): EvidenceResolution[] {
+  // each report's chunks, read once (lazily) for every pattern of every question that names it
+  const reports = new Map<string, Chunk[]>();
+  for (const c of chunks) {
+    const key = `${c.company}\u0000${c.fy}`;
+    reports.set(key, [...(reports.get(key) ?? []), c]);
+  }
+  const read = new Map<string, ReadChunk[]>();
+  const reportOf = (company: string, fy: string): ReadChunk[] => {
+    const key = `${company}\u0000${fy}`;
+    let list = read.get(key);
+    if (!list) {
+      list = (reports.get(key) ?? []).map(readChunk);
+      read.set(key, list);
+    }
+    return list;
+  };
   return questions.map((q) => {
     const ids = new Set<string>();
     const quotes: string[] = [];
     const unresolved: EvidenceResolution['unresolved'] = [];
     for (const e of q.gold_evidence ?? []) {
-      const scoped = chunks.filter((c) => c.company === e.company && c.fy === e.fy);
+      const scoped = reportOf(e.company, e.fy);
       if (e.kind === 'quote') {
         const wanted = normaliseWhitespace(e.text);
-        const hits = scoped.filter((c) => normaliseWhitespace(c.text).includes(wanted));
+        const hits = scoped.filter((c) => c.text.includes(wanted));
         if (hits.length === 0) unresolved.push({ evidence: e, candidates: [] });
         else quotes.push(e.text);
-        for (const c of hits) ids.add(c.id);
+        for (const c of hits) ids.add(c.chunk.id);
         continue;
       }
       const { found, candidates } = figureIn(scoped, e);
@@ -100,7 +140,7 @@ export function resolveEvidence(
         unresolved.push({ evidence: e, candidates });
         continue;
       }
-      for (const f of found) ids.add(f.chunk.id);
+      for (const f of found) ids.add(f.read.chunk.id);
       if (found[0]) quotes.push(found[0].line);
     }
     return { id: q.id, goldChunkIds: [...ids].sort(), quotes, unresolved };
