@@ -153,26 +153,18 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     .option('--out <file>', 'questions file to write', 'data/questions/questions.jsonl')
     .option('--check', 'write nothing; exit 1 if the file differs from what would be written')
     .action(async (opts: { facts: string; untraced: string; out: string; check?: boolean }) => {
-      const { authorQuestions, UNTRACED_REASON } = await import('../questions/authoring.ts');
+      const { authorQuestions, parseUntracedFigures } = await import('../questions/authoring.ts');
       const { Question } = await import('../questions/schema.ts');
       const { loadFacts } = await import('../fixtures/build.ts');
       const { readTextFile } = await import('../util/fs.ts');
       const at = (p: string) => resolve(io.cwd, p);
       const facts = await loadFacts(at(opts.facts));
-      const untracedText = await readTextFile(at(opts.untraced));
-      let untraced: {
-        figures: { company: string; fy: string; metric: 'revenue_from_operations'; value: number }[];
-      };
-      try {
-        untraced = JSON.parse(untracedText);
-      } catch (err) {
-        throw new RgeError(`not JSON: ${(err as Error).message}`, { file: at(opts.untraced) });
-      }
+      const untraced = parseUntracedFigures(await readTextFile(at(opts.untraced)), at(opts.untraced));
       const names = Object.fromEntries(facts.companies.map((c) => [c.slug, shortName(c.name)]));
       const written = authorQuestions({
         names,
         facts: facts.numeric,
-        untraced: untraced.figures.map((f) => ({ ...f, reason: UNTRACED_REASON })),
+        untraced,
       }).map((q) => Question.parse(q));
       const text = `${written.map((q) => JSON.stringify(q)).join('\n')}\n`;
       const out = at(opts.out);

@@ -11,7 +11,9 @@
  * report counts those apart. Selection is seeded (seedrandom) and recorded in every question's notes.
  */
 import seedrandom from 'seedrandom';
+import { z } from 'zod';
 import { formatInr } from '../analysis/inr.ts';
+import { RgeError } from '../util/errors.ts';
 import { pickRoundRobin } from '../util/shuffle.ts';
 import { CATEGORY_COUNTS, type GoldEvidence, type GoldSource, type QuestionInput } from './schema.ts';
 
@@ -50,6 +52,35 @@ export interface UntracedFigure {
   metric: 'revenue_from_operations';
   value: number;
   reason: string;
+}
+
+/** data/questions/untraced-figures.json: the figures of companies with no filing here, and why. */
+const UntracedFile = z.strictObject({
+  note: z.string(),
+  figures: z.array(
+    z.strictObject({
+      company: z.string().min(1),
+      fy: z.string().regex(/^FY\d{2}$/),
+      metric: z.literal('revenue_from_operations'),
+      value: z.number().finite(),
+    }),
+  ),
+});
+
+/** The untraced figures of `text` (the file at `file`), each with the reason it is untraced. */
+export function parseUntracedFigures(text: string, file: string): UntracedFigure[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new RgeError(`not JSON: ${(err as Error).message}`, { file });
+  }
+  const parsed = UntracedFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RgeError(`${issue?.path.join('.') || 'file'}: ${issue?.message}`, { file });
+  }
+  return parsed.data.figures.map((f) => ({ ...f, reason: UNTRACED_REASON }));
 }
 
 type Draft = Omit<QuestionInput, 'id' | 'version'> & { template: string };

@@ -204,6 +204,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     config.subject_prompt.file === null
       ? BUILTIN_SUBJECT_PROMPT
       : await loadSubjectPrompt(at(config.subject_prompt.file));
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const allQuestions = (await loadQuestions(questionsPath)).map((r) => r.value);
   let questions = allQuestions;
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
@@ -215,7 +216,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       throw new RgeError(`gold not resolved on this index: ${notReady.join('; ')}; ${fix}`, {
         file: questionsPath,
       });
-    (opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`warning: ${notReady.join('; ')}; ${fix}`);
+    log(`warning: ${notReady.join('; ')}; ${fix}`);
   }
   if (opts.questionIds !== undefined) {
     const wanted = new Set(opts.questionIds);
@@ -231,12 +232,11 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     questions,
     opts.questionIds === undefined ? opts.questions : undefined,
   );
-  if (slice) (opts.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(`questions: ${slice}`);
+  if (slice) log(`questions: ${slice}`);
   const chosen = opts.subjects
     ? config.subjects.filter((s) => opts.subjects?.includes(s.id))
     : config.subjects;
   const resultsDir = at(opts.resultsDir ?? 'data/results');
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const ledger = new BudgetLedger(resultsDir, {
     capUsd: config.budget.cap_usd,
     warnUsd: config.budget.warn_usd,

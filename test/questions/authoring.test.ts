@@ -147,3 +147,28 @@ describe('the question set over the real reports', () => {
     expect(Question.safeParse({ ...q, resolved_on: 'c'.repeat(64) }).success).toBe(false);
   });
 });
+
+describe('the untraced figures file', () => {
+  it('is refused with the file and the field when malformed', async () => {
+    const { parseUntracedFigures } = await import('../../src/questions/authoring.ts');
+    expect(() => parseUntracedFigures('{', 'u.json')).toThrow(/^not JSON/);
+    expect(() =>
+      parseUntracedFigures(
+        '{"note":"x","figures":[{"company":"a","fy":"2024","metric":"revenue_from_operations","value":1}]}',
+        'u.json',
+      ),
+    ).toThrow(/^figures\.0\.fy: Invalid string/);
+    const ok = parseUntracedFigures(
+      '{"note":"x","figures":[{"company":"a","fy":"FY24","metric":"revenue_from_operations","value":1}]}',
+      'u.json',
+    );
+    expect(ok).toEqual([
+      expect.objectContaining({
+        company: 'a',
+        fy: 'FY24',
+        value: 1,
+        reason: expect.stringMatching(/^no XBRL/),
+      }),
+    ]);
+  });
+});
