@@ -151,13 +151,13 @@ describe('the question set over the real reports', () => {
 describe('the untraced figures file', () => {
   it('is refused with the file and the field when malformed', async () => {
     const { parseUntracedFigures } = await import('../../src/questions/authoring.ts');
-    expect(() => parseUntracedFigures('{', 'u.json')).toThrow(/^not JSON/);
+    expect(() => parseUntracedFigures('{', 'u.json')).toThrow(/^u\.json: not JSON/);
     expect(() =>
       parseUntracedFigures(
         '{"note":"x","figures":[{"company":"a","fy":"2024","metric":"revenue_from_operations","value":1}]}',
         'u.json',
       ),
-    ).toThrow(/^figures\.0\.fy: Invalid string/);
+    ).toThrow(/^u\.json: figures\.0\.fy: Invalid string/);
     const ok = parseUntracedFigures(
       '{"note":"x","figures":[{"company":"a","fy":"FY24","metric":"revenue_from_operations","value":1}]}',
       'u.json',
