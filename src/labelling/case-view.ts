@@ -1,22 +1,38 @@
 /**
  * What the labelling and review pages are sent for one response: the case (question, expected
- * behaviour, gold answer and quotes, retrieved chunks with the cited ones and their supporting
- * sentences marked, the answer). The judges' verdicts are NOT part of it: the label server adds them
- * only once the person has labelled the item; the review page gets them from the start. In label mode
- * the subject and its model are not sent and the page shows the question id, not the item id (which
- * names the subject and serves only to post the label), so that the label is blind to the model. Pure.
+ * behaviour, gold answer and quotes, the answer, the retrieved chunks with the cited ones first and
+ * their supporting sentences marked, the gold quotes marked in every chunk, each chunk's best line for
+ * its collapsed view). The judges' verdicts are NOT part of it: the label server adds them only once
+ * the person has labelled the item; the review page gets them from the start. In label mode the
+ * subject and its model are not sent and the page shows the question id, not the item id (which names
+ * the subject and serves only to post the label), so that the label is blind to the model. Pure.
  */
 import type { JudgeOutcome } from '../judging/verdict.ts';
-import { type AnswerPart, answerParts, type ChunkSegment, citedChunkIds, markSupport } from './evidence.ts';
+import {
+  type AnswerPart,
+  answerParts,
+  bestLine,
+  type ChunkSegment,
+  citedChunkIds,
+  goldSpans,
+  markChunk,
+} from './evidence.ts';
 import type { ValidationItem } from './schema.ts';
 
 export interface ChunkView {
   id: string;
+  /** its place in the retrieval, 1 = top */
+  rank: number;
   company: string;
   fy: string | null;
   heading: string | null;
   pages: [number, number];
   cited: boolean;
+  /** the chunk holds (part of) a gold quote */
+  gold: boolean;
+  /** the line its collapsed view shows (`bestLine`) */
+  best: string | null;
+  /** the text reflowed for reading, marked: support (cited chunks only) and gold quotes */
   segments: ChunkSegment[];
 }
 
@@ -31,7 +47,9 @@ export interface CaseView {
   gold_quotes: string[];
   answer: string;
   answer_parts: AnswerPart[];
+  /** the retrieved chunks the answer cites, in the order it first cites them */
   cited: string[];
+  /** cited chunks first (in `cited` order), then the others in retrieval order */
   chunks: ChunkView[];
 }
 
@@ -44,10 +62,33 @@ export interface ContestedCaseView extends CaseView {
 
 /** The case view of an item (no verdicts). */
 export function caseView(item: ValidationItem, index: number): CaseView {
-  const cited = citedChunkIds(
+  const parts = answerParts(item.answer);
+  const retrieved = citedChunkIds(
     item.answer,
     item.chunks.map((c) => c.id),
   );
+  const firstCite = (id: string) => parts.findIndex((p) => p.cite === id);
+  const cited = [...retrieved].sort((a, b) => firstCite(a) - firstCite(b));
+  const chunks = item.chunks.map((c, i): ChunkView => {
+    const isCited = cited.includes(c.id);
+    return {
+      id: c.id,
+      rank: i + 1,
+      company: c.company,
+      fy: c.fy,
+      heading: c.heading,
+      pages: c.pages,
+      cited: isCited,
+      gold: goldSpans(c.text, item.gold_quotes).length > 0,
+      best: bestLine(c.text, item.question, item.gold_quotes),
+      segments: markChunk(c.text, {
+        answer: isCited ? item.answer : null,
+        goldQuotes: item.gold_quotes,
+        reflow: true,
+      }),
+    };
+  });
+  const order = (c: ChunkView) => (c.cited ? cited.indexOf(c.id) : cited.length + c.rank);
   return {
     index,
     item_id: item.item_id,
@@ -58,20 +99,9 @@ export function caseView(item: ValidationItem, index: number): CaseView {
     gold_answer: item.gold_answer,
     gold_quotes: item.gold_quotes,
     answer: item.answer,
-    answer_parts: answerParts(item.answer),
+    answer_parts: parts,
     cited,
-    chunks: item.chunks.map((c) => {
-      const isCited = cited.includes(c.id);
-      return {
-        id: c.id,
-        company: c.company,
-        fy: c.fy,
-        heading: c.heading,
-        pages: c.pages,
-        cited: isCited,
-        segments: isCited ? markSupport(c.text, item.answer) : [{ text: c.text, reason: null }],
-      };
-    }),
+    chunks: chunks.sort((a, b) => order(a) - order(b)),
   };
 }
 

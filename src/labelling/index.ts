@@ -3,7 +3,17 @@
  * sessions and their server, and the readers the report joins to a run's case rows by `answer_key`.
  */
 export { type CaseView, type ContestedCaseView, caseView, reviewView } from './case-view.ts';
-export { answerParts, citedChunkIds, markSupport, sentenceSpans } from './evidence.ts';
+export {
+  answerParts,
+  bestLine,
+  type ChunkSegment,
+  citedChunkIds,
+  goldSpans,
+  markChunk,
+  markSupport,
+  reflow,
+  sentenceSpans,
+} from './evidence.ts';
 export {
   appendRecord,
   judgeOutcomesHash,

@@ -1,8 +1,9 @@
 // The script of the labelling and review page (inlined by page.ts; runs in the browser).
 // Keyboard-first: 0/1/2 score the focused dimension and move focus to the next one; after calibration
 // focus goes to the text; Enter (or Ctrl+Enter) in the text saves and goes to the next item; n / b
-// (when not typing) go to the next / previous item. Every label is posted as it is given; the page
-// resumes where this person stopped. Data is put in the DOM with textContent only.
+// (when not typing) go to the next / previous item; c (or a click on a citation in the answer) shows the
+// next cited chunk at its supporting sentence. Every label is posted as it is given; the page resumes
+// where this person stopped. Data is put in the DOM with textContent only.
 
 const DIMENSIONS = ['correctness', 'grounding', 'calibration'];
 const TITLES = { correctness: 'Correctness', grounding: 'Grounding', calibration: 'Calibration' };
@@ -15,6 +16,7 @@ const state = {
   scores: {},
   focus: 0,
   saving: false,
+  cite: -1,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -62,27 +64,36 @@ function buildDimensions() {
   const box = $('dimensions');
   box.replaceChildren();
   DIMENSIONS.forEach((dim, i) => {
-    const levels = state.session.rubric[dim].map((level) =>
+    const levels = state.session.rubric[dim];
+    const buttons = levels.map((level) =>
       el(
-        'div',
-        { class: 'level' },
-        el('button', {
+        'button',
+        {
           type: 'button',
-          text: String(level.score),
           'data-dim': dim,
           'data-score': level.score,
           'aria-pressed': 'false',
           tabindex: -1,
+          title: `${level.name}: ${level.meaning}`,
           onclick: () => score(i, level.score),
-        }),
-        el('div', { class: 'meaning' }, el('b', { text: `${level.name}: ` }), level.meaning),
+        },
+        el('b', { text: String(level.score) }),
+        level.name,
+      ),
+    );
+    const meanings = el(
+      'ul',
+      { class: 'meanings' },
+      ...levels.map((level) =>
+        el('li', {}, el('b', { text: `${level.score} ${level.name}: ` }), level.meaning),
       ),
     );
     const row = el(
       'div',
       { class: 'dim', id: `dim-${dim}`, tabindex: 0, 'data-dim': dim },
       el('h3', { text: TITLES[dim] }),
-      ...levels,
+      el('div', { class: 'levels' }, ...buttons),
+      meanings,
     );
     row.addEventListener('focus', () => setFocus(i, false));
     box.append(row);
@@ -90,7 +101,7 @@ function buildDimensions() {
 }
 
 function paintScores() {
-  for (const button of document.querySelectorAll('.level button')) {
+  for (const button of document.querySelectorAll('.levels button')) {
     const pressed = state.scores[button.dataset.dim] === Number(button.dataset.score);
     button.setAttribute('aria-pressed', String(pressed));
   }
@@ -116,6 +127,75 @@ function section(title, ...children) {
   return [el('h2', { text: title }), ...children.filter((c) => c !== null && c !== undefined)];
 }
 
+/** The chunk's text with its marks: support (yellow, cited chunks only) and gold quotes (green). */
+function chunkText(c) {
+  return el(
+    'div',
+    { class: 'chunk-text' },
+    ...c.segments.map((s) => {
+      if (s.reason === null && !s.gold) return s.text;
+      const what = [
+        s.reason === 'figure' ? 'shares a figure with the answer' : null,
+        s.reason === 'words' ? 'shares most content words with an answer sentence' : null,
+        s.gold ? 'a gold quote' : null,
+      ].filter(Boolean);
+      return el('mark', {
+        class: [s.reason, s.gold ? 'gold' : null].filter(Boolean).join(' '),
+        text: s.text,
+        title: what.join('; '),
+      });
+    }),
+  );
+}
+
+function chunkMeta(c) {
+  return el(
+    'span',
+    { class: 'chunk-meta' },
+    el('span', { class: 'chunk-id', text: c.id }),
+    ` · #${c.rank} retrieved · ${c.company}${c.fy ? ` · ${c.fy}` : ''} · pages ${c.pages[0]}-${c.pages[1]}${c.heading ? ` · ${c.heading}` : ''}`,
+    c.cited ? el('span', { class: 'badge', text: 'cited' }) : null,
+    c.gold ? el('span', { class: 'badge', text: 'holds a gold quote' }) : null,
+  );
+}
+
+/** Cited chunks open, each scrolled to its first mark; the others folded to their best line. */
+function renderChunk(c) {
+  if (c.cited) return el('div', { class: 'chunk cited', 'data-chunk': c.id }, chunkMeta(c), chunkText(c));
+  return el(
+    'details',
+    { class: c.gold ? 'chunk gold' : 'chunk', 'data-chunk': c.id },
+    el('summary', {}, chunkMeta(c), c.best ? el('span', { class: 'best', text: c.best }) : null),
+    chunkText(c),
+  );
+}
+
+/** The first mark of a chunk worth seeing: supporting the answer, else a gold quote. */
+function firstMark(chunk) {
+  return chunk.querySelector('mark.figure, mark.words') ?? chunk.querySelector('mark.gold');
+}
+
+/** Scrolls each open chunk's text box (not the pane) so that its first mark is at its top. */
+function scrollBoxesToMarks() {
+  for (const box of document.querySelectorAll('#chunks .chunk.cited .chunk-text')) {
+    const mark = firstMark(box);
+    if (mark) box.scrollTop = Math.max(0, mark.offsetTop - box.offsetTop - 30);
+  }
+}
+
+/** Shows a cited chunk: opens it, brings its first mark to the middle of the pane, and flashes it. */
+function jumpTo(id) {
+  const chunk = document.querySelector(`#chunks [data-chunk="${CSS.escape(id)}"]`);
+  if (!chunk) return;
+  if (chunk.tagName === 'DETAILS') chunk.open = true;
+  const target = firstMark(chunk) ?? chunk;
+  target.scrollIntoView({ block: 'center' });
+  for (const old of document.querySelectorAll('.flash')) old.classList.remove('flash');
+  target.classList.add('flash');
+  chunk.classList.add('flash');
+  document.body.dataset.jumped = id;
+}
+
 function renderCase(view) {
   $('question').replaceChildren(
     ...section(
@@ -129,13 +209,15 @@ function renderCase(view) {
       el('p', { class: 'question-text', text: view.question }),
     ),
   );
-  const quotes = view.gold_quotes.length
-    ? el('ul', {}, ...view.gold_quotes.map((q) => el('li', { text: q })))
-    : el('p', { text: 'no gold quotes' });
   $('gold').replaceChildren(
     ...section('Gold answer', el('p', { text: view.gold_answer })),
-    el('h2', { text: 'Gold quotes' }),
-    quotes,
+    view.gold_quotes.length
+      ? el(
+          'ul',
+          { class: 'gold-quotes', title: 'gold quotes (underlined in green where a chunk holds them)' },
+          ...view.gold_quotes.map((q) => el('li', { text: q })),
+        )
+      : el('p', { class: 'chunk-meta', text: 'no gold quotes' }),
   );
   const ids = new Set(view.chunks.map((c) => c.id));
   const answer = el(
@@ -144,48 +226,43 @@ function renderCase(view) {
     ...view.answer_parts.map((p) =>
       p.cite === null
         ? p.text
-        : el('span', {
-            class: ids.has(p.cite) ? 'cite' : 'cite unknown',
-            text: p.text,
-            title: ids.has(p.cite) ? 'cited chunk' : 'not a retrieved chunk',
-          }),
+        : ids.has(p.cite)
+          ? el('button', {
+              type: 'button',
+              class: 'cite',
+              text: p.text,
+              tabindex: -1,
+              'data-cite': p.cite,
+              title: 'show the cited chunk (c)',
+              onclick: () => jumpTo(p.cite),
+            })
+          : el('span', { class: 'cite unknown', text: p.text, title: 'not a retrieved chunk' }),
     ),
   );
   $('answer').replaceChildren(...section('Answer', answer));
   $('chunks').replaceChildren(
-    el('h2', {
-      class: 'chunks-title',
-      text: `Retrieved chunks (${view.chunks.length}; cited: ${view.cited.length ? view.cited.join(', ') : 'none'})`,
-    }),
-    ...view.chunks.map((c) =>
-      el(
-        'div',
-        { class: c.cited ? 'chunk cited' : 'chunk', 'data-chunk': c.id },
-        el(
-          'div',
-          { class: 'chunk-meta' },
-          el('span', { class: 'chunk-id', text: c.id }),
-          ` · ${c.company}${c.fy ? ` · ${c.fy}` : ''} · pages ${c.pages[0]}-${c.pages[1]}${c.heading ? ` · ${c.heading}` : ''}${c.cited ? ' · CITED' : ''}`,
-        ),
-        el(
-          'div',
-          { class: 'chunk-text' },
-          ...c.segments.map((s) =>
-            s.reason === null
-              ? s.text
-              : el('mark', {
-                  class: s.reason,
-                  text: s.text,
-                  title:
-                    s.reason === 'figure'
-                      ? 'shares a figure with the answer'
-                      : 'shares most content words with an answer sentence',
-                }),
-          ),
-        ),
-      ),
+    el(
+      'h2',
+      { class: 'chunks-title' },
+      `Retrieved chunks (${view.chunks.length}; cited: `,
+      view.cited.length ? el('span', { class: 'chunk-id', text: view.cited.join(', ') }) : 'none',
+      ')',
+      el('span', { class: 'legend', text: 'yellow: supports the answer · green: a gold quote' }),
     ),
+    ...view.chunks.map(renderChunk),
   );
+  state.cite = -1;
+}
+
+/** c: the answer's next citation (of a retrieved chunk), round and round. */
+function nextCitation() {
+  const cites = [...document.querySelectorAll('#answer .cite[data-cite]')].map((b) => b.dataset.cite);
+  if (cites.length === 0) {
+    status('the answer cites no retrieved chunk');
+    return;
+  }
+  state.cite = (state.cite + 1) % cites.length;
+  jumpTo(cites[state.cite]);
 }
 
 function renderVerdicts(verdicts, contested) {
@@ -250,6 +327,9 @@ async function load(index) {
   $('judges').replaceChildren();
   $('judges').hidden = true;
   renderCase(view);
+  $('case').scrollTop = 0;
+  scrollBoxesToMarks();
+  delete document.body.dataset.jumped;
   if (state.session.mode === 'review') {
     for (const dim of DIMENSIONS)
       $(`dim-${dim}`).classList.toggle('contested', view.contested_dimensions.includes(dim));
@@ -262,7 +342,6 @@ async function load(index) {
       : '',
   );
   setFocus(0);
-  window.scrollTo(0, 0);
   await showJudgesIfLabelled();
 }
 
@@ -347,6 +426,9 @@ function onKey(event) {
   } else if (event.key === 'b') {
     event.preventDefault();
     go(-1);
+  } else if (event.key === 'c') {
+    event.preventDefault();
+    nextCitation();
   } else if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
     event.preventDefault();
     setFocus(Math.min(TEXT, Math.max(0, state.focus + (event.key === 'ArrowDown' ? 1 : -1))));

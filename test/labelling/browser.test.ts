@@ -17,12 +17,14 @@ import {
   ContestedReview,
   HumanLabel,
   judgeOutcomesHash,
+  labelSession,
   labelsFile,
   reviewSession,
   reviewsFile,
   startValidationServer,
+  ValidationSample,
 } from '../../src/labelling/index.ts';
-import { handItem, JUDGE_MARK, judgeOutcome, writeHandSample } from './hand-sample.ts';
+import { handItem, handSample, JUDGE_MARK, judgeOutcome, longItem, writeHandSample } from './hand-sample.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -50,6 +52,26 @@ async function ready(page: Page): Promise<void> {
 
 /** The id of the focused element (evaluated in the page; the test's tsconfig has no DOM types). */
 const activeId = (page: Page) => page.evaluate<string>("document.activeElement?.id ?? ''");
+
+/**
+ * Whether the first element matching `selector` is wholly inside the window and not covered: the element
+ * at the middle of its box is it or inside it (a pane's hidden overflow or another element on top fails).
+ */
+const inView = (page: Page, selector: string) =>
+  page.evaluate<boolean>(`(() => {
+    const e = document.querySelector(${JSON.stringify(selector)});
+    if (!e) return false;
+    const r = e.getBoundingClientRect();
+    if (r.height === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return false;
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 8));
+    return hit === e || e.contains(hit);
+  })()`);
+
+/** Screenshots go to RGE_SCREENSHOTS when it names a folder (to look at them), nowhere otherwise. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.RGE_SCREENSHOTS;
+  await page.screenshot(dir ? { path: join(dir, `${name}.png`) } : {});
+}
 
 describe('the labelling page in a headless browser', () => {
   let browser: Browser | undefined;
@@ -143,6 +165,75 @@ describe('the labelling page in a headless browser', () => {
         await page.keyboard.press('Enter');
         expect(await page.textContent('#status')).toContain('score grounding first');
         expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(5);
+      } finally {
+        await page.close();
+        await server.close();
+      }
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    title(
+      'fits 1280x800: Save, the rationale, the key hints and the cited sentence in view after load and after a citation is pressed',
+    ),
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-browser-fit-'));
+      const item = longItem();
+      const server = await startValidationServer(
+        labelSession(ValidationSample.parse({ ...handSample(1), items: [item, handItem(1)] }), 'ana', dir),
+      );
+      const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
+      try {
+        await page.goto(server.url);
+        await ready(page);
+        await screenshot(page, 'label-1280x800-load');
+        // the page itself does not scroll: the case pane does
+        expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeLessThanOrEqual(800);
+        for (const what of ['#save', '#text', '#keys', '#dim-correctness', '#question .question-text'])
+          expect(await inView(page, what), what).toBe(true);
+        // the cited chunk (retrieved last) comes first, open, scrolled to its supporting sentence
+        const cited = item.chunks[4]?.id as string;
+        expect(await page.getAttribute('#chunks .chunk >> nth=0', 'data-chunk')).toBe(cited);
+        expect(await page.textContent('.chunk.cited mark.figure')).toBe(
+          'The Mining segment reported revenue of Rs 987.65 crore in FY24.',
+        );
+        expect(await inView(page, '.chunk.cited mark.figure')).toBe(true);
+        // the others folded, each showing its best line; the gold quote marked apart, in its own chunk
+        expect(await page.locator('details.chunk:not([open])').count()).toBe(4);
+        const goldChunk = `details.chunk[data-chunk="${item.chunks[0]?.id}"]`;
+        expect(await page.textContent(`${goldChunk} .best`)).toBe(item.gold_quotes[0]);
+        expect(await page.getAttribute(`${goldChunk} mark.gold`, 'class')).toBe('gold');
+        expect(await page.locator('mark.figure.gold, mark.words.gold').count()).toBe(0);
+        // chunk ids as they are, never upper-cased by the title's style
+        expect(
+          await page.evaluate<string>(
+            "getComputedStyle(document.querySelector('.chunks-title .chunk-id')).textTransform",
+          ),
+        ).toBe('none');
+
+        // scroll the chunk's text and the case away, then press the citation: the sentence comes back
+        const away =
+          "document.querySelector('.chunk.cited .chunk-text').scrollTop = 0; document.getElementById('case').scrollTop = 100000";
+        await page.evaluate(away);
+        expect(await inView(page, '.chunk.cited mark.figure')).toBe(false);
+        await page.click(`#answer .cite[data-cite="${cited}"]`);
+        await page.waitForSelector(`body[data-jumped="${cited}"]`);
+        await screenshot(page, 'label-1280x800-citation');
+        expect(await inView(page, '.chunk.cited mark.figure')).toBe(true);
+        expect(await inView(page, '#save')).toBe(true);
+        // by keyboard: c does the same, and the scores still go to the dimensions
+        await page.evaluate(`${away}; delete document.body.dataset.jumped`);
+        expect(await inView(page, '.chunk.cited mark.figure')).toBe(false);
+        await page.keyboard.press('c');
+        await page.waitForSelector(`body[data-jumped="${cited}"]`);
+        expect(await inView(page, '.chunk.cited mark.figure')).toBe(true);
+        await page.keyboard.press('2');
+        expect(await activeId(page)).toBe('dim-grounding');
+        // calibration's meanings open when it is focused, and Save stays in view
+        await page.keyboard.press('1');
+        expect(await activeId(page)).toBe('dim-calibration');
+        expect(await inView(page, '#dim-calibration .meanings')).toBe(true);
+        expect(await inView(page, '#save')).toBe(true);
       } finally {
         await page.close();
         await server.close();

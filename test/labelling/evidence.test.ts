@@ -3,10 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { JUDGE_PROMPT_TEXT } from '../../src/judging/prompt.ts';
 import {
   answerParts,
+  bestLine,
   caseView,
   citedChunkIds,
+  goldSpans,
   largestRemainder,
+  markChunk,
   markSupport,
+  reflow,
   rubricFromPrompt,
   sampleId,
   sentenceSpans,
@@ -35,6 +39,7 @@ describe('evidence marks', () => {
       'Revenue was Rs 1234.5 crore in FY24 [acme-FY24-1]. The Ports segment grew because of new capacity [acme-FY24-1].';
     const segments = markSupport(chunk, answer);
     expect(segments.map((s) => s.text).join('')).toBe(chunk);
+    expect(segments.every((s) => !s.gold)).toBe(true);
     expect(segments.filter((s) => s.reason !== null).map((s) => [s.reason, s.text])).toEqual([
       [
         'figure',
@@ -65,12 +70,106 @@ describe('evidence marks', () => {
     ]);
   });
 
-  it('the case view marks only inside cited chunks and carries no verdict', () => {
-    const view = caseView(handItem(2), 0);
-    expect(view.chunks.map((c) => c.cited)).toEqual([true, false]);
+  it('a heading line is a sentence of its own, so a mark never takes the heading in', () => {
+    const text =
+      'FINANCIAL HIGHLIGHTS\nRevenue for FY24 was Rs 1,234.50 crore.\n6. DIVIDENDS\nThe Board declared Rs 2.50\nper share.';
+    expect(sentenceSpans(text).map(([a, b]) => text.slice(a, b))).toEqual([
+      'FINANCIAL HIGHLIGHTS',
+      'Revenue for FY24 was Rs 1,234.50 crore.',
+      '6. DIVIDENDS',
+      'The Board declared Rs 2.50\nper share.',
+    ]);
+    const marked = markSupport(text, 'Revenue was Rs 1,234.50 crore [a-FY24-1].').filter((s) => s.reason);
+    expect(marked.map((s) => s.text)).toEqual(['Revenue for FY24 was Rs 1,234.50 crore.']);
+  });
+
+  it('the same words about another figure are not support; a bare cell must equal the figure as printed', () => {
+    const text =
+      'The Mobile segment reported revenue of Rs 90,444.12 crore in FY23.\n' +
+      'The Homes segment reported revenue of Rs 43,134.89 crore in FY23.\n' +
+      'Treasury | 20,490.48 | 12.0\nRetail | 20,573.00 | 9.0\nThe segments are run separately.';
+    const marked = (answer: string) =>
+      markSupport(text, answer)
+        .filter((s) => s.reason)
+        .map((s) => [s.reason, s.text]);
+    expect(marked('The Mobile segment reported revenue of Rs 90,444.12 crore in FY23 [x-FY23-1].')).toEqual([
+      ['figure', 'The Mobile segment reported revenue of Rs 90,444.12 crore in FY23.'],
+    ]);
+    // 20,573 is within 1% of 20,490.48, but not the same number printed
+    expect(marked('Revenue was USD 20,573 million [x-FY23-1].')).toEqual([
+      ['figure', 'Retail | 20,573.00 | 9.0'],
+    ]);
+    // a narrative sentence without figures can still support by its words
+    expect(marked('The segments are run separately [x-FY23-1].')).toEqual([
+      ['words', 'The segments are run separately.'],
+    ]);
+  });
+
+  it('reflows soft line breaks into spaces, one for one, and keeps rows, headings and sentence ends', () => {
+    const text =
+      'HDFC BANK LIMITED\nIt is\nnot the annual report; revenue was Rs\n79,433.61\ncrore.\nNext sentence here\n' +
+      'Segment | Revenue\nPorts | 600.25\n1. CHAIRPERSON\nDear Shareholders, the year\n2022-23 was good.';
+    const flowed = reflow(text);
+    expect(flowed).toHaveLength(text.length);
+    expect(flowed.split('\n')).toEqual([
+      'HDFC BANK LIMITED',
+      'It is not the annual report; revenue was Rs 79,433.61 crore.',
+      'Next sentence here',
+      'Segment | Revenue',
+      'Ports | 600.25',
+      '1. CHAIRPERSON',
+      'Dear Shareholders, the year 2022-23 was good.',
+    ]);
+  });
+
+  it('marks gold quotes in any chunk, across line breaks, beside the support marks', () => {
+    const text =
+      'Intro line here.\nConsolidated revenue for FY24 was Rs 1,234.50\ncrore, up 5%.\nOther text.';
+    const quote = 'Consolidated revenue for FY24 was Rs 1,234.50 crore, up 5%.';
+    expect(goldSpans(text, [quote]).map(([a, b]) => text.slice(a, b))).toEqual([
+      'Consolidated revenue for FY24 was Rs 1,234.50\ncrore, up 5%.',
+    ]);
+    const segments = markChunk(text, { answer: 'It grew 5% [a-FY24-1].', goldQuotes: [quote], reflow: true });
+    expect(segments.map((s) => s.text).join('')).toBe(reflow(text));
+    expect(segments.filter((s) => s.gold || s.reason).map((s) => [s.reason, s.gold, s.text])).toEqual([
+      ['figure', true, 'Consolidated revenue for FY24 was Rs 1,234.50 crore, up 5%.'],
+    ]);
+    // no answer: gold marks only
+    expect(markChunk(text, { goldQuotes: [quote] }).filter((s) => s.gold || s.reason)).toEqual([
+      { text: 'Consolidated revenue for FY24 was Rs 1,234.50\ncrore, up 5%.', reason: null, gold: true },
+    ]);
+  });
+
+  it("a folded chunk's best line: its gold quote, else the sentence nearest the question, not a heading", () => {
+    const text = 'ACME LIMITED\nThe board met four times.\nDividend per share was Rs 2.50 for FY24.';
+    expect(bestLine(text, 'What dividend per share did Acme pay for FY24?', [])).toBe(
+      'Dividend per share was Rs 2.50 for FY24.',
+    );
+    expect(bestLine(text, 'Who audits Acme?', [])).toBe('The board met four times.');
+    expect(bestLine(text, 'Anything?', ['The board met four times.'])).toBe('The board met four times.');
+  });
+
+  it('the case view: cited chunks first in citation order, support marks only in them, gold marks everywhere, no verdict', () => {
+    const item = handItem(2);
+    const view = caseView(item, 0);
+    expect(view.chunks.map((c) => [c.id, c.cited, c.rank])).toEqual([
+      [item.chunks[0]?.id, true, 1],
+      [item.chunks[1]?.id, false, 2],
+    ]);
     expect(view.chunks[0]?.segments.some((s) => s.reason === 'figure')).toBe(true);
-    expect(view.chunks[1]?.segments).toEqual([{ text: handItem(2).chunks[1]?.text, reason: null }]);
+    expect(view.chunks[1]?.segments.every((s) => s.reason === null)).toBe(true);
     expect(JSON.stringify(view)).not.toContain('JUDGE-SAID');
+    // cite the second chunk first: it comes first; the gold quote is marked where it is
+    const swapped = {
+      ...item,
+      answer: `Standalone revenue was Rs 850.00 crore [${item.chunks[1]?.id}]; consolidated Rs 1002.50 crore [${item.chunks[0]?.id}].`,
+      gold_quotes: ['Standalone revenue for FY23 was Rs 850.00 crore.'],
+    };
+    const v2 = caseView(swapped, 0);
+    expect(v2.cited).toEqual([item.chunks[1]?.id, item.chunks[0]?.id]);
+    expect(v2.chunks.map((c) => c.id)).toEqual(v2.cited);
+    expect(v2.chunks.map((c) => c.gold)).toEqual([true, false]);
+    expect(v2.chunks[0]?.segments.find((s) => s.gold)).toMatchObject({ reason: 'figure' });
   });
 });
 

@@ -101,3 +101,47 @@ export async function writeHandSample(dir: string, n: number): Promise<string> {
   await writeFile(file, `${JSON.stringify(handSample(n), null, 2)}\n`);
   return file;
 }
+
+/**
+ * A response as a real run gives it: five long chunks (about 60 lines each, PDF line wraps kept), the
+ * cited one retrieved last with its supporting sentence near its end, and the gold quote in a chunk the
+ * answer does not cite. On a page that shows chunks in retrieval order and in full, the supporting
+ * sentence sits thousands of pixels down.
+ */
+export function longItem(): ValidationItem {
+  const filler = (company: string, n: number) =>
+    Array.from(
+      { length: n },
+      (_, i) =>
+        `The ${company} business focused on capacity expansion and new markets in line ${i}, while input\ncosts and competition remained the main uncertainties for the year.`,
+    ).join('\n');
+  const ids = [1, 2, 3, 4, 5].map((r) => `acme-FY24-${String(r).padStart(8, '0')}`);
+  const gold = 'Consolidated revenue from operations for FY24 was Rs 2,345.67 crore.';
+  const texts = [
+    `ACME LIMITED\n2. FINANCIAL HIGHLIGHTS\n${filler('ports', 12)}\n${gold}\n${filler('logistics', 12)}`,
+    `ACME LIMITED\n${filler('energy', 30)}`,
+    `ACME LIMITED\n${filler('airports', 30)}`,
+    `ACME LIMITED\n${filler('roads', 30)}`,
+    `ACME LIMITED\n5. SEGMENT RESULTS\n${filler('mining', 26)}\nThe Mining segment reported revenue of Rs 987.65\ncrore in FY24.\n${filler('water', 3)}`,
+  ];
+  return {
+    ...handItem(0),
+    item_id: 'extractive/q-long/run 0',
+    answer_key: 'answer-key-long',
+    question_id: 'q-long',
+    category: 'grounded-direct',
+    expected_behavior: 'answer',
+    question: "What was Acme's consolidated revenue from operations for FY24?",
+    gold_answer: 'Rs 2,345.67 crore',
+    gold_quotes: [gold],
+    chunks: ids.map((id, i) => ({
+      id,
+      company: 'acme',
+      fy: 'FY24',
+      heading: null,
+      pages: [i * 3 + 1, i * 3 + 3] as [number, number],
+      text: texts[i] as string,
+    })),
+    answer: `The Mining segment reported revenue of Rs 987.65 crore in FY24 [${ids[4]}].`,
+  };
+}
