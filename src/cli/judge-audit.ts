@@ -140,6 +140,8 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
     judge: flags.judge ?? [],
     resultsDir: flags.resultsDir,
   });
+  // the items' questions: a bootstrap of a kappa resamples whole questions
+  const clusters = items.map((it) => (it.input.kind === 'judge' ? it.input.questionId : it.id));
   const reversed = items.map((it) => ({
     ...it,
     input: { ...it.input, chunks: [...it.input.chunks].reverse() },
@@ -163,7 +165,7 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
       for (let r = 0; r < replicates; r++) runs.push(await judgeItems(items, provider, opts));
       const base = runs[0] as JudgeOutcome[];
       bases.push({ id: entry.id, outcomes: base });
-      stability.push(replicateStability(entry.id, runs));
+      stability.push(replicateStability(entry.id, runs, clusters));
       order.push(orderBias(entry.id, 'chunks reversed', base, await judgeItems(reversed, provider, opts)));
       order.push(
         orderBias(
@@ -177,7 +179,7 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
   } finally {
     if (judges.some((j) => isLiveProvider(j.entry.provider))) await ledger.writeSummary();
   }
-  const paradoxRows = paradox(views, bases);
+  const paradoxRows = paradox(views, bases, clusters);
   if (flags.json) io.out(`${JSON.stringify({ title, stability, order, paradox: paradoxRows }, null, 2)}\n`);
   else io.out(formatAudit(title, stability, order, paradoxRows));
 }

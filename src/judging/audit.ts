@@ -13,7 +13,8 @@
  *
  * Pure: outcomes in, numbers out. Unscored outcomes are left out of every comparison they are part of.
  */
-import { cohenKappa } from '../stats/index.ts';
+import { formatKappa, type KappaShown } from '../report/kappa.ts';
+import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
 import { DIMENSIONS, type Dimension, type JudgeOutcome, type JudgeVerdict } from './verdict.ts';
 
 export const PARADOX_AGREEMENT = 0.6;
@@ -21,15 +22,38 @@ export const PARADOX_GAP = 0.2;
 
 const LABELS_012 = [0, 1, 2];
 
-function kappa(a: readonly number[], b: readonly number[], labels: readonly number[]): number {
-  return a.length === 0 ? Number.NaN : cohenKappa([...a], [...b], { labels: [...labels] });
+/** A kappa of the audit: n, the estimate and its BCa 95% interval (as the report prints them). */
+export interface AuditKappa extends KappaShown {
+  seed: string;
+}
+
+/**
+ * Cohen's kappa of label indices `a` and `b` (0..labelCount-1) with its bootstrap interval over the
+ * items' clusters (their questions: a question's responses are not independent), as the report's.
+ */
+function kappa(
+  a: readonly number[],
+  b: readonly number[],
+  labels: readonly number[],
+  clusters: readonly string[],
+  seed: string,
+): AuditKappa {
+  if (a.length === 0) return { n: 0, kappa: Number.NaN, low: null, high: null, seed };
+  const ci = kappaInterval(a, b, labels.length, { seed, clusters });
+  return {
+    n: a.length,
+    kappa: cohenKappa([...a], [...b], { labels: [...labels] }),
+    low: ci?.low ?? null,
+    high: ci?.high ?? null,
+    seed,
+  };
 }
 
 export interface DimensionStability {
   /** share of items whose replicates all agree */
   allSame: number;
   /** kappa between replicate 1 and replicate 2 */
-  kappa: number;
+  kappa: AuditKappa;
 }
 
 export interface StabilityReport {
@@ -40,17 +64,25 @@ export interface StabilityReport {
   dimensions: Record<Dimension, DimensionStability>;
 }
 
-/** Replicate stability from R >= 2 runs of the same judge over the same items (runs[r][i]). */
+/**
+ * Replicate stability from R >= 2 runs of the same judge over the same items (runs[r][i]); `clusters[i]`
+ * is item i's question (default: each item its own).
+ */
 export function replicateStability(
   judge: string,
   runs: readonly (readonly JudgeOutcome[])[],
+  clusters?: readonly string[],
 ): StabilityReport {
   if (runs.length < 2) throw new RangeError('replicate stability needs at least two replicates');
   const n = runs[0]?.length ?? 0;
   const complete: JudgeVerdict[][] = [];
+  const completeClusters: string[] = [];
   for (let i = 0; i < n; i++) {
     const verdicts = runs.map((r) => r[i]?.verdict ?? null);
-    if (verdicts.every((v): v is JudgeVerdict => v !== null)) complete.push(verdicts);
+    if (verdicts.every((v): v is JudgeVerdict => v !== null)) {
+      complete.push(verdicts);
+      completeClusters.push(clusters?.[i] ?? String(i));
+    }
   }
   const dimensions = Object.fromEntries(
     DIMENSIONS.map((d) => {
@@ -63,6 +95,8 @@ export function replicateStability(
             complete.map((vs) => (vs[0] as JudgeVerdict)[d].score),
             complete.map((vs) => (vs[1] as JudgeVerdict)[d].score),
             LABELS_012,
+            completeClusters,
+            `audit:replicates:${judge}:${d}`,
           ),
         },
       ];
@@ -126,20 +160,25 @@ export interface ParadoxRow {
   a: string;
   b: string;
   n: number;
-  kappaBetweenJudges: number;
-  kappaAWithPeople: number;
-  kappaBWithPeople: number;
+  kappaBetweenJudges: AuditKappa;
+  kappaAWithPeople: AuditKappa;
+  kappaBWithPeople: AuditKappa;
   flagged: boolean;
+  /** fewer than KAPPA_MIN_N items: no flag either way (too few to tell) */
+  tooFew: boolean;
 }
 
 /**
  * For every pair of judges and every view: their agreement with each other and each one's with people,
- * over the items both scored and people labelled; flagged when they agree with each other at least
- * PARADOX_AGREEMENT and more than either agrees with people by PARADOX_GAP.
+ * over the items both scored and people labelled (each kappa with its interval over `clusters[i]`, item
+ * i's question; default each item its own); flagged when they agree with each other at least
+ * PARADOX_AGREEMENT and more than either agrees with people by PARADOX_GAP, on at least KAPPA_MIN_N
+ * items (below that, too few to tell).
  */
 export function paradox(
   views: readonly AuditView[],
   judges: readonly { id: string; outcomes: readonly JudgeOutcome[] }[],
+  clusters?: readonly string[],
 ): ParadoxRow[] {
   const rows: ParadoxRow[] = [];
   for (const view of views)
@@ -150,6 +189,7 @@ export function paradox(
         const la: number[] = [];
         const lb: number[] = [];
         const lh: number[] = [];
+        const lc: string[] = [];
         a.outcomes.forEach((o, i) => {
           const p = b.outcomes[i];
           const h = view.human(i);
@@ -157,10 +197,13 @@ export function paradox(
           la.push(view.judge(o.verdict));
           lb.push(view.judge(p.verdict));
           lh.push(h);
+          lc.push(clusters?.[i] ?? String(i));
         });
-        const ab = kappa(la, lb, view.labels);
-        const ah = kappa(la, lh, view.labels);
-        const bh = kappa(lb, lh, view.labels);
+        const seed = `audit:paradox:${view.name}:${a.id}`;
+        const ab = kappa(la, lb, view.labels, lc, `${seed}:${b.id}`);
+        const ah = kappa(la, lh, view.labels, lc, `${seed}:people`);
+        const bh = kappa(lb, lh, view.labels, lc, `audit:paradox:${view.name}:${b.id}:people`);
+        const tooFew = la.length < KAPPA_MIN_N;
         rows.push({
           view: view.name,
           a: a.id,
@@ -169,7 +212,11 @@ export function paradox(
           kappaBetweenJudges: ab,
           kappaAWithPeople: ah,
           kappaBWithPeople: bh,
-          flagged: ab >= PARADOX_AGREEMENT && Math.max(ah, bh) <= ab - PARADOX_GAP,
+          flagged:
+            !tooFew &&
+            ab.kappa >= PARADOX_AGREEMENT &&
+            Math.max(ah.kappa, bh.kappa) <= ab.kappa - PARADOX_GAP,
+          tooFew,
         });
       }
   return rows;
@@ -186,6 +233,8 @@ export function dimensionViews(human: (index: number, d: Dimension) => number | 
 }
 
 const f = (x: number, digits = 3) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+const verdictOf = (p: ParadoxRow) =>
+  p.flagged ? '**PARADOX**' : p.tooFew ? `too few to tell (n < ${KAPPA_MIN_N})` : 'no';
 const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}%` : 'n/a');
 
 /** The audit as tables for the terminal (and the README). */
@@ -196,14 +245,14 @@ export function formatAudit(
   paradoxRows: readonly ParadoxRow[],
 ): string {
   const out: string[] = [`judge audit: ${title}`, ''];
-  out.push('replicate stability (all replicates the same / kappa replicate 1 vs 2)');
+  out.push('replicate stability (all replicates the same / kappa replicate 1 vs 2 [95% CI])');
   out.push(
     `| judge | replicates | n | ${DIMENSIONS.join(' | ')} |`,
     `|---|---|---|${DIMENSIONS.map(() => '---').join('|')}|`,
   );
   for (const r of stability)
     out.push(
-      `| ${r.judge} | ${r.replicates} | ${r.n} | ${DIMENSIONS.map((d) => `${pct(r.dimensions[d].allSame)} / ${f(r.dimensions[d].kappa)}`).join(' | ')} |`,
+      `| ${r.judge} | ${r.replicates} | ${r.n} | ${DIMENSIONS.map((d) => `${pct(r.dimensions[d].allSame)} / ${formatKappa(r.dimensions[d].kappa)}`).join(' | ')} |`,
     );
   out.push('', 'order bias (scores changed / mean shift, probe minus original)');
   out.push(
@@ -216,7 +265,7 @@ export function formatAudit(
     );
   out.push(
     '',
-    `paradox: judges that agree with each other (kappa >= ${PARADOX_AGREEMENT}) more than with people (by ${PARADOX_GAP} or more)`,
+    `paradox: judges that agree with each other (kappa >= ${PARADOX_AGREEMENT}) more than with people (by ${PARADOX_GAP} or more), on at least ${KAPPA_MIN_N} items`,
   );
   out.push(
     '| view | judges | n | kappa between them | kappa with people | flagged |',
@@ -224,7 +273,11 @@ export function formatAudit(
   );
   for (const p of paradoxRows)
     out.push(
-      `| ${p.view} | ${p.a} / ${p.b} | ${p.n} | ${f(p.kappaBetweenJudges)} | ${f(p.kappaAWithPeople)} / ${f(p.kappaBWithPeople)} | ${p.flagged ? '**PARADOX**' : 'no'} |`,
+      `| ${p.view} | ${p.a} / ${p.b} | ${p.n} | ${formatKappa(p.kappaBetweenJudges)} | ${formatKappa(p.kappaAWithPeople)} / ${formatKappa(p.kappaBWithPeople)} | ${verdictOf(p)} |`,
     );
+  out.push(
+    '',
+    `Each kappa: Cohen's kappa with a BCa 95% interval (2,000 bootstrap resamples of the items' questions; seeded); ⚠ few: fewer than ${KAPPA_MIN_N} items, too few to tell. The judges' kappa with each other here is over the items people labelled, every judge on every item; the report's "pair, labelled responses" row is over the labelled responses that pair judged in the run (the same items and figure when the pair judged them all).`,
+  );
   return `${out.join('\n')}\n`;
 }

@@ -3,8 +3,10 @@
  *
  * - Inter-judge agreement (methodology 8.4): per subject, Cohen's kappa between its two judges (its
  *   cross-family panel) per dimension, then the mean over subjects (pooling rows of different subjects
- *   would mix different judge pairs). Beside it, the same kappa on the responses people labelled; a
- *   difference of more than DIVERGENCE is flagged.
+ *   would mix different judge pairs). Then per judge pair, pooled over the subjects it judged, on the
+ *   main run and on the responses people labelled (the audit's paradox check reads the same figure); a
+ *   difference of more than DIVERGENCE between the two is flagged. Every kappa carries its n and a BCa
+ *   95% interval over question clusters (`kappaFigure`).
  * - Retrieval: per category, the share of questions whose gold chunk was in the retrieved top k (out-of-
  *   domain questions have no gold chunk and are left out).
  * - Drill-down: per subject the WORST cases (lowest primary GFS) and the contested ones, with the answer,
@@ -13,7 +15,7 @@
  * - Cells: every case's scores, so `rge gate` can pair two runs cell by cell.
  */
 import { citationMarkers } from '../analysis/claims.ts';
-import { cohenKappa } from '../stats/index.ts';
+import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
@@ -32,32 +34,87 @@ interface LabelKey {
   answer_key: string;
 }
 
-export interface JudgePairKappa {
+/** One kappa figure: its n, the estimate and its interval (`kappaFigure`). */
+export interface KappaCell {
+  /** responses scored by both judges */
   n: number;
   kappa: number;
+  /** the BCa 95% interval over question clusters; null where kappa is undefined */
+  low: number | null;
+  high: number | null;
+  seed: string;
 }
 
-export interface JudgeAgreement {
-  bySubject: Record<string, { judges: [string, string]; dimensions: Record<Dim, JudgePairKappa> }>;
-  /** the mean over subjects of each dimension's kappa (subjects with an undefined kappa left out) */
-  mean: Record<Dim, number>;
-  /** the same, on the responses people labelled (null when none) */
-  labelled: Record<Dim, number> | null;
-  /** dimensions where main run and labelled set differ by more than DIVERGENCE */
+/** A judge pair's agreement pooled over every response it judged, whatever the subject. */
+export interface JudgePairAgreement {
+  judges: [string, string];
+  subjects: string[];
+  main: Record<Dim, KappaCell>;
+  /** the same on the responses people labelled (null when none) */
+  labelled: Record<Dim, KappaCell> | null;
+  /**
+   * dimensions where the main run and the labelled responses differ by more than DIVERGENCE, on at least
+   * KAPPA_MIN_N labelled responses
+   */
   divergent: Dim[];
 }
 
-function pairKappa(rows: readonly CaseRowView[], dim: Dim): JudgePairKappa {
-  const a: number[] = [];
-  const b: number[] = [];
+export interface JudgeAgreement {
+  /** methodology 8.4: per subject, its two judges over its responses */
+  bySubject: Record<string, { judges: [string, string]; dimensions: Record<Dim, KappaCell> }>;
+  /** methodology 8.4's figure: the mean over subjects of each subject's kappa (undefined ones left out) */
+  mean: Record<Dim, KappaCell>;
+  /** per judge pair, pooled over the subjects it judged; beside it the labelled responses */
+  byPair: JudgePairAgreement[];
+}
+
+interface PairedScores {
+  a: number[];
+  b: number[];
+  clusters: string[];
+  strata: number[];
+}
+
+/** Both judges' scores on one dimension, over the rows both scored; strata number the subjects. */
+function pairedScores(rows: readonly CaseRowView[], dim: Dim, subjects: readonly string[]): PairedScores {
+  const out: PairedScores = { a: [], b: [], clusters: [], strata: [] };
   for (const r of rows) {
     const [x, y] = r.verdicts;
     if (x?.verdict && y?.verdict) {
-      a.push(x.verdict[dim].score);
-      b.push(y.verdict[dim].score);
+      out.a.push(x.verdict[dim].score);
+      out.b.push(y.verdict[dim].score);
+      out.clusters.push(r.question_id);
+      out.strata.push(subjects.indexOf(r.subject_id));
     }
   }
-  return { n: a.length, kappa: a.length === 0 ? Number.NaN : cohenKappa(a, b, { labels: [0, 1, 2] }) };
+  return out;
+}
+
+/**
+ * Cohen's kappa of two raters' 0/1/2 scores with its BCa 95% interval (2,000 resamples of question
+ * clusters: a question's runs are not independent), seeded by `seed`; with `strata`, the mean over
+ * strata of each stratum's kappa.
+ */
+export function kappaFigure(p: PairedScores, seed: string, byStrata = false): KappaCell {
+  if (p.a.length === 0) return { n: 0, kappa: Number.NaN, low: null, high: null, seed };
+  const ci = kappaInterval(p.a, p.b, 3, {
+    seed,
+    clusters: p.clusters,
+    ...(byStrata ? { strata: p.strata } : {}),
+  });
+  const kappa = byStrata
+    ? meanOf(
+        [...new Set(p.strata)].map((s) => {
+          const at = p.strata.flatMap((x, i) => (x === s ? [i] : []));
+          return cohenKappa(
+            at.map((i) => p.a[i] as number),
+            at.map((i) => p.b[i] as number),
+            { labels: [0, 1, 2] },
+          );
+        }),
+      )
+    : cohenKappa(p.a, p.b, { labels: [0, 1, 2] });
+  return { n: p.a.length, kappa, low: ci?.low ?? null, high: ci?.high ?? null, seed };
 }
 
 const meanOf = (xs: readonly number[]) => {
@@ -65,39 +122,64 @@ const meanOf = (xs: readonly number[]) => {
   return finite.length === 0 ? Number.NaN : finite.reduce((s, x) => s + x, 0) / finite.length;
 };
 
+const perDim = (f: (d: Dim) => KappaCell) =>
+  Object.fromEntries(DIMS.map((d) => [d, f(d)])) as Record<Dim, KappaCell>;
+
+/** The pair of judges of a row, in the order the row holds them; null unless both scored. */
+const pairOf = (r: CaseRowView): [string, string] | null => {
+  const [x, y] = r.verdicts;
+  return x && y ? [x.judgeId, y.judgeId] : null;
+};
+
 export function interJudgeAgreement(
   bySubject: ReadonlyMap<string, readonly CaseRowView[]>,
   labels: readonly LabelKey[],
 ): JudgeAgreement {
   const labelled = new Set(labels.map((l) => l.answer_key));
+  const subjects = [...bySubject.keys()];
   const out: JudgeAgreement['bySubject'] = {};
-  const labelledKappas: Record<Dim, number[]> = { correctness: [], grounding: [], calibration: [] };
   for (const [subject, rows] of bySubject) {
     const first = rows.find((r) => r.verdicts.length >= 2);
     const judges: [string, string] = [first?.verdicts[0]?.judgeId ?? '', first?.verdicts[1]?.judgeId ?? ''];
     out[subject] = {
       judges,
-      dimensions: Object.fromEntries(DIMS.map((d) => [d, pairKappa(rows, d)])) as Record<Dim, JudgePairKappa>,
+      dimensions: perDim((d) => kappaFigure(pairedScores(rows, d, subjects), `inter-judge:${subject}:${d}`)),
     };
-    const mine = rows.filter((r) => r.answer_key !== undefined && labelled.has(r.answer_key));
-    if (mine.length > 0) for (const d of DIMS) labelledKappas[d].push(pairKappa(mine, d).kappa);
   }
-  const mean = Object.fromEntries(
-    DIMS.map((d) => [d, meanOf(Object.values(out).map((s) => s.dimensions[d].kappa))]),
-  ) as Record<Dim, number>;
-  const labelledMean =
-    labelled.size === 0 || labelledKappas.correctness.length === 0
-      ? null
-      : (Object.fromEntries(DIMS.map((d) => [d, meanOf(labelledKappas[d])])) as Record<Dim, number>);
-  const divergent = labelledMean
-    ? DIMS.filter(
-        (d) =>
-          Number.isFinite(mean[d]) &&
-          Number.isFinite(labelledMean[d]) &&
-          Math.abs(mean[d] - labelledMean[d]) > DIVERGENCE,
-      )
-    : [];
-  return { bySubject: out, mean, labelled: labelledMean, divergent };
+  const all = [...bySubject.values()].flat();
+  const mean = perDim((d) => kappaFigure(pairedScores(all, d, subjects), `inter-judge:mean:${d}`, true));
+  const pairs = new Map<string, CaseRowView[]>();
+  for (const r of all) {
+    const pair = pairOf(r);
+    if (!pair) continue;
+    const key = pair.join(' / ');
+    pairs.set(key, [...(pairs.get(key) ?? []), r]);
+  }
+  const byPair = [...pairs.entries()].map(([key, rows]): JudgePairAgreement => {
+    const mine = rows.filter((r) => r.answer_key !== undefined && labelled.has(r.answer_key));
+    const main = perDim((d) => kappaFigure(pairedScores(rows, d, subjects), `inter-judge:${key}:main:${d}`));
+    const onLabelled =
+      mine.length === 0
+        ? null
+        : perDim((d) => kappaFigure(pairedScores(mine, d, subjects), `inter-judge:${key}:labelled:${d}`));
+    return {
+      judges: pairOf(rows[0] as CaseRowView) as [string, string],
+      subjects: [...new Set(rows.map((r) => r.subject_id))].sort(),
+      main,
+      labelled: onLabelled,
+      // on too few labelled responses the two cannot be told apart: no flag
+      divergent: onLabelled
+        ? DIMS.filter(
+            (d) =>
+              onLabelled[d].n >= KAPPA_MIN_N &&
+              Number.isFinite(main[d].kappa) &&
+              Number.isFinite(onLabelled[d].kappa) &&
+              Math.abs(main[d].kappa - onLabelled[d].kappa) > DIVERGENCE,
+          )
+        : [],
+    };
+  });
+  return { bySubject: out, mean, byPair };
 }
 
 export interface DrillDownCase {

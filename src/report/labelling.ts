@@ -4,12 +4,15 @@
  *
  * - Table 5.5: for every judge and dimension, Cohen's kappa between the judge's score and the people's
  *   on the labelled responses of this run (several labellers of one response: their median, ties to
- *   the lower score); a cell below the pre-registered threshold (0.75) is flagged, and so is a cell
- *   whose kappa is undefined (people and judge gave one score only: agreement cannot be shown).
+ *   the lower score), with n and a BCa 95% interval over the labelled responses' questions; a cell
+ *   below the pre-registered threshold (0.75) is flagged, and so is a cell whose kappa is undefined
+ *   (people and judge gave one score only: agreement cannot be shown); fewer than KAPPA_MIN_N responses
+ *   carry a warning.
  * - Contested responses (judges more than one point apart): the judges' mean beside the reviewed
  *   outcome, when a reviewer recorded one. The judges' raw outputs are never changed.
  */
-import { cohenKappa } from '../stats/index.ts';
+import { cohenKappa, kappaInterval } from '../stats/index.ts';
+import { formatKappa, kappaFootnote } from './kappa.ts';
 
 /** The pre-registered threshold of methodology 5.4: kappa >= 0.75 on every (judge x dimension) cell. */
 export const VALIDATION_MIN_KAPPA = 0.75;
@@ -52,6 +55,10 @@ export interface LabelKappa {
   dimension: ValidationDimension;
   n: number;
   kappa: number;
+  /** BCa 95% interval over the labelled responses' questions (`kappaInterval`); null where undefined */
+  low: number | null;
+  high: number | null;
+  seed: string;
   /** below the threshold (or undefined): flagged in the report */
   below: boolean;
 }
@@ -106,18 +113,25 @@ export function validationSummary(
     for (const dimension of VALIDATION_DIMENSIONS) {
       const human: number[] = [];
       const judged: number[] = [];
+      const questions: string[] = [];
       for (const r of labelledRows) {
         const v = r.verdicts.find((x) => x.judgeId === judge)?.verdict;
         if (!v) continue;
         human.push(medianScore((byKey.get(r.answer_key ?? '') ?? []).map((l) => l[dimension])));
         judged.push(v[dimension].score);
+        questions.push(r.question_id);
       }
       const kappa = human.length === 0 ? Number.NaN : cohenKappa(human, judged, { labels: [0, 1, 2] });
+      const seed = `validation:${judge}:${dimension}`;
+      const ci = kappaInterval(human, judged, 3, { seed, clusters: questions });
       table.push({
         judge,
         dimension,
         n: human.length,
         kappa,
+        low: ci?.low ?? null,
+        high: ci?.high ?? null,
+        seed,
         below: !(Number.isFinite(kappa) && kappa >= minKappa),
       });
     }
@@ -151,7 +165,6 @@ export function validationSummary(
   };
 }
 
-const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const s = (x: number | null) => (x === null ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(1));
 
 /** The two tables as markdown (for summary.md). */
@@ -165,7 +178,11 @@ export function validationMarkdown(v: ValidationSummary): string[] {
     );
   } else {
     out.push(
-      `Cohen's kappa between each judge and the people's labels on ${v.labelled} labelled response(s) of this run (labellers: ${v.labellers.join(', ')}; several labels of one response: their median). Pre-registered threshold: ${v.minKappa} on every cell; a cell below is flagged.`,
+      `Cohen's kappa between each judge and the people's labels on ${v.labelled} labelled response(s) of this run (labellers: ${v.labellers.join(', ')}; several labels of one response: their median). Pre-registered threshold: ${v.minKappa} on every cell's estimate; a cell below is flagged.`,
+      '',
+      kappaFootnote(
+        "n the labelled responses the judge scored, people's median label against the judge's score",
+      ),
       '',
     );
     const judges = [...new Set(v.table.map((c) => c.judge))];
@@ -176,7 +193,7 @@ export function validationMarkdown(v: ValidationSummary): string[] {
     for (const judge of judges) {
       const cells = v.table.filter((c) => c.judge === judge);
       out.push(
-        `| ${judge} | ${cells.map((c) => (Number.isFinite(c.kappa) ? `${f3(c.kappa)}${c.below ? ' ⚠ below' : ''}` : 'n/a (one score only) ⚠')).join(' | ')} | ${cells[0]?.n ?? 0} |`,
+        `| ${judge} | ${cells.map((c) => `${formatKappa(c)}${c.below ? (Number.isFinite(c.kappa) ? ' ⚠ below' : ' ⚠') : ''}`).join(' | ')} | ${cells[0]?.n ?? 0} |`,
       );
     }
     out.push(

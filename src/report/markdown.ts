@@ -3,6 +3,7 @@
  * `summary.json` with the same numbers.
  */
 
+import { formatKappa, type KappaShown, kappaFootnote } from './kappa.ts';
 import { validationMarkdown } from './labelling.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
@@ -303,25 +304,34 @@ function describeRun(s: Summary): string[] {
 
 function agreementSection(s: Summary): string[] {
   const a = s.judgeAgreement;
-  const out: string[] = ['## Inter-judge agreement (per subject, then averaged)', ''];
+  const out: string[] = ['## Inter-judge agreement', ''];
   out.push(
-    "Cohen's kappa between each subject's two judges (its cross-family panel), per dimension; the mean is over subjects. Beside it, the same on the responses people labelled; a difference above 0.15 is flagged.",
+    "Per subject, Cohen's kappa between its two judges (its cross-family panel) over its responses, and the mean over subjects (methodology 8.4's figure). Then per pair of judges, pooled over the subjects it judged: on the whole run, and on the responses people labelled (the same figure `rge judge audit` prints); a difference above 0.15 between the two is flagged.",
     '',
   );
   out.push(
-    `| subject | judges | ${DIMS.join(' | ')} | n |`,
+    `| figure | judges | ${DIMS.join(' | ')} | n |`,
     `|---|---|${DIMS.map(() => '---').join('|')}|---|`,
   );
+  const row = (what: string, judges: string, cells: Record<string, KappaShown>, note = (_d: string) => '') =>
+    `| ${what} | ${judges} | ${DIMS.map((d) => `${formatKappa(cells[d] as KappaShown)}${note(d)}`).join(' | ')} | ${cells.correctness?.n ?? 0} |`;
   for (const [subject, x] of Object.entries(a.bySubject))
-    out.push(
-      `| ${subject} | ${x.judges.join(' / ')} | ${DIMS.map((d) => f3(x.dimensions[d].kappa)).join(' | ')} | ${x.dimensions.correctness.n} |`,
-    );
-  out.push(`| **mean over subjects** | | ${DIMS.map((d) => f3(a.mean[d])).join(' | ')} | |`);
-  if (a.labelled)
-    out.push(
-      `| labelled responses | | ${DIMS.map((d) => `${f3(a.labelled?.[d] ?? Number.NaN)}${a.divergent.includes(d) ? ' ⚠ diverges' : ''}`).join(' | ')} | |`,
-    );
-  out.push('');
+    out.push(row(`subject ${subject}`, x.judges.join(' / '), x.dimensions));
+  out.push(row('**mean over subjects**', '', a.mean));
+  for (const p of a.byPair) {
+    out.push(row(`pair, whole run (${p.subjects.join(', ')})`, p.judges.join(' / '), p.main));
+    if (p.labelled)
+      out.push(
+        row('pair, labelled responses', p.judges.join(' / '), p.labelled, (d) =>
+          p.divergent.includes(d as never) ? ' ⚠ diverges' : '',
+        ),
+      );
+  }
+  out.push(
+    '',
+    `${kappaFootnote('n the responses both judges scored')} The mean's interval comes from the same resamples of questions, each subject's kappa recomputed on them.`,
+    '',
+  );
   return out;
 }
 

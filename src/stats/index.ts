@@ -15,7 +15,17 @@ export {
 } from './bootstrap.ts';
 export { binomialHalfCdf, chiSquare1Survival, normalCdf, normalQuantile } from './distributions.ts';
 export { type BcaIntervalResult, bcaInterval, percentileInterval } from './intervals.ts';
-export { type CohenKappaOptions, cohenKappa } from './kappa.ts';
+export {
+  type CohenKappaOptions,
+  cohenKappa,
+  KAPPA_CONFIDENCE,
+  KAPPA_INTERVAL_METHOD,
+  KAPPA_MIN_N,
+  KAPPA_RESAMPLES,
+  type KappaInterval,
+  type KappaIntervalOptions,
+  kappaInterval,
+} from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';
 export { type VarianceDecomposition, type VarianceRow, varianceDecomposition } from './variance.ts';

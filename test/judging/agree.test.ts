@@ -321,7 +321,9 @@ describe('judges against people: formats', () => {
       ],
     });
     expect(Number.isNaN(report.kappa)).toBe(true); // one label only: undefined, not 0
-    expect(formatAgreement(report)).toMatch(/pooled: n 1, kappa n\/a, accuracy 1\.000, unscored 1/);
+    expect(formatAgreement(report)).toMatch(
+      /pooled: n 1, kappa n\/a \(one score only\) ⚠ few, accuracy 1\.000, unscored 1/,
+    );
   });
 
   it('subsamples deterministically, independent of the file order', () => {
@@ -468,7 +470,7 @@ describe('rge judge agree', () => {
       /judge\s+source dataset\s+n\s+unscored\s+kappa \[95% CI\]\s+accuracy\s+cost USD\s+p50\/p95 ms/,
     );
     expect(text.out).toMatch(
-      /^numeric\s+pooled\s+5\s+0\s+0\.167 \[-?\d\.\d{3}, -?\d\.\d{3}\]\*?\^?\s+0\.600\s+0\.0000/m,
+      /^numeric\s+pooled\s+5\s+0\s+0\.167 \[-?\d\.\d{3}, -?\d\.\d{3}\]\*?\^? ⚠ few\s+0\.600\s+0\.0000/m,
     );
     expect(text.out).toMatch(/judge numeric, pooled: n 5, kappa 0\.167 \[/);
     expect(text.out).toMatch(/judge numeric, source dataset ExpertQA: n 3/);

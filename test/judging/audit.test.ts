@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { orderBias, paradox, replicateStability } from '../../src/judging/audit.ts';
+import { formatAudit, orderBias, paradox, replicateStability } from '../../src/judging/audit.ts';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
 import { runRge } from '../helpers/cli.ts';
 import { startOpenAIServer } from '../loopback/index.ts';
@@ -43,10 +43,11 @@ describe('audit arithmetic', () => {
     const s = replicateStability('j', [r1, r2, r3]);
     expect(s.n).toBe(3); // the unscored item is left out
     expect(s.dimensions.correctness.allSame).toBe(1);
-    expect(s.dimensions.correctness.kappa).toBe(1);
+    expect(s.dimensions.correctness.kappa).toMatchObject({ n: 3, kappa: 1 });
     expect(s.dimensions.grounding.allSame).toBeCloseTo(2 / 3, 12);
     // grounding r1 (2,2,0) vs r2 (2,1,0): p_o = 2/3; p_e = (2/3*1/3) + (0*1/3) + (1/3*1/3) = 1/3; kappa = (2/3-1/3)/(2/3) = 0.5
-    expect(s.dimensions.grounding.kappa).toBeCloseTo(0.5, 12);
+    expect(s.dimensions.grounding.kappa.kappa).toBeCloseTo(0.5, 12);
+    expect(s.dimensions.grounding.kappa.seed).toBe('audit:replicates:j:grounding');
     expect(() => replicateStability('j', [r1])).toThrow(/at least two/);
   });
 
@@ -60,35 +61,45 @@ describe('audit arithmetic', () => {
     expect(o.dimensions.calibration).toEqual({ changed: 1 / 3, meanShift: -1 / 3 });
   });
 
-  it('the paradox flag: judges agreeing with each other far more than with people', () => {
-    const people = [0, 1, 0, 1, 0, 1, 0, 1];
+  it('the paradox flag: judges agreeing with each other far more than with people, on enough items', () => {
+    // the pattern four times over: 32 items, each its own question
+    const people = [0, 1, 0, 1, 0, 1, 0, 1].flatMap((x) => [x, x, x, x]);
     // a and b agree perfectly with each other, and only at chance with people
-    const a = [0, 0, 1, 1, 0, 0, 1, 1].map((x) => outcome(2, x * 2, 2));
-    const c = [0, 1, 0, 1, 0, 1, 0, 0].map((x) => outcome(2, x * 2, 2));
+    const a = [0, 0, 1, 1, 0, 0, 1, 1].flatMap((x) => [x, x, x, x]).map((x) => outcome(2, x * 2, 2));
+    const c = [0, 1, 0, 1, 0, 1, 0, 0].flatMap((x) => [x, x, x, x]).map((x) => outcome(2, x * 2, 2));
     const view = {
       name: 'grounded?',
       labels: [0, 1],
       human: (i: number) => people[i] ?? null,
       judge: (v: NonNullable<JudgeOutcome['verdict']>) => (v.grounding.score >= 1 ? 1 : 0),
     };
-    const rows = paradox(
-      [view],
-      [
-        { id: 'a', outcomes: a },
-        { id: 'b', outcomes: a },
-        { id: 'c', outcomes: c },
-      ],
-    );
+    const judges = [
+      { id: 'a', outcomes: a },
+      { id: 'b', outcomes: a },
+      { id: 'c', outcomes: c },
+    ];
+    const rows = paradox([view], judges);
     const ab = rows.find((r) => r.a === 'a' && r.b === 'b');
     expect(ab).toMatchObject({
-      n: 8,
-      kappaBetweenJudges: 1,
-      kappaAWithPeople: 0,
-      kappaBWithPeople: 0,
+      n: 32,
+      kappaBetweenJudges: { n: 32, kappa: 1 },
+      kappaAWithPeople: { kappa: 0 },
+      kappaBWithPeople: { kappa: 0 },
       flagged: true,
+      tooFew: false,
     });
+    // every kappa carries its interval
+    expect(ab?.kappaAWithPeople.low).toBeLessThan(0);
+    expect(ab?.kappaAWithPeople.high).toBeGreaterThan(0);
     // c agrees with people more than with a: no paradox
     expect(rows.find((r) => r.a === 'a' && r.b === 'c')?.flagged).toBe(false);
+    // on 8 of the items (fewer than 30): the same pattern, but too few to tell, and no flag
+    const few = paradox(
+      [view],
+      judges.map((j) => ({ ...j, outcomes: j.outcomes.filter((_, i) => i % 4 === 0) })),
+    ).find((r) => r.a === 'a' && r.b === 'b');
+    expect(few).toMatchObject({ n: 8, kappaBetweenJudges: { kappa: 1 }, flagged: false, tooFew: true });
+    expect(formatAudit('t', [], [], few ? [few] : [])).toContain('too few to tell (n < 30)');
   });
 });
 

@@ -91,7 +91,10 @@ describe('validationSummary', () => {
     });
     expect(v.contested[1]?.reviewed).toBeNull();
     const md = validationMarkdown(v).join('\n');
-    expect(md).toContain('| judge-b | 0.000 ⚠ below |');
+    // n = 4: the estimate, its interval, the warning that it rests on too few, and the flag
+    expect(md).toMatch(/\| judge-b \| 0\.000 \[-?\d\.\d{3}, \d\.\d{3}\] ⚠ few ⚠ below \|/);
+    expect(cell('judge-b', 'correctness')?.seed).toBe('validation:judge-b:correctness');
+    expect(md).toContain('fewer than 30 responses');
     expect(md).toContain('| q-2 | s | 0 | correctness | 1 / 2 / 2 | 0 / 2 / 2 | rae | a is right |');
     expect(md).toContain('| q-4 | s | 0 | correctness | 1 / 2 / 1 | not reviewed |');
   });
@@ -182,7 +185,9 @@ describe('the report of a run with labels, and the publishing gate', () => {
     const md = await readFile(report, 'utf8');
     expect(md).toContain('## Judges against people (methodology 5.5)');
     // every fixture answer quotes its chunk: grounding is 2 throughout, so its kappa is undefined (flagged)
-    expect(md).toContain('| heuristic/numeric | 1.000 | n/a (one score only) ⚠ | 1.000 | 20 |');
+    expect(md).toMatch(
+      /\| heuristic\/numeric \| 1\.000 \[1\.000, 1\.000\] ⚠ few \| n\/a \(one score only\) ⚠ few ⚠ \| 1\.000 \[1\.000, 1\.000\] ⚠ few \| 20 \|/,
+    );
     expect(md).toMatch(/\| heuristic\/lexical \|/);
     expect(md).toMatch(/## Contested responses and their review: [1-9]/);
     expect(md).toContain(`| ${contested?.question_id} | ${contested?.subject_id} | 0 |`);

@@ -118,17 +118,38 @@ describe('summarise', () => {
     expect(renderMarkdown(s)).toMatch(/\| 0 \| 0 \| 0 \| - \| - \| none \(no cell scored by both\) \|/);
   });
 
-  it('measures inter-judge agreement per subject (its two judges), then the mean over subjects', () => {
+  it('measures inter-judge agreement per subject (its two judges), the mean over subjects, and per judge pair, each with n and an interval', () => {
     const weak = rows.filter((r) => r.subject_id === 'weak');
     const a = weak.map((r) => r.verdicts[0]?.verdict?.correctness.score ?? 0);
     const b = weak.map((r) => r.verdicts[1]?.verdict?.correctness.score ?? 0);
     const kWeak = cohenKappa(a, b, { labels: [0, 1, 2] });
-    expect(summary.judgeAgreement.bySubject.weak?.dimensions.correctness).toEqual({ n: 60, kappa: kWeak });
+    const cell = summary.judgeAgreement.bySubject.weak?.dimensions.correctness;
+    expect(cell).toMatchObject({ n: 60, kappa: kWeak, seed: 'inter-judge:weak:correctness' });
+    expect(cell?.low).toBeLessThan(kWeak);
+    expect(cell?.high).toBeGreaterThan(kWeak);
     // good's judges always say 2 on correctness: kappa undefined, left out of the mean
-    expect(summary.judgeAgreement.bySubject.good?.dimensions.correctness.kappa).toBeNaN();
-    expect(summary.judgeAgreement.mean.correctness).toBeCloseTo(kWeak, 12);
+    const good = summary.judgeAgreement.bySubject.good?.dimensions.correctness;
+    expect(good?.kappa).toBeNaN();
+    expect(good?.low).toBeNull();
+    expect(summary.judgeAgreement.mean.correctness.kappa).toBeCloseTo(kWeak, 12);
+    expect(summary.judgeAgreement.mean.correctness.n).toBe(rows.length);
     expect(summary.judgeAgreement.bySubject.weak?.judges).toEqual(['j1', 'j2']);
-    expect(summary.judgeAgreement.labelled).toBeNull();
+    // one pair judged every subject: pooled over them, its own figure, no labelled responses
+    const [pair, ...others] = summary.judgeAgreement.byPair;
+    expect(others).toHaveLength(0);
+    expect(pair?.judges).toEqual(['j1', 'j2']);
+    expect(pair?.main.correctness.kappa).toBeCloseTo(
+      cohenKappa(
+        rows.map((r) => r.verdicts[0]?.verdict?.correctness.score ?? 0),
+        rows.map((r) => r.verdicts[1]?.verdict?.correctness.score ?? 0),
+        { labels: [0, 1, 2] },
+      ),
+      12,
+    );
+    expect(pair?.labelled).toBeNull();
+    const md = renderMarkdown(summary);
+    expect(md).toMatch(/\| subject weak \| j1 \/ j2 \| \d\.\d{3} \[-?\d\.\d{3}, \d\.\d{3}\] \|/);
+    expect(md).toContain('BCa 95% interval');
   });
 
   it('reports retrieval hits per category (per question), the worst cases in detail, errors, and partial runs', () => {

@@ -3,6 +3,14 @@
  * the agreement of a judge's verdicts with the people's labels (kappa with a bootstrap interval), the
  * runner that judges a dataset's items, and the tables `rge judge agree` prints.
  */
+
+export {
+  KAPPA_CONFIDENCE,
+  KAPPA_INTERVAL_METHOD,
+  KAPPA_RESAMPLES,
+  type KappaInterval,
+  kappaInterval,
+} from '../../stats/index.ts';
 export { attributionBenchItems } from './attributionbench.ts';
 export {
   AGREEMENT_FORMATS,
@@ -30,11 +38,6 @@ export {
   agreement,
   agreementBySubset,
   agreementSeed,
-  KAPPA_CONFIDENCE,
-  KAPPA_INTERVAL_METHOD,
-  KAPPA_RESAMPLES,
-  type KappaInterval,
-  kappaInterval,
   POOLED,
   subsetsOf,
 } from './kappa.ts';

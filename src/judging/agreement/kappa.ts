@@ -6,7 +6,7 @@
  * Kappa's interval: a bootstrap over the items of the cell (`kappaInterval`), seeded by
  * `agreementSeed(judge, format, subset)`, so the same labels and verdicts give the same interval.
  */
-import { bootstrapCI, cohenKappa } from '../../stats/index.ts';
+import { cohenKappa, type KappaInterval, kappaInterval } from '../../stats/index.ts';
 import { linearPercentile } from '../../stats/percentile.ts';
 import type { JudgeOutcome } from '../verdict.ts';
 import {
@@ -20,111 +20,12 @@ import {
 /** The subset name of a pooled row (all subsets of a dataset), in seeds and tables. */
 export const POOLED = 'pooled';
 
-/** Bootstrap resamples of a kappa interval: 2,000 resamples of the items. */
-export const KAPPA_RESAMPLES = 2000;
-export const KAPPA_CONFIDENCE = 0.95;
-/** BCa, as the report's intervals (docs/adr/0004-statistics.md). */
-export const KAPPA_INTERVAL_METHOD = 'bca';
-
 /** How a cell's kappa interval is seeded, for the output's footer. */
 export const AGREEMENT_SEED_RULE = `agree:<judge>:<format>:<subset, or ${POOLED}>`;
 
 /** The seed of the kappa interval of a (judge, dataset, subset) cell; `subset` null is the pooled row. */
 export function agreementSeed(judge: string, format: AgreementFormat, subset: string | null): string {
   return `agree:${judge}:${format}:${subset ?? POOLED}`;
-}
-
-export interface KappaInterval {
-  low: number;
-  high: number;
-  confidence: number;
-  method: typeof KAPPA_INTERVAL_METHOD;
-  resamples: number;
-  seed: string;
-  /**
-   * resamples on which kappa is undefined (both raters constant on the same label, so they say nothing
-   * about agreement beyond chance): each counts as the estimate, which neither widens nor shifts the
-   * interval (dropping them is not an option of `bootstrapCI`)
-   */
-  undefinedResamples: number;
-  /** the interval could not be computed as asked (see `bootstrapCI`): a point, or percentile for BCa */
-  degenerate: boolean;
-}
-
-/**
- * A bootstrap interval of Cohen's kappa between `human` and `judged` (label indices 0..labelCount-1,
- * item by item): `bootstrapCI` over the items (each resample draws n items with replacement and
- * computes `cohenKappa` on them), BCa, 2,000 resamples unless told. A resample on which kappa is
- * undefined counts as the estimate (see `undefinedResamples`). Null where kappa itself is undefined
- * (no items, or one label only).
- */
-export function kappaInterval(
-  human: readonly number[],
-  judged: readonly number[],
-  labelCount: number,
-  opts: { seed: string; resamples?: number; confidence?: number },
-): KappaInterval | null {
-  if (human.length !== judged.length)
-    throw new RangeError(`kappaInterval: ${human.length} people labels but ${judged.length} judge labels`);
-  if (human.length === 0) return null;
-  const labels = Array.from({ length: labelCount }, (_, i) => i);
-  // an item is one number, people x judge, so that resampling items keeps each pair together
-  const codes = human.map((h, i) => h * labelCount + (judged[i] as number));
-  // Kappa depends only on the people x judge counts, so it is computed once per distinct table: the
-  // jackknife's n leave-one-out samples have at most labelCount^2 tables between them.
-  const cells = labelCount * labelCount;
-  const counts = new Array<number>(cells);
-  const known = new Map<string, number>();
-  const kappaOf = (xs: ArrayLike<number>) => {
-    counts.fill(0);
-    for (let i = 0; i < xs.length; i++) {
-      const code = xs[i] as number;
-      counts[code] = (counts[code] as number) + 1;
-    }
-    const key = counts.join(',');
-    const seen = known.get(key);
-    if (seen !== undefined) return seen;
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let c = 0; c < cells; c++)
-      for (let m = 0; m < (counts[c] as number); m++) {
-        a.push(Math.floor(c / labelCount));
-        b.push(c % labelCount);
-      }
-    const kappa = cohenKappa(a, b, { labels });
-    known.set(key, kappa);
-    return kappa;
-  };
-  const estimate = kappaOf(codes);
-  if (Number.isNaN(estimate)) return null;
-  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
-  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
-  let calls = 0;
-  let undefinedResamples = 0;
-  const ci = bootstrapCI(codes, {
-    method: KAPPA_INTERVAL_METHOD,
-    resamples,
-    confidence,
-    seed: opts.seed,
-    statistic: (xs) => {
-      calls++;
-      const kappa = kappaOf(xs);
-      if (!Number.isNaN(kappa)) return kappa;
-      // call 1 is the data itself, then the resamples, then (BCa) the jackknife samples
-      if (calls > 1 && calls <= resamples + 1) undefinedResamples++;
-      return estimate;
-    },
-  });
-  return {
-    low: ci.low,
-    high: ci.high,
-    confidence,
-    method: KAPPA_INTERVAL_METHOD,
-    resamples,
-    seed: opts.seed,
-    undefinedResamples,
-    degenerate: ci.degenerate === true,
-  };
 }
 
 /** The agreement of one judge with the people on one dataset, pooled or on one subset of it. */

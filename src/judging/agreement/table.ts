@@ -4,18 +4,31 @@
  * pooled row first), then every confusion matrix, then a footer saying how the kappa intervals were
  * computed and seeded (`formatAgreementTable`).
  */
+
+import { FEW_MARK, formatKappa as formatKappaShown } from '../../report/kappa.ts';
+import { KAPPA_MIN_N } from '../../stats/index.ts';
 import { type AgreementFormat, FORMAT_DIMENSION, FORMAT_SUBSET } from './datasets.ts';
 import { AGREEMENT_SEED_RULE, type AgreementReport, POOLED } from './kappa.ts';
 
 const fixed = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
-/** Kappa and its interval as the tables print them: `0.412 [0.310, 0.508]`, or `n/a`. */
-export function formatKappa(report: Pick<AgreementReport, 'kappa' | 'kappaCi'>): string {
-  if (!Number.isFinite(report.kappa)) return 'n/a';
-  const ci = report.kappaCi;
-  return ci
-    ? `${fixed(report.kappa, 3)} [${fixed(ci.low, 3)}, ${fixed(ci.high, 3)}]`
-    : fixed(report.kappa, 3);
+/**
+ * Kappa and its interval as every rge table prints them (`formatKappa` of src/report/kappa.ts):
+ * `0.412 [0.310, 0.508]`, `n/a (one score only)`, with `⚠ few` below KAPPA_MIN_N items.
+ */
+export function formatKappa(
+  report: Pick<AgreementReport, 'n' | 'kappa' | 'kappaCi'>,
+  intervalMark = '',
+): string {
+  return formatKappaShown(
+    {
+      n: report.n,
+      kappa: report.kappa,
+      low: report.kappaCi?.low ?? null,
+      high: report.kappaCi?.high ?? null,
+    },
+    intervalMark,
+  );
 }
 
 /** `pooled`, or the subset named with what it is (`setting gpt3`). */
@@ -79,7 +92,7 @@ export function formatAgreementTable(
       r.subset ?? POOLED,
       String(r.n),
       String(r.unscored),
-      `${formatKappa(r)}${mark(r)}`,
+      formatKappa(r, mark(r)),
       fixed(r.accuracy, 3),
       r.costUsd.toFixed(4),
       r.latencyMs ? `${ms(r.latencyMs.p50)}/${ms(r.latencyMs.p95)}` : 'n/a',
@@ -114,5 +127,7 @@ export function formatAgreementTable(
     footer.push('^ BCa undefined on this row: the percentile interval (or a point) is given instead');
   if (reports.some((r) => r.kappaCi === null))
     footer.push('n/a: kappa is undefined (no scored items, or one label only on both sides)');
+  if (reports.some((r) => r.n < KAPPA_MIN_N))
+    footer.push(`${FEW_MARK}: fewer than ${KAPPA_MIN_N} items, too few to tell (the interval is wide)`);
   return `${sections.join('\n')}\n${footer.join('\n')}\n`;
 }
