@@ -12,6 +12,7 @@ interface EvalFlags {
   config: string;
   subjects?: string;
   questions?: string;
+  sample?: string;
   runs?: string;
   mode?: string;
   set?: string[];
@@ -52,6 +53,10 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     .option('--config <file>', 'run config', 'configs/fixture.yaml')
     .option('--subjects <ids>', 'only these subjects (comma-separated ids)')
     .option('--questions <n>', 'only the first N questions')
+    .option(
+      '--sample <n>',
+      "a seeded sample of N questions, stratified by category (a quick look at every category; the config's seed)",
+    )
     .option('--case <id>', 'only this question id (repeatable; its own run id and report)', collect)
     .option('--runs <n>', 'runs per question (default: the config runs)')
     .option('--mode <mode>', 'sync or batch (default: the config mode)')
@@ -81,6 +86,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       const narrowing = {
         ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
         ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
+        ...(flags.sample ? { sample: positiveInteger('sample', flags.sample) as number } : {}),
         ...(flags.case && flags.case.length > 0 ? { questionIds: flags.case } : {}),
         ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
       };

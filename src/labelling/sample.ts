@@ -16,7 +16,10 @@ import seedrandom from 'seedrandom';
 import { QUESTION_CATEGORIES, type QuestionCategory } from '../questions/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { shuffle } from '../util/shuffle.ts';
+import { largestRemainder, shuffle } from '../util/shuffle.ts';
+
+export { largestRemainder };
+
 import type { ValidationItem, ValidationSample } from './schema.ts';
 
 /** The methodology's strata for a 50-response validation set. */
@@ -28,24 +31,6 @@ export const VALIDATION_STRATA: Readonly<Record<QuestionCategory, number>> = Obj
 });
 
 export const VALIDATION_SIZE = 50;
-
-/** Largest-remainder allocation of n over weights (floors, then the largest remainders; ties by order). */
-export function largestRemainder(n: number, weights: readonly number[]): number[] {
-  const total = weights.reduce((sum, w) => sum + w, 0);
-  if (total <= 0) return weights.map(() => 0);
-  const quotas = weights.map((w) => (n * w) / total);
-  const shares = quotas.map(Math.floor);
-  let left = n - shares.reduce((sum, s) => sum + s, 0);
-  const order = quotas
-    .map((q, i) => ({ i, remainder: q - Math.floor(q) }))
-    .sort((a, b) => b.remainder - a.remainder || a.i - b.i);
-  for (const { i } of order) {
-    if (left === 0) break;
-    shares[i] = (shares[i] ?? 0) + 1;
-    left -= 1;
-  }
-  return shares;
-}
 
 /** The stratum sizes of a sample of `size` responses: the methodology's 10/10/20/10, scaled. */
 export function stratumQuotas(size: number): Record<QuestionCategory, number> {

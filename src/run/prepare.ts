@@ -11,6 +11,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import canonicalizeModule from 'canonicalize';
+import seedrandom from 'seedrandom';
 import { CHECKS_VERSION } from '../checks/index.ts';
 import type { Judge } from '../judging/config.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
@@ -35,6 +36,7 @@ import type { Subject } from '../subject/config.ts';
 import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt, type SubjectPrompt } from '../subject/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { stratifiedSample } from '../util/shuffle.ts';
 import { CellStores } from './cells.ts';
 import { loadRunConfig, type RunConfig, type RunMode } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
@@ -121,7 +123,13 @@ export interface PrepareOptions {
   resultsDir?: string;
   reportsDir?: string;
   subjects?: readonly string[];
+  /** only the first N questions (`--questions`) */
   questions?: number;
+  /**
+   * a seeded sample of N questions, stratified by category in proportion to its size (`--sample`,
+   * RGE_SAMPLE): a quick look that speaks for every category; the seed is the config's, recorded
+   */
+  sample?: number;
   /** only these question ids (`--case`), in the question file's order */
   questionIds?: readonly string[];
   runs?: number;
@@ -207,7 +215,12 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const allQuestions = (await loadQuestions(questionsPath)).map((r) => r.value);
   let questions = allQuestions;
+  if (opts.sample !== undefined && (opts.questions !== undefined || opts.questionIds !== undefined))
+    throw new UsageError('--sample draws its own questions: give it without --questions or --case');
+  const sampleSeed = `${config.seed}:questions:sample`;
   if (opts.questions !== undefined) questions = questions.slice(0, opts.questions);
+  if (opts.sample !== undefined)
+    questions = stratifiedSample(questions, opts.sample, seedrandom(sampleSeed), (q) => q.category);
   // gold resolved from evidence patterns is only scored on the index it was resolved on
   const notReady = index ? goldNotReady(questions, index.checksum) : [];
   if (notReady.length > 0) {
@@ -230,7 +243,11 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   const slice = sliceCoverage(
     allQuestions,
     questions,
-    opts.questionIds === undefined ? opts.questions : undefined,
+    opts.sample !== undefined
+      ? { sampleSeed }
+      : opts.questionIds === undefined && opts.questions !== undefined
+        ? 'first'
+        : 'chosen',
   );
   if (slice) log(`questions: ${slice}`);
   const chosen = opts.subjects
@@ -283,6 +300,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       narrowing: {
         subjects: opts.subjects ?? null,
         questions: opts.questions ?? null,
+        ...(opts.sample !== undefined ? { sample: opts.sample } : {}),
         ...(opts.questionIds ? { questionIds: [...opts.questionIds].sort() } : {}),
         runs,
       },
@@ -371,14 +389,15 @@ function goldOrigins(questions: readonly Question[]): {
 
 /**
  * What a narrowed run covers, per category ("the first 20 of 200 questions: grounded-direct 20 of 45,
- * grounded-multihop 0 of 45, ..."), so a quick look says plainly what its tables speak for; null for
- * the whole set.
+ * grounded-multihop 0 of 45, ...", "a stratified sample (seed fixture-v1:questions:sample) of 20 of 200
+ * questions: grounded-direct 5 of 45, ..."), so a quick look says plainly what its tables speak for;
+ * null for the whole set.
  */
 export function sliceCoverage(
   all: readonly Question[],
   chosen: readonly Question[],
-  /** the run took the first N questions (not chosen by id) */
-  first: number | undefined,
+  /** how the questions were chosen: the first N, by id, or a stratified sample with its seed */
+  how: 'first' | 'chosen' | { sampleSeed: string },
 ): string | null {
   if (chosen.length === all.length) return null;
   const categories = [...new Set(all.map((q) => q.category))];
@@ -386,6 +405,11 @@ export function sliceCoverage(
     (c) =>
       `${c} ${chosen.filter((q) => q.category === c).length} of ${all.filter((q) => q.category === c).length}`,
   );
-  const what = first !== undefined ? `the first ${chosen.length}` : `${chosen.length} chosen`;
+  const what =
+    how === 'first'
+      ? `the first ${chosen.length}`
+      : how === 'chosen'
+        ? `${chosen.length} chosen`
+        : `a stratified sample (seed ${how.sampleSeed}) of ${chosen.length}`;
   return `${what} of ${all.length} questions: ${per.join(', ')}`;
 }

@@ -30,3 +30,47 @@ export function pickRoundRobin<T>(
     }
   return out;
 }
+
+/** Largest-remainder allocation of n over weights (floors, then the largest remainders; ties by order). */
+export function largestRemainder(n: number, weights: readonly number[]): number[] {
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  if (total <= 0) return weights.map(() => 0);
+  const quotas = weights.map((w) => (n * w) / total);
+  const shares = quotas.map(Math.floor);
+  let left = n - shares.reduce((sum, s) => sum + s, 0);
+  const order = quotas
+    .map((q, i) => ({ i, remainder: q - Math.floor(q) }))
+    .sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    shares[i] = (shares[i] ?? 0) + 1;
+    left -= 1;
+  }
+  return shares;
+}
+
+/**
+ * A stratified sample of `n` items: each group (`groupOf`, in order of first appearance) gets its
+ * share of n in proportion to its size (`largestRemainder`), drawn after a seeded shuffle of the group;
+ * the sample keeps the items' input order. All of them when n is at least their number.
+ */
+export function stratifiedSample<T>(
+  items: readonly T[],
+  n: number,
+  random: () => number,
+  groupOf: (item: T) => string,
+): T[] {
+  if (n >= items.length) return [...items];
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(groupOf(item), [...(groups.get(groupOf(item)) ?? []), item]);
+  const members = [...groups.values()];
+  const shares = largestRemainder(
+    n,
+    members.map((g) => g.length),
+  );
+  const chosen = new Set<T>();
+  members.forEach((g, i) => {
+    for (const item of shuffle(g, random).slice(0, shares[i])) chosen.add(item);
+  });
+  return items.filter((item) => chosen.has(item));
+}

@@ -10,6 +10,7 @@ export interface EvalRunOptions {
   config: string;
   subjects?: readonly string[];
   questions?: number;
+  sample?: number;
   /** only these question ids (`--case`) */
   questionIds?: readonly string[];
   runs?: number;
@@ -55,6 +56,7 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
   const env: Record<string, string> = { RGE_CONFIG: opts.config };
   if (opts.subjects) env.RGE_SUBJECTS = opts.subjects.join(',');
   if (opts.questions !== undefined) env.RGE_QUESTIONS = String(opts.questions);
+  if (opts.sample !== undefined) env.RGE_SAMPLE = String(opts.sample);
   if (opts.questionIds && opts.questionIds.length > 0) env.RGE_CASES = opts.questionIds.join(',');
   if (opts.runs !== undefined) env.RGE_RUNS = String(opts.runs);
   if (opts.resultsDir) env.RGE_RESULTS_DIR = opts.resultsDir;

@@ -16,7 +16,8 @@
  * The run id, and so the report, is the run's whatever the slice.
  *
  * The config comes from RGE_CONFIG (default configs/fixture.yaml). RGE_SUBJECTS (comma-separated ids),
- * RGE_QUESTIONS (a number: the first N questions), RGE_CASES (comma-separated question ids, as
+ * RGE_QUESTIONS (a number: the first N questions), RGE_SAMPLE (a number: a seeded sample of N questions
+ * stratified by category), RGE_CASES (comma-separated question ids, as
  * `rge eval run --case`) and RGE_RUNS narrow a run, for quick looks and
  * benchmarks; they change the run id (the report's name), never which stored cells are reused.
  * RGE_MODE (sync|batch) and RGE_SET (a JSON array of `path=value` config overrides) are what
@@ -63,6 +64,7 @@ const STAGES_TIMEOUT_MS = 48 * 3_600_000;
 function narrowing(): {
   subjects?: string[];
   questions?: number;
+  sample?: number;
   questionIds?: string[];
   runs?: number;
   mode?: RunMode;
@@ -72,6 +74,7 @@ function narrowing(): {
   return {
     ...(env.RGE_SUBJECTS ? { subjects: env.RGE_SUBJECTS.split(',').map((s) => s.trim()) } : {}),
     ...(env.RGE_QUESTIONS ? { questions: Number(env.RGE_QUESTIONS) } : {}),
+    ...(env.RGE_SAMPLE ? { sample: Number(env.RGE_SAMPLE) } : {}),
     ...(env.RGE_CASES ? { questionIds: env.RGE_CASES.split(',').map((s) => s.trim()) } : {}),
     ...(env.RGE_RUNS ? { runs: Number(env.RGE_RUNS) } : {}),
     ...(env.RGE_MODE === 'sync' || env.RGE_MODE === 'batch' ? { mode: env.RGE_MODE } : {}),

@@ -64,12 +64,15 @@ describe('a run on a slice of the questions', () => {
     const { sliceCoverage } = await import('../../src/run/prepare.ts');
     const q = (id: string, category: string) => ({ id, category }) as never;
     const all = [q('gd-1', 'grounded-direct'), q('gd-2', 'grounded-direct'), q('adv-1', 'adversarial')];
-    expect(sliceCoverage(all, all.slice(0, 2), 2)).toBe(
+    expect(sliceCoverage(all, all.slice(0, 2), 'first')).toBe(
       'the first 2 of 3 questions: grounded-direct 2 of 2, adversarial 0 of 1',
     );
-    expect(sliceCoverage(all, all.slice(2), undefined)).toBe(
+    expect(sliceCoverage(all, all.slice(2), 'chosen')).toBe(
       '1 chosen of 3 questions: grounded-direct 0 of 2, adversarial 1 of 1',
     );
-    expect(sliceCoverage(all, all, 10)).toBeNull();
+    expect(sliceCoverage(all, all.slice(1), { sampleSeed: 's:questions:sample' })).toBe(
+      'a stratified sample (seed s:questions:sample) of 2 of 3 questions: grounded-direct 1 of 2, adversarial 1 of 1',
+    );
+    expect(sliceCoverage(all, all, 'first')).toBeNull();
   });
 });

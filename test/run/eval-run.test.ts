@@ -136,4 +136,37 @@ describe('the eval harness on the fixture world', () => {
     expect(estimate.totals.calls).toBe(1200 - 160 + 2400 - 320);
     expect(estimate.totals.expectedUsd).toBe(0);
   });
+
+  it('a stratified sample of N questions: every category in proportion, seeded, recorded, its own run id', async () => {
+    const logged: string[] = [];
+    const opts = {
+      config: 'configs/fixture.yaml',
+      root,
+      resultsDir,
+      overrides: await worldOverrides(),
+      dryRun: true,
+      runs: 1,
+    };
+    const sampled = await prepareRun({ ...opts, sample: 20, log: (l: string) => logged.push(l) });
+    const count = (c: string) => sampled.questions.filter((q) => q.category === c).length;
+    // 20 of (45, 45, 65, 45): 4.5, 4.5, 6.5, 4.5 -> floors 4, 4, 6, 4 and two remainders of 0.5, to the first
+    expect([
+      count('grounded-direct'),
+      count('grounded-multihop'),
+      count('adversarial'),
+      count('out-of-domain'),
+    ]).toEqual([5, 5, 6, 4]);
+    expect(sampled.questions.map((q) => q.id)).not.toEqual(sampled.questions.map((q) => q.id).sort());
+    const again = await prepareRun({ ...opts, sample: 20, log: quiet });
+    expect(again.questions.map((q) => q.id)).toEqual(sampled.questions.map((q) => q.id));
+    expect(again.info.runId).toBe(sampled.info.runId);
+    const first20 = await prepareRun({ ...opts, questions: 20, log: quiet });
+    expect(first20.info.runId).not.toBe(sampled.info.runId);
+    expect(logged.join('\n')).toMatch(
+      /questions: a stratified sample \(seed [^)]+:questions:sample\) of 20 of 200 questions: grounded-direct 5 of 45, grounded-multihop 5 of 45, adversarial 6 of 65, out-of-domain 4 of 45/,
+    );
+    await expect(prepareRun({ ...opts, sample: 20, questions: 5, log: quiet })).rejects.toThrow(
+      /--sample draws its own questions/,
+    );
+  });
 });
