@@ -45,6 +45,14 @@ export function registerFetchCommand(corpus: Command, io: CliIO): void {
           `${first.doc.file}: ${first.error} (${failed.length} of ${results.length} document(s) failed${failed.length > 1 ? ', listed above' : ''})`,
           { file: resolve(io.cwd, flags.sources) },
         );
+      // a corpus with documents left out is not one `rge corpus ingest` should index: say so, exit 1
+      const unpinned = results.filter((r) => r.status === 'unpinned');
+      if (unpinned.length > 0)
+        throw new RgeError(
+          `${unpinned.length} of ${results.length} document(s) not fetched (unpinned, listed above): the corpus is incomplete; ` +
+            'give each a url (or path) in the sources file and run `rge corpus fetch --pin`, or copy them with --from DIR',
+          { file: resolve(io.cwd, flags.sources) },
+        );
     });
 }
 

@@ -25,6 +25,8 @@ interface Paths {
   index: string;
   embedder: EmbedderName;
   questions: string;
+  /** what to run when the index is not built (`buildIndexHint`) */
+  buildHint: string;
 }
 
 /** The corpus and question paths of a run config, overridable by flags. */
@@ -34,6 +36,7 @@ async function pathsFrom(
 ): Promise<Paths> {
   const { loadRunConfig } = await import('../run/config.ts');
   const { isEmbedderName } = await import('../retrieval/index.ts');
+  const { buildIndexHint } = await import('../run/corpus-index.ts');
   const at = (p: string) => resolve(io.cwd, p);
   const config = await loadRunConfig(at(flags.config));
   const embedder = flags.embedder ?? config.corpus.embedder;
@@ -44,12 +47,13 @@ async function pathsFrom(
     index: at(flags.index ?? config.corpus.index),
     embedder,
     questions: at(config.questions.file),
+    buildHint: buildIndexHint(config, flags.config),
   };
 }
 
-async function indexedChunks(indexDir: string): Promise<Chunk[]> {
-  const file = resolve(indexDir, 'chunks.json');
-  if (!existsSync(file)) throw new RgeError(`no index at ${indexDir}; run \`rge fixtures build\` first`);
+async function indexedChunks(paths: Paths): Promise<Chunk[]> {
+  const file = resolve(paths.index, 'chunks.json');
+  if (!existsSync(file)) throw new RgeError(`no index at ${paths.index}; build it first: ${paths.buildHint}`);
   return JSON.parse(await readFile(file, 'utf8')) as Chunk[];
 }
 
@@ -123,7 +127,7 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
         const out = flags.out ? resolve(io.cwd, flags.out) : paths.questions;
         const facts = await loadFacts(resolve(io.cwd, flags.facts));
         const drafts = generateQuestions(new FactIndex(facts), fixtureReports(facts));
-        const resolutions = resolveGoldChunks(drafts, await indexedChunks(paths.index));
+        const resolutions = resolveGoldChunks(drafts, await indexedChunks(paths));
         const unresolved = resolutions.filter((r) => r.unresolvedQuotes.length > 0);
         if (unresolved.length > 0) {
           const lines = unresolved.map((r) => `  ${r.id}: ${r.unresolvedQuotes.join(' | ')}`);
@@ -170,7 +174,7 @@ export function registerFixtureBuildCommands(program: Command, io: CliIO): void 
       const file = flags.questions ? resolve(io.cwd, flags.questions) : paths.questions;
       const records = await readJsonl(file, QuestionSchema);
       const questions: Question[] = records.map((r) => r.value);
-      const chunks = await indexedChunks(paths.index);
+      const chunks = await indexedChunks(paths);
       const checksum = (await readIndexManifest(paths.index))?.checksum ?? null;
       const byQuotes = resolveGoldChunks(questions, chunks);
       const byEvidence = resolveEvidence(questions, chunks);

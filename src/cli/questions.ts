@@ -59,7 +59,8 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
       // --questions alone and no index here: check what needs none (gold chunk ids are then errors)
       const noIndex = !opts.index && !config && !existsSync(join(indexDir, 'manifest.json'));
-      if (config && !opts.index) await ensureCorpusIndex(config, at, { log: (l) => io.err(`${l}\n`) });
+      if (config && !opts.index)
+        await ensureCorpusIndex(config, at, { configFile, log: (l) => io.err(`${l}\n`) });
       const lines = await readQuestionLines(file);
       // gold chunk ids cannot be checked without the index: that needs one named
       if (noIndex && lines.some((l) => (l.question?.gold_chunk_ids.length ?? 0) > 0))

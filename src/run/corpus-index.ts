@@ -133,12 +133,24 @@ export interface EnsureCorpusIndexOptions {
    */
   progress?: (stage: string, total: number) => Progress;
   progressEveryMs?: number;
+  /** the config's file, as the user named it: for a message that says what to run first */
+  configFile?: string;
 }
 
 /**
  * Makes sure the config's index exists and was built the way the config asks. `at` resolves the
  * config's paths (relative to the folder rge runs in). Returns whether it (re)built the index.
  */
+/**
+ * What builds a config's index, for a message that says what to run first: the fixture world builds
+ * its own (`rge fixtures build`, or on first use); a fetched corpus is fetched, then ingested.
+ */
+export function buildIndexHint(config: RunConfig, configFile = '<this config>'): string {
+  return config.corpus.generated_from
+    ? `\`rge fixtures build\` (or any run of ${configFile}, which builds it on first use)`
+    : `\`rge corpus fetch\` (the PDFs ${config.corpus.pdfs} pinned in ${config.corpus.sources ?? 'sources.yaml'}), then \`rge corpus ingest --config ${configFile}\``;
+}
+
 export async function ensureCorpusIndex(
   config: RunConfig,
   at: (path: string) => string,
@@ -153,8 +165,11 @@ export async function ensureCorpusIndex(
   const before = await differences();
   if (before !== null && before.length === 0) return false;
   if (!config.corpus.generated_from) {
-    const ingestCommand = `rge corpus ingest --config <this config>`;
-    if (before === null) throw new RgeError(`no index at ${indexDir}; build it with \`${ingestCommand}\``);
+    const ingestCommand = `rge corpus ingest --config ${opts.configFile ?? '<this config>'}`;
+    if (before === null)
+      throw new RgeError(
+        `no index at ${indexDir}; build it first: ${buildIndexHint(config, opts.configFile)}`,
+      );
     throw new RgeError(
       `the index at ${indexDir} was not built the way ${config.name}'s config asks:\n` +
         `${before.map((d) => `  ${d}`).join('\n')}\n` +

@@ -204,7 +204,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
   let index: Index | null = null;
   if (dryRun && !indexExists(indexDir) && !config.corpus.generated_from) index = null;
   else {
-    await ensureCorpusIndex(config, at, opts.log ? { log: opts.log } : {});
+    await ensureCorpusIndex(config, at, { configFile: opts.config, ...(opts.log ? { log: opts.log } : {}) });
     index = await openIndex(indexDir);
   }
   const questionsPath = at(config.questions.file);

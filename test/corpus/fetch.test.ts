@@ -388,6 +388,15 @@ describe('rge corpus fetch', () => {
     expect(lines[3]).toBe('3 documents: 1 downloaded, 1 failed, 1 unpinned');
   });
 
+  it('exits 1 when documents are left unpinned: the corpus is incomplete', async () => {
+    await writeSources(`  - {company: zomato, fy: FY24, file: zomato.pdf}\n`);
+    const io = captureIO(work);
+    await expect(runCli(io, '--sources', 'sources.yaml', '--dest', 'out', '--quiet')).rejects.toThrow(
+      /\/sources\.yaml: 1 of 1 document\(s\) not fetched \(unpinned, listed above\): the corpus is incomplete; give each a url \(or path\) in the sources file and run `rge corpus fetch --pin`/,
+    );
+    expect(io.stdout).toContain('1 documents: 1 unpinned');
+  });
+
   it('exits 0 when every document is present or fetched', async () => {
     const mirror = join(work, 'mirror');
     await mkdir(mirror);

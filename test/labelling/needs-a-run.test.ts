@@ -41,3 +41,40 @@ describe('rge validation sample and rge review without a run of the config', () 
       expect(await readdir(dir)).toEqual([]);
     });
 });
+
+describe('the README commands that need the real index, on a fresh clone', () => {
+  const cases: [string, string[], (dir: string) => string[]][] = [
+    [
+      'rge eval run (a small sync run)',
+      [
+        'eval',
+        'run',
+        '--config',
+        'configs/published.yaml',
+        '--mode',
+        'sync',
+        '--questions',
+        '1',
+        '--runs',
+        '1',
+      ],
+      (dir) => ['--results-dir', join(dir, 'results'), '--set', `corpus.index=${join(dir, 'no-index')}`],
+    ],
+    [
+      'rge questions resolve',
+      ['questions', 'resolve', '--config', 'configs/published.yaml'],
+      (dir) => ['--index', join(dir, 'no-index')],
+    ],
+  ];
+  for (const [what, args, extra] of cases)
+    it(`${what} says to fetch and ingest first, naming the config`, async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-needs-index-'));
+      const err: string[] = [];
+      const io: CliIO = { out: () => {}, err: (t) => err.push(t), cwd: root, exitCode: 0 };
+      expect(await main(['node', 'rge', ...args, ...extra(dir)], io)).toBe(1);
+      expect(err.join('')).toMatch(
+        /no index at .*no-index; build it first: `rge corpus fetch` \(the PDFs data\/corpus\/pdfs pinned in .*sources\.yaml\), then `rge corpus ingest --config configs\/published\.yaml`/,
+      );
+      expect(await readdir(dir)).toEqual([]);
+    });
+});
