@@ -1,6 +1,6 @@
 /**
  * Statistics for rge's reports: agreement (Cohen's kappa), paired tests (McNemar), multiple
- * comparisons (Bonferroni, Holm), bootstrap confidence intervals (percentile and BCa; one-sample,
+ * comparisons (Bonferroni, Holm), the prediction-powered mean (ppi_py), bootstrap confidence intervals (percentile and BCa; one-sample,
  * paired, clustered) and the split of score variance within and between questions. Each function
  * follows a named reference (scikit-learn 1.2.1, statsmodels 0.13.5, scipy 1.10.1, numpy 1.24) and is
  * checked against vectors those libraries produced (`test/stats/reference-vectors.json`). Pure
@@ -18,4 +18,5 @@ export { type BcaIntervalResult, bcaInterval, percentileInterval } from './inter
 export { type CohenKappaOptions, cohenKappa } from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';
+export { type PpiMeanInput, type PpiMeanResult, ppiMean } from './ppi.ts';
 export { type VarianceDecomposition, type VarianceRow, varianceDecomposition } from './variance.ts';
