@@ -29,8 +29,9 @@ export interface NestedComponents {
   /** cells / questions */
   runsPerQuestion: number;
   /**
-   * The standard error of the cell mean for these cells: sqrt(tau^2 sum m_q^2 / N^2 + sigma^2 / N)
-   * (sigma^2 taken as 0 when NaN); sqrt(tau^2 / Q + sigma^2 / (Q R)) when every question has R runs.
+   * The cluster-robust standard error of the cell mean: sqrt(Q / (Q - 1) sum_q (S_q - m_q mean)^2 / N^2),
+   * S_q a question's sum; with R runs to every question, sqrt(var(question means, ddof 1) / Q), the
+   * unbiased estimate of tau^2 / Q + sigma^2 / (Q R) (the components are floored at 0, this is not).
    * NaN with fewer than 2 questions.
    */
   standardError: number;
@@ -60,8 +61,8 @@ export function nestedComponents(rows: readonly { cluster: string; value: number
   let withinSquares = 0;
   let withinDf = 0;
   let inverseSizes = 0;
-  let squaredSizes = 0;
   const means: number[] = [];
+  const sizes: number[] = [];
   for (const values of groups.values()) {
     let sum = 0;
     for (const v of values) sum += v;
@@ -71,7 +72,7 @@ export function nestedComponents(rows: readonly { cluster: string; value: number
     for (const v of values) withinSquares += (v - m) ** 2;
     withinDf += values.length - 1;
     inverseSizes += 1 / values.length;
-    squaredSizes += values.length ** 2;
+    sizes.push(values.length);
   }
   const mean = total / cells;
   const within = withinDf > 0 ? withinSquares / withinDf : Number.NaN;
@@ -85,10 +86,12 @@ export function nestedComponents(rows: readonly { cluster: string; value: number
     const spread = ss / (questions - 1);
     between = Math.max(0, spread - (Number.isNaN(within) ? 0 : within) * (inverseSizes / questions));
   }
+  let residual = 0;
+  means.forEach((m, q) => {
+    residual += ((sizes[q] as number) * (m - mean)) ** 2;
+  });
   const standardError =
-    questions >= 2
-      ? Math.sqrt((between * squaredSizes) / cells ** 2 + (Number.isNaN(within) ? 0 : within) / cells)
-      : Number.NaN;
+    questions >= 2 ? Math.sqrt(((questions / (questions - 1)) * residual) / cells ** 2) : Number.NaN;
   return {
     mean,
     betweenQuestionVariance: between,

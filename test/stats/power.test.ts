@@ -36,7 +36,7 @@ describe('nestedComponents', () => {
     expect(designStandardError({ ...c, questions: 3, runs: 2 })).toBeCloseTo(c.standardError, 15);
   });
 
-  it('floors tau^2 at 0 when the question means vary less than their runs explain', () => {
+  it('floors tau^2 at 0 when the question means vary less than their runs explain (the SE is not floored)', () => {
     const c = nestedComponents(
       rows([
         [0, 1],
@@ -46,14 +46,16 @@ describe('nestedComponents', () => {
     );
     expect(c.betweenQuestionVariance).toBe(0);
     expect(c.withinQuestionVariance).toBeCloseTo(1 / 3, 15);
-    expect(c.standardError).toBeCloseTo(Math.sqrt(1 / 3 / 6), 15);
+    // every question's mean is 0.5: no spread between questions, a standard error of 0
+    expect(c.standardError).toBe(0);
   });
 
-  it('unbalanced: SE^2 = tau^2 sum m^2 / N^2 + sigma^2 / N', () => {
+  it('unbalanced: the cluster-robust SE^2 = Q / (Q - 1) sum (S_q - m_q mean)^2 / N^2', () => {
     const c = nestedComponents(rows([[1, 3, 2], [5], [4, 6]]));
     const n = 6;
-    const expected = (c.betweenQuestionVariance * (9 + 1 + 4)) / n ** 2 + c.withinQuestionVariance / n;
-    expect(c.standardError).toBeCloseTo(Math.sqrt(expected), 15);
+    const mean = 21 / 6;
+    const residual = (6 - 3 * mean) ** 2 + (5 - mean) ** 2 + (10 - 2 * mean) ** 2;
+    expect(c.standardError).toBeCloseTo(Math.sqrt((1.5 * residual) / n ** 2), 15);
     // pooled within: (1 + 1 + 0 + 1 + 1) / (2 + 1) ... runs around their question means
     expect(c.withinQuestionVariance).toBeCloseTo((1 + 1 + 0 + 1 + 1) / 3, 15);
   });
