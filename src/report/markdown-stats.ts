@@ -49,13 +49,17 @@ export function correctedSection(s: Summary): string[] {
     );
   }
   const flagged = subjects.filter((m) => k.bySubject[m]?.[ALL]?.excludesJudgeOnly);
+  const flaggedCategories = subjects.flatMap((m) =>
+    categories.filter((c) => k.bySubject[m]?.[c]?.excludesJudgeOnly).map((c) => `${m} (${c})`),
+  );
   out.push(
     '',
     flagged.length > 0
       ? `Flagged: ${flagged.join(', ')} (the corrected interval excludes the judge-only GFS).`
-      : "No subject's corrected interval excludes its judge-only GFS.",
-    '',
+      : "No subject's corrected interval (all categories together) excludes its judge-only GFS.",
   );
+  if (flaggedCategories.length > 0) out.push(`In a category: ${flaggedCategories.join(', ')}.`);
+  out.push('');
   return out;
 }
 
