@@ -107,7 +107,7 @@ export async function readPlanSummary(file: string): Promise<PlanSummary> {
     throw new UsageError(
       `${file}: not an rge summary.json with variance components: ${where}: ${first?.message ?? 'invalid'}` +
         (where.startsWith('power')
-          ? ' (reports before rge 0.3 have no power section; rerun the report)'
+          ? ' (summaries written before rge plan existed have none; rerun the report: rge eval run reuses the stored cells)'
           : ''),
     );
   }
@@ -223,6 +223,10 @@ function chooseComparison(summary: PlanSummary, opts: PlanOptions): Plan['compar
       `--compare ${subject}: no such subject in the summary; its subjects: ${subjects.join(', ')}`,
     );
   const tau = opts.betweenVariance ?? 0;
+  if (inputs.withinQuestionVariance === null && tau === 0)
+    throw new UsageError(
+      `${subject}: the run had one run per question, so its run-to-run noise is unknown and a change to it cannot be planned; plan from a run with 2 runs per question or more, or give --between-variance`,
+    );
   const notes = [
     `a change to ${subject} gated against its baseline: run-to-run noise of both runs (2 x ${inputs.withinQuestionVariance === null ? 'n/a' : inputs.withinQuestionVariance.toExponential(3)}, observed on ${inputs.cells} cells of ${inputs.questions} questions)`,
     tau === 0
