@@ -22,11 +22,11 @@
  * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
  * verdict table can be recomputed bit for bit.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { clusterBootstrapCI } from '../stats/bootstrap.ts';
 import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
 import { UsageError } from '../util/errors.ts';
+import { readSummaryFile } from './summary-file.ts';
 
 export const GATE_RESAMPLES = 10_000;
 export const GATE_CONFIDENCE = 0.95;
@@ -69,32 +69,10 @@ export const GateSummary = z
 export type GateSummary = z.infer<typeof GateSummary>;
 
 /** Reads a summary (or baseline) file; anything unreadable is a usage error naming the file (exit 2). */
-export async function readGateSummary(file: string): Promise<GateSummary> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `${file}: not found` : `${file}: cannot read (${(err as Error).message})`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${file}: not JSON (${(err as Error).message})`);
-  }
-  const parsed = GateSummary.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first?.path.length ? first.path.join('.') : '(top level)';
-    throw new UsageError(
-      `${file}: not an rge summary.json with per-cell scores: ${where}: ${first?.message ?? 'invalid'}` +
-        (where.startsWith('diagnostics') ? ' (reports before rge 0.2 have no cells; rerun the eval)' : ''),
-    );
-  }
-  return parsed.data;
+export function readGateSummary(file: string): Promise<GateSummary> {
+  return readSummaryFile(file, GateSummary, 'not an rge summary.json with per-cell scores', (where) =>
+    where.startsWith('diagnostics') ? ' (reports before rge 0.2 have no cells; rerun the eval)' : '',
+  );
 }
 
 export type Verdict = 'regression' | 'improvement' | 'within noise';

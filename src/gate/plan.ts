@@ -20,7 +20,6 @@
  * catalogue's prices, its batch mode and caching: a question's later runs read the prompt cache its
  * first run wrote). Pure: `planRun` computes, `planMarkdown` prints.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import {
   designStandardError,
@@ -29,6 +28,7 @@ import {
   questionsNeeded,
 } from '../stats/power.ts';
 import { UsageError } from '../util/errors.ts';
+import { readSummaryFile } from './summary-file.ts';
 
 const SubjectInputs = z
   .object({
@@ -84,34 +84,12 @@ export const PlanSummary = z
 export type PlanSummary = z.infer<typeof PlanSummary>;
 
 /** Reads a summary for planning; anything unreadable is a usage error naming the file (exit 2). */
-export async function readPlanSummary(file: string): Promise<PlanSummary> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `${file}: not found` : `${file}: cannot read (${(err as Error).message})`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${file}: not JSON (${(err as Error).message})`);
-  }
-  const parsed = PlanSummary.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first?.path.length ? first.path.join('.') : '(top level)';
-    throw new UsageError(
-      `${file}: not an rge summary.json with variance components: ${where}: ${first?.message ?? 'invalid'}` +
-        (where.startsWith('power')
-          ? ' (summaries written before rge plan existed have none; rerun the report: rge eval run reuses the stored cells)'
-          : ''),
-    );
-  }
-  return parsed.data;
+export function readPlanSummary(file: string): Promise<PlanSummary> {
+  return readSummaryFile(file, PlanSummary, 'not an rge summary.json with variance components', (where) =>
+    where.startsWith('power')
+      ? ' (summaries written before rge plan existed have none; rerun the report: rge eval run reuses the stored cells)'
+      : '',
+  );
 }
 
 export interface PlanOptions {

@@ -86,13 +86,19 @@ interface Prepared {
   big: number;
 }
 
-/** mean(wU * lam * yhatU) + mean(w * (y - lam * yhat)), as ppi_py's `ppi_mean_pointestimate`. */
-function pointEstimate(p: Prepared, lam: number): number {
+/** The two sides of the estimator for a lambda: wU * (lam * yhatU) and w * (y - lam * yhat), item by item. */
+function terms(p: Prepared, lam: number): { imputed: Float64Array; rectifier: Float64Array } {
   const imputed = new Float64Array(p.big);
   for (let j = 0; j < p.big; j++) imputed[j] = (p.wU[j] as number) * (lam * (p.yhatU[j] as number));
   const rectifier = new Float64Array(p.n);
   for (let i = 0; i < p.n; i++)
     rectifier[i] = (p.w[i] as number) * ((p.y[i] as number) - lam * (p.yhat[i] as number));
+  return { imputed, rectifier };
+}
+
+/** mean(wU * lam * yhatU) + mean(w * (y - lam * yhat)), as ppi_py's `ppi_mean_pointestimate`. */
+function pointEstimate(p: Prepared, lam: number): number {
+  const { imputed, rectifier } = terms(p, lam);
   return meanOf(imputed) + meanOf(rectifier);
 }
 
@@ -129,11 +135,7 @@ function tunedLambda(p: Prepared): number {
 
 /** ppi_py's standard error for a given lambda: sqrt(var(wU lam yhatU) / N + var(w (y - lam yhat)) / n), ddof 0. */
 function standardError(p: Prepared, lam: number): number {
-  const imputed = new Float64Array(p.big);
-  for (let j = 0; j < p.big; j++) imputed[j] = (p.wU[j] as number) * (lam * (p.yhatU[j] as number));
-  const rectifier = new Float64Array(p.n);
-  for (let i = 0; i < p.n; i++)
-    rectifier[i] = (p.w[i] as number) * ((p.y[i] as number) - lam * (p.yhat[i] as number));
+  const { imputed, rectifier } = terms(p, lam);
   return Math.sqrt(populationVariance(imputed) / p.big + populationVariance(rectifier) / p.n);
 }
 

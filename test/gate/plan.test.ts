@@ -13,9 +13,9 @@ import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 import { designStandardError, minimalDetectableDifference } from '../../src/stats/index.ts';
 import { runRge } from '../helpers/cli.ts';
+import { scoredCell } from '../report/scored-cell.ts';
 import { rejectionRate } from './simulate.ts';
 
-const CATEGORIES = ['grounded-direct', 'grounded-multihop', 'adversarial', 'out-of-domain'];
 const levels = [0, 0.25, 0.5, 0.625, 0.75, 0.875, 1];
 
 /** Two subjects x 60 questions x 3 runs on a GFS grid; b follows a's question levels with its own noise. */
@@ -30,29 +30,7 @@ function rows(costFirst: number, costLater: number): CaseRowView[] {
         const gfs = levels[
           (q * 5 + run * (subject === 'a' ? 1 : 2) + offset * (q % 3)) % levels.length
         ] as number;
-        out.push({
-          question_id: `q-${String(q).padStart(2, '0')}`,
-          category: CATEGORIES[q % 4] as string,
-          subject_id: subject,
-          model: subject,
-          run_index: run,
-          subject_prompt_hash: 'sp',
-          judge_prompt_hash: 'jp',
-          latency_ms: 1,
-          cost_usd: run === 0 ? costFirst : costLater,
-          verdicts: [],
-          scores: {
-            correctness: 2 * gfs,
-            grounding: 2 * gfs,
-            calibration: 2 * gfs,
-            gfsPrimary: gfs,
-            gfsEqual: gfs,
-            unscored: false,
-            contested: false,
-            contestedDimensions: [],
-          },
-          checks: {},
-        });
+        out.push(scoredCell(subject, q, run, [2 * gfs, 2 * gfs, 2 * gfs], run === 0 ? costFirst : costLater));
       }
   return out;
 }
@@ -148,33 +126,25 @@ describe('rge plan (the command)', () => {
   it('prints the design table; exit 2 when no design fits --budget-usd; bad files named', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-plan-'));
     await writeFile(join(dir, 'summary.json'), JSON.stringify(summary));
-    const ok = await runRge(dir, 'plan', '--from', 'summary.json', '--effect', '0.05', '--runs', '1..3');
+    const plan = (...args: string[]) => runRge(dir, 'plan', '--effect', '0.05', ...args);
+    const ok = await plan('--from', 'summary.json', '--runs', '1..3');
     expect(ok.code, ok.err).toBe(0);
     expect(ok.out).toContain('## rge plan: a vs b');
     expect(ok.out.match(/^\| \d+ \| [1-3] \|/gm)).toHaveLength(3);
-    const over = await runRge(
-      dir,
-      'plan',
-      '--from',
-      'summary.json',
-      '--effect',
-      '0.05',
-      '--budget-usd',
-      '0.1',
-    );
+    const over = await plan('--from', 'summary.json', '--budget-usd', '0.1');
     expect(over.code).toBe(2);
     expect(over.out).toContain('over budget');
     expect(over.err).toMatch(/no design reaches the power within the budget of \$0\.1/);
-    const missing = await runRge(dir, 'plan', '--from', 'nope.json', '--effect', '0.05');
+    const missing = await plan('--from', 'nope.json');
     expect(missing).toMatchObject({ code: 2 });
     expect(missing.err).toMatch(/nope\.json: not found/);
     await writeFile(join(dir, 'old.json'), JSON.stringify({ run: { runId: 'x' } }));
-    const old = await runRge(dir, 'plan', '--from', 'old.json', '--effect', '0.05');
+    const old = await plan('--from', 'old.json');
     expect(old.code).toBe(2);
     expect(old.err).toMatch(
       /old\.json: not an rge summary\.json with variance components: power: .*rerun the report/,
     );
-    const badRuns = await runRge(dir, 'plan', '--from', 'summary.json', '--effect', '0.05', '--runs', 'a..b');
+    const badRuns = await plan('--from', 'summary.json', '--runs', 'a..b');
     expect(badRuns.code).toBe(2);
     expect(badRuns.err).toMatch(/--runs must be a number or a range such as 1\.\.5/);
   });

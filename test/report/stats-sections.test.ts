@@ -9,51 +9,9 @@ import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 import { minimalDetectableDifference, nestedComponents } from '../../src/stats/index.ts';
+import { scoredCell } from './scored-cell.ts';
 
-const CATEGORIES = ['grounded-direct', 'grounded-multihop', 'adversarial', 'out-of-domain'] as const;
-const verdict = (c: number, g: number, k: number) => ({
-  correctness: { score: c },
-  grounding: { score: g },
-  calibration: { score: k },
-});
-const primary = (c: number, g: number, k: number) => (0.4 * g + 0.35 * c + 0.25 * k) / 2;
-
-/** A scored cell whose two judges agree on (c, g, k). */
-function cell(
-  subject: string,
-  q: number,
-  run: number,
-  [c, g, k]: [number, number, number],
-  cost = 0,
-): CaseRowView {
-  return {
-    question_id: `q-${String(q).padStart(2, '0')}`,
-    category: CATEGORIES[q % 4] as string,
-    subject_id: subject,
-    model: subject,
-    run_index: run,
-    subject_prompt_hash: 'sp',
-    judge_prompt_hash: 'jp',
-    latency_ms: 1,
-    cost_usd: cost,
-    answer_key: `${subject}/${q}/${run}`,
-    verdicts: [
-      { judgeId: 'j1', family: 'f1', status: 'scored', verdict: verdict(c, g, k) },
-      { judgeId: 'j2', family: 'f2', status: 'scored', verdict: verdict(c, g, k) },
-    ],
-    scores: {
-      correctness: c,
-      grounding: g,
-      calibration: k,
-      gfsPrimary: primary(c, g, k),
-      gfsEqual: (c + g + k) / 6,
-      unscored: false,
-      contested: false,
-      contestedDimensions: [],
-    },
-    checks: {},
-  };
-}
+const cell = scoredCell;
 
 /** 40 questions (10 per category) x 2 runs; the judges score each question's level, runs differ a little. */
 function subjectRows(subject: string, shift: number, cost = 0): CaseRowView[] {
