@@ -11,6 +11,7 @@ import { type CliIO, processIO } from './io.ts';
 import { registerJudgeCommands } from './judge-commands.ts';
 import { registerValidationCommands } from './labelling-commands.ts';
 import { applyOfflineFlag, saveOfflineEnv } from './offline.ts';
+import { registerPlanCommands } from './plan.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerResultsCommands } from './results-commands.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIO): Command {
   registerValidationCommands(program, io);
   registerResultsCommands(program, io);
   registerGateCommands(program, io);
+  registerPlanCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(output);
   return program;

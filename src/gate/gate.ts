@@ -12,18 +12,27 @@
  * 1 - 0.05 / C (Bonferroni over the categories), so looking at four categories does not quadruple the
  * chance of a false alarm. Each subject is gated on its own (each is a separate decision to ship).
  *
+ * Beside each slice, the minimal detectable difference (MDD): the true change the slice's test finds
+ * with 80 % power at its level, (z(1 - alpha/2) + z(0.8)) SE, SE from the variance components of the
+ * paired differences with runs nested in questions (src/stats/power.ts). A slice within noise whose MDD
+ * exceeds the minimum effect is TOO SMALL TO TELL: the run could have missed a change that matters, so
+ * "within noise" there is no evidence of no change (docs/adr/0022-power-mdd-plan-ranking.md).
+ *
  * Inputs are two `summary.json` files (a baseline is a promoted summary); the cells are their
  * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
  * verdict table can be recomputed bit for bit.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { clusterBootstrapCI } from '../stats/bootstrap.ts';
+import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
 import { UsageError } from '../util/errors.ts';
+import { readSummaryFile } from './summary-file.ts';
 
 export const GATE_RESAMPLES = 10_000;
 export const GATE_CONFIDENCE = 0.95;
 export const DEFAULT_MIN_EFFECT = 0.02;
+/** The power the minimal detectable difference is computed at. */
+export const MDD_POWER = 0.8;
 
 const Cell = z
   .object({
@@ -60,32 +69,10 @@ export const GateSummary = z
 export type GateSummary = z.infer<typeof GateSummary>;
 
 /** Reads a summary (or baseline) file; anything unreadable is a usage error naming the file (exit 2). */
-export async function readGateSummary(file: string): Promise<GateSummary> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT' ? `${file}: not found` : `${file}: cannot read (${(err as Error).message})`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${file}: not JSON (${(err as Error).message})`);
-  }
-  const parsed = GateSummary.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    const where = first?.path.length ? first.path.join('.') : '(top level)';
-    throw new UsageError(
-      `${file}: not an rge summary.json with per-cell scores: ${where}: ${first?.message ?? 'invalid'}` +
-        (where.startsWith('diagnostics') ? ' (reports before rge 0.2 have no cells; rerun the eval)' : ''),
-    );
-  }
-  return parsed.data;
+export function readGateSummary(file: string): Promise<GateSummary> {
+  return readSummaryFile(file, GateSummary, 'not an rge summary.json with per-cell scores', (where) =>
+    where.startsWith('diagnostics') ? ' (reports before rge 0.2 have no cells; rerun the eval)' : '',
+  );
 }
 
 export type Verdict = 'regression' | 'improvement' | 'within noise';
@@ -109,6 +96,14 @@ export interface GateRow {
   verdict: Verdict;
   /** whether this row fails the gate (a regression) */
   fails: boolean;
+  /**
+   * The minimal detectable difference at 80 % power and this slice's level (null with fewer than two
+   * questions), from the standard error of the paired differences (runs nested in questions).
+   */
+  mdd: number | null;
+  standardError: number | null;
+  /** within noise, but the MDD exceeds the minimum effect: the run was too small to tell */
+  tooSmallToTell: boolean;
 }
 
 export interface GateResult {
@@ -133,6 +128,19 @@ export interface GateOptions {
 
 const key = (c: { subject: string; question_id: string; run_index: number }) =>
   `${c.subject}\u0000${c.question_id}\u0000${c.run_index}`;
+
+/**
+ * A slice's verdict from its interval of the change: a regression when the interval lies wholly below
+ * zero and the drop exceeds the minimum effect, an improvement in the mirror case, else within noise.
+ */
+export function sliceVerdict(
+  interval: { estimate: number; low: number; high: number },
+  minEffect: number,
+): Verdict {
+  if (interval.high < 0 && -interval.estimate > minEffect) return 'regression';
+  if (interval.low > 0 && interval.estimate > minEffect) return 'improvement';
+  return 'within noise';
+}
 
 /** Compares two summaries cell by cell; pure and deterministic. */
 export function compareRuns(baseline: GateSummary, current: GateSummary, opts: GateOptions = {}): GateResult {
@@ -175,8 +183,11 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
       );
       const mean = (pick: (x: (typeof xs)[number]) => number) =>
         xs.reduce((s, x) => s + pick(x), 0) / xs.length;
-      const regression = ci.high < 0 && -ci.estimate > minEffect;
-      const improvement = ci.low > 0 && ci.estimate > minEffect;
+      const verdict = sliceVerdict(ci, minEffect);
+      const se = nestedComponents(xs.map((x) => ({ cluster: x.question, value: x.d }))).standardError;
+      const mdd = Number.isFinite(se)
+        ? minimalDetectableDifference(se, { alpha: 1 - level, power: MDD_POWER })
+        : null;
       rows.push({
         subject,
         slice,
@@ -190,8 +201,11 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
         confidence: level,
         seed,
         degenerate: ci.degenerate === true,
-        verdict: regression ? 'regression' : improvement ? 'improvement' : 'within noise',
-        fails: regression,
+        verdict,
+        fails: verdict === 'regression',
+        mdd,
+        standardError: Number.isFinite(se) ? se : null,
+        tooSmallToTell: verdict === 'within noise' && (mdd === null || mdd > minEffect),
       });
     }
   }
@@ -247,6 +261,14 @@ const f3 = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
 const pct = (x: number) => `${Number((x * 100).toFixed(2))}%`;
 
+function verdictText(r: GateRow, minEffect: number): string {
+  if (r.fails) return '**regression**';
+  if (!r.tooSmallToTell) return r.verdict;
+  return r.mdd === null
+    ? 'within noise: too small to tell (fewer than 2 questions)'
+    : `within noise: too small to tell (MDD ${f3(r.mdd)} > ${minEffect})`;
+}
+
 /** The verdict table as Markdown (stdout and the GitHub job summary). */
 export function gateMarkdown(result: GateResult): string {
   const failing = result.rows.filter((r) => r.fails);
@@ -260,11 +282,13 @@ export function gateMarkdown(result: GateResult): string {
     '',
     `Baseline \`${result.baseline}\`, current \`${result.current}\`. Change = current \u2212 baseline GFS over the (question, run) cells both scored; paired cluster-bootstrap BCa interval (questions resampled with their runs, ${result.resamples.toLocaleString('en-US')} resamples); categories at Bonferroni-adjusted confidence. Fails when the interval lies wholly below 0 and the drop exceeds ${result.minEffect}.`,
     '',
-    '| subject | slice | cells | questions | baseline | current | change | interval | level | verdict |',
-    '|---|---|---:|---:|---:|---:|---:|---|---:|---|',
+    `MDD: the minimal detectable difference, the change the slice's test finds with ${MDD_POWER * 100}% power at its level, from the variance of the paired differences (runs nested in questions). Within noise with an MDD above the minimum effect (${result.minEffect}) means the run was too small to tell, not that nothing changed.`,
+    '',
+    '| subject | slice | cells | questions | baseline | current | change | interval | level | MDD | verdict |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|',
     ...result.rows.map(
       (r) =>
-        `| ${r.subject} | ${r.slice} | ${r.cells} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.delta)} | [${signed(r.low)}, ${signed(r.high)}]${r.degenerate ? ' (point)' : ''} | ${pct(r.confidence)} | ${r.fails ? '**regression**' : r.verdict} |`,
+        `| ${r.subject} | ${r.slice} | ${r.cells} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.delta)} | [${signed(r.low)}, ${signed(r.high)}]${r.degenerate ? ' (point)' : ''} | ${pct(r.confidence)} | ${r.mdd === null ? 'n/a' : f3(r.mdd)} | ${verdictText(r, result.minEffect)} |`,
     ),
   ];
   const notes: string[] = [];

@@ -5,6 +5,12 @@
 
 import { formatKappa, type KappaShown, kappaFootnote } from './kappa.ts';
 import { validationMarkdown } from './labelling.ts';
+import {
+  correctedSection,
+  pairwisePowerCells,
+  pairwisePowerNote,
+  rankProbabilitiesLines,
+} from './markdown-stats.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
 import type { Summary } from './summary.ts';
@@ -150,23 +156,26 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
       out.push(`| ${m} | ${w} | ${cats.map((c) => ci(s.gfs[m]?.[c]?.[w] ?? null)).join(' | ')} |`);
   }
   out.push('');
+  out.push(...correctedSection(s));
   out.push('## Ranking', '');
   out.push(`Primary: ${s.ranking.primary.join(' > ')}. Equal: ${s.ranking.equal.join(' > ')}.`);
   out.push(`Robust: **${s.ranking.robust ? 'yes' : 'no'}** (${s.ranking.reason}).`, '');
+  out.push(...rankProbabilitiesLines(s));
   out.push('## Pairwise comparison (McNemar, Bonferroni-corrected)', '');
   out.push(
     "On binarised correctness at the (question, run) level: a cell is correct when the judges' mean correctness is at least 1.5. 'a only' counts cells a got right and b did not.",
     '',
   );
   out.push(
-    '| a | b | paired cells | a only | b only | p | p (Bonferroni) | test |',
-    '|---|---|---|---|---|---|---|---|',
+    '| a | b | paired cells | a only | b only | p | p (Bonferroni) | test | GFS a \u2212 b | MDD |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const p of s.pairwise)
     out.push(
-      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} |`,
+      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
     );
   out.push('');
+  out.push(...pairwisePowerNote(s));
   out.push('## Variance across runs', '');
   out.push('| subject | runs | within-question SD | between-question variance |', '|---|---|---|---|');
   for (const [m, v] of Object.entries(s.variance))

@@ -2,7 +2,9 @@
  * The report's score sections, each a metric across a subject's case rows (the per-case scores come
  * from src/scoring; the runs of one question are kept together as one cluster, not averaged first):
  * - GFS per subject and category: the mean with its BCa 95 % interval (cluster bootstrap, seeded with
- *   `${seed}:${model}:${category}:${weighting}`);
+ *   `${seed}:${category}:${weighting}`, the same seed for every subject and the questions in sorted
+ *   order, so all subjects' resamples draw the same questions and the ranking's probabilities come from
+ *   the very resamples of the `all` column, src/report/ranks.ts);
  * - the ranking by overall mean GFS, robust when both weightings agree and no adjacent intervals overlap;
  * - pairwise McNemar on binarised correctness per (question, run index), Bonferroni-corrected;
  * - the variance decomposition of primary GFS across questions and runs.
@@ -57,13 +59,21 @@ export const TRACED = 'traced';
 
 const scoredOf = (rows: readonly CaseRowView[]) => rows.filter((r) => !r.scores.unscored);
 
+/** The seed of a GFS table interval: shared by the subjects, so their resamples draw the same questions. */
+export const intervalSeed = (seed: string, column: string, weighting: 'primary' | 'equal') =>
+  `${seed}:${column}:${weighting}`;
+
+/** Rows in question order (stable): the bootstrap numbers clusters in order of first appearance. */
+const byQuestion = (rows: readonly CaseRowView[]) =>
+  [...rows].sort((a, b) => (a.question_id < b.question_id ? -1 : a.question_id > b.question_id ? 1 : 0));
+
 function interval(
   rows: readonly CaseRowView[],
   pick: (r: CaseRowView) => number,
   seed: string,
   resamples: number,
 ): Interval | null {
-  const scored = scoredOf(rows);
+  const scored = byQuestion(scoredOf(rows));
   if (scored.length === 0) return null;
   const ci = clusterBootstrapCI(
     scored.map((r) => ({ cluster: r.question_id, value: pick(r) })),
@@ -114,8 +124,8 @@ export function gfsTable(
             ? mine.filter((r) => !r.gold_untraced)
             : mine.filter((r) => r.category === c);
       table[c] = {
-        primary: interval(cell, (r) => r.scores.gfsPrimary ?? 0, `${seed}:${m}:${c}:primary`, resamples),
-        equal: interval(cell, (r) => r.scores.gfsEqual ?? 0, `${seed}:${m}:${c}:equal`, resamples),
+        primary: interval(cell, (r) => r.scores.gfsPrimary ?? 0, intervalSeed(seed, c, 'primary'), resamples),
+        equal: interval(cell, (r) => r.scores.gfsEqual ?? 0, intervalSeed(seed, c, 'equal'), resamples),
       };
     }
     gfs[m] = table;

@@ -10,16 +10,23 @@
  * - A case's GFS is from the mean of its two judges' dimension scores; unscored cases are excluded
  *   from means and counted separately (a failure is data, not a zero).
  * - Intervals: BCa 95 %, 10,000 resamples, resampling questions with their runs kept together
- *   (cluster bootstrap), seeded with `${seed}:${model}:${category}:${weighting}`.
+ *   (cluster bootstrap), seeded with `${seed}:${category}:${weighting}` (one seed for all subjects: the
+ *   same question draws, which the ranking's probabilities reuse).
  * - Pairwise comparison (methodology 8.2): McNemar on binarised correctness at the (question, run
  *   index) level, a cell being correct when the judges' mean correctness is at least 1.5; p-values
  *   Bonferroni-corrected over the pairs of subjects.
  * - Inter-judge agreement (8.4): Cohen's kappa between a subject's two judges per dimension, then the
  *   mean over subjects; the same on the human-labelled responses, divergence flagged.
  * - Ranking: models ordered by overall mean GFS; robust when both weightings give the same order and
- *   no two adjacent models' primary intervals overlap.
+ *   no two adjacent models' primary intervals overlap; beside it, each model's bootstrap probability of
+ *   ranking first and its rank interval, from the `all` column's resamples (src/report/ranks.ts).
+ * - Power (src/report/power.ts): the minimal detectable difference of each pairwise comparison, and
+ *   what `rge plan` needs of each subject (variance components, cost of a first and a later run).
+ * - Judge-error-corrected GFS (src/report/corrected.ts): prediction-powered inference from the people's
+ *   labels of the validation sample, per subject and per category with at least 10 labelled cells.
  */
 
+import { type CorrectedGfs, correctedGfs, type GfsWeightsView } from './corrected.ts';
 import {
   CORRECT_AT,
   type Diagnostics,
@@ -43,6 +50,8 @@ import {
   cost,
   latency,
 } from './operations.ts';
+import { type PowerSection, powerSection } from './power.ts';
+import { type RankProbabilities, rankProbabilities } from './ranks.ts';
 import {
   type GfsTable,
   gfsTable,
@@ -77,6 +86,8 @@ export interface SummaryOptions {
     minKappa: number;
     limitation?: string | null;
   } | null;
+  /** the run's GFS weights, for the people's GFS of the labelled cells (default: the methodology's) */
+  gfsWeights?: GfsWeightsView;
 }
 
 export interface Summary {
@@ -86,7 +97,13 @@ export interface Summary {
   cases: { total: number; scored: number; unscored: number; contested: number };
   gfs: GfsTable;
   ranking: Ranking;
+  /** each subject's bootstrap probability of ranking first and rank interval, both weightings (null: one subject) */
+  ranks: RankProbabilities | null;
   pairwise: PairwiseTest[];
+  /** the minimal detectable difference of each comparison, and the inputs of `rge plan` */
+  power: PowerSection;
+  /** the judge-error-corrected GFS from the people's labels (prediction-powered inference) */
+  corrected: CorrectedGfs;
   variance: VarianceTable;
   /** per subject (its two judges), then averaged over subjects; beside the same on the labelled responses */
   judgeAgreement: JudgeAgreement;
@@ -155,6 +172,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
   const categories = distinctSorted(rows.map((r) => r.category));
   const bySubject: RowsBySubject = new Map(models.map((m) => [m, rows.filter((r) => r.subject_id === m)]));
   const gfs = gfsTable(bySubject, categories, opts.seed, resamples);
+  const pairs = pairwise(bySubject, opts.correctAt ?? CORRECT_AT);
   return {
     run: { ...opts.run, seed: opts.seed, resamples },
     models,
@@ -162,7 +180,10 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cases: cases(rows),
     gfs,
     ranking: ranking(bySubject, gfs),
-    pairwise: pairwise(bySubject, opts.correctAt ?? CORRECT_AT),
+    ranks: rankProbabilities(bySubject, opts.seed, resamples),
+    pairwise: pairs,
+    power: powerSection(bySubject, pairs),
+    corrected: correctedGfs(bySubject, opts.validation?.labels ?? [], opts.gfsWeights),
     variance: variance(bySubject),
     judgeAgreement: interJudgeAgreement(bySubject, opts.validation?.labels ?? []),
     contested: contested(rows),

@@ -84,6 +84,8 @@ export interface RunInfo {
   minKappa: number;
   /** a documented limitation of the judges' validation (the config's), printed in the report */
   limitation: string | null;
+  /** the config's GFS weights: the report computes the people's GFS of labelled cells with them */
+  gfsWeights: { correctness: number; grounding: number; calibration: number };
   mode: RunMode;
   configFile: string;
   /** cells of the run: subjects x questions x runs (a report with fewer cases is partial) */
@@ -338,6 +340,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
       labelsDir: at(config.validation.labels_dir),
       minKappa: config.validation.min_kappa,
       limitation: config.validation.limitation,
+      gfsWeights: { ...config.gfs_weights },
       mode,
       configFile,
       cells: subjects.length * questions.length * runs,

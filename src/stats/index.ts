@@ -1,10 +1,12 @@
 /**
  * Statistics for rge's reports: agreement (Cohen's kappa), paired tests (McNemar), multiple
  * comparisons (Bonferroni, Holm), bootstrap confidence intervals (percentile and BCa; one-sample,
- * paired, clustered) and the split of score variance within and between questions. Each function
- * follows a named reference (scikit-learn 1.2.1, statsmodels 0.13.5, scipy 1.10.1, numpy 1.24) and is
- * checked against vectors those libraries produced (`test/stats/reference-vectors.json`). Pure
- * TypeScript; imports nothing else of rge. See docs/adr/0004-statistics.md.
+ * paired, clustered), the split of score variance within and between questions, the prediction-powered
+ * mean (ppi_py), power and the minimal detectable difference of a clustered mean, and bootstrap ranks.
+ * Each function follows a named reference (scikit-learn 1.2.1, statsmodels 0.13.5, scipy 1.10.1, numpy
+ * 1.24, ppi_py) and is checked against vectors those libraries produced
+ * (`test/stats/reference-vectors.json`, `../shared/oracle/ppi.json`). Pure TypeScript; imports nothing
+ * else of rge. See docs/adr/0004-statistics.md, 0021 and 0022.
  */
 export {
   type BootstrapOptions,
@@ -28,4 +30,22 @@ export {
 } from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';
+export {
+  type Design,
+  designStandardError,
+  minimalDetectableDifference,
+  type NestedComponents,
+  nestedComponents,
+  powerAt,
+  questionsNeeded,
+} from './power.ts';
+export { type PpiMeanInput, type PpiMeanResult, ppiMean } from './ppi.ts';
+export {
+  clusterBootstrapRanks,
+  clusterResampleMeans,
+  type GroupRank,
+  type RankRow,
+  type RanksResult,
+  type ResampleMeans,
+} from './ranking.ts';
 export { type VarianceDecomposition, type VarianceRow, varianceDecomposition } from './variance.ts';

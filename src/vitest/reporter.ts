@@ -81,6 +81,7 @@ export default class RgeReporter implements Reporter {
           },
           budget: state,
           validation,
+          ...(run.gfsWeights ? { gfsWeights: run.gfsWeights } : {}),
           describe: run.describe ?? null,
           ...(run.cells === undefined ? {} : { cells: run.cells }),
           errors,

@@ -103,6 +103,35 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     expect(overall.delta).not.toBe(0);
     expect(Math.abs(overall.delta)).toBeLessThan(0.02);
     for (const row of verdicts.rows) expect(row.fails).toBe(false);
+    // the minimal detectable difference beside every slice; within noise with an MDD above the minimum
+    // effect says the run was too small to tell
+    expect(gate.out).toMatch(/\| level \| MDD \| verdict \|/);
+    expect(overall.mdd).toBeGreaterThan(0);
+    for (const row of verdicts.rows)
+      expect(row.tooSmallToTell).toBe(row.verdict === 'within noise' && row.mdd > 0.02);
+    if (overall.tooSmallToTell)
+      expect(gate.out).toMatch(/within noise: too small to tell \(MDD 0\.\d{3} > 0\.02\)/);
+  });
+
+  it("rge plan on the ci run (one subject, one run per question): needs the change's spread, then plans", async () => {
+    const unknown = await runRge(dir, 'plan', '--from', summaries.baseline as string, '--effect', '0.03');
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(
+      /extractive: the run had one run per question, so its run-to-run noise is unknown/,
+    );
+    const plan = await runRge(
+      dir,
+      'plan',
+      '--from',
+      summaries.baseline as string,
+      '--effect',
+      '0.03',
+      '--between-variance',
+      '0.005',
+    );
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.out).toContain('## rge plan: extractive against its baseline');
+    expect(plan.out.match(/^\| \d+ \| [1-5] \|/gm)).toHaveLength(5);
   });
 
   it('fails the planted regression (a prompt that stops citing), exit 1, with the table in the job summary', async () => {

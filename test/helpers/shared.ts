@@ -18,6 +18,9 @@ export const sharedCorpus: string | null = sharedDir('corpus');
 /** `../shared/labels`: human-labelled sets (AttributionBench, SALAD, FinanceBench answers). */
 export const sharedLabels: string | null = sharedDir('labels');
 
+/** `../shared/oracle`: reference vectors computed with other projects' implementations (ppi_py). */
+export const sharedOracle: string | null = sharedDir('oracle');
+
 export const SHARED_ABSENT = '../shared/corpus is absent (a user clone, or RGE_SHARED=0): skipped';
 
 /** The repository's own cache folder, so repeated local runs reuse extracted pages and embeddings. */

@@ -1,0 +1,110 @@
+/**
+ * The report's sections on what the numbers can bear (issue 23): the judge-error-corrected GFS beside
+ * the judge-only GFS, the ranking's bootstrap probabilities, and the minimal detectable difference of
+ * each pairwise comparison. src/report/markdown.ts places them.
+ */
+import type { CorrectedCell } from './corrected.ts';
+import type { ComparisonPower } from './power.ts';
+import { ALL, type PairwiseTest } from './scores.ts';
+import type { Summary } from './summary.ts';
+
+const f3 = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
+
+function correctedText(c: CorrectedCell): string {
+  if (c.estimate === null) return `n/a (${c.reason})`;
+  return `${f3(c.estimate)} [${f3(c.low)}, ${f3(c.high)}]${c.excludesJudgeOnly ? ' ⚠ excludes the judges' : ''}`;
+}
+
+/** The corrected GFS table with its explanation; a note when no response of the run is labelled. */
+export function correctedSection(s: Summary): string[] {
+  const k = s.corrected;
+  const out = ['## Judge-error-corrected GFS (prediction-powered inference)', ''];
+  const subjects = Object.keys(k.bySubject);
+  if (subjects.length === 0) {
+    out.push(
+      'No scored response of this run has a human label, so the judges\u2019 GFS is not corrected for their error. Draw the validation sample (`rge validation sample`) and label it (`rge label`) to get it.',
+      '',
+    );
+    return out;
+  }
+  out.push(
+    `The GFS above is the judges'. The judges are imperfect (table 5.5), so it may sit above or below what people would score. Here the people's GFS of the ${k.labelled} labelled responses (their rubric scores, averaged over labellers, with the same weights) corrects the judges' mean over every scored cell: corrected = \u03bb \u00d7 (judges' mean over all cells) + (weighted mean over the labelled cells of people \u2212 \u03bb \u00d7 judges), with \u03bb tuned to make the interval as narrow as the data allow (PPI++; \u03bb = 0 would use the people's scores alone, \u03bb = 1 trusts the judges' ranking of cells fully). The validation sample is stratified by category (10/10/20/10) and proportional across subjects, so each labelled cell is weighted by its inclusion probability (its category's share of the subject's cells over its share of the labelled ones) and the estimate targets the whole run. The ${100 * (1 - k.alpha)}% interval is a normal interval whose standard error counts runs of one question as one cluster. Read it as the range of GFS people would plausibly give this run: it is wider than the judge-only interval because it also carries the uncertainty about the judges' error, and it is trustworthy only as far as the labelled cells are a fair, honestly labelled sample. **A subject whose corrected interval excludes its judge-only GFS is flagged (⚠): the judges' error moves its score by more than noise.** Categories are shown where a subject has at least ${k.minLabelledPerCategory} labelled cells.`,
+    '',
+  );
+  const categories = [
+    ...new Set(subjects.flatMap((m) => Object.keys(k.bySubject[m] ?? {}).filter((c) => c !== ALL))),
+  ].sort();
+  const columns = [ALL, ...categories];
+  out.push(`| subject | | ${columns.join(' | ')} |`, `|---|---|${columns.map(() => '---').join('|')}|`);
+  for (const m of subjects) {
+    const cells = k.bySubject[m] ?? {};
+    const row = (label: string, text: (c: CorrectedCell) => string) =>
+      `| ${label === 'judge-only' ? m : ''} | ${label} | ${columns.map((c) => (cells[c] ? text(cells[c]) : '')).join(' | ')} |`;
+    out.push(
+      row('judge-only', (c) => f3(c.judgeOnly)),
+      row('corrected', correctedText),
+      row('labelled / cells', (c) => `${c.labelled} / ${c.cells} (\u03bb ${f3(c.lambda)})`),
+    );
+  }
+  const flagged = subjects.filter((m) => k.bySubject[m]?.[ALL]?.excludesJudgeOnly);
+  const flaggedCategories = subjects.flatMap((m) =>
+    categories.filter((c) => k.bySubject[m]?.[c]?.excludesJudgeOnly).map((c) => `${m} (${c})`),
+  );
+  out.push(
+    '',
+    flagged.length > 0
+      ? `Flagged: ${flagged.join(', ')} (the corrected interval excludes the judge-only GFS).`
+      : "No subject's corrected interval (all categories together) excludes its judge-only GFS.",
+  );
+  if (flaggedCategories.length > 0) out.push(`In a category: ${flaggedCategories.join(', ')}.`);
+  out.push('');
+  return out;
+}
+
+/** The ranking's bootstrap probabilities, under both weightings. */
+export function rankProbabilitiesLines(s: Summary): string[] {
+  const r = s.ranks;
+  if (!r) return [];
+  const byGroup = (list: typeof r.primary) => new Map(list.map((g) => [g.group, g]));
+  const primary = byGroup(r.primary);
+  const equal = byGroup(r.equal);
+  const out = [
+    `Probability of ranking first and ${100 * r.confidence}% rank interval, from the ${r.resamples.toLocaleString('en')} question resamples of the GFS intervals (seeds \`${r.seeds.primary}\`, \`${r.seeds.equal}\`; every resample draws the same questions for all subjects):`,
+    '',
+    '| subject | P(first), primary | rank interval, primary | P(first), equal | rank interval, equal |',
+    '|---|---|---|---|---|',
+  ];
+  const interval = (g: { rankLow: number; rankHigh: number } | undefined) =>
+    g ? (g.rankLow === g.rankHigh ? `${g.rankLow}` : `${g.rankLow}\u2013${g.rankHigh}`) : 'n/a';
+  for (const m of s.ranking.primary) {
+    const p = primary.get(m);
+    const e = equal.get(m);
+    out.push(
+      `| ${m} | ${p ? pct(p.probabilityFirst) : 'n/a'} | ${interval(p)} | ${e ? pct(e.probabilityFirst) : 'n/a'} | ${interval(e)} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+function comparisonOf(s: Summary, p: PairwiseTest): ComparisonPower | undefined {
+  return s.power.comparisons.find((c) => c.a === p.a && c.b === p.b);
+}
+
+/** The GFS difference and its MDD for a row of the pairwise table. */
+export function pairwisePowerCells(s: Summary, p: PairwiseTest): string {
+  const c = comparisonOf(s, p);
+  if (!c) return '- | - |';
+  return `${signed(c.difference)} | ${f3(c.mdd)} |`;
+}
+
+/** What the MDD column means, under the pairwise table. */
+export function pairwisePowerNote(s: Summary): string[] {
+  if (s.power.comparisons.length === 0) return [];
+  return [
+    `GFS a \u2212 b: the mean primary GFS difference over the cells both scored. MDD: the minimal detectable difference in GFS, the true difference a paired test of mean GFS at the Bonferroni level (${s.power.alpha} / ${s.power.family} = ${Number((s.power.alpha / s.power.family).toFixed(4))}, two-sided) finds with ${100 * s.power.power}% power, from the variance of the paired (question, run) differences with runs nested in questions. A difference smaller than the MDD can be real and still go unseen: plan a larger run with \`rge plan --from <this summary.json> --effect <difference>\`.`,
+    '',
+  ];
+}
