@@ -100,7 +100,7 @@ const bench: Bench = async (ctx) => {
 
   // use-lite: ours vs the raw model call on the same windows, alternating, best of `reps`. The model
   // costs ~0.3 s a window on a shared core, so use-lite gets a smaller sample than the others.
-  const useTexts = texts.slice(0, ctx.quick ? 12 : 40);
+  const useTexts = texts.slice(0, ctx.quick ? 4 : 40);
   const use = (await createEmbedder('use-lite')) as DenseEmbedder;
   const model = await loadUseLiteModel();
   const rawCalls = batches(useTexts, RAW_PASSAGES_PER_CALL).map((b) => b.flatMap(passageWindows));
