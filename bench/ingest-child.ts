@@ -10,8 +10,14 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { extractMany } from '../src/corpus/workers.ts';
-import { type IngestDocument, type IngestTimings, ingest, prepareCorpus } from '../src/ingest/ingest.ts';
-import { buildIndex, type EmbedderName, type EmbedderOptions } from '../src/retrieval/index.ts';
+import {
+  type IngestDocument,
+  type IngestTimings,
+  indexChunks,
+  ingest,
+  prepareCorpus,
+} from '../src/ingest/ingest.ts';
+import type { EmbedderName, EmbedderOptions } from '../src/retrieval/index.ts';
 
 const run = promisify(execFile);
 
@@ -112,23 +118,22 @@ async function runJob(job: ChildJob): Promise<Omit<ChildResult, 'seconds' | 'cpu
             timings[key] += t[key];
       }
       const kept = chunks.slice(0, job.chunks);
-      const t0 = performance.now();
-      const built = await buildIndex(kept, {
-        dir: job.indexDir,
-        embedder: job.embedder,
-        embedderOptions: job.embedderOptions,
-        cacheDir: `${job.cacheDir}/embeddings`,
-      });
-      if (timings) {
-        timings.embedMs = built.embedMs;
-        timings.writeMs = performance.now() - t0 - built.embedMs;
-      }
+      timings ??= {
+        parseMs: 0,
+        layoutMs: 0,
+        chunkMs: 0,
+        extractWallMs: 0,
+        embedMs: 0,
+        writeMs: 0,
+        threads: 0,
+      };
+      const built = await indexChunks(kept, job, timings);
       return {
         pages,
         documents,
         chunks: kept.length,
         embedded: built.embedded,
-        ...(timings ? { timings } : {}),
+        timings,
       };
     }
   }

@@ -34,24 +34,26 @@ const SENTENCES = [
   'CSR spend amounted to ₹{d} crore under programmes for education, health and rural development.',
 ];
 
-/** One page of seeded report prose (PAGE_TOKENS cl100k tokens), in paragraphs. */
-function pageProse(rng: () => number): string[] {
-  const paragraphs: string[] = [];
-  let sentences: string[] = [];
-  let tokens = 0;
-  while (tokens < PAGE_TOKENS) {
+/** Seeded sentences of annual-report prose, figures filled in, until they hold `tokens` cl100k tokens. */
+export function reportSentences(rng: () => number, tokens: number): string[] {
+  const sentences: string[] = [];
+  let n = 0;
+  while (n < tokens) {
     const s = (SENTENCES[Math.floor(rng() * SENTENCES.length)] as string)
       .replace('{p}', (rng() * 40).toFixed(1))
       .replace('{d}', (rng() * 100).toFixed(2))
       .replace('{n}', Math.floor(rng() * 99_999).toLocaleString('en-IN'));
     sentences.push(s);
-    tokens += encode(s).length;
-    if (sentences.length >= 6) {
-      paragraphs.push(sentences.join(' '));
-      sentences = [];
-    }
+    n += encode(s).length;
   }
-  if (sentences.length > 0) paragraphs.push(sentences.join(' '));
+  return sentences;
+}
+
+/** One page of seeded report prose (PAGE_TOKENS cl100k tokens), in paragraphs of six sentences. */
+function pageProse(rng: () => number): string[] {
+  const sentences = reportSentences(rng, PAGE_TOKENS);
+  const paragraphs: string[] = [];
+  for (let i = 0; i < sentences.length; i += 6) paragraphs.push(sentences.slice(i, i + 6).join(' '));
   return paragraphs;
 }
 

@@ -5,7 +5,8 @@
 import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../util/errors.ts';
 import { chunkDocument } from './chunk.ts';
-import { extractPages, PdfError } from './pdf.ts';
+import { extractPages } from './pdf.ts';
+import { PdfError } from './pdf-document.ts';
 import type { WorkerJob, WorkerReply } from './workers.ts';
 
 if (!parentPort) throw new Error('pdf-worker.ts runs as a worker thread of the corpus pool (workers.ts)');

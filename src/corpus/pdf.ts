@@ -21,15 +21,6 @@ import {
 import { assertHasText, type ExtractedDocument, type ExtractOptions, PdfError } from './pdf-document.ts';
 import type { PageText } from './schema.ts';
 
-export {
-  assertHasText,
-  type ExtractedDocument,
-  type ExtractOptions,
-  PdfError,
-  type PdfErrorKind,
-  type TableMode,
-} from './pdf-document.ts';
-
 // pdf-parse builds the plain text inside a private method from one page's text content; it is called
 // here with that content so that a page is parsed once for both texts. Pinned to pdf-parse 2.4.5; the
 // tests compare the result with the public `getText`.

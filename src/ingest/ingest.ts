@@ -18,6 +18,7 @@ import { pinnedPdfSha256 } from '../corpus/sources.ts';
 import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
 import { CorpusWorkers, extractWith } from '../corpus/workers.ts';
 import {
+  type BuildIndexResult,
   buildIndex,
   type EmbedderName,
   type EmbedderOptions,
@@ -389,13 +390,17 @@ export function ingestProvenance(
   };
 }
 
-export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
-  const { documents, failed, chunks, duplicateChunks, timings } = await prepareCorpus(docs, opts);
-  if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null, timings };
+/** Embeds and indexes `chunks` into `opts.indexDir`, recording the embed and write time in `timings`. */
+export async function indexChunks(
+  chunks: Chunk[],
+  opts: Pick<IngestOptions, 'indexDir' | 'embedder' | 'embedderOptions' | 'cacheDir' | 'onStage'>,
+  timings: IngestTimings,
+  provenance?: IndexProvenance,
+): Promise<BuildIndexResult> {
   const t0 = performance.now();
   const built = await buildIndex(chunks, {
     dir: opts.indexDir,
-    provenance: ingestProvenance(documents, opts),
+    ...(provenance ? { provenance } : {}),
     embedder: opts.embedder,
     ...(opts.embedderOptions ? { embedderOptions: opts.embedderOptions } : {}),
     cacheDir: join(opts.cacheDir, 'embeddings'),
@@ -403,6 +408,13 @@ export async function ingest(docs: readonly IngestDocument[], opts: IngestOption
   });
   timings.embedMs = built.embedMs;
   timings.writeMs = performance.now() - t0 - built.embedMs;
+  return built;
+}
+
+export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
+  const { documents, failed, chunks, duplicateChunks, timings } = await prepareCorpus(docs, opts);
+  if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null, timings };
+  const built = await indexChunks(chunks, opts, timings, ingestProvenance(documents, opts));
   return {
     documents,
     failed,

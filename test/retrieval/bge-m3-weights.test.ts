@@ -20,6 +20,7 @@ import {
   readIndexManifest,
 } from '../../src/retrieval/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
+import { captureStream } from '../helpers/capture-stream.ts';
 import { type HubServer, startHubServer } from '../helpers/hub-server.ts';
 import { makeTinyModel, type TinyModel } from '../helpers/tiny-onnx.ts';
 import { testChunks } from './chunks.ts';
@@ -137,14 +138,7 @@ describe('bge-m3 int8 download', () => {
 
   it('downloads the hub int8 file (and not the fp32 one) when int8 is asked for', async () => {
     const cacheDir = join(root, 'dl-cache');
-    const progress = {
-      text: '',
-      isTTY: false as const,
-      write(t: string) {
-        progress.text += t;
-        return true;
-      },
-    };
+    const progress = captureStream();
     const embedder = await createBgeM3Embedder({ cacheDir, hub: hub.host, env: {}, dtype: 'q8', progress });
     expect(progress.text).toContain('(revision main, q8)');
     const dir = join(cacheDir, BGE_M3_MODEL);
