@@ -141,8 +141,8 @@ export interface ExtractManyOptions extends ExtractOptions {
   concurrency?: number;
   /** pages a worker extracts in one job (default RANGE_PAGES) */
   rangePages?: number;
-  /** called as each document finishes (completion order); the returned array is in path order */
-  onDocument?: (r: ExtractManyResult) => void;
+  /** called as each document finishes (completion order) with its index in `paths`; the returned array is in path order */
+  onDocument?: (r: ExtractManyResult, index: number) => void;
 }
 
 /**
@@ -195,7 +195,7 @@ export async function extractWith(
         r = { path, error: err };
       }
       results[i] = r;
-      opts.onDocument?.(r);
+      opts.onDocument?.(r, i);
     }),
   );
   return results;

@@ -16,7 +16,7 @@ import { documentIdentity } from '../corpus/naming.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
 import { pinnedPdfSha256 } from '../corpus/sources.ts';
 import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
-import { CorpusWorkers, extractWith } from '../corpus/workers.ts';
+import { CorpusWorkers, type ExtractManyResult, extractWith } from '../corpus/workers.ts';
 import {
   type BuildIndexResult,
   buildIndex,
@@ -257,41 +257,39 @@ async function extractAndChunk(
     slot.chunks = chunked.chunks;
     timings.chunkMs += chunked.chunkMs;
   };
+  // a document's cache write and chunking start as soon as its pages are in, while others extract
+  const extracted = async (r: ExtractManyResult, j: number): Promise<void> => {
+    const i = toExtract[j] as number;
+    const slot = results[i] as Prepared;
+    opts.onStage?.('extract', ++done, docs.length);
+    if (r.error || !r.result) {
+      slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
+      return;
+    }
+    timings.parseMs += r.timings?.parseMs ?? 0;
+    timings.layoutMs += r.timings?.layoutMs ?? 0;
+    const pages = r.result.pages;
+    await writeFileAtomic(pageCachePath(opts.cacheDir, hashes[i] as string, tables), JSON.stringify(pages));
+    await chunk(i, pages);
+  };
+  const work: Promise<void>[] = [];
+  const start = (w: Promise<void>) => {
+    w.catch(() => {}); // awaited below with the others; not an unhandled rejection meanwhile
+    work.push(w);
+  };
+  for (const [i, pages] of cached) start(chunk(i, pages));
   try {
-    await Promise.all([
-      ...[...cached].map(([i, pages]) => chunk(i, pages)),
-      ...(pool === null || toExtract.length === 0
-        ? []
-        : [
-            extractWith(
-              pool,
-              toExtract.map((i) => (docs[i] as IngestDocument).path),
-              {
-                tables,
-                onDocument: () => opts.onStage?.('extract', ++done, docs.length),
-              },
-            ).then((extracted) =>
-              Promise.all(
-                extracted.map(async (r, j) => {
-                  const i = toExtract[j] as number;
-                  const slot = results[i] as Prepared;
-                  if (r.error || !r.result) {
-                    slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
-                    return;
-                  }
-                  timings.parseMs += r.timings?.parseMs ?? 0;
-                  timings.layoutMs += r.timings?.layoutMs ?? 0;
-                  const pages = r.result.pages;
-                  await writeFileAtomic(
-                    pageCachePath(opts.cacheDir, hashes[i] as string, tables),
-                    JSON.stringify(pages),
-                  );
-                  await chunk(i, pages);
-                }),
-              ),
-            ),
-          ]),
-    ]);
+    if (pool && toExtract.length > 0) {
+      await extractWith(
+        pool,
+        toExtract.map((i) => (docs[i] as IngestDocument).path),
+        {
+          tables,
+          onDocument: (r, j) => start(extracted(r, j)),
+        },
+      );
+    }
+    await Promise.all(work);
   } finally {
     await pool?.close();
   }
