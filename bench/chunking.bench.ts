@@ -10,22 +10,13 @@ import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { chunkDocument } from '../src/corpus/chunk.ts';
 import type { PageText } from '../src/corpus/schema.ts';
-import { type Bench, throughputRow } from './harness.ts';
+import { type Bench, hasPdftotext, throughputRow } from './harness.ts';
 
 const DOCS = [
   'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf',
   'financebench/pdfs/3M_2022_10K.pdf',
   'financebench/pdfs/PEPSICO_2022_10K.pdf',
 ];
-
-function hasPdftotext(): boolean {
-  try {
-    execFileSync('pdftotext', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const bench: Bench = async (ctx) => {
   const name = 'chunking tokens/s';

@@ -16,6 +16,7 @@ import type { DenseEmbedder, LexicalEmbedder } from '../src/retrieval/embedder.t
 import { loadUseLiteModel, passageWindows } from '../src/retrieval/use-lite.ts';
 import { batches } from '../src/retrieval/vectors.ts';
 import { type Bench, type BenchRow, throughputRow } from './harness.ts';
+import { reportSentences } from './synthetic-corpus.ts';
 
 const REPORT = 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf';
 
@@ -30,29 +31,8 @@ function reportText(ctx: { sharedCorpus: string | null }): string | null {
   }
 }
 
-const SENTENCES = [
-  'Revenue from operations grew {p}% to ₹{n} crore, driven by higher volumes across segments.',
-  'The Board recommended a final dividend of ₹{d} per equity share for the financial year.',
-  'Gross non-performing assets stood at {d}% of gross advances as of March 31, 2024.',
-  'EBITDA margin improved by {d} basis points owing to operating leverage and cost discipline.',
-  'The company added {n} employees during the year and attrition declined to {p}%.',
-  'Capital expenditure of ₹{n} crore was incurred on new hubs, vehicles and technology.',
-  'Key risks include fuel price volatility, regulatory changes and competitive intensity.',
-  'CSR spend amounted to ₹{d} crore under programmes for education, health and rural development.',
-];
-
 function syntheticText(rng: () => number, tokens: number): string {
-  const parts: string[] = [];
-  let n = 0;
-  while (n < tokens) {
-    const s = (SENTENCES[Math.floor(rng() * SENTENCES.length)] as string)
-      .replace('{p}', (rng() * 40).toFixed(1))
-      .replace('{d}', (rng() * 100).toFixed(2))
-      .replace('{n}', Math.floor(rng() * 99_999).toLocaleString('en-IN'));
-    parts.push(s);
-    n += encode(s).length;
-  }
-  return parts.join(' ');
+  return reportSentences(rng, tokens).join(' ');
 }
 
 /** `count` passages of 200-800 tokens, cut from the report text when there is one. */
@@ -100,7 +80,7 @@ const bench: Bench = async (ctx) => {
 
   // use-lite: ours vs the raw model call on the same windows, alternating, best of `reps`. The model
   // costs ~0.3 s a window on a shared core, so use-lite gets a smaller sample than the others.
-  const useTexts = texts.slice(0, ctx.quick ? 12 : 40);
+  const useTexts = texts.slice(0, ctx.quick ? 4 : 40);
   const use = (await createEmbedder('use-lite')) as DenseEmbedder;
   const model = await loadUseLiteModel();
   const rawCalls = batches(useTexts, RAW_PASSAGES_PER_CALL).map((b) => b.flatMap(passageWindows));

@@ -3,12 +3,12 @@
  * pay for the layout path) against `pdftotext -layout`, also run 2 files at a time, over the same real
  * filings from ../shared/corpus.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import { extractMany } from '../src/corpus/pdf.ts';
-import { type Bench, type BenchRow, throughputRow } from './harness.ts';
+import { extractMany } from '../src/corpus/workers.ts';
+import { type Bench, type BenchRow, hasPdftotext, throughputRow } from './harness.ts';
 
 const run = promisify(execFile);
 
@@ -37,8 +37,7 @@ const bench: Bench = async (ctx) => {
     { name: NAME, unit: 'pages/s', value: 0, reference: null, ratio: null, skipped: why },
   ];
   if (!ctx.sharedCorpus) return skipped('../shared/corpus absent');
-  if (spawnSync('pdftotext', ['-v']).error)
-    return skipped('pdftotext not installed (apt-get install poppler-utils)');
+  if (!hasPdftotext()) return skipped('pdftotext not installed (apt-get install poppler-utils)');
   const shared = ctx.sharedCorpus;
   const paths = (ctx.quick ? QUICK_FILES : FILES).map((f) => join(shared, f)).filter((p) => existsSync(p));
   if (paths.length === 0) return skipped('none of the benchmark PDFs is in ../shared/corpus');

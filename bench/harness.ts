@@ -3,6 +3,8 @@
  * reference in the same run and returns rows; `bench/run.ts` prints them as ratios. A reference that
  * is unavailable here (pdftotext not installed, ../shared absent) gives a row with `skipped` saying why.
  */
+import { spawnSync } from 'node:child_process';
+
 export interface BenchRow {
   /** what was measured, e.g. "extraction pages/s (2 workers)" */
   name: string;
@@ -28,6 +30,16 @@ export interface BenchContext {
 }
 
 export type Bench = (ctx: BenchContext) => Promise<BenchRow[]>;
+
+/** Whether poppler's `pdftotext` (the speed reference for extraction) is installed. */
+export function hasPdftotext(): boolean {
+  return !spawnSync('pdftotext', ['-v']).error;
+}
+
+/** A row for a measurement that could not be made here, saying why. */
+export function skippedRow(name: string, unit: string, why: string): BenchRow {
+  return { name, unit, value: 0, reference: null, ratio: null, skipped: why };
+}
 
 export function throughputRow(
   name: string,

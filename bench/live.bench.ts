@@ -37,8 +37,7 @@ const bench: Bench = async (ctx) => [await syncRow(ctx), await costRow(ctx)];
 
 async function syncRow(ctx: BenchContext): Promise<BenchRow> {
   const questions = ctx.quick ? 4 : 10;
-  // the tests' bm25 fixture world (liveOverrides points the corpus at it), built in this bench's folder
-  process.env.RGE_TEST_DIR ??= join(ctx.tmp, 'world');
+  // the tests' bm25 fixture world (liveOverrides points the corpus at it), built once per bench run
   await worldOverrides('bm25');
   const stamps: Stamp[] = [];
   const arrivals = new WeakMap<object, number>();

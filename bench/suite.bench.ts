@@ -1,7 +1,9 @@
 /**
  * The eval suite through Vitest (stages, one test per case, matchers, metadata, the reporter) against
  * the same cases as a plain script (the stages, then every case row), each into a fresh results folder
- * so nothing is reused. The ratio is what running as Vitest cases costs.
+ * so nothing is reused. The ratio is what running as Vitest cases costs. Both run the fixture config on
+ * the tests' bm25 fixture world (test/helpers/fixture-world.ts, built once per bench run in a temporary
+ * folder): the embedder is not what is measured, and nothing is written into fixtures/generated.
  */
 import { join } from 'node:path';
 import { caseRow } from '../src/run/case.ts';
@@ -9,11 +11,13 @@ import { prepareRun } from '../src/run/prepare.ts';
 import { runStages } from '../src/run/stages.ts';
 import { subjectCells } from '../src/run/work.ts';
 import { runEvalSuite } from '../src/vitest/run.ts';
+import { worldOverrides } from '../test/helpers/fixture-world.ts';
 import { type Bench, latencyRow } from './harness.ts';
 
 const bench: Bench = async (ctx) => {
-  const narrowing = { questions: ctx.quick ? 40 : 200, runs: 1 };
-  // Build (or reuse) the fixture index first, so neither side pays for it.
+  // Build (or reuse) the fixture world's index first, so neither side pays for it.
+  const overrides = await worldOverrides('bm25');
+  const narrowing = { questions: ctx.quick ? 40 : 200, runs: 1, overrides };
   await prepareRun({
     config: 'configs/fixture.yaml',
     root: ctx.root,

@@ -9,6 +9,7 @@
  */
 import { decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { sha1 } from '../util/fs.ts';
+import { CHUNK_TOKENS, OVERLAP_TOKENS } from './chunk-size.ts';
 import {
   cleanHeading,
   detectFurniture,
@@ -33,8 +34,7 @@ export interface DocumentMeta {
   source: string;
 }
 
-export const CHUNK_TOKENS = 800;
-export const OVERLAP_TOKENS = 100;
+export { CHUNK_TOKENS, OVERLAP_TOKENS } from './chunk-size.ts';
 
 interface Line {
   text: string;

@@ -385,3 +385,21 @@ export const MIN_TABLE_ROW_SHARE = 0.2;
 export function isTableHeavy(signal: TableSignal): boolean {
   return signal.numericRows >= MIN_TABLE_ROWS && signal.numericRows >= MIN_TABLE_ROW_SHARE * signal.lines;
 }
+
+/** A character every amount holds: a digit, or the dash of a nil cell. */
+const AMOUNT_CHARACTER = /[\d\-–—−]/;
+
+/**
+ * Whether a page's text items could make a table-heavy layout (`isTableHeavy`), decided before the
+ * layout is built: a table row holds at least two amounts, every amount holds a digit or is a nil
+ * dash, and a text item belongs to one visual line; so MIN_TABLE_ROWS rows need at least
+ * MIN_TABLE_ROWS items holding such a character. A page with fewer (prose without figures, a cover,
+ * a blank page) can skip the layout in 'auto' and keep its plain text, as it would have anyway.
+ */
+export function mayBeTableHeavy(items: readonly PdfTextItem[]): boolean {
+  let holding = 0;
+  for (const item of items) {
+    if (AMOUNT_CHARACTER.test(item.str) && ++holding >= MIN_TABLE_ROWS) return true;
+  }
+  return false;
+}

@@ -2,56 +2,24 @@
  * PDF pages to text. Each page is read once through pdf.js (via pdf-parse) and yields two texts: the
  * plain text layer exactly as pdf-parse's `getText` builds it, and a layout reconstruction for tables
  * (see `layout.ts`). Which one a page keeps depends on `tables`: 'never' keeps the plain text, 'always'
- * the layout, 'auto' the layout on table-heavy pages only (`isTableHeavy`). Failures are `PdfError`s.
+ * the layout, 'auto' the layout on table-heavy pages only (`isTableHeavy`; the layout is not even
+ * built for a page whose items cannot make a table, `mayBeTableHeavy`). Failures are `PdfError`s.
+ * Many documents on every core, in page ranges: workers.ts.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
 import { PDFParse } from 'pdf-parse';
-import { bundledModule } from '../util/bundle.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
-import { isTableHeavy, layoutPage, type PdfTextItem, renderLayout, tableSignal } from './layout.ts';
+import {
+  isTableHeavy,
+  layoutPage,
+  mayBeTableHeavy,
+  type PdfTextItem,
+  renderLayout,
+  tableSignal,
+} from './layout.ts';
+import { assertHasText, type ExtractedDocument, type ExtractOptions, PdfError } from './pdf-document.ts';
 import type { PageText } from './schema.ts';
-
-export type TableMode = 'auto' | 'always' | 'never';
-
-export interface ExtractOptions {
-  tables?: TableMode;
-}
-
-export interface ExtractedDocument {
-  /** the path as it was given */
-  file: string;
-  pageCount: number;
-  /** every page, 1-indexed and in order; a page without text has text '' */
-  pages: PageText[];
-}
-
-/**
- * not-found: no readable file at the path. corrupt: not a PDF, or damaged/truncated. encrypted: needs a
- * password. no-text: no page has extractable text (a scanned image PDF; OCR is not supported).
- */
-export type PdfErrorKind = 'not-found' | 'corrupt' | 'encrypted' | 'no-text';
-
-export class PdfError extends RgeError {
-  readonly kind: PdfErrorKind;
-
-  constructor(kind: PdfErrorKind, file: string, message: string, cause?: unknown) {
-    super(message, { file, cause });
-    this.name = 'PdfError';
-    this.kind = kind;
-  }
-
-  /** The message without the leading "file: ", which the constructor adds back. */
-  get detail(): string {
-    const prefix = `${this.file}: `;
-    return this.message.startsWith(prefix) ? this.message.slice(prefix.length) : this.message;
-  }
-}
 
 // pdf-parse builds the plain text inside a private method from one page's text content; it is called
 // here with that content so that a page is parsed once for both texts. Pinned to pdf-parse 2.4.5; the
@@ -147,15 +115,45 @@ async function readPdfBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-export async function extractPdf(path: string, opts: ExtractOptions = {}): Promise<ExtractedDocument> {
+/** Where a page's extraction time went, in milliseconds of the thread that extracted it. */
+export interface ExtractTimings {
+  /** pdf.js: the page's text content, glyph repair and the plain text */
+  parseMs: number;
+  /** the layout reconstruction and the table signal, on the pages that may need the table path */
+  layoutMs: number;
+}
+
+export interface PageRangeOptions extends ExtractOptions {
+  /** the first page to extract, 1-indexed (default 1) */
+  first?: number;
+  /** the last page to extract, inclusive (default: the last page; past it: the last page) */
+  last?: number;
+}
+
+/** Some pages of a document (see `extractPages`), with the document's page count. */
+export interface ExtractedPages extends ExtractedDocument {
+  timings: ExtractTimings;
+}
+
+/**
+ * Extracts pages `first`..`last` of a PDF. A page's text does not depend on which other pages were
+ * extracted with it, so a document extracted in ranges (on several threads, `extractMany`) gives the
+ * same pages as in one piece. No check for a text-less document: that is the whole document's
+ * (`extractPdf`, `assertHasText`).
+ */
+export async function extractPages(path: string, opts: PageRangeOptions = {}): Promise<ExtractedPages> {
   const tables = opts.tables ?? 'auto';
   const data = await readPdfBytes(path);
   const parser = new PDFParse({ data });
+  const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
   try {
     const pdf = internals(parser);
     const doc = await pdf.load();
+    const first = Math.max(1, opts.first ?? 1);
+    const last = Math.min(doc.numPages, opts.last ?? doc.numPages);
     const pages: PageText[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
+    for (let n = first; n <= last; n++) {
+      const t0 = performance.now();
       const page = await doc.getPage(n);
       const viewport = page.getViewport({ scale: 1 });
       const content = await page.getTextContent();
@@ -169,7 +167,10 @@ export async function extractPdf(path: string, opts: ExtractOptions = {}): Promi
         {},
         doc.numPages,
       );
-      if (tables === 'never') {
+      const t1 = performance.now();
+      timings.parseMs += t1 - t0;
+      // the layout only where the page may need it: always, or in 'auto' when it may be table-heavy
+      if (tables === 'never' || (tables === 'auto' && !mayBeTableHeavy(items))) {
         pages.push({ page: n, text: plain, method: 'text' });
         continue;
       }
@@ -180,15 +181,9 @@ export async function extractPdf(path: string, opts: ExtractOptions = {}): Promi
           ? { page: n, text: renderLayout(layout), method: 'table' }
           : { page: n, text: plain, method: 'text' },
       );
+      timings.layoutMs += performance.now() - t1;
     }
-    if (!pages.some((p) => p.text.trim() !== '')) {
-      throw new PdfError(
-        'no-text',
-        path,
-        `no extractable text on any of its ${doc.numPages} page(s) (a scanned image PDF?); OCR is not supported, so rge cannot extract it`,
-      );
-    }
-    return { file: path, pageCount: doc.numPages, pages };
+    return { file: path, pageCount: doc.numPages, pages, timings };
   } catch (err) {
     throw classify(err, path);
   } finally {
@@ -196,128 +191,8 @@ export async function extractPdf(path: string, opts: ExtractOptions = {}): Promi
   }
 }
 
-export interface ExtractManyResult {
-  path: string;
-  result?: ExtractedDocument;
-  error?: PdfError;
-}
-
-export interface ExtractManyOptions extends ExtractOptions {
-  /** worker threads; default: the machine's available parallelism, at most one per path */
-  concurrency?: number;
-  /** called as each document finishes (completion order); the returned array is in path order */
-  onDocument?: (r: ExtractManyResult) => void;
-}
-
-/** What a worker sends back for one job. */
-export type WorkerReply =
-  | { id: number; ok: true; result: ExtractedDocument }
-  | { id: number; ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
-  | { id: number; ok: false; crash: string };
-
-export interface WorkerJob {
-  id: number;
-  path: string;
-  tables: TableMode;
-}
-
-/**
- * Extracts many PDFs on a pool of worker threads. A file that fails is a result with `error`, not a
- * rejection; the promise rejects only if a worker itself fails (a bug, not a property of a file).
- */
-export async function extractMany(
-  paths: readonly string[],
-  opts: ExtractManyOptions = {},
-): Promise<ExtractManyResult[]> {
-  const results: ExtractManyResult[] = new Array(paths.length);
-  if (paths.length === 0) return results;
-  const wanted = Number.isFinite(opts.concurrency)
-    ? Math.floor(opts.concurrency as number)
-    : availableParallelism();
-  const size = Math.max(1, Math.min(wanted, paths.length));
-  const tables = opts.tables ?? 'auto';
-  // Largest files first, so that one big report does not start last and leave the other workers idle.
-  const sizes = await Promise.all(
-    paths.map((p) =>
-      stat(p).then(
-        (s) => s.size,
-        () => 0,
-      ),
-    ),
-  );
-  const queue = paths.map((_, i) => i).sort((a, b) => (sizes[b] as number) - (sizes[a] as number) || a - b);
-  const workers: Worker[] = [];
-  let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: size }, async () => {
-        const worker = await spawnWorker();
-        workers.push(worker);
-        while (next < queue.length) {
-          const id = queue[next++] as number;
-          const path = paths[id] as string;
-          const reply = await runJob(worker, { id, path, tables });
-          let r: ExtractManyResult;
-          if (reply.ok) r = { path, result: reply.result };
-          else if ('pdfError' in reply) {
-            const e = reply.pdfError;
-            r = { path, error: new PdfError(e.kind, e.file, e.detail) };
-          } else throw new RgeError(`PDF worker failed on ${path}: ${reply.crash}`);
-          results[id] = r;
-          opts.onDocument?.(r);
-        }
-      }),
-    );
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-  return results;
-}
-
-const require = createRequire(import.meta.url);
-
-/**
- * A worker thread for `extractMany`. It runs the bundled worker (src/util/bundle.ts) when that
- * could be built, and otherwise the TypeScript sources: `execArgv: ['--import', 'tsx']` does not reach
- * a worker's entry module on Node 20 (ERR_UNKNOWN_FILE_EXTENSION), so that worker starts from a
- * two-line eval'd script that calls tsx's `register()` in the worker thread and then imports
- * pdf-worker.ts. Both checked under `node bin/rge.mjs`, `tsx` and vitest.
- */
-async function spawnWorker(): Promise<Worker> {
-  const bundled = await bundledModule(fileURLToPath(new URL('./pdf-worker.ts', import.meta.url)));
-  if (bundled) return new Worker(bundled);
-  // tsx's ESM API (what bin/rge.mjs uses), by file: an eval'd worker resolves bare names from the cwd.
-  const tsxApi = pathToFileURL(
-    join(dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
-  ).href;
-  const entry = new URL('./pdf-worker.ts', import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(boot, { eval: true });
-}
-
-function runJob(worker: Worker, job: WorkerJob): Promise<WorkerReply> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (reply: WorkerReply) => {
-      if (reply.id !== job.id) return;
-      cleanup();
-      resolve(reply);
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(new RgeError(`PDF worker failed on ${job.path}: ${err.message}`, { cause: err }));
-    };
-    const onExit = (code: number) => {
-      cleanup();
-      reject(new RgeError(`PDF worker exited (code ${code}) while extracting ${job.path}`));
-    };
-    const cleanup = () => {
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-    };
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-    worker.postMessage(job);
-  });
+export async function extractPdf(path: string, opts: ExtractOptions = {}): Promise<ExtractedDocument> {
+  const { timings: _, ...doc } = await extractPages(path, opts);
+  assertHasText(doc);
+  return doc;
 }

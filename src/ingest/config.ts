@@ -3,7 +3,7 @@
  * sources, PDFs and index are and how pages are chunked and indexed.
  */
 import { z } from 'zod';
-import { EMBEDDERS, HybridSettings } from '../retrieval/config.ts';
+import { BgeM3Settings, EMBEDDERS, HybridSettings } from '../retrieval/config.ts';
 import { type AddIssue, isRecord, Path } from '../util/config-fields.ts';
 
 export const CorpusSettings = z.strictObject({
@@ -18,6 +18,9 @@ export const CorpusSettings = z.strictObject({
   embedder: z.enum(EMBEDDERS),
   hybrid: HybridSettings.optional().describe(
     'embedder hybrid only: the dense model and the fusion parameters (defaults: use-lite, rrf_k 60, depth 50, weights 1 and 1)',
+  ),
+  bge_m3: BgeM3Settings.optional().describe(
+    'bge-m3 (alone or as the hybrid dense half): which ONNX weights; int8 is recorded in the index manifest and changes its checksum',
   ),
   allow_download: z
     .boolean()

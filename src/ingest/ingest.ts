@@ -9,14 +9,16 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CHUNK_TOKENS, type ChunkOptions, chunkDocument, OVERLAP_TOKENS } from '../corpus/chunk.ts';
+import type { ChunkOptions, DocumentMeta } from '../corpus/chunk.ts';
+import { CHUNK_TOKENS, OVERLAP_TOKENS } from '../corpus/chunk-size.ts';
 import { COMPANIES_FILE, loadCompanyMap } from '../corpus/companies.ts';
 import { documentIdentity } from '../corpus/naming.ts';
-import { type ExtractedDocument, extractMany } from '../corpus/pdf.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
 import { pinnedPdfSha256 } from '../corpus/sources.ts';
 import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
+import { CorpusWorkers, type ExtractManyResult, extractWith } from '../corpus/workers.ts';
 import {
+  type BuildIndexResult,
   buildIndex,
   type EmbedderName,
   type EmbedderOptions,
@@ -47,7 +49,10 @@ export interface IngestOptions {
   embedderOptions?: EmbedderOptions;
   cacheDir: string;
   tables?: TablesMode;
+  /** worker threads for extraction and chunking (default: the machine's available parallelism) */
   concurrency?: number;
+  /** pages a worker extracts in one job (default corpus/workers.ts RANGE_PAGES) */
+  rangePages?: number;
   chunking?: ChunkOptions;
   onStage?: (stage: 'extract' | 'chunk' | 'embed', done: number, total: number, label?: string) => void;
 }
@@ -73,6 +78,7 @@ export interface IngestReport {
   chunks: number;
   duplicateChunks: number;
   index: { dir: string; checksum: string; embedder: string; embedded: number; cached: number } | null;
+  timings: IngestTimings;
 }
 
 /** The documents of a sources.yaml whose PDFs sit in `pdfDir`. */
@@ -136,26 +142,71 @@ async function readPageCache(path: string): Promise<PageText[] | null> {
   }
 }
 
-interface Extracted {
+/** Where an ingest's time went, in milliseconds. */
+export interface IngestTimings {
+  /** pdf.js text and plain text, summed over the worker threads (thread time, not wall) */
+  parseMs: number;
+  /** layout reconstruction on the pages that may be tables, summed over the worker threads */
+  layoutMs: number;
+  /** chunking, summed over the threads that chunked */
+  chunkMs: number;
+  /** wall time from the start to the last document chunked (extraction and chunking overlap) */
+  extractWallMs: number;
+  /** wall time of the embedder over the passages not in the cache */
+  embedMs: number;
+  /** wall time of building the index less the embedding: cache reads and writes, index files */
+  writeMs: number;
+  /** worker threads used for extraction and chunking (0: all in this thread) */
+  threads: number;
+}
+
+interface Prepared {
   doc: IngestDocument;
   /** the sha256 of the PDF read */
   sha256?: string;
-  pages?: PageText[];
+  pages: number;
+  tablePages: number;
+  chunks: Chunk[];
   fromCache: boolean;
   error?: string;
 }
 
-async function extractAll(
+/**
+ * Below this many cached pages in all, a corpus whose pages all come from the cache is chunked in
+ * this thread: starting worker threads (about half a second of CPU each) would cost more than it saves.
+ */
+export const CHUNK_IN_THREAD_PAGES = 400;
+
+/** Metadata of a document for the chunker: the fields only (the rest stays out of the worker's message). */
+function chunkMeta(doc: IngestDocument): DocumentMeta {
+  return { company: doc.company, fy: doc.fy, source: doc.source };
+}
+
+/**
+ * Extracts (or loads the cached pages of) every document and chunks it, on a pool of worker threads
+ * (corpus/workers.ts): a document's pages are extracted in ranges on every thread, its page cache
+ * written, and it is chunked on a thread as soon as all its pages are in, while other documents are
+ * still being extracted. Results are kept in document order, whatever the completion order.
+ */
+async function extractAndChunk(
   docs: readonly IngestDocument[],
-  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'onStage'>,
-): Promise<Extracted[]> {
+  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'rangePages' | 'chunking' | 'onStage'>,
+  timings: IngestTimings,
+): Promise<Prepared[]> {
   const tables = opts.tables ?? 'auto';
-  const results: Extracted[] = docs.map((doc) => ({ doc, fromCache: false }));
+  const results: Prepared[] = docs.map((doc) => ({
+    doc,
+    pages: 0,
+    tablePages: 0,
+    chunks: [],
+    fromCache: false,
+  }));
   const hashes: (string | null)[] = [];
+  const cached = new Map<number, PageText[]>();
   const toExtract: number[] = [];
   let done = 0;
   for (const [i, doc] of docs.entries()) {
-    const slot = results[i] as Extracted;
+    const slot = results[i] as Prepared;
     if (!existsSync(doc.path)) {
       slot.error = `${doc.path}: file not found${doc.sha256 !== undefined ? ' (run `rge corpus fetch` first)' : ''}`;
       hashes.push(null);
@@ -170,61 +221,105 @@ async function extractAll(
       opts.onStage?.('extract', ++done, docs.length, doc.source);
       continue;
     }
-    const cached = await readPageCache(pageCachePath(opts.cacheDir, hash, tables));
-    if (cached) {
-      slot.pages = cached;
+    const pages = await readPageCache(pageCachePath(opts.cacheDir, hash, tables));
+    if (pages) {
+      cached.set(i, pages);
       slot.fromCache = true;
       opts.onStage?.('extract', ++done, docs.length, doc.source);
       continue;
     }
     toExtract.push(i);
   }
-  const extracted = await extractMany(
-    toExtract.map((i) => (docs[i] as IngestDocument).path),
-    {
-      tables,
-      ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
-      onDocument: () => opts.onStage?.('extract', ++done, docs.length),
-    },
-  );
-  for (const [j, r] of extracted.entries()) {
+  let cachedPages = 0;
+  for (const pages of cached.values()) cachedPages += pages.length;
+  const inThread = toExtract.length === 0 && cachedPages < CHUNK_IN_THREAD_PAGES;
+  const pool = inThread
+    ? null
+    : new CorpusWorkers({
+        ...(opts.concurrency ? { size: opts.concurrency } : {}),
+        ...(opts.rangePages ? { rangePages: opts.rangePages } : {}),
+      });
+  timings.threads = pool?.size ?? 0;
+  const chunk = async (i: number, pages: PageText[]) => {
+    const slot = results[i] as Prepared;
+    slot.pages = pages.length;
+    slot.tablePages = pages.filter((p) => p.method === 'table').length;
+    const meta = chunkMeta(slot.doc);
+    if (!pool) {
+      // loaded here only: the tokenizer stays out of a process that chunks on its worker threads
+      const { chunkDocument } = await import('../corpus/chunk.ts');
+      const t0 = performance.now();
+      slot.chunks = chunkDocument(pages, meta, opts.chunking);
+      timings.chunkMs += performance.now() - t0;
+      return;
+    }
+    const chunked = await pool.chunkDocument(pages, meta, opts.chunking);
+    slot.chunks = chunked.chunks;
+    timings.chunkMs += chunked.chunkMs;
+  };
+  // a document's cache write and chunking start as soon as its pages are in, while others extract
+  const extracted = async (r: ExtractManyResult, j: number): Promise<void> => {
     const i = toExtract[j] as number;
-    const slot = results[i] as Extracted;
+    const slot = results[i] as Prepared;
+    opts.onStage?.('extract', ++done, docs.length);
     if (r.error || !r.result) {
       slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
-      continue;
+      return;
     }
-    slot.pages = (r.result as ExtractedDocument).pages;
-    await writeFileAtomic(
-      pageCachePath(opts.cacheDir, hashes[i] as string, tables),
-      JSON.stringify(slot.pages),
-    );
+    timings.parseMs += r.timings?.parseMs ?? 0;
+    timings.layoutMs += r.timings?.layoutMs ?? 0;
+    const pages = r.result.pages;
+    await writeFileAtomic(pageCachePath(opts.cacheDir, hashes[i] as string, tables), JSON.stringify(pages));
+    await chunk(i, pages);
+  };
+  const work: Promise<void>[] = [];
+  const start = (w: Promise<void>) => {
+    w.catch(() => {}); // awaited below with the others; not an unhandled rejection meanwhile
+    work.push(w);
+  };
+  for (const [i, pages] of cached) start(chunk(i, pages));
+  try {
+    if (pool && toExtract.length > 0) {
+      await extractWith(
+        pool,
+        toExtract.map((i) => (docs[i] as IngestDocument).path),
+        {
+          tables,
+          onDocument: (r, j) => start(extracted(r, j)),
+        },
+      );
+    }
+    await Promise.all(work);
+  } finally {
+    await pool?.close();
   }
   return results;
 }
 
-/** Chunks every extracted document; a chunk id already taken by an earlier document is dropped. */
-export function chunkAll(
-  extracted: readonly { doc: IngestDocument; pages?: PageText[] }[],
-  chunking?: ChunkOptions,
-): { byDocument: Chunk[][]; chunks: Chunk[]; duplicates: number } {
+/**
+ * Drops, document by document in order, every chunk whose id an earlier chunk already took (the same
+ * text in two documents of one company and year).
+ */
+export function dropDuplicateChunks(byDocument: readonly Chunk[][]): {
+  byDocument: Chunk[][];
+  chunks: Chunk[];
+  duplicates: number;
+} {
   const seen = new Set<string>();
   const chunks: Chunk[] = [];
   let duplicates = 0;
-  const byDocument = extracted.map(({ doc, pages }) => {
-    if (!pages) return [];
-    const own = chunkDocument(pages, doc, chunking).filter((c) => {
+  const kept = byDocument.map((own) =>
+    own.filter((c) => {
       if (seen.has(c.id)) {
         duplicates++;
         return false;
       }
       seen.add(c.id);
+      chunks.push(c);
       return true;
-    });
-    chunks.push(...own);
-    return own;
-  });
-  return { byDocument, chunks, duplicates };
+    }),
+  );
+  return { byDocument: kept, chunks, duplicates };
 }
 
 export interface PreparedCorpus {
@@ -234,31 +329,39 @@ export interface PreparedCorpus {
   byDocument: Chunk[][];
   chunks: Chunk[];
   duplicateChunks: number;
+  timings: IngestTimings;
+}
+
+function emptyTimings(): IngestTimings {
+  return { parseMs: 0, layoutMs: 0, chunkMs: 0, extractWallMs: 0, embedMs: 0, writeMs: 0, threads: 0 };
 }
 
 /** Extracts (or loads cached pages) and chunks every document; no embedding. */
 export async function prepareCorpus(
   docs: readonly IngestDocument[],
-  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'chunking' | 'onStage'>,
+  opts: Pick<IngestOptions, 'cacheDir' | 'tables' | 'concurrency' | 'rangePages' | 'chunking' | 'onStage'>,
 ): Promise<PreparedCorpus> {
-  const extracted = await extractAll(docs, opts);
-  const { byDocument, chunks, duplicates } = chunkAll(extracted, opts.chunking);
+  const timings = emptyTimings();
+  const t0 = performance.now();
+  const prepared = await extractAndChunk(docs, opts, timings);
+  timings.extractWallMs = performance.now() - t0;
+  const { byDocument, chunks, duplicates } = dropDuplicateChunks(prepared.map((p) => p.chunks));
   opts.onStage?.('chunk', chunks.length, chunks.length);
-  const documents: DocumentReport[] = extracted.map((e, i) => ({
+  const documents: DocumentReport[] = prepared.map((e, i) => ({
     source: e.doc.source,
     company: e.doc.company,
     ...(e.doc.companyName ? { companyName: e.doc.companyName } : {}),
     fy: e.doc.fy,
-    status: e.pages ? 'ok' : 'failed',
+    status: e.error ? 'failed' : 'ok',
     sha256: e.sha256 ?? null,
-    pages: e.pages?.length ?? 0,
-    tablePages: e.pages?.filter((p) => p.method === 'table').length ?? 0,
+    pages: e.pages,
+    tablePages: e.tablePages,
     chunks: byDocument[i]?.length ?? 0,
     fromCache: e.fromCache,
     ...(e.error ? { error: e.error } : {}),
   }));
   const failed = documents.filter((d) => d.status === 'failed').length;
-  return { documents, failed, byDocument, chunks, duplicateChunks: duplicates };
+  return { documents, failed, byDocument, chunks, duplicateChunks: duplicates, timings };
 }
 
 /** What an index built by `ingest` records about its making (see IndexProvenance). */
@@ -285,17 +388,31 @@ export function ingestProvenance(
   };
 }
 
-export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
-  const { documents, failed, chunks, duplicateChunks } = await prepareCorpus(docs, opts);
-  if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null };
+/** Embeds and indexes `chunks` into `opts.indexDir`, recording the embed and write time in `timings`. */
+export async function indexChunks(
+  chunks: Chunk[],
+  opts: Pick<IngestOptions, 'indexDir' | 'embedder' | 'embedderOptions' | 'cacheDir' | 'onStage'>,
+  timings: IngestTimings,
+  provenance?: IndexProvenance,
+): Promise<BuildIndexResult> {
+  const t0 = performance.now();
   const built = await buildIndex(chunks, {
     dir: opts.indexDir,
-    provenance: ingestProvenance(documents, opts),
+    ...(provenance ? { provenance } : {}),
     embedder: opts.embedder,
     ...(opts.embedderOptions ? { embedderOptions: opts.embedderOptions } : {}),
     cacheDir: join(opts.cacheDir, 'embeddings'),
     onProgress: (done, total) => opts.onStage?.('embed', done, total),
   });
+  timings.embedMs = built.embedMs;
+  timings.writeMs = performance.now() - t0 - built.embedMs;
+  return built;
+}
+
+export async function ingest(docs: readonly IngestDocument[], opts: IngestOptions): Promise<IngestReport> {
+  const { documents, failed, chunks, duplicateChunks, timings } = await prepareCorpus(docs, opts);
+  if (chunks.length === 0) return { documents, failed, chunks: 0, duplicateChunks, index: null, timings };
+  const built = await indexChunks(chunks, opts, timings, ingestProvenance(documents, opts));
   return {
     documents,
     failed,
@@ -308,5 +425,6 @@ export async function ingest(docs: readonly IngestDocument[], opts: IngestOption
       embedded: built.embedded,
       cached: built.cached,
     },
+    timings,
   };
 }

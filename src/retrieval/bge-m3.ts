@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { poolSize } from '../util/worker-pool.ts';
 import type { DenseEmbedder, EmbedderOptions } from './embedder.ts';
 import {
   BGE_M3_MODEL,
@@ -25,28 +26,41 @@ import {
   resolveBgeM3Dir,
   WEIGHT_FILES,
 } from './hub.ts';
+import { BGE_M3_WEIGHTS } from './manifest.ts';
 import { batches, l2Normalise } from './vectors.ts';
 
 /** the dense head's vector length, used when the model's config.json gives no hidden_size */
 export const BGE_M3_DIMENSIONS = 1024;
 
+/** How the weights are named in a config (corpus.bge_m3.weights) and in the index manifest. */
+const WEIGHTS_NAME: Record<Dtype, string> = BGE_M3_WEIGHTS;
+
+/**
+ * The weights to load: the ones asked for, else fp32. Never another silently: the hub's int8 weights
+ * (onnx/model_quantized.onnx, `dtype: 'q8'`) give other vectors and so another index checksum, so a
+ * folder holding only those is an error that names the option, not a quiet switch.
+ */
 function pickDtype(dir: string, wanted: Dtype | undefined): Dtype {
-  if (wanted) {
-    if (!existsSync(join(dir, WEIGHT_FILES[wanted]))) {
-      throw new RgeError(`bge-m3: ${join(dir, WEIGHT_FILES[wanted])} is missing (asked for dtype ${wanted})`);
-    }
-    return wanted;
-  }
-  const order: Dtype[] = ['fp32', 'q8', 'fp16'];
-  return order.find((d) => existsSync(join(dir, WEIGHT_FILES[d]))) ?? 'fp32';
+  const dtype = wanted ?? 'fp32';
+  if (existsSync(join(dir, WEIGHT_FILES[dtype]))) return dtype;
+  const present = (Object.keys(WEIGHT_FILES) as Dtype[]).filter((d) =>
+    existsSync(join(dir, WEIGHT_FILES[d])),
+  );
+  const others = present.map((d) => `${WEIGHTS_NAME[d]} (${WEIGHT_FILES[d]})`).join(', ');
+  throw new RgeError(
+    `bge-m3: ${join(dir, WEIGHT_FILES[dtype])} is missing (${WEIGHTS_NAME[dtype]} weights${wanted ? ' asked for' : ', the default'})` +
+      (others
+        ? `; the folder has ${others}: set corpus.bge_m3.weights to use them (they give other vectors, so another index checksum)`
+        : ''),
+  );
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the transformers.js pipeline type is not worth importing here
 type FeatureExtractor = (texts: string[], opts: Record<string, unknown>) => Promise<any>;
 const extractors = new Map<string, Promise<FeatureExtractor>>();
 
-async function loadExtractor(dir: string, dtype: Dtype): Promise<FeatureExtractor> {
-  const key = `${dir}|${dtype}`;
+async function loadExtractor(dir: string, dtype: Dtype, threads: number): Promise<FeatureExtractor> {
+  const key = `${dir}|${dtype}|${threads}`;
   let p = extractors.get(key);
   if (!p) {
     p = (async () => {
@@ -59,6 +73,8 @@ async function loadExtractor(dir: string, dtype: Dtype): Promise<FeatureExtracto
         dtype,
         local_files_only: true,
         ...(external ? { use_external_data_format: true } : {}),
+        // every core for one batch (ONNX Runtime's intra-op threads); the vectors do not depend on it
+        session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 },
       });
       return pipe as unknown as FeatureExtractor;
     })().catch((err: unknown) => {
@@ -68,6 +84,18 @@ async function loadExtractor(dir: string, dtype: Dtype): Promise<FeatureExtracto
     extractors.set(key, p);
   }
   return p;
+}
+
+/**
+ * Passage indices, longest first (by characters, a proxy for tokens that needs no tokenizer pass),
+ * ties in input order: the order in which `embedPassages` batches them. A passage's vector can move in
+ * its last bits with the batch it is padded in, so a batch's members are part of what an index build
+ * computes; this order depends only on the passages, so the same passages give the same batches.
+ */
+export function byLength(texts: readonly string[]): number[] {
+  return texts
+    .map((_, i) => i)
+    .sort((a, b) => (texts[b] as string).length - (texts[a] as string).length || a - b);
 }
 
 export interface BgeM3Options extends EmbedderOptions {
@@ -126,8 +154,9 @@ export async function createBgeM3Embedder(opts: BgeM3Options = {}): Promise<BgeM
   const config = sha256(configBytes).slice(0, 12);
   const hidden = (JSON.parse(configBytes.toString('utf8')) as { hidden_size?: unknown }).hidden_size;
   const batchSize = opts.batchSize ?? 8;
+  const threads = poolSize(opts.threads);
   const embedBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
-    const extract = await loadExtractor(modelDir, dtype);
+    const extract = await loadExtractor(modelDir, dtype, threads);
     const out = await extract([...texts], { pooling: 'cls', normalize: true });
     const data = out.data as Float32Array;
     const [rows, dims] = out.dims as [number, number];
@@ -142,13 +171,22 @@ export async function createBgeM3Embedder(opts: BgeM3Options = {}): Promise<BgeM
     revision: bgeM3Revision(modelDir),
     modelDir,
     batchSize,
+    parameters: { weights: WEIGHTS_NAME[dtype] },
     dimensions:
       typeof hidden === 'number' && Number.isInteger(hidden) && hidden > 0 ? hidden : BGE_M3_DIMENSIONS,
     async embedPassages(texts, onBatch) {
-      const out: Float32Array[] = [];
-      for (const batch of batches(texts, batchSize)) {
-        out.push(...(await embedBatch(batch)));
-        onBatch?.(out.length);
+      // Batches of passages of about the same length: a batch is padded to its longest passage, and
+      // report chunks run from a heading line to 800 tokens, so batches in input order pad heavily.
+      const order = byLength(texts);
+      const out: Float32Array[] = new Array(texts.length);
+      let done = 0;
+      for (const batch of batches(order, batchSize)) {
+        const vectors = await embedBatch(batch.map((i) => texts[i] as string));
+        batch.forEach((i, j) => {
+          out[i] = vectors[j] as Float32Array;
+        });
+        done += batch.length;
+        onBatch?.(done);
       }
       return out;
     },

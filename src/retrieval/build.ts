@@ -47,6 +47,8 @@ export interface BuildIndexResult {
   embedded: number;
   /** passages whose vector came from the cache */
   cached: number;
+  /** wall milliseconds spent in the embedder (model load included); the rest of the build is I/O */
+  embedMs: number;
 }
 
 function rgeVersion(): string {
@@ -115,7 +117,11 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
         opts,
       );
       const lexical = await writeLexical(tmp, sorted, embedder.lexical, { ...opts, onProgress: undefined });
-      result = { ...dense, checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum) };
+      result = {
+        ...dense,
+        checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum),
+        embedMs: dense.embedMs + lexical.embedMs,
+      };
     }
     const chunksJson = `${JSON.stringify(sorted)}\n`;
     await writeFileAtomic(join(tmp, CHUNKS), chunksJson);
@@ -139,7 +145,13 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
     };
     await writeFileAtomic(join(tmp, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     await swapInto(tmp, dir);
-    return { checksum: result.checksum, chunks: total, embedded: result.embedded, cached: result.cached };
+    return {
+      checksum: result.checksum,
+      chunks: total,
+      embedded: result.embedded,
+      cached: result.cached,
+      embedMs: result.embedMs,
+    };
   } catch (err) {
     await rm(tmp, { recursive: true, force: true });
     throw err;
@@ -193,18 +205,21 @@ async function writeDense(
   embedder: DenseEmbedder,
   cacheDir: string,
   opts: BuildIndexOptions,
-): Promise<{ checksum: string; embedded: number; cached: number; dimensions: number }> {
+): Promise<{ checksum: string; embedded: number; cached: number; dimensions: number; embedMs: number }> {
   const cache = new EmbeddingCache(cacheDir, embedder.id);
   const vectors = await inParallel(chunks, (c) => cache.get(c.id, passageText(c)));
   const missing = vectors.flatMap((v, i) => (v ? [] : [i]));
   const cached = chunks.length - missing.length;
   opts.onProgress?.(cached, chunks.length);
+  let embedMs = 0;
   if (missing.length > 0) {
     await cache.describe();
+    const t0 = performance.now();
     const fresh = await embedder.embedPassages(
       missing.map((i) => passageText(chunks[i] as Chunk)),
       (done) => opts.onProgress?.(cached + done, chunks.length),
     );
+    embedMs = performance.now() - t0;
     if (fresh.length !== missing.length) {
       throw new RgeError(
         `embedder ${embedder.id} returned ${fresh.length} vectors for ${missing.length} passages`,
@@ -236,7 +251,7 @@ async function writeDense(
     chunks.map((c) => c.id),
     all,
   );
-  return { checksum, embedded: missing.length, cached, dimensions };
+  return { checksum, embedded: missing.length, cached, dimensions, embedMs };
 }
 
 /** Maps with at most `limit` calls in flight (cache files are many and small). */
@@ -258,11 +273,13 @@ async function writeLexical(
   chunks: Chunk[],
   embedder: LexicalEmbedder,
   opts: BuildIndexOptions,
-): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null }> {
+): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null; embedMs: number }> {
+  const t0 = performance.now();
   const counts = await embedder.embedPassages(
     chunks.map((c) => passageText(c)),
     (done) => opts.onProgress?.(done, chunks.length),
   );
+  const embedMs = performance.now() - t0;
   const stats = buildBm25Stats(
     chunks.map((c) => c.id),
     counts,
@@ -275,5 +292,6 @@ async function writeLexical(
     embedded: chunks.length,
     cached: 0,
     dimensions: null,
+    embedMs,
   };
 }

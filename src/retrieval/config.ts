@@ -17,21 +17,59 @@ export const HybridSettings = z.strictObject({
 });
 export type HybridSettings = z.infer<typeof HybridSettings>;
 
-/** The embedder options a config's corpus section asks for (the fusion parameters of a hybrid). */
-export function corpusEmbedderOptions(corpus: { embedder: string; hybrid?: HybridSettings | undefined }): {
-  hybrid?: FusionParameters;
-} {
-  if (corpus.embedder !== 'hybrid') return {};
-  const h = HybridSettings.parse(corpus.hybrid ?? {});
+/**
+ * corpus.bge_m3: which of the hub's ONNX weights bge-m3 runs on, alone or as a hybrid's dense half.
+ * int8 (the hub's onnx/model_quantized.onnx) is faster and smaller but gives other vectors, so another
+ * index checksum: it is chosen here, never taken silently for fp32 (recorded in the index manifest).
+ */
+export const BgeM3Settings = z.strictObject({
+  weights: z
+    .enum(['fp32', 'int8'])
+    .default('fp32')
+    .describe("bge-m3's ONNX weights: fp32 (default) or the hub's int8 (faster, other vectors and checksum)"),
+});
+export type BgeM3Settings = z.infer<typeof BgeM3Settings>;
+
+/**
+ * The embedder options a config's corpus section asks for: the fusion parameters of a hybrid, and
+ * bge-m3's weights when bge-m3 runs (alone or as the hybrid's dense half) on other than fp32.
+ */
+export function corpusEmbedderOptions(corpus: {
+  embedder: string;
+  hybrid?: HybridSettings | undefined;
+  bge_m3?: BgeM3Settings | undefined;
+}): { hybrid?: FusionParameters; dtype?: 'q8' } {
+  const h = corpus.embedder === 'hybrid' ? HybridSettings.parse(corpus.hybrid ?? {}) : null;
+  const bgeM3 = corpus.embedder === 'bge-m3' || h?.dense === 'bge-m3';
+  const int8 = bgeM3 && BgeM3Settings.parse(corpus.bge_m3 ?? {}).weights === 'int8';
   return {
-    hybrid: {
-      dense: h.dense,
-      rrfK: h.rrf_k,
-      depth: h.depth,
-      lexicalWeight: h.lexical_weight,
-      denseWeight: h.dense_weight,
-    },
+    ...(h
+      ? {
+          hybrid: {
+            dense: h.dense,
+            rrfK: h.rrf_k,
+            depth: h.depth,
+            lexicalWeight: h.lexical_weight,
+            denseWeight: h.dense_weight,
+          },
+        }
+      : {}),
+    ...(int8 ? { dtype: 'q8' as const } : {}),
   };
+}
+
+/**
+ * The weights an index of this corpus section records for bge-m3 (`embedder.parameters.weights`), or
+ * null when bge-m3 does not run.
+ */
+export function bgeM3Weights(corpus: {
+  embedder: string;
+  hybrid?: HybridSettings | undefined;
+  bge_m3?: BgeM3Settings | undefined;
+}): 'fp32' | 'int8' | null {
+  const dense = corpus.embedder === 'hybrid' ? HybridSettings.parse(corpus.hybrid ?? {}).dense : null;
+  if (corpus.embedder !== 'bge-m3' && dense !== 'bge-m3') return null;
+  return BgeM3Settings.parse(corpus.bge_m3 ?? {}).weights;
 }
 
 /** retrieval: how many chunks each question is given. */

@@ -78,6 +78,12 @@ export type Embedder = DenseEmbedder | LexicalEmbedder | HybridEmbedder;
 export interface EmbedderOptions {
   /** passages per model call */
   batchSize?: number;
+  /**
+   * threads the passages are embedded on (use-lite: worker threads, each with its own model; bge-m3:
+   * ONNX Runtime's intra-op threads); default: the machine's available parallelism. The vectors do
+   * not depend on it.
+   */
+  threads?: number;
   /** bge-m3 only: a folder holding the Xenova/bge-m3 files (config.json, tokenizer.json, onnx/) */
   modelDir?: string;
   /** bge-m3 only: which ONNX weights to load; by default the first of fp32, q8, fp16 present */

@@ -27,7 +27,13 @@ export {
   fusionRecord,
   reciprocalRankFusion,
 } from './hybrid.ts';
-export { EmbedderParameters, IndexManifest, IndexProvenance } from './manifest.ts';
+export {
+  BGE_M3_WEIGHTS,
+  bgeM3WeightsOf,
+  EmbedderParameters,
+  IndexManifest,
+  IndexProvenance,
+} from './manifest.ts';
 export {
   DEFAULT_K,
   Index,

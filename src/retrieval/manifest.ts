@@ -145,3 +145,20 @@ function sha256Stream(): { update(d: string | Uint8Array): void; digest(): strin
     },
   };
 }
+
+/** How an index records bge-m3's weights (`embedder.parameters.weights`), by transformers.js dtype. */
+export const BGE_M3_WEIGHTS = { fp32: 'fp32', q8: 'int8', fp16: 'fp16' } as const;
+
+/**
+ * The bge-m3 weights an index was built on: its manifest's record, else the dtype its embedder id names
+ * (`bge-m3:...:fp32:cls:l2`, alone or inside a hybrid's id), as in indexes built before the record;
+ * null when neither says (bge-m3 did not build it).
+ */
+export function bgeM3WeightsOf(manifest: IndexManifest): string | null {
+  const recorded = manifest.embedder.parameters?.weights;
+  if (typeof recorded === 'string') return recorded;
+  const dtype = /bge-m3:\S*?:(fp32|q8|fp16):cls:l2/.exec(manifest.embedder.id)?.[1] as
+    | keyof typeof BGE_M3_WEIGHTS
+    | undefined;
+  return dtype ? BGE_M3_WEIGHTS[dtype] : null;
+}

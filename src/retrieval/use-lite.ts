@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { EmbeddingsModel } from '@energetic-ai/embeddings';
 import { RgeError } from '../util/errors.ts';
+import { poolSize, WorkerPool } from '../util/worker-pool.ts';
 import type { DenseEmbedder, EmbedderOptions } from './embedder.ts';
 import { batches, l2Normalise } from './vectors.ts';
 
@@ -249,6 +250,56 @@ async function embedPassageGroup(lite: UseLite, passages: readonly string[]): Pr
   return out;
 }
 
+/**
+ * One group's passage vectors, back to back (512 floats each), on this thread's model: what a
+ * USE-lite worker thread (use-lite-worker.ts) computes for one job.
+ */
+export async function embedGroupHere(passages: readonly string[]): Promise<Float32Array> {
+  const vectors = await embedPassageGroup(await loadUseLite(), passages);
+  const flat = new Float32Array(vectors.length * USE_LITE_DIMENSIONS);
+  vectors.forEach((v, i) => {
+    flat.set(v, i * USE_LITE_DIMENSIONS);
+  });
+  return flat;
+}
+
+/** What a USE-lite worker thread sends back for one group (`id` is the pool's). */
+export type UseLiteReply =
+  | { id: number; ok: true; vectors: Float32Array }
+  | { id: number; ok: false; error: string };
+
+/**
+ * Passage groups on a pool of worker threads, each with its own model, every group in one job: a
+ * group is exactly the model call it would be on one thread, so the vectors are bit for bit those of
+ * `embedPassageGroup` here (test/retrieval/use-lite-threads.test.ts), whatever the number of threads
+ * and whichever finishes first. A thread costs a model load (about 2-4 s of CPU, ~150 MB), so a pool
+ * has at most one thread per group.
+ */
+async function embedGroupsOnThreads(
+  groups: readonly (readonly string[])[],
+  threads: number,
+  onGroup: (index: number, vectors: Float32Array[]) => void,
+): Promise<void> {
+  const pool = new WorkerPool<{ passages: readonly string[] }, UseLiteReply>(
+    new URL('./use-lite-worker.ts', import.meta.url),
+    { size: Math.min(threads, groups.length), name: 'USE-lite' },
+  );
+  try {
+    await Promise.all(
+      groups.map(async (passages, index) => {
+        const reply = await pool.run({ passages });
+        if (!reply.ok) throw new RgeError(`USE-lite thread failed: ${reply.error}`);
+        const vectors: Float32Array[] = [];
+        for (let i = 0; i < passages.length; i++)
+          vectors.push(reply.vectors.slice(i * USE_LITE_DIMENSIONS, (i + 1) * USE_LITE_DIMENSIONS));
+        onGroup(index, vectors);
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
 function packageVersion(name: string): string {
   const require = createRequire(import.meta.url);
   let dir = dirname(require.resolve(name));
@@ -274,6 +325,7 @@ export function useLiteEmbedderId(): string {
 export function createUseLiteEmbedder(opts: EmbedderOptions = {}): DenseEmbedder {
   // passages per model call: all their windows go together (~5 windows a report passage)
   const batchSize = opts.batchSize ?? 16;
+  const threads = poolSize(opts.threads);
   const embedBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
     const model = await loadUseLiteModel();
     const rows = await model.embed([...texts]);
@@ -286,9 +338,20 @@ export function createUseLiteEmbedder(opts: EmbedderOptions = {}): DenseEmbedder
     batchSize,
     dimensions: USE_LITE_DIMENSIONS,
     async embedPassages(texts, onBatch) {
+      const groups = batches(texts, batchSize);
+      if (threads > 1 && groups.length > 1) {
+        const byGroup: Float32Array[][] = new Array(groups.length);
+        let done = 0;
+        await embedGroupsOnThreads(groups, threads, (index, vectors) => {
+          byGroup[index] = vectors;
+          done += vectors.length;
+          onBatch?.(done);
+        });
+        return byGroup.flat();
+      }
       const lite = await loadUseLite();
       const out: Float32Array[] = [];
-      for (const batch of batches(texts, batchSize)) {
+      for (const batch of groups) {
         out.push(...(await embedPassageGroup(lite, batch)));
         onBatch?.(out.length);
       }

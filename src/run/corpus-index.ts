@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSources } from '../corpus/sources.ts';
 import { CHUNKER_VERSION, chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
-import { corpusEmbedderOptions } from '../retrieval/config.ts';
-import { fusionRecord, type IndexManifest, readIndexManifest } from '../retrieval/index.ts';
+import { bgeM3Weights, corpusEmbedderOptions } from '../retrieval/config.ts';
+import { bgeM3WeightsOf, fusionRecord, type IndexManifest, readIndexManifest } from '../retrieval/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
@@ -29,6 +29,8 @@ export interface ExpectedIndex {
   embedder: string;
   /** the embedder's output-changing parameters the config sets (hybrid fusion), null when none */
   embedderParameters: Readonly<Record<string, string | number | boolean | null>> | null;
+  /** bge-m3's weights when bge-m3 runs (alone or as the hybrid's dense half), else null */
+  bgeM3Weights: 'fp32' | 'int8' | null;
   chunkTokens: number;
   overlapTokens: number;
   tables: 'auto' | 'always' | 'never';
@@ -54,6 +56,7 @@ export async function expectedIndex(config: RunConfig, at: (path: string) => str
   return {
     embedder: config.corpus.embedder,
     embedderParameters: hybrid ? fusionRecord(hybrid) : null,
+    bgeM3Weights: bgeM3Weights(config.corpus),
     chunkTokens: config.corpus.chunk_tokens,
     overlapTokens: config.corpus.overlap_tokens,
     tables: config.corpus.tables,
@@ -80,6 +83,11 @@ export async function indexIdentityDifferences(
     const had = manifest.embedder.parameters ?? {};
     for (const [key, want] of Object.entries(expected.embedderParameters))
       if (had[key] !== want) out.push(`embedder ${key}: index ${had[key] ?? 'unset'}, config ${want}`);
+  }
+  if (expected.bgeM3Weights) {
+    const weights = bgeM3WeightsOf(manifest);
+    if (weights !== expected.bgeM3Weights)
+      out.push(`bge-m3 weights: index ${weights ?? 'unknown'}, config ${expected.bgeM3Weights}`);
   }
   const corpus = manifest.corpus;
   if (corpus === null) {

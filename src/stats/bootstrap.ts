@@ -1,7 +1,8 @@
 /**
  * The bootstrap: one-sample, paired and cluster resampling of a mean (or a custom statistic) and the
  * interval of the distribution drawn. What is left here is one algorithm, the resampling kernels and
- * their fast paths (sums of grid units, sums by level counts, cluster sums), which share the options,
+ * their fast paths (sums of grid units, sums by level counts, sums drawn from the sum's distribution,
+ * cluster sums), which share the options,
  * the tie handling and `finish`; the near-copies among the kernels are kept apart on purpose (each
  * inner loop is specialised for speed). The intervals from a drawn distribution are in
  * src/stats/intervals.ts, the seeded generator in src/stats/resampling.ts.
@@ -9,7 +10,8 @@
 import { binomialProbability } from './distributions.ts';
 import { bcaFromParts, influenceFromJackknife, meanInfluence, meanOf } from './intervals.ts';
 import { linearPercentile } from './percentile.ts';
-import { resamplingState, resamplingStreams, UINT32_UNIT } from './resampling.ts';
+import { resamplingState, resamplingStreams, UINT32_UNIT, uniform53 } from './resampling.ts';
+import { drawSums, type GridLevels, sumDistribution, sumDistributionSize } from './sum-distribution.ts';
 import { assertArray, assertFiniteNumbers, assertSameLength, tailAlpha } from './validate.ts';
 
 export interface BootstrapOptions {
@@ -318,7 +320,7 @@ function resampleSumsByCounts(
 }
 
 /** The distinct integer units of a grid, ascending, with their counts. */
-function gridLevels(units: Float64Array): { units: Float64Array; counts: Float64Array } {
+function gridLevels(units: Float64Array): GridLevels {
   const sorted = Float64Array.from(units).sort();
   const distinct: number[] = [];
   const counts: number[] = [];
@@ -332,12 +334,22 @@ function gridLevels(units: Float64Array): { units: Float64Array; counts: Float64
   return { units: Float64Array.from(distinct), counts: Float64Array.from(counts) };
 }
 
+/** How a grid's resample sums are drawn: n indices each, level counts, or from the sum's distribution. */
+type GridKernel = 'indices' | 'counts' | 'distribution';
+
 /**
- * Whether drawing counts is cheaper than drawing n indices: about (levels - 1)(16 + sqrt n) steps of
- * the binomial search against n index draws that cost about a quarter of a step each.
+ * The cheapest way to draw B resample sums of a grid, in units of one index draw (measured on two
+ * cores, bench/stats.bench.ts): n index draws a resample; about (levels - 1)(16 + sqrt n) steps of the
+ * binomial search, four index draws' worth each; or the sum's distribution, N (log2 N + 40) for its
+ * table of size N (two transforms and N/2 complex powers) then log2 N + 8 a resample for the search.
  */
-function countsAreCheaper(levels: number, n: number): boolean {
-  return (levels - 1) * (16 + Math.sqrt(n)) < n / 4;
+function gridKernel(levels: GridLevels, n: number, resamples: number): GridKernel {
+  const byIndices = resamples * n;
+  const byCounts = resamples * 4 * (levels.units.length - 1) * (16 + Math.sqrt(n));
+  const size = sumDistributionSize(levels);
+  const byDistribution = size * (Math.log2(size) + 40) + resamples * (Math.log2(size) + 8);
+  if (byDistribution <= byIndices && byDistribution <= byCounts) return 'distribution';
+  return byCounts < byIndices ? 'counts' : 'indices';
 }
 
 function checkStatistic(fn: string, value: number, where: string): number {
@@ -421,7 +433,11 @@ function bootstrapSample(
     if (grid) {
       // exact integer sums: resample means and the estimate rounded once each, so ties are exact
       const levels = gridLevels(grid.units);
-      if (countsAreCheaper(levels.units.length, n)) {
+      const kernel = gridKernel(levels, n, r.resamples);
+      if (kernel === 'distribution') {
+        const state = resamplingState(r.seed);
+        drawSums(sumDistribution(levels), () => uniform53(state, 0), dist);
+      } else if (kernel === 'counts') {
         resampleSumsByCounts(levels.units, levels.counts, resamplingStreams(r.seed)[0], dist);
       } else resampleSums(grid.units, resamplingState(r.seed), dist);
       const denominator = n * grid.denominator;
@@ -474,6 +490,13 @@ function bootstrapSample(
  * the same seed, data and options give the same interval bit for bit (not the same draws as numpy, so
  * endpoints agree with scipy statistically, not exactly). Until rge 0.x (issue 11) the streams were
  * seedrandom.alea(seed) and alea(`${seed}:odd`) themselves: intervals changed by resampling noise.
+ * For the default mean on a score grid the cheapest of three kernels draws the resample sums
+ * (`gridKernel`): n indices as above, the level counts (conditional binomials from the even stream),
+ * or each sum drawn from the sum's distribution computed once (src/stats/sum-distribution.ts; a
+ * 53-bit uniform from the even stream per resample). All three draw from the same bootstrap
+ * distribution; on GFS data (a 0.025 grid, n = 1,800) the last is an order of magnitude cheaper than
+ * n index draws (bench/stats.bench.ts). Until issue 22 the last did not exist: intervals on grid data
+ * changed by resampling noise.
  *
  * Ties (BCa's z0 counts resamples equal to the estimate one half): they are decided exactly, not by
  * the order of floating-point summation. The default mean on data lying on a score grid (every value

@@ -57,6 +57,16 @@ export function xoshiro128ss(state: Int32Array, o: number): number {
 }
 
 /**
+ * A uniform double in [0, 1) with 53 random bits, from two draws of the stream whose four words start
+ * at `state[o]` (27 and 26 bits of them, as Mersenne Twister's genrand_res53).
+ */
+export function uniform53(state: Int32Array, o: number): number {
+  const high = xoshiro128ss(state, o) >>> 5;
+  const low = xoshiro128ss(state, o) >>> 6;
+  return (high * 67_108_864 + low) * 2 ** -53;
+}
+
+/**
  * The two resampling streams for a seed (state from `resamplingState`): the first draws the items at
  * even positions of every resample (0, 2, 4, ...), the second those at odd positions; each gives
  * uniform doubles u = r / 2^32 in [0, 1) from its xoshiro128** outputs r, and an item index is

@@ -11,7 +11,6 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inject } from 'vitest';
 import { loadRunConfig } from '../../src/run/config.ts';
 import { ensureCorpusIndex } from '../../src/run/corpus-index.ts';
 import './test-dir-setup.ts';
@@ -21,15 +20,33 @@ export type WorldEmbedder = 'use-lite' | 'bm25';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
+ * The folder the unit project's global setup provides (`inject`), read once when this module loads in
+ * a Vitest worker. Outside Vitest (a bench, a script) vitest is not imported at all, and where VITEST
+ * is only inherited (a child process a test started) `inject` throws, having no test run to read from:
+ * both give undefined, and `RGE_TEST_DIR` names the folder.
+ */
+async function injectedTestDir(): Promise<string | undefined> {
+  if (!process.env.VITEST) return undefined;
+  try {
+    return (await import('vitest')).inject('rgeTestDir');
+  } catch {
+    return undefined;
+  }
+}
+const injected = await injectedTestDir();
+
+/**
  * The run's temporary folder: the unit project's global setup makes it; outside Vitest (a bench, a
- * script) the caller names one in `RGE_TEST_DIR`.
+ * script) the caller names one in `RGE_TEST_DIR` (`npm run bench` sets it to a folder of its own).
  */
 export function testRunDir(): string {
   const outside = process.env.RGE_TEST_DIR;
   if (outside) return outside;
-  const dir = inject('rgeTestDir');
-  if (!dir) throw new Error('no rgeTestDir: run the tests through the unit project (vitest.config.ts)');
-  return dir;
+  if (!injected)
+    throw new Error(
+      'no test folder: run the tests through the unit project (vitest.config.ts), or set RGE_TEST_DIR outside Vitest',
+    );
+  return injected;
 }
 
 /** Where a world lives, and the config overrides (`--set`, RGE_SET) that point a run at it and its questions. */

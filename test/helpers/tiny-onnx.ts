@@ -106,15 +106,21 @@ export interface TinyModel {
   files: Map<string, Buffer>;
   vocab: readonly string[];
   hidden: number;
-  /** the unit vector the model gives a text whose first word is `word` */
-  expectedVector(word: string): Float32Array;
+  /** the unit vector the model gives a text whose first word is `word` (on the int8 weights: `int8`) */
+  expectedVector(word: string, weights?: 'fp32' | 'int8'): Float32Array;
 }
 
 /**
  * The model: a word-level tokenizer over `words` (plus [PAD] and [UNK]), an embedding table with a
- * distinct row per token, and an xlm-roberta config (the model type of bge-m3) of width `hidden`.
+ * distinct row per token, and an xlm-roberta config (the model type of bge-m3) of width `hidden`. With
+ * `int8`, the folder also holds the hub's int8 file name (onnx/model_quantized.onnx): the same graph
+ * on the table rounded to 127ths, as int8 quantization rounds weights, so its vectors differ a little.
  */
-export function makeTinyModel(words: readonly string[], hidden = 8): TinyModel {
+export function makeTinyModel(
+  words: readonly string[],
+  hidden = 8,
+  opts: { int8?: boolean } = {},
+): TinyModel {
   const vocab = ['[PAD]', '[UNK]', ...words];
   const embedding = new Float32Array(vocab.length * hidden);
   for (let t = 0; t < vocab.length; t++) {
@@ -170,13 +176,15 @@ export function makeTinyModel(words: readonly string[], hidden = 8): TinyModel {
     ['tokenizer_config.json', json(tokenizerConfig)],
     ['onnx/model.onnx', tinyEmbeddingOnnx(embedding, vocab.length, hidden)],
   ]);
+  const rounded = embedding.map((x) => Math.round(x * 127) / 127);
+  if (opts.int8) files.set('onnx/model_quantized.onnx', tinyEmbeddingOnnx(rounded, vocab.length, hidden));
   return {
     files,
     vocab,
     hidden,
-    expectedVector(word) {
+    expectedVector(word, weights = 'fp32') {
       const t = Math.max(1, vocab.indexOf(word.toLowerCase()));
-      const row = embedding.slice(t * hidden, (t + 1) * hidden);
+      const row = (weights === 'int8' ? rounded : embedding).slice(t * hidden, (t + 1) * hidden);
       const norm = Math.hypot(...row);
       return row.map((x) => x / norm);
     },

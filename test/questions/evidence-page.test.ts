@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extractMany } from '../../src/corpus/pdf.ts';
+import { extractMany } from '../../src/corpus/workers.ts';
 import {
   agreesWithPage,
   type EvidenceAgreement,

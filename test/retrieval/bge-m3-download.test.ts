@@ -9,6 +9,7 @@ import { type BgeM3Options, createBgeM3Embedder } from '../../src/retrieval/bge-
 import { BGE_M3_MODEL, DOWNLOAD_RECORD, defaultTransformersCacheDir } from '../../src/retrieval/hub.ts';
 import { buildIndex } from '../../src/retrieval/index.ts';
 import { RgeError } from '../../src/util/errors.ts';
+import { captureStream } from '../helpers/capture-stream.ts';
 import { runRge } from '../helpers/cli.ts';
 import { HUB_COMMIT, type HubServer, startHubServer } from '../helpers/hub-server.ts';
 import { makeTinyModel, type TinyModel } from '../helpers/tiny-onnx.ts';
@@ -32,18 +33,6 @@ afterAll(async () => {
   await hub.close();
   await rm(root, { recursive: true, force: true });
 });
-
-function captureStream(): { write(text: string): boolean; text: string; isTTY: false } {
-  const s = {
-    text: '',
-    isTTY: false as const,
-    write(text: string) {
-      s.text += text;
-      return true;
-    },
-  };
-  return s;
-}
 
 /** options that ignore the machine's environment (its caches, RGE_OFFLINE, HF_ENDPOINT) */
 function opts(cacheDir: string, extra: Partial<BgeM3Options> = {}): BgeM3Options {

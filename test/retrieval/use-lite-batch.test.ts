@@ -127,9 +127,19 @@ describe('use-lite tokeniser', () => {
 describe('use-lite batched passages', () => {
   it('gives bit for bit the vectors of the former library path (so index checksums do not move)', async () => {
     for (const batchSize of [16, 4]) {
-      const ours = await createUseLiteEmbedder({ batchSize }).embedPassages(PASSAGES);
+      const ours = await createUseLiteEmbedder({ batchSize, threads: 1 }).embedPassages(PASSAGES);
       expect(ours).toEqual(await libraryPath(PASSAGES, batchSize));
     }
+  });
+
+  it('gives the same vectors on worker threads, whatever their number (a group is one model call on one thread)', async () => {
+    // three groups on three threads: each thread's model gives its group's vectors
+    const progress: number[] = [];
+    const ours = await createUseLiteEmbedder({ batchSize: 2, threads: 3 }).embedPassages(PASSAGES, (d) =>
+      progress.push(d),
+    );
+    expect(ours).toEqual(await libraryPath(PASSAGES, 2));
+    expect(progress).toEqual([2, 4, 6]);
   });
 
   it('gives the unbatched vectors within 1e-5 cosine (one group and many groups)', async () => {
@@ -140,7 +150,7 @@ describe('use-lite batched passages', () => {
 
     for (const batchSize of [16, 2]) {
       const progress: number[] = [];
-      const batched = await createUseLiteEmbedder({ batchSize }).embedPassages(PASSAGES, (d) =>
+      const batched = await createUseLiteEmbedder({ batchSize, threads: 1 }).embedPassages(PASSAGES, (d) =>
         progress.push(d),
       );
       expect(batched).toHaveLength(PASSAGES.length);

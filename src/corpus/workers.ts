@@ -1,0 +1,202 @@
+/**
+ * The corpus stage on every core: a pool of worker threads (pdf-worker.ts) that extract page ranges
+ * of PDFs and chunk documents, fed from one queue.
+ *
+ * A document is extracted in ranges of at most `rangePages` pages: its first range tells its page
+ * count, and its other ranges then go to the front of the queue, so the pages of the documents under
+ * way are finished before another document is opened (memory stays bounded by the pool's size, not by
+ * the corpus), and one long report is spread over every thread instead of keeping one busy while the
+ * others idle. A worker opens the PDF for each range and closes it after, so pdf.js's per-document
+ * state never grows past a range. Chunk jobs go to the front too. Output is assembled by page number
+ * and document order, never by completion order: the same pages, chunks and ids for any pool size
+ * (test/ingest/workers.test.ts builds an index with 1 and with 3 threads and compares checksums).
+ */
+import { stat } from 'node:fs/promises';
+import { RgeError } from '../util/errors.ts';
+import { WorkerPool } from '../util/worker-pool.ts';
+import type { ChunkOptions, DocumentMeta } from './chunk.ts';
+import type { ExtractedPages, ExtractTimings } from './pdf.ts';
+import {
+  assertHasText,
+  type ExtractedDocument,
+  type ExtractOptions,
+  PdfError,
+  type PdfErrorKind,
+  type TableMode,
+} from './pdf-document.ts';
+import type { Chunk, PageText } from './schema.ts';
+
+/** Pages a worker extracts in one job. */
+export const RANGE_PAGES = 48;
+
+export interface PagesJob {
+  kind: 'pages';
+  path: string;
+  first: number;
+  last: number;
+  tables: TableMode;
+}
+
+export type WorkerJob =
+  | PagesJob
+  | { kind: 'chunk'; pages: PageText[]; meta: DocumentMeta; chunking: ChunkOptions };
+
+/** What a worker sends back for one job (`id` is the pool's). */
+export type WorkerReply =
+  | { id: number; ok: true; kind: 'pages'; result: ExtractedPages }
+  | { id: number; ok: true; kind: 'chunk'; chunks: Chunk[]; chunkMs: number }
+  | { id: number; ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
+  | { id: number; ok: false; crash: string };
+
+type Success<K extends WorkerJob['kind']> = Extract<WorkerReply, { ok: true; kind: K }>;
+
+export interface PoolOptions {
+  /** worker threads; default: the machine's available parallelism */
+  size?: number;
+  /** pages a job extracts (default RANGE_PAGES) */
+  rangePages?: number;
+}
+
+export class CorpusWorkers {
+  readonly size: number;
+  readonly rangePages: number;
+  private readonly pool: WorkerPool<WorkerJob, WorkerReply>;
+
+  constructor(opts: PoolOptions = {}) {
+    this.pool = new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), {
+      size: opts.size,
+      name: 'corpus worker',
+    });
+    this.size = this.pool.size;
+    this.rangePages = Math.max(1, Math.floor(opts.rangePages ?? RANGE_PAGES));
+  }
+
+  /** Extracts a whole document, range by range; rejects with its PdfError when it cannot be read. */
+  async extractDocument(
+    path: string,
+    tables: TableMode,
+  ): Promise<ExtractedDocument & { timings: ExtractTimings }> {
+    const first = await this.pages({ kind: 'pages', path, first: 1, last: this.rangePages, tables }, false);
+    const jobs: PagesJob[] = [];
+    for (let start = this.rangePages + 1; start <= first.result.pageCount; start += this.rangePages) {
+      jobs.push({ kind: 'pages', path, first: start, last: start + this.rangePages - 1, tables });
+    }
+    // to the front, in page order: this document's pages before another document is opened
+    const rest: Promise<Success<'pages'>>[] = [];
+    for (const job of jobs.reverse()) rest.unshift(this.pages(job, true));
+    const parts = [first, ...(await Promise.all(rest))];
+    const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
+    const pages: PageText[] = [];
+    for (const part of parts) {
+      pages.push(...part.result.pages);
+      timings.parseMs += part.result.timings.parseMs;
+      timings.layoutMs += part.result.timings.layoutMs;
+    }
+    const doc = { file: path, pageCount: first.result.pageCount, pages };
+    assertHasText(doc);
+    return { ...doc, timings };
+  }
+
+  /** Chunks one document on a worker (chunk.ts's `chunkDocument`). */
+  async chunkDocument(
+    pages: PageText[],
+    meta: DocumentMeta,
+    chunking: ChunkOptions = {},
+  ): Promise<{ chunks: Chunk[]; chunkMs: number }> {
+    const reply = await this.pool.run({ kind: 'chunk', pages, meta, chunking }, { front: true });
+    if (reply.ok && reply.kind === 'chunk') return { chunks: reply.chunks, chunkMs: reply.chunkMs };
+    throw replyError(reply, meta.source);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async pages(job: PagesJob, front: boolean): Promise<Success<'pages'>> {
+    const reply = await this.pool.run(job, { front });
+    if (reply.ok && reply.kind === 'pages') return reply;
+    throw replyError(reply, job.path);
+  }
+}
+
+function replyError(reply: WorkerReply, what: string): Error {
+  if ('pdfError' in reply) {
+    const e = reply.pdfError;
+    return new PdfError(e.kind, e.file, e.detail);
+  }
+  if ('crash' in reply) return new RgeError(`corpus worker failed on ${what}: ${reply.crash}`);
+  return new RgeError(`corpus worker sent an unexpected reply for ${what}`);
+}
+
+export interface ExtractManyResult {
+  path: string;
+  result?: ExtractedDocument;
+  error?: PdfError;
+  /** where its extraction time went (absent for a failure) */
+  timings?: ExtractTimings;
+}
+
+export interface ExtractManyOptions extends ExtractOptions {
+  /** worker threads; default: the machine's available parallelism */
+  concurrency?: number;
+  /** pages a worker extracts in one job (default RANGE_PAGES) */
+  rangePages?: number;
+  /** called as each document finishes (completion order) with its index in `paths`; the returned array is in path order */
+  onDocument?: (r: ExtractManyResult, index: number) => void;
+}
+
+/**
+ * Extracts many PDFs on a pool of worker threads, in page ranges. A file that fails is a result with
+ * `error`, not a rejection; the promise rejects only if a worker itself fails (a bug, not a property
+ * of a file). Largest files are opened first, so that one big report does not start last.
+ */
+export async function extractMany(
+  paths: readonly string[],
+  opts: ExtractManyOptions = {},
+): Promise<ExtractManyResult[]> {
+  if (paths.length === 0) return [];
+  const pool = new CorpusWorkers({
+    ...(opts.concurrency !== undefined ? { size: opts.concurrency } : {}),
+    ...(opts.rangePages !== undefined ? { rangePages: opts.rangePages } : {}),
+  });
+  try {
+    return await extractWith(pool, paths, opts);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** `extractMany` on a pool the caller owns (and closes). */
+export async function extractWith(
+  pool: CorpusWorkers,
+  paths: readonly string[],
+  opts: Pick<ExtractManyOptions, 'tables' | 'onDocument'> = {},
+): Promise<ExtractManyResult[]> {
+  const tables = opts.tables ?? 'auto';
+  const sizes = await Promise.all(
+    paths.map((p) =>
+      stat(p).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  const order = paths.map((_, i) => i).sort((a, b) => (sizes[b] as number) - (sizes[a] as number) || a - b);
+  const results: ExtractManyResult[] = new Array(paths.length);
+  await Promise.all(
+    order.map(async (i) => {
+      const path = paths[i] as string;
+      let r: ExtractManyResult;
+      try {
+        const { timings, ...result } = await pool.extractDocument(path, tables);
+        r = { path, result, timings };
+      } catch (err) {
+        if (!(err instanceof PdfError)) throw err;
+        r = { path, error: err };
+      }
+      results[i] = r;
+      opts.onDocument?.(r, i);
+    }),
+  );
+  return results;
+}
