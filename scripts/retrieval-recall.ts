@@ -9,9 +9,13 @@
  * - the seconds each ingest took (pages from the cache; embeddings too, unless --cold).
  *
  * Usage: npx tsx scripts/retrieval-recall.ts [--embedders bm25,use-lite,hybrid] [--sets financebench,erc,fixture]
- *          [--cache-dir DIR] [--cold] [--misses] [--json]
- * The real sets are read from ../shared/corpus (skipped with a note when it is absent). --cold embeds
- * with an empty embedding cache (pages still cached), so the seconds are a cold ingest's embedding.
+ *          [--cache-dir DIR] [--cold] [--unscoped] [--misses] [--json]
+ * --unscoped ranks without the company and fiscal-year scope read from the question (store.ts
+ * `questionScope: false`), to see what that scope adds.
+ * The real sets are read from ../shared/corpus (skipped with a note when it is absent). --cold starts
+ * from an empty embedding cache (the pages still come from the cache), so the first dense embedder's
+ * seconds are a cold ingest's; a later embedder that shares its vectors (hybrid after use-lite) finds
+ * them cached.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
@@ -35,7 +39,7 @@ import {
   type RecallSet,
 } from '../src/ingest/recall-sets.ts';
 import { loadQuestions } from '../src/questions/load.ts';
-import { type EmbedderName, isEmbedderName, openIndex } from '../src/retrieval/index.ts';
+import { type EmbedderName, type Index, isEmbedderName, openIndex } from '../src/retrieval/index.ts';
 
 const K = 5;
 const repo = fileURLToPath(new URL('..', import.meta.url));
@@ -48,6 +52,7 @@ const { values } = parseArgs({
     'cache-dir': { type: 'string', default: join(repo, '.cache/rge') },
     cold: { type: 'boolean', default: false },
     misses: { type: 'boolean', default: false },
+    unscoped: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -93,6 +98,13 @@ async function realSet(set: RecallSet): Promise<{ pdfs: string; questions: Recal
   return { pdfs, questions: erc.questions };
 }
 
+/** The index as a retriever, with or without the question's scope (--unscoped). */
+function scoped(index: Index): Pick<Index, 'retrieve'> {
+  return {
+    retrieve: (question, opts = {}) => index.retrieve(question, { ...opts, questionScope: !values.unscoped }),
+  };
+}
+
 const pct = (r: { hits: number; n: number; recall: number }) =>
   `${r.hits}/${r.n} (${Number.isNaN(r.recall) ? '-' : (100 * r.recall).toFixed(1)}%)`;
 
@@ -124,11 +136,10 @@ async function main(): Promise<number> {
       const docs = await documentsFromFolder(loaded.pdfs);
       for (const embedder of embedders as EmbedderName[]) {
         const indexDir = join(work, `${set}-${embedder}`);
-        if (values.cold) await rm(join(cacheDir, 'embeddings'), { recursive: true, force: true });
         const started = performance.now();
         const report = await ingest(docs, { indexDir, embedder, cacheDir });
         const seconds = (performance.now() - started) / 1000;
-        const index = await openIndex(indexDir);
+        const index = scoped(await openIndex(indexDir));
         real.push({
           set,
           embedder,
@@ -152,8 +163,7 @@ async function main(): Promise<number> {
           cacheDir,
         });
         const seconds = (performance.now() - started) / 1000;
-        if (values.cold) await rm(join(cacheDir, 'embeddings'), { recursive: true, force: true });
-        const index = await openIndex(join(work, `fixture-${embedder}`));
+        const index = scoped(await openIndex(join(work, `fixture-${embedder}`)));
         fixture.push({
           embedder,
           seconds,
@@ -171,7 +181,9 @@ async function main(): Promise<number> {
     return 0;
   }
   if (real.length > 0) {
-    console.log(`page recall@${K}: own filing (all filings of the set); dev | test | all`);
+    console.log(
+      `page recall@${K}: own filing, and all filings of the set${values.unscoped ? ' (unscoped)' : ''}`,
+    );
     console.log(
       '| set | embedder | dev | test | all | dev, all filings | test, all filings | chunks | ingest s |',
     );
@@ -188,7 +200,9 @@ async function main(): Promise<number> {
         );
   }
   if (fixture.length > 0) {
-    console.log(`\nfixture world: a gold chunk in the top ${K} (question text, whole index)`);
+    console.log(
+      `\nfixture world: a gold chunk in the top ${K} (question text, whole index${values.unscoped ? ', unscoped' : ''})`,
+    );
     const cats = [...new Set(fixture.flatMap((f) => Object.keys(f.byCategory)))].sort();
     console.log(`| embedder | ${cats.join(' | ')} | chunks | ingest s | checksum |`);
     console.log(`|---|${cats.map(() => '---|').join('')}---|---|---|`);

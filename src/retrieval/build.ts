@@ -62,15 +62,18 @@ function rgeVersion(): string {
 
 /**
  * The text a passage is embedded (and, for bm25, counted) from: a one-line context header naming the
- * document's company and fiscal year and the chunk's heading, then the chunk's text. Chunks of twenty
- * look-alike annual reports differ mostly in whose report they are; without the header a question
- * naming a company retrieves another company's identical section (measured on the fixture set with
- * use-lite: gold chunk in the top 5 for 12 of 45 grounded-direct questions without it). The chunk's
- * own text and id are unchanged.
+ * document's company and fiscal year and the headings the chunk's lines fall under, then the chunk's
+ * text. Chunks of twenty look-alike annual reports differ mostly in whose report they are; without the
+ * header a question naming a company retrieves another company's identical section (measured on the
+ * fixture set with use-lite: gold chunk in the top 5 for 12 of 45 grounded-direct questions without
+ * it). Every heading, not only the first, because a chunk often runs from the end of one statement into
+ * the next (a balance sheet's last rows, then the statement of earnings). The chunk's own text and id
+ * are unchanged.
  */
 export function passageText(chunk: Chunk): string {
   const company = chunk.company.replace(/-/g, ' ');
-  const header = [company, chunk.fy ?? '', chunk.heading ?? ''].filter((s) => s !== '').join(' | ');
+  const headings = chunk.headings ?? (chunk.heading ? [chunk.heading] : []);
+  const header = [company, chunk.fy ?? '', ...headings].filter((s) => s !== '').join(' | ');
   return `${header}\n${chunk.text}`;
 }
 

@@ -28,7 +28,9 @@ export {
   reciprocalRankFusion,
 } from './hybrid.ts';
 export { EmbedderParameters, IndexManifest, IndexProvenance } from './manifest.ts';
+export { type QuestionScope, questionFiscalYears, questionScope, type ScopeDocument } from './scope.ts';
 export {
+  type AppliedScope,
   DEFAULT_K,
   Index,
   type OpenIndexOptions,

@@ -26,6 +26,7 @@ import {
 } from './embedder.ts';
 import { fusionFromId, reciprocalRankFusion } from './hybrid.ts';
 import { BM25, CHUNKS, IndexManifest, MANIFEST, QUERY_CACHE, VECTRA } from './manifest.ts';
+import { type QuestionScope, questionScope, type ScopeDocument } from './scope.ts';
 
 export type RetrievedChunk = Chunk & { score: number };
 
@@ -36,6 +37,21 @@ export interface RetrieveOptions {
   company?: string;
   /** only chunks of this fiscal year, e.g. FY24 */
   fy?: string;
+  /**
+   * Rank only the chunks of the companies and fiscal years the question names (scope.ts), where
+   * `company` / `fy` do not say (default true); false ranks every chunk the explicit filters allow.
+   */
+  questionScope?: boolean;
+}
+
+/** The documents a retrieval ranked: the filters given and those read from the question. */
+export interface AppliedScope {
+  /** company slugs ranked (null: every company) */
+  companies: string[] | null;
+  /** fiscal years ranked (null: every year) */
+  fys: string[] | null;
+  /** what the question named among the index's documents */
+  named: QuestionScope;
 }
 
 export interface OpenIndexOptions {
@@ -145,6 +161,11 @@ function byScoreThenId(a: RetrievedChunk, b: RetrievedChunk): number {
   return b.score - a.score || compareIds(a.id, b.id);
 }
 
+/** The ranking methods' options: `scope` (from `scopeOf`) replaces `company` and `fy` when given. */
+export interface RankOptions extends Omit<RetrieveOptions, 'questionScope'> {
+  scope?: AppliedScope;
+}
+
 export class Index {
   readonly dir: string;
   readonly manifest: IndexManifest;
@@ -154,6 +175,7 @@ export class Index {
   private readonly rowNorms: Float32Array | null;
   private embedder: Promise<Embedder> | null;
   private readonly embedderOptions: EmbedderOptions;
+  private scopeDocuments: ScopeDocument[] | null = null;
 
   /** Use `openIndex`. */
   constructor(dir: string, loaded: LoadedIndex, opts: OpenIndexOptions) {
@@ -175,6 +197,43 @@ export class Index {
 
   get size(): number {
     return this.chunks.length;
+  }
+
+  /** The documents of the index (company, display name, fiscal year), in chunk order, each once. */
+  documents(): ScopeDocument[] {
+    if (!this.scopeDocuments) {
+      const names = new Map<string, string>();
+      for (const d of this.manifest.corpus?.documents ?? [])
+        if (d.companyName) names.set(d.company, d.companyName);
+      const seen = new Map<string, ScopeDocument>();
+      for (const c of this.chunks) {
+        const key = `${c.company}\0${c.fy ?? ''}`;
+        if (seen.has(key)) continue;
+        const companyName = names.get(c.company);
+        seen.set(key, { company: c.company, fy: c.fy, ...(companyName ? { companyName } : {}) });
+      }
+      this.scopeDocuments = [...seen.values()];
+    }
+    return this.scopeDocuments;
+  }
+
+  /**
+   * What a retrieval of `question` ranks: `company` and `fy` when given, else (unless `questionScope`
+   * is false) the companies and fiscal years the question names among the index's documents.
+   */
+  scopeOf(question: string, opts: RetrieveOptions = {}): AppliedScope {
+    const given = this.documents().filter(
+      (d) => !opts.company || d.company.toLowerCase() === opts.company.toLowerCase(),
+    );
+    const named = questionScope(question, given);
+    const auto = opts.questionScope !== false;
+    const companies = opts.company
+      ? [opts.company.toLowerCase()]
+      : auto && named.companies.length > 0
+        ? named.companies
+        : null;
+    const fys = opts.fy ? [opts.fy.toUpperCase()] : auto && named.fys.length > 0 ? named.fys : null;
+    return { companies, fys, named };
   }
 
   get checksum(): string {
@@ -214,13 +273,14 @@ export class Index {
   async retrieve(question: string, opts: RetrieveOptions = {}): Promise<RetrievedChunk[]> {
     validateK(opts.k);
     const e = await this.questionEmbedder();
-    if (e.kind === 'dense') return this.retrieveByVector(await this.queryVector(e, question), opts);
-    if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), opts);
+    const scoped: RankOptions = { k: opts.k, scope: this.scopeOf(question, opts) };
+    if (e.kind === 'dense') return this.retrieveByVector(await this.queryVector(e, question), scoped);
+    if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), scoped);
     const [terms, vector] = await Promise.all([
       e.lexical.embedQuery(question),
       this.queryVector(e.dense, question),
     ]);
-    return this.retrieveHybrid(terms, vector, e.fusion, opts);
+    return this.retrieveHybrid(terms, vector, e.fusion, scoped);
   }
 
   /**
@@ -248,7 +308,7 @@ export class Index {
     terms: TermCounts,
     vector: Float32Array,
     fusion: FusionParameters,
-    opts: RetrieveOptions = {},
+    opts: RankOptions = {},
   ): RetrievedChunk[] {
     const k = validateK(opts.k);
     const depth = Math.max(fusion.depth, k);
@@ -269,7 +329,7 @@ export class Index {
   }
 
   /** Dense indexes: ranks by cosine similarity to `vector` (no embedding involved). */
-  retrieveByVector(vector: Float32Array, opts: RetrieveOptions = {}): RetrievedChunk[] {
+  retrieveByVector(vector: Float32Array, opts: RankOptions = {}): RetrievedChunk[] {
     const k = validateK(opts.k);
     const dense = this.dense;
     const rowNorms = this.rowNorms;
@@ -291,7 +351,7 @@ export class Index {
   }
 
   /** Lexical indexes: ranks by BM25; only chunks that share a term with the query are returned. */
-  retrieveByTerms(query: TermCounts, opts: RetrieveOptions = {}): RetrievedChunk[] {
+  retrieveByTerms(query: TermCounts, opts: RankOptions = {}): RetrievedChunk[] {
     const k = validateK(opts.k);
     if (!this.lexical) throw new RgeError(`index ${this.dir} is dense; query it with a vector`);
     const scores = bm25Scores(this.lexical, query, this.filter(opts) ?? undefined);
@@ -300,13 +360,15 @@ export class Index {
     return top.result(this.chunks);
   }
 
-  private filter(opts: RetrieveOptions): ((row: number) => boolean) | null {
-    const company = opts.company?.toLowerCase();
-    const fy = opts.fy?.toUpperCase();
-    if (!company && !fy) return null;
+  private filter(opts: RankOptions): ((row: number) => boolean) | null {
+    const companies = opts.scope?.companies ?? (opts.company ? [opts.company.toLowerCase()] : null);
+    const fys = opts.scope?.fys ?? (opts.fy ? [opts.fy.toUpperCase()] : null);
+    if (!companies && !fys) return null;
+    const company = companies ? new Set(companies) : null;
+    const fy = fys ? new Set(fys) : null;
     return (row) => {
       const c = this.chunks[row] as Chunk;
-      return (!company || c.company.toLowerCase() === company) && (!fy || c.fy === fy);
+      return (!company || company.has(c.company.toLowerCase())) && (!fy || (c.fy !== null && fy.has(c.fy)));
     };
   }
 }
