@@ -28,7 +28,13 @@ export {
   reciprocalRankFusion,
 } from './hybrid.ts';
 export { EmbedderParameters, IndexManifest, IndexProvenance } from './manifest.ts';
-export { type QuestionScope, questionFiscalYears, questionScope, type ScopeDocument } from './scope.ts';
+export {
+  documentNames,
+  type QuestionScope,
+  questionFiscalYears,
+  questionScope,
+  type ScopeDocument,
+} from './scope.ts';
 export {
   type AppliedScope,
   DEFAULT_K,

@@ -47,10 +47,11 @@ const FILING_WORD =
 /** Words too common to stand alone as a company's name. */
 const TOO_COMMON = new Set('the of and a an group holdings bank industries international global'.split(' '));
 
+/** Lowercase ASCII words; "and" and "&" are left out, since a file name often drops them ("JOHNSON_JOHNSON"). */
 function words(text: string): string[] {
   return slugify(text.replace(/['’]s\b/g, ''))
     .split('-')
-    .filter((w) => w !== '');
+    .filter((w) => w !== '' && w !== 'and');
 }
 
 function dropLegalForm(ws: readonly string[]): string[] {
@@ -68,7 +69,7 @@ export function documentNames(doc: ScopeDocument): string[][] {
     for (const m of doc.companyName.matchAll(/\(([^)]+)\)/g))
       names.push(dropLegalForm(words(m[1] as string)));
   }
-  names.push(dropLegalForm(doc.company.split('-').filter((w) => w !== '' && !FILING_WORD.test(w))));
+  names.push(dropLegalForm(words(doc.company).filter((w) => !FILING_WORD.test(w))));
   const usable = names.filter(
     (n) =>
       n.length > 0 && !(n.length === 1 && (TOO_COMMON.has(n[0] as string) || (n[0] as string).length < 2)),
