@@ -33,6 +33,16 @@ export interface QuestionScope {
   fys: string[];
 }
 
+/** The documents a retrieval ranked: the filters given and those read from the question. */
+export interface AppliedScope {
+  /** company slugs ranked (null: every company) */
+  companies: string[] | null;
+  /** fiscal years ranked (null: every year) */
+  fys: string[] | null;
+  /** what the question named among the index's documents */
+  named: QuestionScope;
+}
+
 /** Legal forms that end a company's name and that questions often leave out. */
 const LEGAL_FORMS = new Set(
   'limited ltd inc incorporated corp corporation plc llc llp co company sa ag nv se spa bhd pvt private public'.split(

@@ -13,7 +13,15 @@ import { z } from 'zod';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { type Bm25File, type Bm25Stats, bm25FromFile, bm25Scores, compareIds } from './bm25.ts';
+import {
+  type Bm25File,
+  type Bm25Stats,
+  bm25Contributions,
+  bm25FromFile,
+  bm25Scores,
+  compareIds,
+} from './bm25.ts';
+import { passageText } from './build.ts';
 import { EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
 import {
@@ -24,11 +32,13 @@ import {
   isEmbedderName,
   type TermCounts,
 } from './embedder.ts';
+import { type ChunkExplanation, matchedTerms, queryTerms, type RetrievalExplanation } from './explain.ts';
 import { fusionFromId, reciprocalRankFusion } from './hybrid.ts';
 import { BM25, CHUNKS, IndexManifest, MANIFEST, QUERY_CACHE, VECTRA } from './manifest.ts';
-import { type QuestionScope, questionScope, type ScopeDocument } from './scope.ts';
+import { dot, norms, type RetrievedChunk, ranked, TopK } from './ranking.ts';
+import { type AppliedScope, questionScope, type ScopeDocument } from './scope.ts';
 
-export type RetrievedChunk = Chunk & { score: number };
+export type { AppliedScope, RetrievedChunk };
 
 export interface RetrieveOptions {
   /** how many chunks to return (default 5) */
@@ -42,16 +52,6 @@ export interface RetrieveOptions {
    * `company` / `fy` do not say (default true); false ranks every chunk the explicit filters allow.
    */
   questionScope?: boolean;
-}
-
-/** The documents a retrieval ranked: the filters given and those read from the question. */
-export interface AppliedScope {
-  /** company slugs ranked (null: every company) */
-  companies: string[] | null;
-  /** fiscal years ranked (null: every year) */
-  fys: string[] | null;
-  /** what the question named among the index's documents */
-  named: QuestionScope;
 }
 
 export interface OpenIndexOptions {
@@ -154,11 +154,6 @@ function validateK(k: number | undefined): number {
   if (!Number.isInteger(n) || n < 1)
     throw new RgeError(`k must be a positive integer, got ${k}`, { exitCode: 2 });
   return n;
-}
-
-/** Ranks by score, highest first; equal scores by chunk id, so the order never depends on load order. */
-function byScoreThenId(a: RetrievedChunk, b: RetrievedChunk): number {
-  return b.score - a.score || compareIds(a.id, b.id);
 }
 
 /** The ranking methods' options: `scope` (from `scopeOf`) replaces `company` and `fy` when given. */
@@ -284,6 +279,105 @@ export class Index {
   }
 
   /**
+   * Why each of the top k chunks ranked where it did, and any chunk named in `chunkIds` that did not
+   * (explain.ts). The rankings are computed in full, in the scope `retrieve` uses, so the top k here is
+   * what `retrieve` returns.
+   */
+  async explain(
+    question: string,
+    opts: RetrieveOptions & { chunkIds?: readonly string[] } = {},
+  ): Promise<RetrievalExplanation> {
+    const k = validateK(opts.k);
+    const rowOf = new Map(this.chunks.map((c, i) => [c.id, i]));
+    for (const id of opts.chunkIds ?? [])
+      if (!rowOf.has(id)) throw new RgeError(`no chunk ${id} in the index ${this.dir}`, { exitCode: 2 });
+    const e = await this.questionEmbedder();
+    const scope = this.scopeOf(question, opts);
+    const allowed = this.filter({ scope });
+    const lexicalEmbedder = e.kind === 'lexical' ? e : e.kind === 'hybrid' ? e.lexical : null;
+    const denseEmbedder = e.kind === 'dense' ? e : e.kind === 'hybrid' ? e.dense : null;
+    const terms = lexicalEmbedder ? await lexicalEmbedder.embedQuery(question) : null;
+    const lexical =
+      terms && this.lexical
+        ? ranked(bm25Scores(this.lexical, terms, allowed ?? undefined), this.chunks)
+        : null;
+    const dense = denseEmbedder
+      ? ranked(this.cosines(await this.queryVector(denseEmbedder, question), allowed), this.chunks)
+      : null;
+    let final: { rows: number[]; scores: Map<number, number> };
+    if (e.kind === 'hybrid' && lexical && dense) {
+      const fused = reciprocalRankFusion(
+        [
+          { ids: lexical.rows.map((r) => (this.chunks[r] as Chunk).id), weight: e.fusion.lexicalWeight },
+          { ids: dense.rows.map((r) => (this.chunks[r] as Chunk).id), weight: e.fusion.denseWeight },
+        ],
+        { rrfK: e.fusion.rrfK, depth: Math.max(e.fusion.depth, k) },
+      );
+      final = {
+        rows: fused.map(([id]) => rowOf.get(id) as number),
+        scores: new Map(fused.map(([id, score]) => [rowOf.get(id) as number, score])),
+      };
+    } else final = (lexical ?? dense) as { rows: number[]; scores: Map<number, number> };
+    const query = lexicalEmbedder ? queryTerms(question) : null;
+    const rankIn = (r: { rows: number[] }, row: number) => {
+      const i = r.rows.indexOf(row);
+      return i < 0 ? null : i + 1;
+    };
+    const targets = [
+      ...new Set([...final.rows.slice(0, k), ...(opts.chunkIds ?? []).map((id) => rowOf.get(id) as number)]),
+    ];
+    const chunks = targets.map((row): ChunkExplanation => {
+      const c = this.chunks[row] as Chunk;
+      return {
+        id: c.id,
+        company: c.company,
+        fy: c.fy,
+        heading: c.heading,
+        pages: [c.pages[0], c.pages[1]],
+        rank: rankIn(final, row),
+        score: final.scores.get(row) ?? null,
+        lexical:
+          lexical && terms && query && this.lexical
+            ? {
+                rank: rankIn(lexical, row),
+                score: lexical.scores.get(row) ?? null,
+                terms: matchedTerms(bm25Contributions(this.lexical, terms, row), passageText(c), query),
+              }
+            : null,
+        dense: dense ? { rank: rankIn(dense, row), cosine: dense.scores.get(row) ?? null } : null,
+      };
+    });
+    return { question, embedder: this.manifest.embedder.id, scope, query, chunks };
+  }
+
+  /** The ids of the chunks that cover `page` (1-based) within `scope` (from `scopeOf`). */
+  chunksOnPage(page: number, scope: AppliedScope): string[] {
+    const allowed = this.filter({ scope });
+    return this.chunks
+      .filter((c, row) => c.pages[0] <= page && page <= c.pages[1] && (!allowed || allowed(row)))
+      .map((c) => c.id);
+  }
+
+  /** Cosine similarity of `vector` to every allowed row. */
+  private cosines(vector: Float32Array, allowed: ((row: number) => boolean) | null): Map<number, number> {
+    const dense = this.dense;
+    const rowNorms = this.rowNorms;
+    if (!dense || !rowNorms) return new Map();
+    const { matrix, dims } = dense;
+    if (vector.length !== dims)
+      throw new RgeError(`query vector has ${vector.length} dimensions, the index ${dims}`);
+    const q = Float32Array.from(vector);
+    const qn = Math.sqrt(dot(q, 0, q, dims));
+    const out = new Map<number, number>();
+    for (let r = 0; r < this.chunks.length; r++) {
+      if (allowed && !allowed(r)) continue;
+      const denom = qn * (rowNorms[r] as number);
+      out.set(r, denom > 0 ? dot(matrix, r * dims, q, dims) / denom : 0);
+    }
+    return out;
+  }
+
+  /**
    * A question's dense vector, from the index's query cache when it was asked before with the same
    * embedder (so a resumed run, or the eval suite's worker after `rge eval run`'s stages, never loads
    * the model again), else embedded and cached. The cache lives in the index folder, so a rebuilt
@@ -331,22 +425,9 @@ export class Index {
   /** Dense indexes: ranks by cosine similarity to `vector` (no embedding involved). */
   retrieveByVector(vector: Float32Array, opts: RankOptions = {}): RetrievedChunk[] {
     const k = validateK(opts.k);
-    const dense = this.dense;
-    const rowNorms = this.rowNorms;
-    if (!dense || !rowNorms)
-      throw new RgeError(`index ${this.dir} is lexical (bm25); it has no vectors to compare`);
-    const { matrix, dims } = dense;
-    if (vector.length !== dims)
-      throw new RgeError(`query vector has ${vector.length} dimensions, the index ${dims}`);
-    const q = Float32Array.from(vector);
-    const qn = Math.sqrt(dot(q, 0, q, dims));
-    const allowed = this.filter(opts);
+    if (!this.dense) throw new RgeError(`index ${this.dir} is lexical (bm25); it has no vectors to compare`);
     const top = new TopK(k);
-    for (let r = 0; r < this.chunks.length; r++) {
-      if (allowed && !allowed(r)) continue;
-      const denom = qn * (rowNorms[r] as number);
-      top.offer(denom > 0 ? dot(matrix, r * dims, q, dims) / denom : 0, r, this.chunks);
-    }
+    for (const [row, cosine] of this.cosines(vector, this.filter(opts))) top.offer(cosine, row, this.chunks);
     return top.result(this.chunks);
   }
 
@@ -370,72 +451,6 @@ export class Index {
       const c = this.chunks[row] as Chunk;
       return (!company || company.has(c.company.toLowerCase())) && (!fy || (c.fy !== null && fy.has(c.fy)));
     };
-  }
-}
-
-/** Dot product of `dims` values of `m` from `offset` with `q`; unrolled by four (about 1.7x faster in V8). */
-function dot(m: Float32Array, offset: number, q: Float32Array, dims: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  let b = offset;
-  for (; j + 3 < dims; j += 4, b += 4) {
-    s0 += (m[b] as number) * (q[j] as number);
-    s1 += (m[b + 1] as number) * (q[j + 1] as number);
-    s2 += (m[b + 2] as number) * (q[j + 2] as number);
-    s3 += (m[b + 3] as number) * (q[j + 3] as number);
-  }
-  for (; j < dims; j++, b++) s0 += (m[b] as number) * (q[j] as number);
-  return s0 + s1 + s2 + s3;
-}
-
-function norms(matrix: Float32Array, dims: number): Float32Array {
-  const rows = dims > 0 ? matrix.length / dims : 0;
-  const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++)
-    out[r] = Math.sqrt(dot(matrix, r * dims, matrix.subarray(r * dims, (r + 1) * dims), dims));
-  return out;
-}
-
-/** Keeps the best k (score desc, id asc) by insertion into a small sorted array. */
-class TopK {
-  private readonly scores: number[] = [];
-  private readonly rows: number[] = [];
-  constructor(private readonly k: number) {}
-
-  offer(score: number, row: number, chunks: readonly Chunk[]): void {
-    const n = this.scores.length;
-    if (
-      n === this.k &&
-      !this.better(score, row, this.scores[n - 1] as number, this.rows[n - 1] as number, chunks)
-    ) {
-      return;
-    }
-    let i = n === this.k ? n - 1 : n;
-    while (
-      i > 0 &&
-      this.better(score, row, this.scores[i - 1] as number, this.rows[i - 1] as number, chunks)
-    ) {
-      if (i < this.k) {
-        this.scores[i] = this.scores[i - 1] as number;
-        this.rows[i] = this.rows[i - 1] as number;
-      }
-      i--;
-    }
-    this.scores[i] = score;
-    this.rows[i] = row;
-  }
-
-  private better(s: number, r: number, s2: number, r2: number, chunks: readonly Chunk[]): boolean {
-    if (s !== s2) return s > s2;
-    return compareIds((chunks[r] as Chunk).id, (chunks[r2] as Chunk).id) < 0;
-  }
-
-  result(chunks: readonly Chunk[]): RetrievedChunk[] {
-    const out = this.rows.map((r, i) => ({ ...(chunks[r] as Chunk), score: this.scores[i] as number }));
-    return out.sort(byScoreThenId);
   }
 }
 
