@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { Index, IndexManifest, RetrievedChunk, RetrieveOptions } from '../retrieval/index.ts';
+import type { Index, IndexManifest, RetrieveOptions } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
