@@ -148,6 +148,10 @@ async function main(): Promise<number> {
           document: await pageRecallBySplit(index, loaded.questions, { k: K, scope: 'document' }),
           corpus: await pageRecallBySplit(index, loaded.questions, { k: K, scope: 'corpus' }),
         });
+        const r = real[real.length - 1] as RealResult;
+        console.error(
+          `${set} ${embedder}: own filing dev ${pct(r.document.dev)}, test ${pct(r.document.test)}; ${seconds.toFixed(1)} s`,
+        );
       }
     }
     if (sets.includes('fixture')) {
