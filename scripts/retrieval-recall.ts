@@ -17,13 +17,12 @@
  * seconds are a cold ingest's; a later embedder that shares its vectors (hybrid after use-lite) finds
  * them cached.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { extractMany } from '../src/corpus/pdf.ts';
 import { buildFixtureCorpus, loadFacts } from '../src/fixtures/build.ts';
 import { documentsFromFolder, ingest } from '../src/ingest/ingest.ts';
 import {
@@ -33,9 +32,9 @@ import {
   type SplitRecall,
 } from '../src/ingest/page-recall.ts';
 import {
-  ercRecallSet,
-  financeBenchRecallSet,
-  type RecallQuestion,
+  type LoadedRecallSet,
+  loadErcRecallSet,
+  loadFinanceBenchRecallSet,
   type RecallSet,
 } from '../src/ingest/recall-sets.ts';
 import { loadQuestions } from '../src/questions/load.ts';
@@ -74,28 +73,12 @@ interface FixtureResult {
   byCategory: Record<string, GoldChunkRecall>;
 }
 
-async function realSet(set: RecallSet): Promise<{ pdfs: string; questions: RecallQuestion[] } | null> {
-  if (set === 'financebench') {
-    const dir = join(shared, 'financebench');
-    if (!existsSync(dir)) return null;
-    const pdfs = join(dir, 'pdfs');
-    const staged = readdirSync(pdfs).filter((f) => f.endsWith('.pdf'));
-    return {
-      pdfs,
-      questions: await financeBenchRecallSet(join(dir, 'financebench_open_source.jsonl'), staged),
-    };
-  }
-  const dir = join(shared, 'erc_round1');
+async function realSet(set: RecallSet): Promise<LoadedRecallSet | null> {
+  const dir = join(shared, set === 'financebench' ? 'financebench' : 'erc_round1');
   if (!existsSync(dir)) return null;
-  const pdfs = join(dir, 'pdfs');
-  const staged = readdirSync(pdfs)
-    .filter((f) => f.endsWith('.pdf'))
-    .sort();
-  const extracted = await extractMany(staged.map((f) => join(pdfs, f)));
-  const pages = new Map(staged.map((f, i) => [f, extracted[i]?.result?.pages ?? []]));
-  const erc = await ercRecallSet(dir, async (f) => pages.get(f) ?? [], staged);
-  for (const u of erc.unlocated) console.error(`erc: ${u.id}: no page prints ${u.figures.join('; ')}`);
-  return { pdfs, questions: erc.questions };
+  const loaded = set === 'financebench' ? await loadFinanceBenchRecallSet(dir) : await loadErcRecallSet(dir);
+  for (const u of loaded.unlocated) console.error(`erc: ${u.id}: no page prints ${u.figures.join('; ')}`);
+  return loaded;
 }
 
 /** The index as a retriever, with or without the question's scope (--unscoped). */

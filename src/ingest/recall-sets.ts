@@ -15,12 +15,13 @@
  * recorded in data/recall-split.json (test/ingest/recall-sets.test.ts recomputes it) and documented in
  * docs/adr/0020-offline-retriever.md. Retrieval changes are written against dev; test is reported.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { z } from 'zod';
 import { documentIdentity } from '../corpus/naming.ts';
+import { extractMany } from '../corpus/pdf.ts';
 import {
   commentFigures,
   ErcAnswer,
@@ -207,4 +208,41 @@ export function recordSplit(
   for (const q of [...questions].sort((a, b) => (a.source < b.source ? -1 : 1)))
     sets[q.set][q.source] = q.split;
   return { seed, sets };
+}
+
+/** The staged PDFs of a folder, sorted by name. */
+function stagedPdfs(dir: string): string[] {
+  if (!existsSync(dir)) throw new RgeError('no such folder', { file: dir });
+  return readdirSync(dir)
+    .filter((f) => f.toLowerCase().endsWith('.pdf'))
+    .sort();
+}
+
+/** A set as the recall script and test read it from `../shared/corpus`: its PDF folder and questions. */
+export interface LoadedRecallSet {
+  set: RecallSet;
+  pdfs: string;
+  questions: RecallQuestion[];
+  /** ERC questions whose figures no page prints (none expected) */
+  unlocated: ErcRecallSet['unlocated'];
+}
+
+/** FinanceBench's set from its folder (financebench_open_source.jsonl and pdfs/). */
+export async function loadFinanceBenchRecallSet(dir: string): Promise<LoadedRecallSet> {
+  const pdfs = join(dir, 'pdfs');
+  const questions = await financeBenchRecallSet(
+    join(dir, 'financebench_open_source.jsonl'),
+    stagedPdfs(pdfs),
+  );
+  return { set: 'financebench', pdfs, questions, unlocated: [] };
+}
+
+/** The ERC round-1 set from its folder; its staged PDFs are extracted to locate the gold pages. */
+export async function loadErcRecallSet(dir: string): Promise<LoadedRecallSet> {
+  const pdfs = join(dir, 'pdfs');
+  const staged = stagedPdfs(pdfs);
+  const extracted = await extractMany(staged.map((f) => join(pdfs, f)));
+  const pages = new Map(staged.map((f, i) => [f, extracted[i]?.result?.pages ?? []]));
+  const erc = await ercRecallSet(dir, async (f) => pages.get(f) ?? [], staged);
+  return { set: 'erc', pdfs, questions: erc.questions, unlocated: erc.unlocated };
 }

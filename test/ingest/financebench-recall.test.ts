@@ -11,18 +11,16 @@
  * reached on the test split when they were set (see the printed table and docs/adr/0020); bm25's is the
  * issue's bar, 0.80. bm25 is deterministic; the dense models may move a question with a library update.
  */
-import { readdirSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractMany } from '../../src/corpus/pdf.ts';
 import { documentsFromFolder, type IngestReport, ingest } from '../../src/ingest/ingest.ts';
 import { pageRecallBySplit, type SplitRecall } from '../../src/ingest/page-recall.ts';
 import {
-  ercRecallSet,
-  financeBenchRecallSet,
-  type RecallQuestion,
+  type LoadedRecallSet,
+  loadErcRecallSet,
+  loadFinanceBenchRecallSet,
   type RecallSet,
 } from '../../src/ingest/recall-sets.ts';
 import { createEmbedder, openIndex } from '../../src/retrieval/index.ts';
@@ -46,28 +44,15 @@ interface Row {
 describe.skipIf(!sharedCorpus)(
   `page recall@${K} on real filings per embedder, dev and test (${SHARED_ABSENT} when absent)`,
   () => {
-    const sets = new Map<RecallSet, { pdfs: string; questions: RecallQuestion[] }>();
+    const sets = new Map<RecallSet, LoadedRecallSet>();
     const rows: Row[] = [];
 
     beforeAll(async () => {
-      const fb = join(sharedCorpus ?? '', 'financebench');
-      const fbPdfs = join(fb, 'pdfs');
-      sets.set('financebench', {
-        pdfs: fbPdfs,
-        questions: await financeBenchRecallSet(
-          join(fb, 'financebench_open_source.jsonl'),
-          readdirSync(fbPdfs).filter((f) => f.endsWith('.pdf')),
-        ),
-      });
-      const erc = join(sharedCorpus ?? '', 'erc_round1');
-      const ercPdfs = join(erc, 'pdfs');
-      const staged = readdirSync(ercPdfs)
-        .filter((f) => f.endsWith('.pdf'))
-        .sort();
-      const extracted = await extractMany(staged.map((f) => join(ercPdfs, f)));
-      const pages = new Map(staged.map((f, i) => [f, extracted[i]?.result?.pages ?? []]));
-      const ercSet = await ercRecallSet(erc, async (f) => pages.get(f) ?? [], staged);
-      sets.set('erc', { pdfs: ercPdfs, questions: ercSet.questions });
+      for (const loaded of [
+        await loadFinanceBenchRecallSet(join(sharedCorpus ?? '', 'financebench')),
+        await loadErcRecallSet(join(sharedCorpus ?? '', 'erc_round1')),
+      ])
+        sets.set(loaded.set, loaded);
 
       const work = await mkdtemp(join(tmpdir(), 'rge-recall-'));
       for (const embedder of EMBEDDERS) {

@@ -119,17 +119,15 @@ describe('an index ranks only the scope a question names', () => {
   let index: Index;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'rge-scope-'));
-    const chunks = [
-      makeChunk('hdfc-bank', 'FY23', 'Dividend', 10, 'The Board recommended a dividend of 19 per share.'),
-      makeChunk('hdfc-bank', 'FY24', 'Dividend', 10, 'The Board recommended a dividend of 19.50 per share.'),
-      makeChunk(
-        'adani-ports',
-        'FY23',
-        'Dividend',
-        10,
-        'The Board recommended a dividend of 5 per share, dividend dividend dividend.',
-      ),
+    // three dividend notes; the other company's repeats the word, so it wins when nothing is scoped
+    const notes: [string, string, string][] = [
+      ['hdfc-bank', 'FY23', 'a dividend of 19 per share.'],
+      ['hdfc-bank', 'FY24', 'a dividend of 19.50 per share.'],
+      ['adani-ports', 'FY23', 'a dividend of 5 per share, dividend dividend dividend.'],
     ];
+    const chunks = notes.map(([company, fy, text]) =>
+      makeChunk(company, fy, 'Dividend', 10, `The Board recommended ${text}`),
+    );
     await buildIndex(chunks, { dir: join(root, 'index'), embedder: 'bm25' });
     index = await openIndex(join(root, 'index'));
   });
