@@ -9,9 +9,9 @@
  * - the seconds each ingest took (pages from the cache; embeddings too, unless --cold).
  *
  * Usage: npx tsx scripts/retrieval-recall.ts [--embedders bm25,use-lite,hybrid] [--sets financebench,erc,fixture]
- *          [--cache-dir DIR] [--cold] [--unscoped] [--misses] [--json]
- * --unscoped ranks without the company and fiscal-year scope read from the question (store.ts
- * `questionScope: false`), to see what that scope adds.
+ *          [--cache-dir DIR] [--cold] [--scope] [--misses] [--json]
+ * --scope ranks in the company and fiscal year the question names (store.ts `questionScope: true`; off
+ * by default, as in an eval run), to see what that scope adds.
  * The real sets are read from ../shared/corpus (skipped with a note when it is absent). --cold starts
  * from an empty embedding cache (the pages still come from the cache), so the first dense embedder's
  * seconds are a cold ingest's; a later embedder that shares its vectors (hybrid after use-lite) finds
@@ -51,7 +51,7 @@ const { values } = parseArgs({
     'cache-dir': { type: 'string', default: join(repo, '.cache/rge') },
     cold: { type: 'boolean', default: false },
     misses: { type: 'boolean', default: false },
-    unscoped: { type: 'boolean', default: false },
+    scope: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
   },
 });
@@ -81,10 +81,11 @@ async function realSet(set: RecallSet): Promise<LoadedRecallSet | null> {
   return loaded;
 }
 
-/** The index as a retriever, with or without the question's scope (--unscoped). */
+/** The index as a retriever, with or without the question's scope (--scope). */
 function scoped(index: Index): Pick<Index, 'retrieve'> {
   return {
-    retrieve: (question, opts = {}) => index.retrieve(question, { ...opts, questionScope: !values.unscoped }),
+    retrieve: (question, opts = {}) =>
+      index.retrieve(question, { ...opts, questionScope: values.scope === true }),
   };
 }
 
@@ -169,7 +170,7 @@ async function main(): Promise<number> {
   }
   if (real.length > 0) {
     console.log(
-      `page recall@${K}: own filing, and all filings of the set${values.unscoped ? ' (unscoped)' : ''}`,
+      `page recall@${K}: own filing, and all filings of the set${values.scope ? ' (ranked in the company and year the question names)' : ''}`,
     );
     console.log(
       '| set | embedder | dev | test | all | dev, all filings | test, all filings | chunks | ingest s |',
@@ -188,7 +189,7 @@ async function main(): Promise<number> {
   }
   if (fixture.length > 0) {
     console.log(
-      `\nfixture world: a gold chunk in the top ${K} (question text, whole index${values.unscoped ? ', unscoped' : ''})`,
+      `\nfixture world: a gold chunk in the top ${K} (question text, whole index${values.scope ? ', ranked in the company and year the question names' : ''})`,
     );
     const cats = [...new Set(fixture.flatMap((f) => Object.keys(f.byCategory)))].sort();
     console.log(`| embedder | ${cats.join(' | ')} | chunks | ingest s | checksum |`);

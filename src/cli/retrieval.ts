@@ -135,7 +135,10 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
       'with --explain: also explain the chunks (in the ranked scope) that cover page n',
       parsePage,
     )
-    .option('--no-scope', 'rank every chunk, not only the company and year the question names')
+    .option(
+      '--scope',
+      'rank only the chunks of the company and fiscal year the question names (off in eval runs: see ADR 0020)',
+    )
     .option(
       '--width <n>',
       'characters of each chunk to show around its best match (default 300)',
@@ -160,7 +163,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
           explain?: boolean;
           explainChunk?: string[];
           explainPage?: number;
-          scope: boolean;
+          scope?: boolean;
         },
       ) => {
         if (question.trim() === '') throw new UsageError('the question is empty');
@@ -170,7 +173,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
         const idx = await openIndex(resolve(io.cwd, opts.index), {
           embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
         });
-        const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope };
+        const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope === true };
         if (opts.explain) {
           await explainRetrieval(io, idx, question, filters, opts);
           return;

@@ -85,11 +85,11 @@ export function matchedTerms(
 
 const f = (x: number | null, digits = 3) => (x === null ? '-' : x.toFixed(digits));
 
-/** The scope line of the text output. */
+/** The scope line of the text output: what was ranked, and what the question names when not applied. */
 export function formatScope(scope: AppliedScope): string {
   const part = (given: string[] | null, named: string[], what: string) =>
     given === null
-      ? `every ${what}`
+      ? `every ${what}${named.length > 0 ? ` (the question names ${named.join(', ')}; --scope ranks only those)` : ''}`
       : `${given.join(', ')}${named.length > 0 && given.join() === named.join() ? ' (named by the question)' : ''}`;
   return `ranked in: ${part(scope.companies, scope.named.companies, 'company')}; ${part(scope.fys, scope.named.fys, 'fiscal year')}`;
 }

@@ -49,7 +49,9 @@ export interface RetrieveOptions {
   fy?: string;
   /**
    * Rank only the chunks of the companies and fiscal years the question names (scope.ts), where
-   * `company` / `fy` do not say (default true); false ranks every chunk the explicit filters allow.
+   * `company` / `fy` do not say. Off by default: the methodology holds the retriever fixed (top-k = 5,
+   * nothing else) and its adversarial questions are built on the distractors top-k surfaces, a wrong
+   * fiscal year among them, which this filter would remove (docs/adr/0020-offline-retriever.md).
    */
   questionScope?: boolean;
 }
@@ -213,15 +215,15 @@ export class Index {
   }
 
   /**
-   * What a retrieval of `question` ranks: `company` and `fy` when given, else (unless `questionScope`
-   * is false) the companies and fiscal years the question names among the index's documents.
+   * What a retrieval of `question` ranks: `company` and `fy` when given, else (with `questionScope`)
+   * the companies and fiscal years the question names among the index's documents.
    */
   scopeOf(question: string, opts: RetrieveOptions = {}): AppliedScope {
     const given = this.documents().filter(
       (d) => !opts.company || d.company.toLowerCase() === opts.company.toLowerCase(),
     );
     const named = questionScope(question, given);
-    const auto = opts.questionScope !== false;
+    const auto = opts.questionScope === true;
     const companies = opts.company
       ? [opts.company.toLowerCase()]
       : auto && named.companies.length > 0

@@ -46,7 +46,6 @@ describe('Index.explain', () => {
   it("splits a chunk's BM25 score into its matched terms, with where each matched and where it came from", async () => {
     const e = await (indexes.get('bm25') as Index).explain('What capex did HDFC Bank report?', {
       k: 1,
-      questionScope: false,
     });
     const [top] = e.chunks;
     const terms = top?.lexical?.terms ?? [];
@@ -85,6 +84,7 @@ describe('rge retrieve --explain', () => {
       '--k',
       '2',
       '--explain',
+      '--scope',
     );
     expect(err).toBe('');
     expect(code).toBe(0);
@@ -120,19 +120,21 @@ describe('rge retrieve --explain', () => {
     expect(e.chunks.map((c) => c.id)).toContain(target.id);
   });
 
-  it('--no-scope ranks every company; --explain-chunk alone is a usage error', async () => {
-    const scoped = await runRge(cwd, 'retrieve', 'Tata Motors dividend', '--explain', '--index', 'bm25');
-    expect(scoped.out).toMatch(/ranked in: tata-motors/);
-    const all = await runRge(
+  it('ranks every company unless --scope, saying what the question names; --explain-chunk alone is a usage error', async () => {
+    const all = await runRge(cwd, 'retrieve', 'Tata Motors dividend', '--explain', '--index', 'bm25');
+    expect(all.out).toMatch(
+      /ranked in: every company \(the question names tata-motors; --scope ranks only those\); every fiscal year/,
+    );
+    const scoped = await runRge(
       cwd,
       'retrieve',
       'Tata Motors dividend',
       '--explain',
-      '--no-scope',
+      '--scope',
       '--index',
       'bm25',
     );
-    expect(all.out).toMatch(/ranked in: every company; every fiscal year/);
+    expect(scoped.out).toMatch(/ranked in: tata-motors \(named by the question\); every fiscal year/);
     const bad = await runRge(cwd, 'retrieve', QUESTION, '--explain-chunk', 'x', '--index', 'bm25');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--explain-chunk and --explain-page go with --explain/);

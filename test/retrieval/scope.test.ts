@@ -137,20 +137,23 @@ describe('an index ranks only the scope a question names', () => {
 
   it("ranks the named company's chunks of the named year alone", async () => {
     const question = 'What dividend did the Board of HDFC Bank recommend for FY24?';
-    const hits = await index.retrieve(question, { k: 3 });
+    const hits = await index.retrieve(question, { k: 3, questionScope: true });
     expect(hits.map((h) => [h.company, h.fy])).toEqual([['hdfc-bank', 'FY24']]);
-    expect(index.scopeOf(question)).toEqual({
+    expect(index.scopeOf(question, { questionScope: true })).toEqual({
       companies: ['hdfc-bank'],
       fys: ['FY24'],
       named: { companies: ['hdfc-bank'], fys: ['FY24'] },
     });
   });
 
-  it('ranks everything with questionScope false, and given filters win over the question', async () => {
+  it('ranks everything by default (the retriever an eval run holds fixed), and given filters win', async () => {
     const question = 'What dividend did the Board of HDFC Bank recommend for FY24?';
-    expect(await index.retrieve(question, { k: 3, questionScope: false })).toHaveLength(3);
-    const given = await index.retrieve(question, { k: 3, company: 'adani-ports' });
+    const all = await index.retrieve(question, { k: 3 });
+    expect(all).toHaveLength(3);
+    expect(new Set(all.map((h) => h.company))).toEqual(new Set(['hdfc-bank', 'adani-ports']));
+    expect(index.scopeOf(question)).toMatchObject({ companies: null, fys: null });
+    const given = await index.retrieve(question, { k: 3, company: 'adani-ports', questionScope: true });
     expect(given.map((h) => h.company)).toEqual(['adani-ports']);
-    expect(index.scopeOf(question, { company: 'adani-ports' }).fys).toBeNull(); // adani-ports has no FY24
+    expect(index.scopeOf(question, { company: 'adani-ports', questionScope: true }).fys).toBeNull(); // no FY24 there
   });
 });
