@@ -55,8 +55,13 @@ async function explainRetrieval(
   opts: { json?: boolean; explainChunk?: string[]; explainPage?: number },
 ): Promise<void> {
   const { formatChunkExplanation, formatExplanationHead } = await import('../retrieval/explain.ts');
-  const onPage =
-    opts.explainPage === undefined ? [] : idx.chunksOnPage(opts.explainPage, idx.scopeOf(question, filters));
+  // the page of the ranked scope, or, when every company was ranked, of the companies the question names
+  const scope = idx.scopeOf(question, filters);
+  const pageScope =
+    scope.companies || scope.named.companies.length === 0
+      ? scope
+      : { ...scope, companies: scope.named.companies };
+  const onPage = opts.explainPage === undefined ? [] : idx.chunksOnPage(opts.explainPage, pageScope);
   if (opts.explainPage !== undefined && onPage.length === 0)
     throw new UsageError(`no chunk in the ranked scope covers page ${opts.explainPage}`);
   const explanation = await idx.explain(question, {
@@ -132,7 +137,7 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
     )
     .option(
       '--explain-page <n>',
-      'with --explain: also explain the chunks (in the ranked scope) that cover page n',
+      'with --explain: also explain the chunks that cover page n (of --company, else of the companies the question names)',
       parsePage,
     )
     .option(

@@ -3,8 +3,8 @@
  * RAG Challenge round-1 filings are ingested exactly as `rge corpus ingest --pdfs DIR` does, and for
  * each question (src/ingest/recall-sets.ts: FinanceBench's labelled evidence pages, ERC's pages located
  * from the answer's figures) we ask whether any top-5 chunk covers a gold page, within the question's
- * own filing ("single store") and across all filings of the set (ranked in the company and year the
- * question names).
+ * own filing ("single store") and across all filings of the set (as an eval run ranks: no question
+ * scope).
  *
  * The questions are split by filing into dev and test (seeded, recorded in data/recall-split.json);
  * retrieval changes were written against dev. The floors sit at or a little below what each embedder
@@ -28,7 +28,7 @@ import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts'
 
 const K = 5;
 /** page recall@5 within the own filing on the test split (FinanceBench and ERC together) to keep */
-const TEST_FLOOR = { bm25: 0.8, 'use-lite': 0.45, hybrid: 0.6 } as const;
+const TEST_FLOOR = { bm25: 0.8, 'use-lite': 0.5, hybrid: 0.6 } as const;
 
 const EMBEDDERS = ['bm25', 'use-lite', 'hybrid', 'bge-m3'] as const;
 
