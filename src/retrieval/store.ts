@@ -21,7 +21,7 @@ import {
   bm25Scores,
   compareIds,
 } from './bm25.ts';
-import { passageText } from './build.ts';
+import { lexicalPassageText } from './build.ts';
 import { EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
 import {
@@ -343,7 +343,11 @@ export class Index {
             ? {
                 rank: rankIn(lexical, row),
                 score: lexical.scores.get(row) ?? null,
-                terms: matchedTerms(bm25Contributions(this.lexical, terms, row), passageText(c), query),
+                terms: matchedTerms(
+                  bm25Contributions(this.lexical, terms, row),
+                  lexicalPassageText(c),
+                  query,
+                ),
               }
             : null,
         dense: dense ? { rank: rankIn(dense, row), cosine: dense.scores.get(row) ?? null } : null,
