@@ -15,7 +15,8 @@ export const DEFAULTS = {
   index: 'data/index',
   /** DEFAULT_CACHE_DIR of src/run/corpus-index.ts, here so that `--help` loads no ingest code (test/cli/startup.test.ts) */
   cacheDir: '.cache/rge',
-  embedder: 'use-lite',
+  /** the best offline retriever measured on real filings (docs/adr/0020-offline-retriever.md) */
+  embedder: 'bm25',
 };
 
 interface IngestFlags {
@@ -63,7 +64,7 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
     .option('--index <dir>', 'index folder to write', DEFAULTS.index)
     .option(
       '--embedder <name>',
-      'use-lite | bge-m3 | bm25 | hybrid (bm25 and use-lite fused by reciprocal rank)',
+      'bm25 | use-lite | hybrid (bm25 and use-lite fused by reciprocal rank) | bge-m3',
       DEFAULTS.embedder,
     )
     .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', DEFAULTS.cacheDir)

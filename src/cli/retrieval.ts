@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { IndexManifest, RetrievedChunk } from '../retrieval/index.ts';
+import type { Index, IndexManifest, RetrieveOptions } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
 import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
@@ -19,6 +19,12 @@ function parseWidth(raw: string): number {
   return Number(raw);
 }
 
+function parsePage(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new UsageError(`--explain-page must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
 function parseFy(raw: string): string {
   const fy = raw.toUpperCase();
   if (!/^FY\d{2}$/.test(fy)) throw new UsageError(`--fy must look like FY24, got "${raw}"`);
@@ -29,7 +35,7 @@ function score(x: number): string {
   return x.toFixed(4);
 }
 
-function pages(c: RetrievedChunk): string {
+function pages(c: { pages: readonly [number, number] }): string {
   return c.pages[0] === c.pages[1] ? `p. ${c.pages[0]}` : `pp. ${c.pages[0]}-${c.pages[1]}`;
 }
 
@@ -38,6 +44,45 @@ function companyNames(manifest: IndexManifest): Map<string, string> {
   const names = new Map<string, string>();
   for (const d of manifest.corpus?.documents ?? []) if (d.companyName) names.set(d.company, d.companyName);
   return names;
+}
+
+/** `rge retrieve --explain`: the scope and query terms, then each chunk with why it ranked. */
+async function explainRetrieval(
+  io: CliIO,
+  idx: Index,
+  question: string,
+  filters: RetrieveOptions,
+  opts: { json?: boolean; explainChunk?: string[]; explainPage?: number },
+): Promise<void> {
+  const { formatChunkExplanation, formatExplanationHead } = await import('../retrieval/explain.ts');
+  // the page of the ranked scope, or, when every company was ranked, of the companies the question names
+  const scope = idx.scopeOf(question, filters);
+  const pageScope =
+    scope.companies || scope.named.companies.length === 0
+      ? scope
+      : { ...scope, companies: scope.named.companies };
+  const onPage = opts.explainPage === undefined ? [] : idx.chunksOnPage(opts.explainPage, pageScope);
+  if (opts.explainPage !== undefined && onPage.length === 0)
+    throw new UsageError(`no chunk in the ranked scope covers page ${opts.explainPage}`);
+  const explanation = await idx.explain(question, {
+    ...filters,
+    chunkIds: [...(opts.explainChunk ?? []), ...onPage],
+  });
+  if (opts.json) {
+    io.out(`${JSON.stringify(explanation, null, 2)}\n`);
+    return;
+  }
+  const out = formatExplanationHead(explanation);
+  const k = filters.k ?? 5;
+  for (const c of explanation.chunks) {
+    const place = c.rank !== null && c.rank <= k ? `${c.rank}.` : `(rank ${c.rank ?? 'none'})`;
+    out.push(
+      `${place} ${c.id}  ${pages(c)}  score ${c.score === null ? '-' : score(c.score)}`,
+      `   ${c.company}${c.fy ? ` ${c.fy}` : ''} · ${c.heading ?? '(no heading)'}`,
+      ...formatChunkExplanation(c),
+    );
+  }
+  io.out(`${out.join('\n')}\n`);
 }
 
 export function registerRetrievalCommands(program: Command, io: CliIO): void {
@@ -82,6 +127,24 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
     )
     .option('--json', 'print a JSON array instead of text')
     .option(
+      '--explain',
+      'say why each chunk ranked: the scope, matched terms and fields, lexical and dense ranks',
+    )
+    .option(
+      '--explain-chunk <id>',
+      'with --explain: also explain this chunk (repeatable), e.g. the one that held the evidence',
+      (id: string, ids: string[] = []) => [...ids, id],
+    )
+    .option(
+      '--explain-page <n>',
+      'with --explain: also explain the chunks that cover page n (of --company, else of the companies the question names)',
+      parsePage,
+    )
+    .option(
+      '--scope',
+      'rank only the chunks of the company and fiscal year the question names (off in eval runs: see ADR 0020)',
+    )
+    .option(
       '--width <n>',
       'characters of each chunk to show around its best match (default 300)',
       parseWidth,
@@ -102,14 +165,25 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
           json?: boolean;
           width: number;
           color?: boolean;
+          explain?: boolean;
+          explainChunk?: string[];
+          explainPage?: number;
+          scope?: boolean;
         },
       ) => {
         if (question.trim() === '') throw new UsageError('the question is empty');
+        if ((opts.explainChunk || opts.explainPage) && !opts.explain)
+          throw new UsageError('--explain-chunk and --explain-page go with --explain');
         const { openIndex } = await import('../retrieval/index.ts');
         const idx = await openIndex(resolve(io.cwd, opts.index), {
           embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
         });
-        const hits = await idx.retrieve(question, { k: opts.k, company: opts.company, fy: opts.fy });
+        const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope === true };
+        if (opts.explain) {
+          await explainRetrieval(io, idx, question, filters, opts);
+          return;
+        }
+        const hits = await idx.retrieve(question, filters);
         if (opts.json) {
           const rows = hits.map((c) => ({
             id: c.id,

@@ -1,6 +1,7 @@
 /**
  * Chunking: pages of one document -> retrievable chunks of at most 800 cl100k tokens with a 100-token
- * overlap, each with its nearest preceding heading, page range and content-addressed id.
+ * overlap, each with its nearest preceding heading (and every heading its lines fall under), page range
+ * and content-addressed id.
  *
  * Chunks are cut at line boundaries (a line is one visual line of the page, or one table row from the
  * layout path), so a table row or a figure is never split between two chunks. Only a single line longer
@@ -99,6 +100,15 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
 }
 
 /**
+ * The headings a chunk's lines fall under, in order, each once (from the chunk's `heading` when it has one); a
+ * chunk that runs from the end of one section (a balance sheet) into the next (the statement of
+ * earnings) carries both titles, so a question about the second can find it.
+ */
+function sectionHeadings(window: readonly Line[]): string[] {
+  return [...new Set(window.map((l) => l.heading).filter((h): h is string => h !== null))];
+}
+
+/**
  * Chunks one document. Deterministic: the same pages give the same chunks and ids. Chunks whose text
  * repeats an earlier chunk of the document (same id) are dropped.
  */
@@ -134,6 +144,7 @@ export function chunkDocument(
         fy: meta.fy,
         source: meta.source,
         heading: first.heading,
+        headings: sectionHeadings(window),
         pages: [first.page, last.page],
         tokens,
         text,

@@ -61,6 +61,8 @@ export const Chunk = z.strictObject({
   fy: FiscalYear.nullable(),
   source: z.string(),
   heading: z.string().nullable(),
+  /** every heading the chunk's lines fall under, in order (from `heading`, when not null); absent before chunker 3 */
+  headings: z.array(z.string()).optional(),
   pages: z.tuple([z.number().int().positive(), z.number().int().positive()]),
   tokens: z.number().int().positive(),
   text: z.string().min(1),

@@ -16,8 +16,9 @@ export const EXTRACTOR_VERSION = 2;
  *
  * 1: the rules of extractor 2 (table labels, form fields and codes are not headings).
  * 2: a form field naming an identifier ("Director Identification Number (DIN)") is not a heading.
+ * 3: a chunk records every heading its lines fall under (`headings`), not only the first; same text and ids.
  */
-export const CHUNKER_VERSION = 2;
+export const CHUNKER_VERSION = 3;
 
 /** How an index records the chunker. */
 export const chunkerId = (version: number = CHUNKER_VERSION): string => `rge-chunk@${version}`;

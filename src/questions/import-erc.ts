@@ -94,7 +94,7 @@ export function figureRenderings(value: number): string[] {
 }
 
 /** Figures a comment cites: "Total assets 5,118,490 Net loss −4,542,384" gives 5,118,490 and 4,542,384. */
-function commentFigures(comment: string): string[] {
+export function commentFigures(comment: string): string[] {
   return [...comment.matchAll(/\d{1,3}(?:,\d{3})+(?:\.\d+)?/g)].map((m) => m[0]);
 }
 

@@ -19,7 +19,7 @@ export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 export const BM25_TOKENIZER_VERSION = 2;
 /** Bump when query expansion changes: it changes what a question retrieves. */
-export const BM25_QUERY_VERSION = 1;
+export const BM25_QUERY_VERSION = 2;
 
 // a number with optional grouping/decimal parts and an optional percent sign, or a word that starts with a letter
 const TOKEN = /\p{N}+(?:[.,]\p{N}+)*%?|\p{L}[\p{L}\p{N}]*/gu;
@@ -211,6 +211,25 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** The mean document length, and the collection size, BM25 normalises by. */
+function collection(stats: Bm25Stats): { n: number; avgdl: number } {
+  const n = stats.ids.length;
+  let total = 0;
+  for (const l of stats.lengths) total += l;
+  return { n, avgdl: n > 0 ? total / n : 0 };
+}
+
+/** The non-negative Lucene idf of a term found in `df` of `n` documents. */
+export function bm25Idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** One term's contribution to a document's score: idf times the saturated, length-normalised tf. */
+function termScore(stats: Bm25Stats, idf: number, tf: number, dl: number, avgdl: number): number {
+  const norm = avgdl > 0 ? 1 - stats.b + (stats.b * dl) / avgdl : 1;
+  return (idf * tf * (stats.k1 + 1)) / (tf + stats.k1 * norm);
+}
+
 /**
  * Scores every document that shares at least one query term. `allowed` (by document number) applies
  * the company / fiscal-year filter before ranking; idf is the non-negative Lucene form
@@ -221,25 +240,45 @@ export function bm25Scores(
   query: TermCounts,
   allowed?: (doc: number) => boolean,
 ): Map<number, number> {
-  const n = stats.ids.length;
-  let total = 0;
-  for (const l of stats.lengths) total += l;
-  const avgdl = n > 0 ? total / n : 0;
+  const { n, avgdl } = collection(stats);
   const scores = new Map<number, number>();
   for (const term of query.terms.keys()) {
     const list = stats.postings.get(term);
     if (!list) continue;
-    const df = list.length / 2;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    const idf = bm25Idf(n, list.length / 2);
     for (let i = 0; i < list.length; i += 2) {
       const doc = list[i] as number;
       if (allowed && !allowed(doc)) continue;
-      const tf = list[i + 1] as number;
-      const dl = stats.lengths[doc] as number;
-      const norm = avgdl > 0 ? 1 - stats.b + (stats.b * dl) / avgdl : 1;
-      const s = (idf * tf * (stats.k1 + 1)) / (tf + stats.k1 * norm);
+      const s = termScore(stats, idf, list[i + 1] as number, stats.lengths[doc] as number, avgdl);
       scores.set(doc, (scores.get(doc) ?? 0) + s);
     }
   }
   return scores;
+}
+
+/** A query term's part in one document's BM25 score. */
+export interface TermContribution {
+  term: string;
+  /** occurrences in the document (its passage: header and text) */
+  tf: number;
+  idf: number;
+  score: number;
+}
+
+/** Each query term's contribution to document `doc`'s score (terms it lacks left out), largest first. */
+export function bm25Contributions(stats: Bm25Stats, query: TermCounts, doc: number): TermContribution[] {
+  const { n, avgdl } = collection(stats);
+  const out: TermContribution[] = [];
+  for (const term of query.terms.keys()) {
+    const list = stats.postings.get(term);
+    if (!list) continue;
+    for (let i = 0; i < list.length; i += 2) {
+      if (list[i] !== doc) continue;
+      const tf = list[i + 1] as number;
+      const idf = bm25Idf(n, list.length / 2);
+      out.push({ term, tf, idf, score: termScore(stats, idf, tf, stats.lengths[doc] as number, avgdl) });
+      break;
+    }
+  }
+  return out.sort((a, b) => b.score - a.score || compareIds(a.term, b.term));
 }

@@ -67,12 +67,27 @@ function rgeVersion(): string {
  * document's company and fiscal year and the chunk's heading, then the chunk's text. Chunks of twenty
  * look-alike annual reports differ mostly in whose report they are; without the header a question
  * naming a company retrieves another company's identical section (measured on the fixture set with
- * use-lite: gold chunk in the top 5 for 12 of 45 grounded-direct questions without it). The chunk's
- * own text and id are unchanged.
+ * use-lite: gold chunk in the top 5 for 12 of 45 grounded-direct questions without it). The chunk's own
+ * text and id are unchanged.
+ *
+ * bm25's passage (`lexicalPassageText`) names every heading the chunk's lines fall under, because a
+ * chunk often runs from the end of one statement into the next (a balance sheet's last rows, then the
+ * statement of earnings). The dense models keep the first alone: a long header of a dozen section
+ * titles drowned the company name for use-lite (fixture world, grounded-direct gold in the top 5: 4/45
+ * with every heading, 22/45 with the first; docs/adr/0020-offline-retriever.md).
  */
 export function passageText(chunk: Chunk): string {
+  return withHeader(chunk, chunk.heading ? [chunk.heading] : []);
+}
+
+/** bm25's passage: the header names every heading of the chunk (`Chunk.headings`, chunker 3). */
+export function lexicalPassageText(chunk: Chunk): string {
+  return withHeader(chunk, chunk.headings ?? (chunk.heading ? [chunk.heading] : []));
+}
+
+function withHeader(chunk: Chunk, titles: readonly string[]): string {
   const company = chunk.company.replace(/-/g, ' ');
-  const header = [company, chunk.fy ?? '', chunk.heading ?? ''].filter((s) => s !== '').join(' | ');
+  const header = [company, chunk.fy ?? '', ...titles].filter((s) => s !== '').join(' | ');
   return `${header}\n${chunk.text}`;
 }
 
@@ -275,9 +290,8 @@ async function writeLexical(
   opts: BuildIndexOptions,
 ): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null; embedMs: number }> {
   const t0 = performance.now();
-  const counts = await embedder.embedPassages(
-    chunks.map((c) => passageText(c)),
-    (done) => opts.onProgress?.(done, chunks.length),
+  const counts = await embedder.embedPassages(chunks.map(lexicalPassageText), (done) =>
+    opts.onProgress?.(done, chunks.length),
   );
   const embedMs = performance.now() - t0;
   const stats = buildBm25Stats(

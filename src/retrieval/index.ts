@@ -35,6 +35,14 @@ export {
   IndexProvenance,
 } from './manifest.ts';
 export {
+  documentNames,
+  type QuestionScope,
+  questionFiscalYears,
+  questionScope,
+  type ScopeDocument,
+} from './scope.ts';
+export {
+  type AppliedScope,
   DEFAULT_K,
   Index,
   type OpenIndexOptions,

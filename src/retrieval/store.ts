@@ -13,7 +13,15 @@ import { z } from 'zod';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { type Bm25File, type Bm25Stats, bm25FromFile, bm25Scores, compareIds } from './bm25.ts';
+import {
+  type Bm25File,
+  type Bm25Stats,
+  bm25Contributions,
+  bm25FromFile,
+  bm25Scores,
+  compareIds,
+} from './bm25.ts';
+import { lexicalPassageText } from './build.ts';
 import { EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
 import {
@@ -24,10 +32,13 @@ import {
   isEmbedderName,
   type TermCounts,
 } from './embedder.ts';
+import { type ChunkExplanation, matchedTerms, queryTerms, type RetrievalExplanation } from './explain.ts';
 import { fusionFromId, reciprocalRankFusion } from './hybrid.ts';
 import { BM25, CHUNKS, IndexManifest, MANIFEST, QUERY_CACHE, VECTRA } from './manifest.ts';
+import { dot, norms, type RetrievedChunk, ranked, TopK } from './ranking.ts';
+import { type AppliedScope, questionScope, type ScopeDocument } from './scope.ts';
 
-export type RetrievedChunk = Chunk & { score: number };
+export type { AppliedScope, RetrievedChunk };
 
 export interface RetrieveOptions {
   /** how many chunks to return (default 5) */
@@ -36,6 +47,13 @@ export interface RetrieveOptions {
   company?: string;
   /** only chunks of this fiscal year, e.g. FY24 */
   fy?: string;
+  /**
+   * Rank only the chunks of the companies and fiscal years the question names (scope.ts), where
+   * `company` / `fy` do not say. Off by default: the methodology holds the retriever fixed (top-k = 5,
+   * nothing else) and its adversarial questions are built on the distractors top-k surfaces, a wrong
+   * fiscal year among them, which this filter would remove (docs/adr/0020-offline-retriever.md).
+   */
+  questionScope?: boolean;
 }
 
 export interface OpenIndexOptions {
@@ -140,9 +158,9 @@ function validateK(k: number | undefined): number {
   return n;
 }
 
-/** Ranks by score, highest first; equal scores by chunk id, so the order never depends on load order. */
-function byScoreThenId(a: RetrievedChunk, b: RetrievedChunk): number {
-  return b.score - a.score || compareIds(a.id, b.id);
+/** The ranking methods' options: `scope` (from `scopeOf`) replaces `company` and `fy` when given. */
+export interface RankOptions extends Omit<RetrieveOptions, 'questionScope'> {
+  scope?: AppliedScope;
 }
 
 export class Index {
@@ -154,6 +172,7 @@ export class Index {
   private readonly rowNorms: Float32Array | null;
   private embedder: Promise<Embedder> | null;
   private readonly embedderOptions: EmbedderOptions;
+  private scopeDocuments: ScopeDocument[] | null = null;
 
   /** Use `openIndex`. */
   constructor(dir: string, loaded: LoadedIndex, opts: OpenIndexOptions) {
@@ -175,6 +194,43 @@ export class Index {
 
   get size(): number {
     return this.chunks.length;
+  }
+
+  /** The documents of the index (company, display name, fiscal year), in chunk order, each once. */
+  documents(): ScopeDocument[] {
+    if (!this.scopeDocuments) {
+      const names = new Map<string, string>();
+      for (const d of this.manifest.corpus?.documents ?? [])
+        if (d.companyName) names.set(d.company, d.companyName);
+      const seen = new Map<string, ScopeDocument>();
+      for (const c of this.chunks) {
+        const key = `${c.company}\0${c.fy ?? ''}`;
+        if (seen.has(key)) continue;
+        const companyName = names.get(c.company);
+        seen.set(key, { company: c.company, fy: c.fy, ...(companyName ? { companyName } : {}) });
+      }
+      this.scopeDocuments = [...seen.values()];
+    }
+    return this.scopeDocuments;
+  }
+
+  /**
+   * What a retrieval of `question` ranks: `company` and `fy` when given, else (with `questionScope`)
+   * the companies and fiscal years the question names among the index's documents.
+   */
+  scopeOf(question: string, opts: RetrieveOptions = {}): AppliedScope {
+    const given = this.documents().filter(
+      (d) => !opts.company || d.company.toLowerCase() === opts.company.toLowerCase(),
+    );
+    const named = questionScope(question, given);
+    const auto = opts.questionScope === true;
+    const companies = opts.company
+      ? [opts.company.toLowerCase()]
+      : auto && named.companies.length > 0
+        ? named.companies
+        : null;
+    const fys = opts.fy ? [opts.fy.toUpperCase()] : auto && named.fys.length > 0 ? named.fys : null;
+    return { companies, fys, named };
   }
 
   get checksum(): string {
@@ -214,13 +270,117 @@ export class Index {
   async retrieve(question: string, opts: RetrieveOptions = {}): Promise<RetrievedChunk[]> {
     validateK(opts.k);
     const e = await this.questionEmbedder();
-    if (e.kind === 'dense') return this.retrieveByVector(await this.queryVector(e, question), opts);
-    if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), opts);
+    const scoped: RankOptions = { k: opts.k, scope: this.scopeOf(question, opts) };
+    if (e.kind === 'dense') return this.retrieveByVector(await this.queryVector(e, question), scoped);
+    if (e.kind === 'lexical') return this.retrieveByTerms(await e.embedQuery(question), scoped);
     const [terms, vector] = await Promise.all([
       e.lexical.embedQuery(question),
       this.queryVector(e.dense, question),
     ]);
-    return this.retrieveHybrid(terms, vector, e.fusion, opts);
+    return this.retrieveHybrid(terms, vector, e.fusion, scoped);
+  }
+
+  /**
+   * Why each of the top k chunks ranked where it did, and any chunk named in `chunkIds` that did not
+   * (explain.ts). The rankings are computed in full, in the scope `retrieve` uses, so the top k here is
+   * what `retrieve` returns.
+   */
+  async explain(
+    question: string,
+    opts: RetrieveOptions & { chunkIds?: readonly string[] } = {},
+  ): Promise<RetrievalExplanation> {
+    const k = validateK(opts.k);
+    const rowOf = new Map(this.chunks.map((c, i) => [c.id, i]));
+    for (const id of opts.chunkIds ?? [])
+      if (!rowOf.has(id)) throw new RgeError(`no chunk ${id} in the index ${this.dir}`, { exitCode: 2 });
+    const e = await this.questionEmbedder();
+    const scope = this.scopeOf(question, opts);
+    const allowed = this.filter({ scope });
+    const lexicalEmbedder = e.kind === 'lexical' ? e : e.kind === 'hybrid' ? e.lexical : null;
+    const denseEmbedder = e.kind === 'dense' ? e : e.kind === 'hybrid' ? e.dense : null;
+    const terms = lexicalEmbedder ? await lexicalEmbedder.embedQuery(question) : null;
+    const lexical =
+      terms && this.lexical
+        ? ranked(bm25Scores(this.lexical, terms, allowed ?? undefined), this.chunks)
+        : null;
+    const dense = denseEmbedder
+      ? ranked(this.cosines(await this.queryVector(denseEmbedder, question), allowed), this.chunks)
+      : null;
+    let final: { rows: number[]; scores: Map<number, number> };
+    if (e.kind === 'hybrid' && lexical && dense) {
+      const fused = reciprocalRankFusion(
+        [
+          { ids: lexical.rows.map((r) => (this.chunks[r] as Chunk).id), weight: e.fusion.lexicalWeight },
+          { ids: dense.rows.map((r) => (this.chunks[r] as Chunk).id), weight: e.fusion.denseWeight },
+        ],
+        { rrfK: e.fusion.rrfK, depth: Math.max(e.fusion.depth, k) },
+      );
+      final = {
+        rows: fused.map(([id]) => rowOf.get(id) as number),
+        scores: new Map(fused.map(([id, score]) => [rowOf.get(id) as number, score])),
+      };
+    } else final = (lexical ?? dense) as { rows: number[]; scores: Map<number, number> };
+    const query = lexicalEmbedder ? queryTerms(question) : null;
+    const rankIn = (r: { rows: number[] }, row: number) => {
+      const i = r.rows.indexOf(row);
+      return i < 0 ? null : i + 1;
+    };
+    const targets = [
+      ...new Set([...final.rows.slice(0, k), ...(opts.chunkIds ?? []).map((id) => rowOf.get(id) as number)]),
+    ];
+    const chunks = targets.map((row): ChunkExplanation => {
+      const c = this.chunks[row] as Chunk;
+      return {
+        id: c.id,
+        company: c.company,
+        fy: c.fy,
+        heading: c.heading,
+        pages: [c.pages[0], c.pages[1]],
+        rank: rankIn(final, row),
+        score: final.scores.get(row) ?? null,
+        lexical:
+          lexical && terms && query && this.lexical
+            ? {
+                rank: rankIn(lexical, row),
+                score: lexical.scores.get(row) ?? null,
+                terms: matchedTerms(
+                  bm25Contributions(this.lexical, terms, row),
+                  lexicalPassageText(c),
+                  query,
+                ),
+              }
+            : null,
+        dense: dense ? { rank: rankIn(dense, row), cosine: dense.scores.get(row) ?? null } : null,
+      };
+    });
+    return { question, embedder: this.manifest.embedder.id, scope, query, chunks };
+  }
+
+  /** The ids of the chunks that cover `page` (1-based) within `scope` (from `scopeOf`). */
+  chunksOnPage(page: number, scope: AppliedScope): string[] {
+    const allowed = this.filter({ scope });
+    return this.chunks
+      .filter((c, row) => c.pages[0] <= page && page <= c.pages[1] && (!allowed || allowed(row)))
+      .map((c) => c.id);
+  }
+
+  /** Cosine similarity of `vector` to every allowed row. */
+  private cosines(vector: Float32Array, allowed: ((row: number) => boolean) | null): Map<number, number> {
+    const dense = this.dense;
+    const rowNorms = this.rowNorms;
+    if (!dense || !rowNorms) return new Map();
+    const { matrix, dims } = dense;
+    if (vector.length !== dims)
+      throw new RgeError(`query vector has ${vector.length} dimensions, the index ${dims}`);
+    const q = Float32Array.from(vector);
+    const qn = Math.sqrt(dot(q, 0, q, dims));
+    const out = new Map<number, number>();
+    for (let r = 0; r < this.chunks.length; r++) {
+      if (allowed && !allowed(r)) continue;
+      const denom = qn * (rowNorms[r] as number);
+      out.set(r, denom > 0 ? dot(matrix, r * dims, q, dims) / denom : 0);
+    }
+    return out;
   }
 
   /**
@@ -248,7 +408,7 @@ export class Index {
     terms: TermCounts,
     vector: Float32Array,
     fusion: FusionParameters,
-    opts: RetrieveOptions = {},
+    opts: RankOptions = {},
   ): RetrievedChunk[] {
     const k = validateK(opts.k);
     const depth = Math.max(fusion.depth, k);
@@ -269,29 +429,16 @@ export class Index {
   }
 
   /** Dense indexes: ranks by cosine similarity to `vector` (no embedding involved). */
-  retrieveByVector(vector: Float32Array, opts: RetrieveOptions = {}): RetrievedChunk[] {
+  retrieveByVector(vector: Float32Array, opts: RankOptions = {}): RetrievedChunk[] {
     const k = validateK(opts.k);
-    const dense = this.dense;
-    const rowNorms = this.rowNorms;
-    if (!dense || !rowNorms)
-      throw new RgeError(`index ${this.dir} is lexical (bm25); it has no vectors to compare`);
-    const { matrix, dims } = dense;
-    if (vector.length !== dims)
-      throw new RgeError(`query vector has ${vector.length} dimensions, the index ${dims}`);
-    const q = Float32Array.from(vector);
-    const qn = Math.sqrt(dot(q, 0, q, dims));
-    const allowed = this.filter(opts);
+    if (!this.dense) throw new RgeError(`index ${this.dir} is lexical (bm25); it has no vectors to compare`);
     const top = new TopK(k);
-    for (let r = 0; r < this.chunks.length; r++) {
-      if (allowed && !allowed(r)) continue;
-      const denom = qn * (rowNorms[r] as number);
-      top.offer(denom > 0 ? dot(matrix, r * dims, q, dims) / denom : 0, r, this.chunks);
-    }
+    for (const [row, cosine] of this.cosines(vector, this.filter(opts))) top.offer(cosine, row, this.chunks);
     return top.result(this.chunks);
   }
 
   /** Lexical indexes: ranks by BM25; only chunks that share a term with the query are returned. */
-  retrieveByTerms(query: TermCounts, opts: RetrieveOptions = {}): RetrievedChunk[] {
+  retrieveByTerms(query: TermCounts, opts: RankOptions = {}): RetrievedChunk[] {
     const k = validateK(opts.k);
     if (!this.lexical) throw new RgeError(`index ${this.dir} is dense; query it with a vector`);
     const scores = bm25Scores(this.lexical, query, this.filter(opts) ?? undefined);
@@ -300,80 +447,16 @@ export class Index {
     return top.result(this.chunks);
   }
 
-  private filter(opts: RetrieveOptions): ((row: number) => boolean) | null {
-    const company = opts.company?.toLowerCase();
-    const fy = opts.fy?.toUpperCase();
-    if (!company && !fy) return null;
+  private filter(opts: RankOptions): ((row: number) => boolean) | null {
+    const companies = opts.scope?.companies ?? (opts.company ? [opts.company.toLowerCase()] : null);
+    const fys = opts.scope?.fys ?? (opts.fy ? [opts.fy.toUpperCase()] : null);
+    if (!companies && !fys) return null;
+    const company = companies ? new Set(companies) : null;
+    const fy = fys ? new Set(fys) : null;
     return (row) => {
       const c = this.chunks[row] as Chunk;
-      return (!company || c.company.toLowerCase() === company) && (!fy || c.fy === fy);
+      return (!company || company.has(c.company.toLowerCase())) && (!fy || (c.fy !== null && fy.has(c.fy)));
     };
-  }
-}
-
-/** Dot product of `dims` values of `m` from `offset` with `q`; unrolled by four (about 1.7x faster in V8). */
-function dot(m: Float32Array, offset: number, q: Float32Array, dims: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  let b = offset;
-  for (; j + 3 < dims; j += 4, b += 4) {
-    s0 += (m[b] as number) * (q[j] as number);
-    s1 += (m[b + 1] as number) * (q[j + 1] as number);
-    s2 += (m[b + 2] as number) * (q[j + 2] as number);
-    s3 += (m[b + 3] as number) * (q[j + 3] as number);
-  }
-  for (; j < dims; j++, b++) s0 += (m[b] as number) * (q[j] as number);
-  return s0 + s1 + s2 + s3;
-}
-
-function norms(matrix: Float32Array, dims: number): Float32Array {
-  const rows = dims > 0 ? matrix.length / dims : 0;
-  const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++)
-    out[r] = Math.sqrt(dot(matrix, r * dims, matrix.subarray(r * dims, (r + 1) * dims), dims));
-  return out;
-}
-
-/** Keeps the best k (score desc, id asc) by insertion into a small sorted array. */
-class TopK {
-  private readonly scores: number[] = [];
-  private readonly rows: number[] = [];
-  constructor(private readonly k: number) {}
-
-  offer(score: number, row: number, chunks: readonly Chunk[]): void {
-    const n = this.scores.length;
-    if (
-      n === this.k &&
-      !this.better(score, row, this.scores[n - 1] as number, this.rows[n - 1] as number, chunks)
-    ) {
-      return;
-    }
-    let i = n === this.k ? n - 1 : n;
-    while (
-      i > 0 &&
-      this.better(score, row, this.scores[i - 1] as number, this.rows[i - 1] as number, chunks)
-    ) {
-      if (i < this.k) {
-        this.scores[i] = this.scores[i - 1] as number;
-        this.rows[i] = this.rows[i - 1] as number;
-      }
-      i--;
-    }
-    this.scores[i] = score;
-    this.rows[i] = row;
-  }
-
-  private better(s: number, r: number, s2: number, r2: number, chunks: readonly Chunk[]): boolean {
-    if (s !== s2) return s > s2;
-    return compareIds((chunks[r] as Chunk).id, (chunks[r2] as Chunk).id) < 0;
-  }
-
-  result(chunks: readonly Chunk[]): RetrievedChunk[] {
-    const out = this.rows.map((r, i) => ({ ...(chunks[r] as Chunk), score: this.scores[i] as number }));
-    return out.sort(byScoreThenId);
   }
 }
 

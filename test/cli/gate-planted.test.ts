@@ -174,7 +174,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     ];
     const cases = ['--case', 'gd-001', '--case', 'gm-006', '--case', 'ood-001'];
     const strict = ['--set', 'thresholds.correctness=1'];
-    // gm-006 needs two passages: the extractive baseline's answer is wrong, below correctness 1
+    // gm-006 needs two figures added: the extractive baseline's answer is at best half right, below correctness 1
     const failing = await spawnRge([
       ...base,
       ...cases,
@@ -187,7 +187,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/6 cases, \d reused, 2 failed \(pass rate 66\.7%, minimum 70\.0%\)/);
     expect(failing.err).toMatch(
-      /failed: extractive > grounded-multihop › gm-006 › run 0: gm-006: correctness 0\.000 < threshold 1/,
+      /failed: extractive > grounded-multihop › gm-006 › run 0: gm-006: correctness 0\.[05]00 < threshold 1/,
     );
     const json = JSON.parse(await readFile(join(dir, 'cases.json'), 'utf8'));
     expect(json).toMatchObject({ total: 6, passed: 4, failed: 2, ok: false, min_pass_rate: 0.7 });
@@ -196,7 +196,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     );
     for (const c of json.cases) expect(c.state).toBe(c.question_id === 'gm-006' ? 'failed' : 'passed');
     expect(json.cases.find((c: { question_id: string }) => c.question_id === 'gm-006').failures[0]).toMatch(
-      /correctness 0\.000 < threshold 1/,
+      /correctness 0\.[05]00 < threshold 1/,
     );
     const lenient = await spawnRge([...base, ...cases, ...strict, '--min-pass-rate', '0.6']);
     expect(lenient.code, lenient.err).toBe(0);

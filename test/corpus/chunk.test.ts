@@ -82,6 +82,18 @@ describe('chunkDocument', () => {
     }
   });
 
+  it('records every heading its lines fall under, in order, from its first', () => {
+    for (const c of chunks) {
+      const [first, last] = c.pages;
+      const expected = Array.from({ length: last - first + 1 }, (_, i) => section(first - 1 + i)).filter(
+        (h) => c.text.includes(h) || h === c.heading,
+      );
+      expect(c.headings).toEqual(expected);
+      expect(c.headings?.[0]).toBe(c.heading);
+    }
+    expect(chunks.some((c) => (c.headings?.length ?? 0) > 1)).toBe(true);
+  });
+
   it('names chunks {company}-{fy}-{sha1(text)[:8]}, deterministically', () => {
     for (const c of chunks) expect(c.id).toBe(`acme-FY24-${sha1(c.text).slice(0, 8)}`);
     expect(chunkDocument(report(12), meta)).toEqual(chunks);

@@ -5,9 +5,9 @@
  * cache there too. Tests run the repository's configs with `worldOverrides`, which point the corpus at
  * that folder, never at fixtures/generated (the folder `npx vitest run evals` builds for users).
  *
- * Two worlds: `use-lite`, the embedder of configs/fixture.yaml and configs/ci.yaml (the tests that
- * assert the fixture run's figures need its retrieval), and `bm25`, for the tests where the embedder is
- * not the point (the live providers against the loopback servers): same PDFs and chunks, no model to load.
+ * Two worlds: `bm25`, the embedder of configs/fixture.yaml and configs/ci.yaml (the default: the tests
+ * that assert the fixture run's figures need its retrieval; ADR 0020), and `use-lite`, for the tests of
+ * the dense model on the fixture world: same PDFs and chunks.
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,7 @@ export function testRunDir(): string {
 }
 
 /** Where a world lives, and the config overrides (`--set`, RGE_SET) that point a run at it and its questions. */
-export function worldPaths(embedder: WorldEmbedder = 'use-lite'): {
+export function worldPaths(embedder: WorldEmbedder = 'bm25'): {
   dir: string;
   pdfs: string;
   index: string;
@@ -81,7 +81,7 @@ const built = new Map<WorldEmbedder, Promise<void>>();
  * index's lock, and later callers, in any worker, find it built) and returns its config overrides.
  * Call it before spawning a child that runs on the world, so the child never builds it itself.
  */
-export async function worldOverrides(embedder: WorldEmbedder = 'use-lite'): Promise<string[]> {
+export async function worldOverrides(embedder: WorldEmbedder = 'bm25'): Promise<string[]> {
   const world = worldPaths(embedder);
   let done = built.get(embedder);
   if (!done) {
@@ -99,6 +99,6 @@ export async function worldOverrides(embedder: WorldEmbedder = 'use-lite'): Prom
 }
 
 /** `worldOverrides` as `rge` arguments: `--set path=value` for each. */
-export async function worldSetArgs(embedder: WorldEmbedder = 'use-lite'): Promise<string[]> {
+export async function worldSetArgs(embedder: WorldEmbedder = 'bm25'): Promise<string[]> {
   return (await worldOverrides(embedder)).flatMap((o) => ['--set', o]);
 }

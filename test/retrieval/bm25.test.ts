@@ -52,7 +52,7 @@ describe('bm25 tokenisation', () => {
   });
 
   it('names the tokenizer and query versions in the embedder id', () => {
-    expect(bm25EmbedderId()).toBe('bm25:tokenizer-v2:query-v1:k1=1.2:b=0.75');
+    expect(bm25EmbedderId()).toBe('bm25:tokenizer-v2:query-v2:k1=1.2:b=0.75');
   });
 
   it('lowercases and drops only light stop-words', () => {

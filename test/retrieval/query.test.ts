@@ -59,7 +59,7 @@ describe('query expansion', () => {
 
   it('keeps the question and appends the expansions', () => {
     expect(expandQuery('What was the effective tax rate?')).toBe(
-      'What was the effective tax rate?\nprovision for income taxes income before income taxes consolidated statement of income operations earnings',
+      'What was the effective tax rate?\nprovision for income taxes income before income taxes consolidated statement of income operations earnings profit loss',
     );
     expect(expandQuery('Who are the customers?')).toBe('Who are the customers?');
   });

@@ -34,11 +34,11 @@ function issuesOf(text: string, file = 'run.yaml'): RunConfigIssue[] {
 }
 
 describe('the committed configs', () => {
-  it('configs/fixture.yaml validates: fixture corpus, use-lite, offline subjects, heuristic judges', async () => {
+  it('configs/fixture.yaml validates: fixture corpus, bm25, offline subjects, heuristic judges', async () => {
     const config = await loadRunConfig(FIXTURE);
     expect(config).toMatchObject({
       version: 1,
-      corpus: { pdfs: 'fixtures/generated/pdfs', index: 'fixtures/generated/index', embedder: 'use-lite' },
+      corpus: { pdfs: 'fixtures/generated/pdfs', index: 'fixtures/generated/index', embedder: 'bm25' },
       retrieval: { k: 5 },
       questions: { file: 'fixtures/questions.jsonl', version: 1 },
       runs: 3,
