@@ -262,7 +262,9 @@ export class BudgetLedger {
    * crash is harmless) and, with `close`, frees what the reservation still holds.
    */
   async settle(id: string, spends: { key: string; usd: number }[], opts: { close: boolean }): Promise<void> {
-    this.spentHere += await this.journal.transact(() => {
+    // Read spentHere after the await: `spentHere += await ...` would read it before, and concurrent
+    // settles would overwrite each other's additions.
+    const fresh = await this.journal.transact(() => {
       const fresh = spends.filter((s) => !this.spentKeys.has(s.key));
       const records: LedgerEvent[] = fresh.map((s) => ({
         t: 'spend',
@@ -274,6 +276,7 @@ export class BudgetLedger {
       if (opts.close && this.open.has(id)) records.push({ t: 'close', id, at: this.now() });
       return { records, result: fresh.reduce((a, s) => a + s.usd, 0) };
     });
+    this.spentHere += fresh;
     await this.afterSpend();
   }
 

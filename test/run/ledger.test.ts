@@ -133,6 +133,15 @@ describe('BudgetLedger: reserve, settle, release', () => {
     expect(events(dir).map((e) => e.t)).toEqual(['reserve', 'spend', 'close']);
   });
 
+  it('what this process spent counts every settle, also when settles run at once', async () => {
+    const l = ledger(freshDir());
+    const ids = await Promise.all(Array.from({ length: 8 }, () => l.reserve(0.1, CLAUDE)));
+    // eight settles of 0.01 at once: 0.08 (a `+= await` lost all but the last one's 0.01)
+    await Promise.all(ids.map((id, i) => l.settle(id, [{ key: `k${i}`, usd: 0.01 }], { close: true })));
+    expect(l.spentByThisProcess).toBeCloseTo(0.08, 12);
+    expect(l.summary().spentUsd).toBeCloseTo(0.08, 12);
+  });
+
   it('release frees the hold without spending', async () => {
     const dir = freshDir();
     const l = ledger(dir);
