@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import pRetry, { AbortError } from 'p-retry';
+import { withRequestSignal } from '../util/abort.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
 import { redactSecrets } from './credentials.ts';
 import { CallError, type LiveAdapter, type RawReply } from './live/adapter.ts';
@@ -218,7 +219,9 @@ export class MeteredProvider implements Provider {
                 // A refused reservation (the budget cap) is not a call failure: never retried, passed on as is.
                 throw new AbortError(new ReservationRefused(err));
               }
-              const raw = await adapter.complete(request, options.signal);
+              const raw = await withRequestSignal(options.signal, (signal) =>
+                adapter.complete(request, signal),
+              );
               if (raw.pauseMs) limiter.pause(raw.pauseMs);
               return raw;
             });

@@ -16,6 +16,7 @@ import { redactSecrets } from '../providers/credentials.ts';
 import { type BatchAdapter, type BatchItemResult, CallError } from '../providers/live/adapter.ts';
 import { MeteredProvider, requestTokens } from '../providers/metered.ts';
 import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
+import { withRequestSignal } from '../util/abort.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import {
@@ -57,21 +58,31 @@ interface Group {
   isStored: (key: string) => boolean;
 }
 
+/** Waits `ms`, or less when the run is stopped; the abort listener goes with the wait (one per poll otherwise). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(t);
+      signal?.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
-/** A provider call with the run's retry policy (transient errors only). */
-async function retried<T>(ctx: StageContext, what: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * A provider call with the run's retry policy (transient errors only); each attempt gets a signal of
+ * its own that follows the run's (see util/abort.ts).
+ */
+async function retried<T>(
+  ctx: StageContext,
+  what: string,
+  fn: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   return pRetry(
     async () => {
       try {
-        return await fn();
+        return await withRequestSignal(ctx.opts.signal, fn);
       } catch (err) {
         if (err instanceof CallError && err.retryable) throw err;
         throw new AbortError(err instanceof Error ? err : new Error(String(err)));
@@ -174,7 +185,7 @@ async function submit(
   );
   try {
     let attempt = 0;
-    record.remote_id = await retried(ctx, `batch ${id} submit`, async () => {
+    record.remote_id = await retried(ctx, `batch ${id} submit`, async (signal) => {
       // A failed submit may still have created the batch: look before trying again.
       if (attempt++ > 0) {
         const existing = await group.batch.findByTag(id, hintOf(record, dir));
@@ -186,7 +197,7 @@ async function submit(
           request: (items[i] as WorkItem).request,
         })),
         id,
-        ctx.opts.signal,
+        signal,
       );
     });
     record.status = 'submitted';
@@ -238,8 +249,8 @@ async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]):
     for (const r of records) {
       if (ended.has(r.id) || !r.remote_id) continue;
       const remote = r.remote_id;
-      const p = await retried(ctx, `batch ${r.id} poll`, () =>
-        group.batch.progress(remote, r.items.length, ctx.opts.signal),
+      const p = await retried(ctx, `batch ${r.id} poll`, (signal) =>
+        group.batch.progress(remote, r.items.length, signal),
       );
       const line = `batch ${r.id} (${r.provider}/${r.model}, ${r.role === 'subject' ? 'answers' : 'verdicts'}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
       if (last.get(r.id) !== line) ctx.log(line);
@@ -273,11 +284,11 @@ async function collect(
 ): Promise<WorkItem[]> {
   const run = ctx.run;
   const remote = record.remote_id as string;
-  const results: BatchItemResult[] = await retried(ctx, `batch ${record.id} results`, () =>
+  const results: BatchItemResult[] = await retried(ctx, `batch ${record.id} results`, (signal) =>
     group.batch.results(
       remote,
       record.items.map((i) => i.custom_id),
-      ctx.opts.signal,
+      signal,
     ),
   );
   const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));

@@ -120,3 +120,11 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
   }
   return { usd, answers, verdicts };
 }
+
+/**
+ * The process warnings Node printed on a child's stderr (`(node:PID) MaxListenersExceededWarning: ...`,
+ * `(node:PID) [DEP0040] DeprecationWarning: ...`): a live run prints none.
+ */
+export function processWarnings(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => /^\(node:\d+\) (\[\w+\] )?\w*Warning: /.test(line));
+}
