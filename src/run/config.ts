@@ -217,6 +217,15 @@ function blameOverride(
   return sibling === undefined ? issue : { ...issue, message: `${issue.message} (with --set ${sibling})` };
 }
 
+/**
+ * Where a run's budget comes from, as the ledger records it: the config file as given, and the
+ * `--set budget.*` arguments, e.g. `configs/live.yaml --set budget.cap_usd=0.65`.
+ */
+export function capSourceOf(configFile: string, overrides: readonly string[]): string {
+  const budget = overrides.filter((o) => o.startsWith('budget.'));
+  return [configFile, ...budget.map((o) => `--set ${o}`)].join(' ');
+}
+
 /** Reads and validates a run config; throws `RunConfigError` naming every problem at once. */
 export async function loadRunConfig(
   path: string,

@@ -36,7 +36,7 @@ import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt, type SubjectPrompt } from '.
 import { RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { CellStores } from './cells.ts';
-import { loadRunConfig, type RunConfig, type RunMode } from './config.ts';
+import { capSourceOf, loadRunConfig, type RunConfig, type RunMode } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
 import { BudgetLedger } from './ledger.ts';
 
@@ -241,6 +241,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     capUsd: config.budget.cap_usd,
     warnUsd: config.budget.warn_usd,
     configFile,
+    capSource: capSourceOf(opts.config, opts.overrides ?? []),
     onWarn: log,
   });
   const limiters = new Map<string, ProviderLimiter>();
