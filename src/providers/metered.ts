@@ -175,6 +175,7 @@ export class MeteredProvider implements Provider {
     // so queued calls do not hold the budget and the ledger is not a queue in front of the limiter).
     let reservation: string | null = null;
     const reserve = async () => {
+      await options.beforeSend?.();
       if (spender && reservation === null) reservation = await spender.reserve(worst, this.payer);
     };
     const started = performance.now();
@@ -204,7 +205,7 @@ export class MeteredProvider implements Provider {
     request: ModelRequest,
     tokens: number,
     options: CallOptions,
-    beforeSend: () => Promise<void> = async () => {},
+    onSlot: () => Promise<void> = async () => {},
   ): Promise<RawReply> {
     const { adapter, limiter } = this.opts;
     const limits = limiter.limits;
@@ -214,9 +215,10 @@ export class MeteredProvider implements Provider {
           try {
             return await limiter.run(tokens, options.priority ?? 5, async () => {
               try {
-                await beforeSend();
+                await onSlot();
               } catch (err) {
-                // A refused reservation (the budget cap) is not a call failure: never retried, passed on as is.
+                // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
+                // call failure: never retried, passed on as is.
                 throw new AbortError(new ReservationRefused(err));
               }
               const raw = await withRequestSignal(options.signal, (signal) =>

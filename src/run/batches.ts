@@ -9,6 +9,11 @@
  * tag and adopted, or abandoned when the provider has no such batch. Results land in the same cell
  * stores as sync answers; items that failed or expired fall back to sync calls. A progress line per
  * batch shows items done, waiting and failed.
+ *
+ * Several processes on one results folder (run/leases.ts): a batch record is polled by the process that
+ * holds its lease, taken with the record and held while it lives; a process that finds a live owner's
+ * record leaves it alone and waits for its cells, and takes it over only when that owner is dead or
+ * silent. The cells of a batch are claimed before it is submitted, so no cell goes into two batches.
  */
 import pRetry, { AbortError } from 'p-retry';
 import { costUsd, worstCaseUsd } from '../providers/catalogue.ts';
@@ -53,9 +58,13 @@ interface Group {
   provider: MeteredProvider;
   batch: BatchAdapter;
   role: 'subject' | 'judge';
+  /** the leases of its cells (run/leases.ts) */
+  stage: 'answer' | 'verdict';
   items: WorkItem[];
-  /** is a cell of this model's store already stored (by this or an earlier run)? */
+  /** is a cell of this model's store already stored (by this or another run, as last read)? */
   isStored: (key: string) => boolean;
+  /** reads what other processes stored */
+  refresh: () => void;
 }
 
 /** Waits `ms`, or less when the run is stopped; the abort listener goes with the wait (one per poll otherwise). */
@@ -161,6 +170,8 @@ async function submit(
     }
     throw err;
   }
+  // the record is this process's to poll from the moment it exists
+  await run.leases.claim('batch', [id]);
   const now = new Date().toISOString();
   const record: BatchRecord = {
     id,
@@ -346,12 +357,18 @@ async function collect(
   return fallback;
 }
 
-/** Runs one model's missing work through batches (resuming recorded ones); returns what falls back to sync. */
-async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
+/**
+ * Runs one model's missing work through batches, as far as this process may: it resumes the recorded
+ * batches of its cells whose owner is gone (dead or silent; a live owner's batch is polled by nobody
+ * else), claims the cells nobody holds and submits them, waits, collects, and runs what failed as sync
+ * calls. Returns the cells another live process holds (in its batch, or in a sync call).
+ */
+async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[]): Promise<WorkItem[]> {
   const run = ctx.run;
+  const leases = run.leases;
   const dir = batchesDir(run.info.resultsDir);
   const payer = group.provider.payer;
-  const work = new Map(group.items.map((i) => [i.key, i]));
+  const work = new Map(items.map((i) => [i.key, i]));
   const pending = loadBatchRecords(dir).filter(
     (r) =>
       (r.status === 'submitting' || r.status === 'submitted') &&
@@ -362,19 +379,39 @@ async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
   );
   const covered = new Set<string>();
   const records: BatchRecord[] = [];
+  const owned: string[] = [];
   for (const r of pending) {
+    const claim = await leases.claim('batch', [r.id]);
+    if (!claim.mine.has(r.id)) continue;
+    owned.push(r.id);
+    // the batch's cells are this process's with it (their owner is the batch's, gone)
+    const cellsTaken = await leases.claim(
+      group.stage,
+      r.items.map((i) => i.key).filter((k) => work.has(k)),
+    );
+    if (claim.tookOver.length + cellsTaken.tookOver.length > 0) await ctx.recoverTakenOver();
     const resumed = await resume(ctx, group, r, dir);
     if (resumed.status === 'submitted') {
       records.push(resumed);
       for (const i of resumed.items) covered.add(i.key);
     }
   }
-  const fresh = group.items.filter((i) => !covered.has(i.key) && !group.isStored(i.key));
+  group.refresh();
+  const open = items.filter((i) => !covered.has(i.key) && !group.isStored(i.key));
+  const claimed = await leases.claim(
+    group.stage,
+    open.map((i) => i.key),
+  );
+  if (claimed.tookOver.length > 0) await ctx.recoverTakenOver();
+  group.refresh();
+  const waiting = open.filter((i) => !claimed.mine.has(i.key));
+  const fresh = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
   const fallback: WorkItem[] = [];
   for (const chunk of chunked(fresh, group.batch.limits)) {
     if (ctx.stopped) break;
     const record = await submit(ctx, group, chunk, dir);
     if (!record) break;
+    owned.push(record.id);
     if (record.status === 'submitted') records.push(record);
     else fallback.push(...chunk);
   }
@@ -385,7 +422,58 @@ async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
       for (const i of r.items)
         if (work.has(i.key))
           ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
-  return fallback;
+  await Promise.all(fallback.map((w) => w.fallback()));
+  // What this process held goes back: a batch not ended is then resumed by whichever run needs it next.
+  await leases.release('batch', owned);
+  await leases.release(
+    group.stage,
+    items.map((i) => i.key),
+  );
+  return waiting;
+}
+
+/**
+ * Waits until every cell another live process holds is stored, or some of them are free to claim
+ * (released, or their owner dead or silent); returns those not stored yet, or none (all stored, the
+ * run interrupted, or the wait limit reached).
+ */
+async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): Promise<WorkItem[]> {
+  const run = ctx.run;
+  const payer = group.provider.payer;
+  const deadline = Date.now() + run.config.batch.max_wait_hours * 3_600_000;
+  const holders = new Set(
+    waiting.map((i) => run.leases.holder(group.stage, i.key)?.pid).filter((p) => p !== undefined),
+  );
+  ctx.log(
+    `batch: ${waiting.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} of ${payer.provider}/${payer.model} are being computed by another process (pid ${[...holders].join(', ')}); waiting for them, not paying twice`,
+  );
+  for (;;) {
+    group.refresh();
+    run.leases.refresh();
+    const left = waiting.filter((i) => !group.isStored(i.key));
+    if (left.length === 0) return [];
+    if (left.some((i) => !run.leases.heldByOther(group.stage, i.key))) return left;
+    const why = ctx.opts.signal?.aborted
+      ? 'interrupted while another process was computing it'
+      : Date.now() > deadline
+        ? `another process was still computing it after ${run.config.batch.max_wait_hours} h; rerun the same command to collect it`
+        : null;
+    if (why) {
+      for (const i of left) ctx.errors.set(i.key, why);
+      return [];
+    }
+    await sleep(run.config.batch.poll_interval_ms, ctx.opts.signal);
+  }
+}
+
+/** Runs one model's missing work through batches until every cell is stored, failed, or left to wait. */
+async function runGroup(ctx: StageContext, group: Group): Promise<void> {
+  let items = group.items;
+  while (items.length > 0) {
+    const waiting = await runOwnBatches(ctx, group, items);
+    if (waiting.length === 0) return;
+    items = await untilFree(ctx, group, waiting);
+  }
 }
 
 /**
@@ -404,6 +492,8 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
         ? run.cells.answers(record.provider, record.model)
         : run.cells.verdicts(record.provider, record.model);
     if (!record.items.every((i) => store.get(i.key) !== undefined)) continue;
+    // a live owner is collecting it: it closes it itself
+    if (!(await run.leases.claim('batch', [record.id])).mine.has(record.id)) continue;
     if (record.reservation) {
       await run.ledger.adopt(record.reservation);
       // the items' charges (a spend already in the ledger is not counted twice), then the close
@@ -415,6 +505,7 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
     }
     record.status = 'collected';
     await saveBatchRecord(dir, record);
+    await run.leases.release('batch', [record.id]);
     ctx.log(`batch ${record.id}: every item was stored before a stop; closed as collected`);
   }
 }
@@ -425,14 +516,16 @@ function groupOf(
   gk: string,
   b: { metered: MeteredProvider; batch: BatchAdapter },
   role: Group['role'],
-  store: { get: (key: string) => unknown },
+  store: { get: (key: string) => unknown; refresh: () => void },
 ): Group {
   const group = groups.get(gk) ?? {
     provider: b.metered,
     batch: b.batch,
     role,
+    stage: role === 'subject' ? 'answer' : 'verdict',
     items: [],
     isStored: (key: string) => store.get(key) !== undefined,
+    refresh: () => store.refresh(),
   };
   groups.set(gk, group);
   return group;
@@ -468,10 +561,9 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
     });
   }
   ctx.counts.answers.reused += cells.length - missing.length;
-  const answerFallbacks = await Promise.all([...groups.values()].map((g) => runGroup(ctx, g)));
   await Promise.all([
+    ...[...groups.values()].map((g) => runGroup(ctx, g)),
     ...syncAnswers.map((c) => syncAnswer(ctx, c)),
-    ...answerFallbacks.flat().map((w) => w.fallback()),
   ]);
 
   // Stage 2: verdicts on every stored answer.
@@ -497,9 +589,8 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
       });
     }
   }
-  const verdictFallbacks = await Promise.all([...verdictGroups.values()].map((g) => runGroup(ctx, g)));
   await Promise.all([
+    ...[...verdictGroups.values()].map((g) => runGroup(ctx, g)),
     ...syncVerdicts.map((v) => syncVerdict(ctx, v)),
-    ...verdictFallbacks.flat().map((w) => w.fallback()),
   ]);
 }

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { Journal } from '../util/journal.ts';
+import { processAlive } from '../util/owner.ts';
 
 export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
 export const LEDGER_SUMMARY = '.budget_ledger.json';
@@ -142,16 +143,6 @@ export interface LedgerOptions {
   capSource?: string;
   /** where a warning is printed (once per ledger, when spending first passes warn_usd) */
   onWarn?: (message: string) => void;
-}
-
-function isAlive(owner: Owner): boolean {
-  if (owner.host !== hostname()) return true; // another machine: cannot tell, so assume alive
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class BudgetLedger {
@@ -303,7 +294,7 @@ export class BudgetLedger {
             ] as LedgerEvent[],
             result: 'reserved' as const,
           };
-        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && isAlive(r.owner));
+        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
         const couldFit = s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12;
         if (liveHeld && couldFit && Date.now() < deadline) return { records: [], result: 'wait' as const };
         throw new BudgetExceededError(usd, s, this.opts.configFile);
@@ -371,7 +362,7 @@ export class BudgetLedger {
   orphans(kind?: 'call' | 'batch'): { id: string; usd: number; kind: string }[] {
     this.journal.catchUp();
     return [...this.open.values()]
-      .filter((r) => (kind === undefined || r.kind === kind) && !isAlive(r.owner))
+      .filter((r) => (kind === undefined || r.kind === kind) && !processAlive(r.owner))
       .map((r) => ({ id: r.id, usd: r.usd - r.spent, kind: r.kind }));
   }
 
@@ -388,7 +379,7 @@ export class BudgetLedger {
     await this.journal.transact(() => {
       const records: LedgerEvent[] = [];
       for (const r of this.open.values()) {
-        if (r.kind !== 'call' || isAlive(r.owner)) continue;
+        if (r.kind !== 'call' || processAlive(r.owner)) continue;
         const spends = recorded(r.id);
         if (spends) {
           for (const s of spends)

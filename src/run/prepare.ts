@@ -38,6 +38,7 @@ import { sha256 } from '../util/fs.ts';
 import { CellStores } from './cells.ts';
 import { capSourceOf, loadRunConfig, type RunConfig, type RunMode } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { CellLeases } from './leases.ts';
 import { BudgetLedger } from './ledger.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -110,6 +111,8 @@ export interface PreparedRun {
   info: RunInfo;
   cells: CellStores;
   ledger: BudgetLedger;
+  /** who is paying for which cell and polling which batch, among the processes on this results folder */
+  leases: CellLeases;
   retrieved: Map<string, Promise<ContextChunk[]>>;
   warnings: string[];
   dryRun: boolean;
@@ -355,6 +358,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     },
     cells: new CellStores(resultsDir, dryRun),
     ledger,
+    leases: new CellLeases(resultsDir),
     retrieved: new Map(),
     warnings: [],
     dryRun,

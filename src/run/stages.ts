@@ -18,11 +18,11 @@ import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { batchesDir, loadBatchRecords } from './batch-records.ts';
 import { runBatches } from './batches.ts';
 import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
 import type { BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';
+import { recoverLedger } from './recover.ts';
 import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
 import { panelOf, type SubjectCell, subjectCells } from './work.ts';
 
@@ -62,31 +62,6 @@ export const RunState = z.strictObject({
   budget_warnings: z.array(z.string()),
 });
 export type RunState = z.infer<typeof RunState>;
-
-/**
- * Recovers what crashed processes left open in the ledger: a call reservation is settled from its stored
- * record, else written off as unaccounted; a batch reservation that no batch record names (the process
- * died between reserving and recording, before submitting) is released. Batch reservations that a
- * record names are adopted when their batch is resumed.
- */
-export async function recoverLedger(run: PreparedRun, log?: (line: string) => void): Promise<void> {
-  if (run.ledger.orphans('call').length > 0) {
-    run.cells.openAll();
-    const { settled, unaccounted } = await run.ledger.recover((id) => run.cells.chargesOf(id));
-    if (settled + unaccounted > 0)
-      log?.(
-        `budget ledger: recovered ${settled} call(s) of a stopped process from their stored records` +
-          (unaccounted > 0
-            ? `; ${unaccounted} call(s) in flight when it stopped are counted as unaccounted at their reserved worst case`
-            : ''),
-      );
-  }
-  const batchOrphans = run.ledger.orphans('batch');
-  if (batchOrphans.length > 0) {
-    const named = new Set(loadBatchRecords(batchesDir(run.info.resultsDir)).map((r) => r.reservation));
-    for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
-  }
-}
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 
@@ -161,6 +136,8 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
     });
   } finally {
     stop?.detach();
+    // the cells this process still holds (a stop, an error) are free for the next run at once
+    await run.leases.close();
   }
 }
 
