@@ -210,14 +210,19 @@ export class CellLeases {
     });
   }
 
+  /** Every lease held (as last read), with its owner. */
+  heldLeases(): { stage: LeaseStage; key: string; owner: LeaseOwner }[] {
+    return [...this.holders].map(([at, owner]) => {
+      const [stage, key] = at.split('\u0000') as [LeaseStage, string];
+      return { stage, key, owner };
+    });
+  }
+
   /** Every lease this owner holds, by stage. */
   held(): Map<LeaseStage, string[]> {
     const out = new Map<LeaseStage, string[]>();
-    for (const [at, holder] of this.holders) {
-      if (!same(holder, this.owner)) continue;
-      const [stage, key] = at.split('\u0000') as [LeaseStage, string];
-      out.set(stage, [...(out.get(stage) ?? []), key]);
-    }
+    for (const { stage, key, owner } of this.heldLeases())
+      if (same(owner, this.owner)) out.set(stage, [...(out.get(stage) ?? []), key]);
     return out;
   }
 

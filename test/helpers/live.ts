@@ -105,7 +105,8 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
   for (const kind of ['answers', 'verdicts'] as const) {
     let files: string[] = [];
     try {
-      files = readdirSync(join(resultsDir, 'cells', kind));
+      // only the stores: a process killed while writing one leaves its lock folder beside it
+      files = readdirSync(join(resultsDir, 'cells', kind)).filter((name) => name.endsWith('.jsonl'));
     } catch {
       continue;
     }

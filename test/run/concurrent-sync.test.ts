@@ -1,0 +1,54 @@
+/**
+ * Issue 21, sync mode: `rge eval run` processes started at once on one results folder pay once per cell.
+ * Two of them paid twice for 39 of 86 calls before cells were leased. Each scenario starts the
+ * processes against fresh loopback servers; one is killed with SIGKILL midway while its call is in
+ * flight, and the others take its cells over.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { billedUsd } from '../helpers/live.ts';
+import type { LoopbackServers } from '../loopback/index.ts';
+import {
+  ANSWERS,
+  checkScenario,
+  runScenario,
+  type Scenario,
+  takeovers,
+  VERDICTS,
+} from './concurrent/runs.ts';
+
+const servers: LoopbackServers[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+describe('sync runs on one results folder pay once per cell', () => {
+  for (const processes of [2, 4])
+    it(`${processes} processes at once: as many paid calls as cells, each stored once`, async () => {
+      const s: Scenario = { processes, mode: 'sync', kill: false };
+      const o = await runScenario(s);
+      servers.push(o.servers);
+      const { billed, cells } = checkScenario(s, o);
+      expect(billed).toBe(cells);
+      expect(o.ledger.spentUsd).toBeCloseTo(billedUsd(o.servers), 10);
+      // the work was shared: more than one process paid for calls
+      const paying = o.outcomes.filter((p) => /this run spent \$0\.0*[1-9]/.test(p.out));
+      expect(paying.length).toBeGreaterThan(1);
+    });
+
+  it('4 processes, one killed with SIGKILL while its calls are in flight: the others take its cells over', async () => {
+    const s: Scenario = { processes: 4, mode: 'sync', kill: true };
+    const o = await runScenario(s);
+    servers.push(o.servers);
+    expect(o.killed, 'no process held a cell midway').not.toBeNull();
+    const { billed, cells } = checkScenario(s, o);
+    // A call the killed process had in flight is paid again by the process that takes its cell over
+    // only if the server had already sent its reply (the loopback bills a reply once it is written; a
+    // client that went away is not billed). Each is booked in the ledger at its worst case.
+    expect(billed).toBeGreaterThanOrEqual(cells);
+    expect(billed - cells).toBeLessThanOrEqual(o.ledger.unaccountedCalls);
+    expect(billedUsd(o.servers)).toBeLessThanOrEqual(o.ledger.spentUsd + o.ledger.unaccountedUsd + 1e-9);
+    // the killed process's leases were taken over (and its cells computed by the others)
+    expect(takeovers(o.resultsDir).some((t) => t.from.includes(o.killed as number))).toBe(true);
+    expect(ANSWERS + VERDICTS).toBe(cells);
+  });
+});
