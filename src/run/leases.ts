@@ -18,6 +18,7 @@
  * decides every claim under one lock, and one heartbeat per process says whether its leases live.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -160,7 +161,7 @@ export class CellLeases {
   ): Promise<{ mine: Set<string>; tookOver: LeaseOwner[] }> {
     if (keys.length === 0) return { mine: new Set(), tookOver: [] };
     await this.beating();
-    return this.journal.transact(() => {
+    const outcome = await this.journal.transact(() => {
       const mine = new Set<string>();
       const fresh: string[] = [];
       const tookOver = new Map<string, LeaseOwner>();
@@ -189,6 +190,10 @@ export class CellLeases {
             ];
       return { records, result: { mine, tookOver: gone } };
     });
+    // a dead owner's heartbeat (a process killed with SIGKILL leaves it) goes with its leases
+    for (const owner of outcome.tookOver)
+      if (!processAlive(owner)) rmSync(`${this.heartbeatFile(owner)}.lock`, { recursive: true, force: true });
+    return outcome;
   }
 
   /** Gives up this owner's leases of the keys (those another owner took over stay that owner's). */

@@ -82,6 +82,18 @@ export class StageContext {
     return next;
   }
 
+  private shared = false;
+
+  /** Says once that another process is computing cells of this run, which this run waits for. */
+  sharing(pid: number | undefined): void {
+    if (this.shared) return;
+    this.shared = true;
+    this.log(
+      `another process${pid === undefined ? '' : ` (pid ${pid})`} is computing cells of this run in the same results folder: ` +
+        'this run waits for its results instead of paying for them twice',
+    );
+  }
+
   fail(cellId: string, err: unknown): void {
     if (err instanceof BudgetExceededError) {
       if (!this.stopped) {
@@ -160,7 +172,10 @@ export class CellLease<R> {
     const leases = this.ctx.run.leases;
     const { mine, tookOver } = await leases.claim(this.stage, [this.key]);
     if (tookOver.length > 0) await this.ctx.recoverTakenOver();
-    if (!mine.has(this.key)) throw new CellTaken(undefined);
+    if (!mine.has(this.key)) {
+      this.ctx.sharing(leases.holder(this.stage, this.key)?.pid);
+      throw new CellTaken(undefined);
+    }
     this.claimed = true;
     const now = this.stored();
     if (now !== undefined) throw new CellTaken(now);

@@ -4,7 +4,7 @@
  * never.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,10 +72,14 @@ describe('CellLeases', () => {
     const dead: LeaseOwner = { pid: await deadPid(), host: hostname(), token: 'gone' };
     claimedBy(dir, dead, ['k1', 'k2']);
     const a = new CellLeases(dir);
+    // the heartbeat a process killed with SIGKILL leaves behind
+    const beat = `${a.heartbeatFile(dead)}.lock`;
+    mkdirSync(beat, { recursive: true });
     expect(a.heldByOther('answer', 'k1')).toBe(false);
     const { mine, tookOver } = await a.claim('answer', ['k1']);
     expect(mine).toEqual(new Set(['k1']));
     expect(tookOver).toEqual([dead]);
+    expect(existsSync(beat)).toBe(false);
     // the dead owner's release (it cannot send one, but a late one) frees nothing of a's
     appendFileSync(
       join(dir, LEASES_JOURNAL),
