@@ -38,6 +38,7 @@ import { sha256 } from '../util/fs.ts';
 import { CellStores } from './cells.ts';
 import { capSourceOf, loadRunConfig, type RunConfig, type RunMode } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { ReplyInbox } from './inbox.ts';
 import { CellLeases } from './leases.ts';
 import { BudgetLedger } from './ledger.ts';
 
@@ -113,6 +114,8 @@ export interface PreparedRun {
   ledger: BudgetLedger;
   /** who is paying for which cell and polling which batch, among the processes on this results folder */
   leases: CellLeases;
+  /** the replies this process received, written as they arrive (for a process that takes over after a kill) */
+  inbox: ReplyInbox;
   retrieved: Map<string, Promise<ContextChunk[]>>;
   warnings: string[];
   dryRun: boolean;
@@ -247,6 +250,7 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     capSource: capSourceOf(opts.config, opts.overrides ?? []),
     onWarn: log,
   });
+  const leases = new CellLeases(resultsDir);
   const limiters = new Map<string, ProviderLimiter>();
   const ctx = {
     root: opts.root,
@@ -358,7 +362,8 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     },
     cells: new CellStores(resultsDir, dryRun),
     ledger,
-    leases: new CellLeases(resultsDir),
+    leases,
+    inbox: new ReplyInbox(resultsDir, leases.owner),
     retrieved: new Map(),
     warnings: [],
     dryRun,

@@ -138,6 +138,7 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
     stop?.detach();
     // the cells this process still holds (a stop, an error) are free for the next run at once
     await run.leases.close();
+    run.inbox.close();
   }
 }
 

@@ -254,7 +254,10 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
         priority: SUBJECT_PRIORITY,
         beforeSend,
       });
-      const kept = await store.put(answerRecordFrom(cell, reply));
+      const record = answerRecordFrom(cell, reply);
+      run.inbox.receive({ t: 'answer', record });
+      const kept = await store.put(record);
+      run.inbox.stored(record.key);
       await settleCharges(run.ledger, reply.charges ?? []);
       return kept;
     });
@@ -308,7 +311,9 @@ export async function syncVerdict(
         ...result,
         created_at: new Date().toISOString(),
       };
+      run.inbox.receive({ t: 'verdict', record });
       const kept = await store.put(record);
+      run.inbox.stored(record.key);
       // The batch reply's charge is settled by the batch runner; the sync retry's here.
       await settleCharges(run.ledger, unsettled);
       return kept;
