@@ -127,7 +127,12 @@ export async function runScenario(s: Scenario): Promise<ScenarioOutcome> {
     join(dir, 'reports'),
     ...[
       ...liveOverrides(),
-      ...['anthropic', 'openai', 'gemini'].map((p) => `providers.${p}.concurrency=2`),
+      ...['anthropic', 'openai', 'gemini'].flatMap((p) => [
+        `providers.${p}.concurrency=2`,
+        // the gate may hold the first replies for as long as the slowest process takes to start: a
+        // client-side timeout (liveOverrides' 2 s) would send the call again while the server bills it
+        `providers.${p}.timeout_ms=120000`,
+      ]),
     ].flatMap((o) => ['--set', o]),
   ];
   const children: ChildProcess[] = [];
@@ -233,6 +238,8 @@ export function checkScenario(
     expect(p.code, p.err).toBe(0);
     expect(p.out).toMatch(new RegExp(`${ANSWERS} cases, \\d+ reused, 0 failed`));
     expect(processWarnings(p.err)).toEqual([]);
+    // no call was sent twice for a failure (which could be billed twice): the paid calls count cells
+    expect(p.err).not.toMatch(/; retrying/);
   }
   if (s.kill) expect(o.outcomes.find((p) => p.pid === o.killed)?.signal).toBe('SIGKILL');
   // each reply stored once: as many lines as distinct keys, and every cell there
