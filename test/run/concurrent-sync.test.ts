@@ -4,6 +4,7 @@
  * processes against fresh loopback servers; one is killed with SIGKILL midway while its call is in
  * flight, and the others take its cells over.
  */
+import { rm } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { billedUsd } from '../helpers/live.ts';
 import type { LoopbackServers } from '../loopback/index.ts';
@@ -17,8 +18,10 @@ import {
 } from './concurrent/runs.ts';
 
 const servers: LoopbackServers[] = [];
+const dirs: string[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
 describe('sync runs on one results folder pay once per cell', () => {
@@ -27,6 +30,7 @@ describe('sync runs on one results folder pay once per cell', () => {
       const s: Scenario = { processes, mode: 'sync', kill: false };
       const o = await runScenario(s);
       servers.push(o.servers);
+      dirs.push(o.dir);
       const { billed, cells } = checkScenario(s, o);
       expect(billed).toBe(cells);
       expect(o.ledger.spentUsd).toBeCloseTo(billedUsd(o.servers), 10);
@@ -39,6 +43,7 @@ describe('sync runs on one results folder pay once per cell', () => {
     const s: Scenario = { processes: 4, mode: 'sync', kill: true };
     const o = await runScenario(s);
     servers.push(o.servers);
+    dirs.push(o.dir);
     expect(o.killed, 'no process held a cell midway').not.toBeNull();
     const { billed, cells } = checkScenario(s, o);
     // A call the killed process had in flight is paid again by the process that takes its cell over

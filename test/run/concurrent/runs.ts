@@ -47,6 +47,8 @@ export interface ProcessOutcome {
 
 export interface ScenarioOutcome {
   servers: LoopbackServers;
+  /** the scenario's folder (results and reports), for the test to remove */
+  dir: string;
   resultsDir: string;
   outcomes: ProcessOutcome[];
   /** the pid killed with SIGKILL, if any */
@@ -180,7 +182,7 @@ export async function runScenario(s: Scenario): Promise<ScenarioOutcome> {
   }
   const results = await all;
   const ledger = BudgetLedger.reader(resultsDir).summary({ capUsd: 100, warnUsd: 50 });
-  return { servers, resultsDir, outcomes: results, killed, ledger };
+  return { servers, dir, resultsDir, outcomes: results, killed, ledger };
 }
 
 /** Batches each server created (POSTs that created one and got a 2xx). */
