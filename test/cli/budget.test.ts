@@ -3,44 +3,31 @@
  * that spent recorded (a config is only compared), and how much of what counts against the cap is
  * worst-case bookings of calls a stop cut off.
  */
-import { spawn } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BudgetLedger, LEDGER_JOURNAL, type Payer } from '../../src/run/ledger.ts';
 import { runRge } from '../helpers/cli.ts';
 import { root } from '../helpers/live.ts';
+import { deadPid, scratchDirs } from '../helpers/scratch.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 const LIVE = 'configs/published.yaml --set budget.cap_usd=0.65 --set budget.warn_usd=0.3';
 
-let work: string;
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'rge-budget-cli-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
-
-/** The pid of a process that has exited. */
-const deadPid = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => (child.pid === undefined ? reject(new Error('no pid')) : resolve(child.pid)));
-  });
+const scratch = scratchDirs('rge-budget-cli-');
 
 describe('rge budget', () => {
   it('an empty folder: nothing spent, no cap recorded', async () => {
-    const { code, out } = await runRge(root, 'budget', '--results-dir', join(work, 'empty'));
+    const { code, out } = await runRge(root, 'budget', '--results-dir', scratch());
     expect(code).toBe(0);
     expect(out).toContain('no run has recorded a cap in this ledger yet');
     expect(out).toContain('spent $0.0000, unaccounted $0.0000, held $0.0000');
   });
 
   it("prints the ledger's cap, not a config's; a config and --set are compared with it", async () => {
-    const dir = join(work, 'ran');
+    const dir = scratch();
+    const budget = (...args: string[]) => runRge(root, 'budget', '--results-dir', dir, ...args);
     // what a run with --set budget.cap_usd=0.65 leaves: 0.2 spent, then a process killed with a call
     // in flight (its reservation of 0.15 is booked at that worst case on recovery)
     const run = new BudgetLedger(dir, {
@@ -59,7 +46,7 @@ describe('rge budget', () => {
     );
     await run.recover(() => undefined);
 
-    const plain = await runRge(root, 'budget', '--results-dir', dir);
+    const plain = await budget();
     expect(plain.code).toBe(0);
     expect(plain.out).toContain(
       `the cap recorded by the last run that spent: ${LIVE} (pid ${process.pid} on ${hostname()}, `,
@@ -73,24 +60,13 @@ describe('rge budget', () => {
       '  unaccounted: 1 call(s) cut off by a stop before their reply was stored, booked at their worst case: $0.1500 of the $0.3500 counted against the cap (43%) is worst-case bookings',
     );
 
-    const published = await runRge(
-      root,
-      'budget',
-      '--results-dir',
-      dir,
-      '--config',
-      'configs/published.yaml',
-    );
+    const published = await budget('--config', 'configs/published.yaml');
     expect(published.code).toBe(0);
     expect(published.out).toContain('cap $0.6500 (warning at $0.3000): spent $0.2000');
     expect(published.out).toContain(
       "configs/published.yaml: cap $100.0000 (warning at $50.0000), not the ledger's; under it $99.6500 would be left",
     );
-    const same = await runRge(
-      root,
-      'budget',
-      '--results-dir',
-      dir,
+    const same = await budget(
       '--config',
       'configs/published.yaml',
       '--set',
@@ -100,10 +76,7 @@ describe('rge budget', () => {
     );
     expect(same.out).toContain(`${LIVE}: the same cap as the ledger's`);
 
-    const json = JSON.parse(
-      (await runRge(root, 'budget', '--results-dir', dir, '--json', '--config', 'configs/published.yaml'))
-        .out,
-    );
+    const json = JSON.parse((await budget('--json', '--config', 'configs/published.yaml')).out);
     expect(json).toMatchObject({
       capUsd: 0.65,
       recordedCap: { capUsd: 0.65, source: LIVE },

@@ -4,26 +4,19 @@
  * had owners, and each took the other's running batch for a stopped one. One killed with SIGKILL while
  * it owns a submitted batch leaves it to the others, who poll it and pay for nothing again.
  */
-import { rm } from 'node:fs/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { billedUsd } from '../helpers/live.ts';
-import type { LoopbackServers } from '../loopback/index.ts';
 import {
   billedCalls,
   checkScenario,
   createdBatches,
-  runScenario,
   type Scenario,
+  scenarios,
   submittedItems,
   takeovers,
 } from './concurrent/runs.ts';
 
-const servers: LoopbackServers[] = [];
-const dirs: string[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
-});
+const runScenario = scenarios();
 
 describe('batch runs on one results folder submit each cell once', () => {
   for (const s of [
@@ -33,8 +26,6 @@ describe('batch runs on one results folder submit each cell once', () => {
   ] satisfies Scenario[])
     it(`${s.processes} processes at once${s.kill ? ', the owner of a running batch killed with SIGKILL' : ''}: no item submitted twice, as many paid calls as cells`, async () => {
       const o = await runScenario(s);
-      servers.push(o.servers);
-      dirs.push(o.dir);
       if (s.kill) expect(o.killed, 'no process owned a submitted batch').not.toBeNull();
       const { billed, cells } = checkScenario(s, o);
       // every batch a provider created is recorded once, collected, and holds cells no other batch does

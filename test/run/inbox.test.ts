@@ -2,34 +2,19 @@
  * The replies a process received (src/run/inbox.ts): a dead process's are stored by the next recovery,
  * so that its calls are settled at their cost instead of being paid again; a live process's are left.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type AnswerRecord, CellStores } from '../../src/run/cells.ts';
 import { ReplyInbox, takeDeadInboxes } from '../../src/run/inbox.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
+import { deadPid, scratchDirs } from '../helpers/scratch.ts';
 
 const CLAUDE = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' } as const;
 
-let work: string;
-let seq = 0;
-const freshDir = () => join(work, `i${seq++}`);
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'rge-inbox-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
-
-const deadPid = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => (child.pid === undefined ? reject(new Error('no pid')) : resolve(child.pid)));
-  });
+const freshDir = scratchDirs('rge-inbox-');
 
 function answer(key: string, reservation: string | null, usd: number): AnswerRecord {
   return {

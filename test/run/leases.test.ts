@@ -5,23 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CellLeases, LEASES_JOURNAL, type LeaseEvent, type LeaseOwner } from '../../src/run/leases.ts';
 import { bundledModule } from '../../src/util/bundle.ts';
 import { root } from '../helpers/live.ts';
+import { deadPid, scratchDirs } from '../helpers/scratch.ts';
 
-let work: string;
-let seq = 0;
-const freshDir = () => join(work, `l${seq++}`);
-beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'rge-leases-'));
-});
-afterAll(async () => {
-  await rm(work, { recursive: true, force: true });
-});
+const freshDir = scratchDirs('rge-leases-');
 
 /** Writes a claim another owner left, by hand. */
 function claimedBy(dir: string, owner: LeaseOwner, keys: string[]): void {
@@ -29,14 +21,6 @@ function claimedBy(dir: string, owner: LeaseOwner, keys: string[]): void {
   const e: LeaseEvent = { t: 'claim', stage: 'answer', keys, owner, at: new Date().toISOString() };
   appendFileSync(join(dir, LEASES_JOURNAL), `${JSON.stringify(e)}\n`);
 }
-
-/** The pid of a process that has exited. */
-const deadPid = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => (child.pid === undefined ? reject(new Error('no pid')) : resolve(child.pid)));
-  });
 
 describe('CellLeases', () => {
   it("a key is one owner's until released; a live owner's key is refused to another", async () => {

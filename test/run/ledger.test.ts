@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import {
   type LedgerOptions,
   type Payer,
 } from '../../src/run/ledger.ts';
+import { deadPid } from '../helpers/scratch.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 const GPT: Payer = { provider: 'openai', model: 'gpt-5.4', role: 'judge' };
@@ -31,18 +31,6 @@ const allEvents = (dir: string): LedgerEvent[] =>
     .map((l) => JSON.parse(l) as LedgerEvent);
 /** The journal's events but the caps (the first reservation records its cap; see 'the recorded cap') */
 const events = (dir: string): LedgerEvent[] => allEvents(dir).filter((e) => e.t !== 'cap');
-
-/** The pid of a process that has exited. */
-function deadPid(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => {
-      if (child.pid === undefined) reject(new Error('no pid'));
-      else resolve(child.pid);
-    });
-  });
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rge-ledger-'));

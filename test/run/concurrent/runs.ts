@@ -6,10 +6,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { batchesDir, loadBatchRecords } from '../../../src/run/batch-records.ts';
 import { CellLeases } from '../../../src/run/leases.ts';
 import { BudgetLedger, type LedgerSummary } from '../../../src/run/ledger.ts';
@@ -183,6 +183,23 @@ export async function runScenario(s: Scenario): Promise<ScenarioOutcome> {
   const results = await all;
   const ledger = BudgetLedger.reader(resultsDir).summary({ capUsd: 100, warnUsd: 50 });
   return { servers, dir, resultsDir, outcomes: results, killed, ledger };
+}
+
+/**
+ * `runScenario` for a test file: the servers and folders of its scenarios are closed and removed after
+ * the file's tests.
+ */
+export function scenarios(): (s: Scenario) => Promise<ScenarioOutcome> {
+  const outcomes: ScenarioOutcome[] = [];
+  afterAll(async () => {
+    await Promise.all(outcomes.map((o) => o.servers.close()));
+    await Promise.all(outcomes.map((o) => rm(o.dir, { recursive: true, force: true })));
+  });
+  return async (s) => {
+    const o = await runScenario(s);
+    outcomes.push(o);
+    return o;
+  };
 }
 
 /** Batches each server created (POSTs that created one and got a 2xx). */
