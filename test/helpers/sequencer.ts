@@ -12,11 +12,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** The slowest unit files on a 2-core machine, slowest first (`npm test`'s per-file times). */
 export const SLOW_FILES = [
   'test/run/crash-batch.test.ts',
-  'test/run/concurrent-batch.test.ts',
-  'test/run/concurrent-sync.test.ts',
   'test/cli/gate-planted.test.ts',
   'test/run/crash-sync.test.ts',
   'test/cli/eval-live.test.ts',
+  'test/run/concurrent-sync.test.ts',
+  'test/run/concurrent-batch.test.ts',
   'test/fixtures/world.test.ts',
   'test/ci/shard-merge.test.ts',
   'test/report/labelling.test.ts',
