@@ -10,7 +10,16 @@
  * Only a process known to be dead (its pid gone on this host) has its inbox taken: a live one, or one
  * on another host, stores its own replies.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -88,10 +97,9 @@ export async function takeDeadInboxes(resultsDir: string, cells: CellStores): Pr
   let stored = 0;
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) {
     const file = join(dir, name);
+    if (!ownerIsDead(file)) continue;
     const lines: InboxLine[] = [];
     new Journal(file, InboxLine, (line) => lines.push(line)).catchUp();
-    const head = lines[0];
-    if (head?.t !== 'owner' || head.owner.host !== hostname() || processAlive(head.owner)) continue;
     for (const line of lines) {
       if (line.t === 'owner') continue;
       const { provider, model } = line.record.identity;
@@ -115,4 +123,24 @@ async function storeOnce<R extends { key: string; charges: CallCharge[] }>(
   const fresh = store.get(record.key) === undefined;
   await store.put(record);
   return fresh;
+}
+
+/** Is the inbox's owner (its first line) a process of this host that is gone? Reads only that line. */
+function ownerIsDead(file: string): boolean {
+  const fd = openSync(file, 'r');
+  let first: string;
+  try {
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    first = buf.subarray(0, n).toString('utf8').split('\n')[0] ?? '';
+  } finally {
+    closeSync(fd);
+  }
+  let head: InboxLine;
+  try {
+    head = InboxLine.parse(JSON.parse(first));
+  } catch {
+    return false; // not even its owner line yet: being written
+  }
+  return head.t === 'owner' && head.owner.host === hostname() && !processAlive(head.owner);
 }
