@@ -36,7 +36,10 @@ describe('sync runs on one results folder pay once per cell', () => {
     expect(billed).toBeGreaterThanOrEqual(cells);
     expect(billed - cells).toBeLessThanOrEqual(o.ledger.unaccountedCalls);
     expect(billedUsd(o.servers)).toBeLessThanOrEqual(o.ledger.spentUsd + o.ledger.unaccountedUsd + 1e-9);
-    // the killed process's leases were taken over (and its cells computed by the others)
-    expect(takeovers(o.resultsDir).some((t) => t.from.includes(o.killed as number))).toBe(true);
+    // A call of the killed process that left no record (booked at its worst case) is a cell it held
+    // when it died, which another process had to take over. (Cells it had stored, or whose reply
+    // reached its inbox, need no takeover: the others find them stored.)
+    if (o.ledger.unaccountedCalls > 0)
+      expect(takeovers(o.resultsDir).some((t) => t.from.includes(o.killed as number))).toBe(true);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { batchesDir, loadBatchRecords } from '../../../src/run/batch-records.ts';
+import { CellStores } from '../../../src/run/cells.ts';
 import { CellLeases } from '../../../src/run/leases.ts';
 import { BudgetLedger, type LedgerSummary } from '../../../src/run/ledger.ts';
 import { worldOverrides } from '../../helpers/fixture-world.ts';
@@ -91,14 +92,15 @@ function victim(resultsDir: string, mode: Scenario['mode'], pids: Set<number>): 
     );
     return held.find((l) => l.stage === 'batch' && submitted.has(l.key))?.owner.pid ?? null;
   }
-  // midway: a quarter of the cells stored, and the victim holding a cell whose call is in flight
-  if (!existsSync(join(resultsDir, 'cells', 'answers'))) return null;
-  const stored = cellCounts(resultsDir, 'answers').keys;
-  const verdicts = existsSync(join(resultsDir, 'cells', 'verdicts'))
-    ? cellCounts(resultsDir, 'verdicts').keys
-    : 0;
-  if (stored + verdicts < (ANSWERS + VERDICTS) / 4) return null;
-  return held.find((l) => l.stage === 'answer' || l.stage === 'verdict')?.owner.pid ?? null;
+  // midway: a quarter of the cells stored, and the victim holding a cell not stored yet (its call in
+  // flight, or about to be sent)
+  const stored = new CellStores(resultsDir, true);
+  stored.openAll();
+  const keys = new Set(stored.all().flatMap((store) => store.records().map((r) => r.key)));
+  if (keys.size < (ANSWERS + VERDICTS) / 4) return null;
+  return (
+    held.find((l) => (l.stage === 'answer' || l.stage === 'verdict') && !keys.has(l.key))?.owner.pid ?? null
+  );
 }
 
 /** Runs a scenario to its end: n processes at once, one killed midway when asked. */
@@ -275,7 +277,8 @@ export function checkScenario(
         `${ANSWERS + VERDICTS} cells, ${billed.sync + billed.batch} paid calls (${billed.batch} in batches); ` +
         `ledger spent $${o.ledger.spentUsd.toFixed(6)} == recorded $${recorded.toFixed(6)}; ` +
         `unaccounted $${o.ledger.unaccountedUsd.toFixed(6)} (${o.ledger.unaccountedCalls} calls); ` +
-        `paying processes ${o.outcomes.filter((p) => /this run spent \$0\.0*[1-9]/.test(p.out)).length}\n`,
+        `paying processes ${o.outcomes.filter((p) => /this run spent \$0\.0*[1-9]/.test(p.out)).length}; ` +
+        `claims that took over the killed process's leases ${takeovers(o.resultsDir).filter((t) => o.killed !== null && t.from.includes(o.killed)).length}\n`,
     );
   return {
     billed: billed.sync + billed.batch,
