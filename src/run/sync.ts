@@ -157,7 +157,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * or stored it just before letting it go, the call gives way (CellTaken) before anything is reserved or
  * sent; `wait` then waits, holding no slot, for that process's record, or for the lease to be free.
  */
-export class CellLease<R> {
+class CellLease<R> {
   private claimed = false;
 
   constructor(
@@ -225,7 +225,7 @@ async function underLease<R, T>(
 }
 
 /** A store's record of a key, after reading what other processes appended. */
-export function storedNow<R>(
+function storedNow<R>(
   store: { refresh(): void; get(key: string): R | undefined },
   key: string,
 ): R | undefined {
