@@ -378,16 +378,22 @@ async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[])
       r.items.some((i) => work.has(i.key)),
   );
   const covered = new Set<string>();
+  /** cells in a batch another live process polls: never claimed here while it does */
+  const polledElsewhere = new Set<string>();
   const records: BatchRecord[] = [];
   const owned: string[] = [];
   for (const r of pending) {
     const claim = await leases.claim('batch', [r.id]);
-    if (!claim.mine.has(r.id)) continue;
+    if (!claim.mine.has(r.id)) {
+      for (const i of r.items) polledElsewhere.add(i.key);
+      continue;
+    }
     owned.push(r.id);
-    // the batch's cells are this process's with it (their owner is the batch's, gone)
+    // the batch's cells are this process's with it (their owner is the batch's, gone), those of other
+    // runs' cells too, so that their runs wait for this one to let the batch go
     const cellsTaken = await leases.claim(
       group.stage,
-      r.items.map((i) => i.key).filter((k) => work.has(k)),
+      r.items.map((i) => i.key),
     );
     if (claim.tookOver.length + cellsTaken.tookOver.length > 0) await ctx.recoverTakenOver();
     const resumed = await resume(ctx, group, r, dir);
@@ -397,14 +403,19 @@ async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[])
     }
   }
   group.refresh();
-  const open = items.filter((i) => !covered.has(i.key) && !group.isStored(i.key));
+  const open = items.filter(
+    (i) => !covered.has(i.key) && !polledElsewhere.has(i.key) && !group.isStored(i.key),
+  );
   const claimed = await leases.claim(
     group.stage,
     open.map((i) => i.key),
   );
   if (claimed.tookOver.length > 0) await ctx.recoverTakenOver();
   group.refresh();
-  const waiting = open.filter((i) => !claimed.mine.has(i.key));
+  const waiting = [
+    ...items.filter((i) => polledElsewhere.has(i.key) && !covered.has(i.key) && !group.isStored(i.key)),
+    ...open.filter((i) => !claimed.mine.has(i.key)),
+  ];
   const fresh = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
   const fallback: WorkItem[] = [];
   for (const chunk of chunked(fresh, group.batch.limits)) {
@@ -425,10 +436,11 @@ async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[])
   await Promise.all(fallback.map((w) => w.fallback()));
   // What this process held goes back: a batch not ended is then resumed by whichever run needs it next.
   await leases.release('batch', owned);
-  await leases.release(
-    group.stage,
-    items.map((i) => i.key),
-  );
+  const ownedIds = new Set(owned);
+  await leases.release(group.stage, [
+    ...items.map((i) => i.key),
+    ...pending.filter((r) => ownedIds.has(r.id)).flatMap((r) => r.items.map((i) => i.key)),
+  ]);
   return waiting;
 }
 
@@ -448,6 +460,9 @@ async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): 
     `batch: ${waiting.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} of ${payer.provider}/${payer.model} are being computed by another process (pid ${[...holders].join(', ')}); waiting for them, not paying twice`,
   );
   for (;;) {
+    // first a pause: this is also where a cell whose batch another process has just taken over (and
+    // whose cells it is claiming) is looked at again
+    await sleep(run.config.batch.poll_interval_ms, ctx.opts.signal);
     group.refresh();
     run.leases.refresh();
     const left = waiting.filter((i) => !group.isStored(i.key));
@@ -462,7 +477,6 @@ async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): 
       for (const i of left) ctx.errors.set(i.key, why);
       return [];
     }
-    await sleep(run.config.batch.poll_interval_ms, ctx.opts.signal);
   }
 }
 
