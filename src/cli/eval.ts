@@ -1,6 +1,7 @@
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { RunMode } from '../run/config.ts';
+import type { LedgerSummary } from '../run/ledger.ts';
 import type { PreparedRun } from '../run/prepare.ts';
 import type { RunState } from '../run/stages.ts';
 import { UsageError } from '../util/errors.ts';
@@ -211,40 +212,82 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
 export function registerBudgetCommands(program: Command, io: CliIO): void {
   program
     .command('budget')
-    .description('print the budget ledger: spent, unaccounted, held by calls in flight, left, by model')
-    .option('--config <file>', 'run config whose cap applies', 'configs/published.yaml')
+    .description(
+      'print the budget ledger: the cap the last spending run recorded, spent, unaccounted (worst-case bookings), held, left, by model',
+    )
     .option('--results-dir <dir>', 'results folder holding .budget_ledger.jsonl', 'data/results')
+    .option('--config <file>', "compare with this run config's cap (the ledger's own cap is printed anyway)")
+    .option(
+      '--set <path=value>',
+      'override a field of --config, e.g. budget.cap_usd=20 (repeatable)',
+      collect,
+    )
     .option('--json', 'print the ledger as JSON')
-    .action(async (flags: { config: string; resultsDir: string; json?: boolean }) => {
-      const { loadRunConfig } = await import('../run/config.ts');
+    .action(async (flags: { config?: string; set?: string[]; resultsDir: string; json?: boolean }) => {
+      if (flags.set && !flags.config)
+        throw new UsageError('--set needs --config: it overrides a field of the config to compare with');
       const { BudgetLedger } = await import('../run/ledger.ts');
-      const config = await loadRunConfig(resolve(io.cwd, flags.config));
-      const ledger = new BudgetLedger(resolve(io.cwd, flags.resultsDir), {
-        capUsd: config.budget.cap_usd,
-        warnUsd: config.budget.warn_usd,
-        configFile: flags.config,
-      });
-      const s = ledger.summary();
-      if (flags.json) {
-        io.out(`${JSON.stringify(s, null, 2)}\n`);
-        return;
+      const ledger = BudgetLedger.reader(resolve(io.cwd, flags.resultsDir));
+      const recorded = ledger.recordedCap();
+      let compared: { capUsd: number; warnUsd: number; source: string } | null = null;
+      if (flags.config) {
+        const { loadRunConfig, capSourceOf } = await import('../run/config.ts');
+        const config = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
+        compared = {
+          capUsd: config.budget.cap_usd,
+          warnUsd: config.budget.warn_usd,
+          source: capSourceOf(flags.config, flags.set ?? []),
+        };
       }
-      const usd = (x: number) => `$${x.toFixed(4)}`;
-      const lines = [
-        `ledger ${ledger.file}`,
-        `cap ${usd(s.capUsd)} (warning at ${usd(s.warnUsd)}): spent ${usd(s.spentUsd)}, unaccounted ${usd(s.unaccountedUsd)}, held ${usd(s.heldUsd)}, left ${usd(s.leftUsd)}`,
-        ...s.byPayer.map(
-          (p) =>
-            `  ${p.role.padEnd(7)} ${`${p.provider}/${p.model}`.padEnd(40)} ${String(p.calls).padStart(6)} calls  ${usd(p.spentUsd)}`,
-        ),
-        ...s.open.map(
-          (o) =>
-            `  open ${o.kind} reservation ${o.id}: ${usd(o.usd)} (${o.payer.provider}/${o.payer.model}, pid ${o.owner.pid})`,
-        ),
-        ...s.warnings.map((w) => `  warned at ${w.at}: ${usd(w.spent)} passed ${usd(w.warn)}`),
-      ];
-      io.out(`${lines.join('\n')}\n`);
+      const s = ledger.summary(recorded ?? compared ?? { capUsd: 0, warnUsd: 0 });
+      const versus = compared ? { ...compared, leftUsd: ledger.summary(compared).leftUsd } : null;
+      io.out(
+        flags.json
+          ? `${JSON.stringify({ ...s, ...(versus ? { compared: versus } : {}) }, null, 2)}\n`
+          : `${budgetLines(ledger.file, s, versus).join('\n')}\n`,
+      );
     });
+}
+
+/** What `rge budget` prints: the ledger against its recorded cap, and against a config's when asked. */
+function budgetLines(
+  file: string,
+  s: LedgerSummary,
+  compared: { capUsd: number; warnUsd: number; source: string; leftUsd: number } | null,
+): string[] {
+  const usd = (x: number) => `$${x.toFixed(4)}`;
+  const cap = s.recordedCap;
+  const counted = s.spentUsd + s.unaccountedUsd;
+  const totals = `spent ${usd(s.spentUsd)}, unaccounted ${usd(s.unaccountedUsd)}, held ${usd(s.heldUsd)}`;
+  return [
+    `ledger ${file}`,
+    cap
+      ? `the cap recorded by the last run that spent: ${cap.source} (pid ${cap.owner.pid} on ${cap.owner.host}, ${cap.at})`
+      : `no run has recorded a cap in this ledger yet${compared ? `; the cap below is ${compared.source}'s` : ' (--config C compares with a config)'}`,
+    cap || compared
+      ? `cap ${usd(s.capUsd)} (warning at ${usd(s.warnUsd)}): ${totals}, left ${usd(s.leftUsd)}`
+      : totals,
+    '  spent: what the stored replies cost; held: the worst case of calls in flight now',
+    s.unaccountedCalls > 0
+      ? `  unaccounted: ${s.unaccountedCalls} call(s) cut off by a stop before their reply was stored, booked at their worst case: ${usd(s.unaccountedUsd)} of the ${usd(counted)} counted against the cap (${((100 * s.unaccountedUsd) / counted).toFixed(0)}%) is worst-case bookings; the providers billed at most that for them, nothing for a call cut off before its reply`
+      : '  unaccounted: none (no call was cut off by a stop)',
+    ...s.byPayer.map(
+      (p) =>
+        `  ${p.role.padEnd(7)} ${`${p.provider}/${p.model}`.padEnd(40)} ${String(p.calls).padStart(6)} calls  ${usd(p.spentUsd)}`,
+    ),
+    ...s.open.map(
+      (o) =>
+        `  open ${o.kind} reservation ${o.id}: ${usd(o.usd)} (${o.payer.provider}/${o.payer.model}, pid ${o.owner.pid})`,
+    ),
+    ...s.warnings.map((w) => `  warned at ${w.at}: ${usd(w.spent)} passed ${usd(w.warn)}`),
+    ...(compared && cap
+      ? [
+          compared.capUsd === s.capUsd && compared.warnUsd === s.warnUsd
+            ? `${compared.source}: the same cap as the ledger's`
+            : `${compared.source}: cap ${usd(compared.capUsd)} (warning at ${usd(compared.warnUsd)}), not the ledger's; under it ${usd(compared.leftUsd)} would be left`,
+        ]
+      : []),
+  ];
 }
 
 /**

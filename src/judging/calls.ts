@@ -34,11 +34,12 @@ export interface JudgeCallResult {
 export async function issueJudgeCall(
   provider: Provider,
   request: ModelRequest,
-  opts: Pick<CallOptions, 'signal'> & { first?: ModelReply | undefined } = {},
+  opts: Pick<CallOptions, 'signal' | 'beforeSend'> & { first?: ModelReply | undefined } = {},
 ): Promise<{ result: JudgeCallResult; unsettled: CallCharge[] }> {
   const first = opts.first;
   const judged = await judgeCaseCharged(provider, request, {
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.beforeSend ? { beforeSend: opts.beforeSend } : {}),
     ...(first ? { first } : {}),
     priority: JUDGE_PRIORITY,
   });

@@ -96,7 +96,11 @@ export async function judgeCaseCharged(
   const charges: CallCharge[] = [];
   let raw = '';
   let error = '';
-  const callOptions = { ...(opts.signal ? { signal: opts.signal } : {}), priority: opts.priority ?? 5 };
+  const callOptions = {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.beforeSend ? { beforeSend: opts.beforeSend } : {}),
+    priority: opts.priority ?? 5,
+  };
   for (let attempt = 1; attempt <= MAX_JUDGE_ATTEMPTS; attempt++) {
     const reply =
       attempt === 1 && opts.first

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import pRetry, { AbortError } from 'p-retry';
+import { withRequestSignal } from '../util/abort.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
 import { redactSecrets } from './credentials.ts';
 import { CallError, type LiveAdapter, type RawReply } from './live/adapter.ts';
@@ -174,6 +175,7 @@ export class MeteredProvider implements Provider {
     // so queued calls do not hold the budget and the ledger is not a queue in front of the limiter).
     let reservation: string | null = null;
     const reserve = async () => {
+      await options.beforeSend?.();
       if (spender && reservation === null) reservation = await spender.reserve(worst, this.payer);
     };
     const started = performance.now();
@@ -203,7 +205,7 @@ export class MeteredProvider implements Provider {
     request: ModelRequest,
     tokens: number,
     options: CallOptions,
-    beforeSend: () => Promise<void> = async () => {},
+    onSlot: () => Promise<void> = async () => {},
   ): Promise<RawReply> {
     const { adapter, limiter } = this.opts;
     const limits = limiter.limits;
@@ -213,12 +215,15 @@ export class MeteredProvider implements Provider {
           try {
             return await limiter.run(tokens, options.priority ?? 5, async () => {
               try {
-                await beforeSend();
+                await onSlot();
               } catch (err) {
-                // A refused reservation (the budget cap) is not a call failure: never retried, passed on as is.
+                // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
+                // call failure: never retried, passed on as is.
                 throw new AbortError(new ReservationRefused(err));
               }
-              const raw = await adapter.complete(request, options.signal);
+              const raw = await withRequestSignal(options.signal, (signal) =>
+                adapter.complete(request, signal),
+              );
               if (raw.pauseMs) limiter.pause(raw.pauseMs);
               return raw;
             });

@@ -129,6 +129,13 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** scheduling priority where calls queue for a rate limit: 0 first, 9 last (default 5) */
   priority?: number;
+  /**
+   * Run when a paid call has its rate-limit slot, before its budget is reserved and it is sent (again
+   * on each attempt): a run claims the call's cell here, so that a process claims only what it is about
+   * to send (run/leases.ts). An error it throws ends the call as it is, never retried. Free providers
+   * (offline, replay) do not call it.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 /**

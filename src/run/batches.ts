@@ -9,6 +9,11 @@
  * tag and adopted, or abandoned when the provider has no such batch. Results land in the same cell
  * stores as sync answers; items that failed or expired fall back to sync calls. A progress line per
  * batch shows items done, waiting and failed.
+ *
+ * Several processes on one results folder (run/leases.ts): a batch record is polled by the process that
+ * holds its lease, taken with the record and held while it lives; a process that finds a live owner's
+ * record leaves it alone and waits for its cells, and takes it over only when that owner is dead or
+ * silent. The cells of a batch are claimed before it is submitted, so no cell goes into two batches.
  */
 import pRetry, { AbortError } from 'p-retry';
 import { costUsd, worstCaseUsd } from '../providers/catalogue.ts';
@@ -16,6 +21,7 @@ import { redactSecrets } from '../providers/credentials.ts';
 import { type BatchAdapter, type BatchItemResult, CallError } from '../providers/live/adapter.ts';
 import { MeteredProvider, requestTokens } from '../providers/metered.ts';
 import type { ModelReply, ModelRequest, Provider } from '../providers/types.ts';
+import { withRequestSignal } from '../util/abort.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import {
@@ -52,26 +58,40 @@ interface Group {
   provider: MeteredProvider;
   batch: BatchAdapter;
   role: 'subject' | 'judge';
+  /** the leases of its cells (run/leases.ts) */
+  stage: 'answer' | 'verdict';
   items: WorkItem[];
-  /** is a cell of this model's store already stored (by this or an earlier run)? */
+  /** is a cell of this model's store already stored (by this or another run, as last read)? */
   isStored: (key: string) => boolean;
+  /** reads what other processes stored */
+  refresh: () => void;
 }
 
+/** Waits `ms`, or less when the run is stopped; the abort listener goes with the wait (one per poll otherwise). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(t);
+      signal?.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
-/** A provider call with the run's retry policy (transient errors only). */
-async function retried<T>(ctx: StageContext, what: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * A provider call with the run's retry policy (transient errors only); each attempt gets a signal of
+ * its own that follows the run's (see util/abort.ts).
+ */
+async function retried<T>(
+  ctx: StageContext,
+  what: string,
+  fn: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   return pRetry(
     async () => {
       try {
-        return await fn();
+        return await withRequestSignal(ctx.opts.signal, fn);
       } catch (err) {
         if (err instanceof CallError && err.retryable) throw err;
         throw new AbortError(err instanceof Error ? err : new Error(String(err)));
@@ -150,6 +170,8 @@ async function submit(
     }
     throw err;
   }
+  // the record is this process's to poll from the moment it exists
+  await run.leases.claim('batch', [id]);
   const now = new Date().toISOString();
   const record: BatchRecord = {
     id,
@@ -174,7 +196,7 @@ async function submit(
   );
   try {
     let attempt = 0;
-    record.remote_id = await retried(ctx, `batch ${id} submit`, async () => {
+    record.remote_id = await retried(ctx, `batch ${id} submit`, async (signal) => {
       // A failed submit may still have created the batch: look before trying again.
       if (attempt++ > 0) {
         const existing = await group.batch.findByTag(id, hintOf(record, dir));
@@ -186,7 +208,7 @@ async function submit(
           request: (items[i] as WorkItem).request,
         })),
         id,
-        ctx.opts.signal,
+        signal,
       );
     });
     record.status = 'submitted';
@@ -238,8 +260,8 @@ async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]):
     for (const r of records) {
       if (ended.has(r.id) || !r.remote_id) continue;
       const remote = r.remote_id;
-      const p = await retried(ctx, `batch ${r.id} poll`, () =>
-        group.batch.progress(remote, r.items.length, ctx.opts.signal),
+      const p = await retried(ctx, `batch ${r.id} poll`, (signal) =>
+        group.batch.progress(remote, r.items.length, signal),
       );
       const line = `batch ${r.id} (${r.provider}/${r.model}, ${r.role === 'subject' ? 'answers' : 'verdicts'}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
       if (last.get(r.id) !== line) ctx.log(line);
@@ -273,11 +295,11 @@ async function collect(
 ): Promise<WorkItem[]> {
   const run = ctx.run;
   const remote = record.remote_id as string;
-  const results: BatchItemResult[] = await retried(ctx, `batch ${record.id} results`, () =>
+  const results: BatchItemResult[] = await retried(ctx, `batch ${record.id} results`, (signal) =>
     group.batch.results(
       remote,
       record.items.map((i) => i.custom_id),
-      ctx.opts.signal,
+      signal,
     ),
   );
   const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
@@ -335,12 +357,18 @@ async function collect(
   return fallback;
 }
 
-/** Runs one model's missing work through batches (resuming recorded ones); returns what falls back to sync. */
-async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
+/**
+ * Runs one model's missing work through batches, as far as this process may: it resumes the recorded
+ * batches of its cells whose owner is gone (dead or silent; a live owner's batch is polled by nobody
+ * else), claims the cells nobody holds and submits them, waits, collects, and runs what failed as sync
+ * calls. Returns the cells another live process holds (in its batch, or in a sync call).
+ */
+async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[]): Promise<WorkItem[]> {
   const run = ctx.run;
+  const leases = run.leases;
   const dir = batchesDir(run.info.resultsDir);
   const payer = group.provider.payer;
-  const work = new Map(group.items.map((i) => [i.key, i]));
+  const work = new Map(items.map((i) => [i.key, i]));
   const pending = loadBatchRecords(dir).filter(
     (r) =>
       (r.status === 'submitting' || r.status === 'submitted') &&
@@ -350,20 +378,51 @@ async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
       r.items.some((i) => work.has(i.key)),
   );
   const covered = new Set<string>();
+  /** cells in a batch another live process polls: never claimed here while it does */
+  const polledElsewhere = new Set<string>();
   const records: BatchRecord[] = [];
+  const owned: string[] = [];
   for (const r of pending) {
+    const claim = await leases.claim('batch', [r.id]);
+    if (!claim.mine.has(r.id)) {
+      for (const i of r.items) polledElsewhere.add(i.key);
+      continue;
+    }
+    owned.push(r.id);
+    // the batch's cells are this process's with it (their owner is the batch's, gone), those of other
+    // runs' cells too, so that their runs wait for this one to let the batch go
+    const cellsTaken = await leases.claim(
+      group.stage,
+      r.items.map((i) => i.key),
+    );
+    if (claim.tookOver.length + cellsTaken.tookOver.length > 0) await ctx.recoverTakenOver();
     const resumed = await resume(ctx, group, r, dir);
     if (resumed.status === 'submitted') {
       records.push(resumed);
       for (const i of resumed.items) covered.add(i.key);
     }
   }
-  const fresh = group.items.filter((i) => !covered.has(i.key) && !group.isStored(i.key));
+  group.refresh();
+  const open = items.filter(
+    (i) => !covered.has(i.key) && !polledElsewhere.has(i.key) && !group.isStored(i.key),
+  );
+  const claimed = await leases.claim(
+    group.stage,
+    open.map((i) => i.key),
+  );
+  if (claimed.tookOver.length > 0) await ctx.recoverTakenOver();
+  group.refresh();
+  const waiting = [
+    ...items.filter((i) => polledElsewhere.has(i.key) && !covered.has(i.key) && !group.isStored(i.key)),
+    ...open.filter((i) => !claimed.mine.has(i.key)),
+  ];
+  const fresh = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
   const fallback: WorkItem[] = [];
   for (const chunk of chunked(fresh, group.batch.limits)) {
     if (ctx.stopped) break;
     const record = await submit(ctx, group, chunk, dir);
     if (!record) break;
+    owned.push(record.id);
     if (record.status === 'submitted') records.push(record);
     else fallback.push(...chunk);
   }
@@ -374,7 +433,61 @@ async function runGroup(ctx: StageContext, group: Group): Promise<WorkItem[]> {
       for (const i of r.items)
         if (work.has(i.key))
           ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
-  return fallback;
+  await Promise.all(fallback.map((w) => w.fallback()));
+  // What this process held goes back: a batch not ended is then resumed by whichever run needs it next.
+  await leases.release('batch', owned);
+  const ownedIds = new Set(owned);
+  await leases.release(group.stage, [
+    ...items.map((i) => i.key),
+    ...pending.filter((r) => ownedIds.has(r.id)).flatMap((r) => r.items.map((i) => i.key)),
+  ]);
+  return waiting;
+}
+
+/**
+ * Waits until every cell another live process holds is stored, or some of them are free to claim
+ * (released, or their owner dead or silent); returns those not stored yet, or none (all stored, the
+ * run interrupted, or the wait limit reached).
+ */
+async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): Promise<WorkItem[]> {
+  const run = ctx.run;
+  const payer = group.provider.payer;
+  const deadline = Date.now() + run.config.batch.max_wait_hours * 3_600_000;
+  const holders = new Set(
+    waiting.map((i) => run.leases.holder(group.stage, i.key)?.pid).filter((p) => p !== undefined),
+  );
+  ctx.log(
+    `batch: ${waiting.length} ${payer.role === 'subject' ? 'answers' : 'verdicts'} of ${payer.provider}/${payer.model} are being computed by another process (pid ${[...holders].join(', ')}); waiting for them, not paying twice`,
+  );
+  for (;;) {
+    // first a pause: this is also where a cell whose batch another process has just taken over (and
+    // whose cells it is claiming) is looked at again
+    await sleep(run.config.batch.poll_interval_ms, ctx.opts.signal);
+    group.refresh();
+    run.leases.refresh();
+    const left = waiting.filter((i) => !group.isStored(i.key));
+    if (left.length === 0) return [];
+    if (left.some((i) => !run.leases.heldByOther(group.stage, i.key))) return left;
+    const why = ctx.opts.signal?.aborted
+      ? 'interrupted while another process was computing it'
+      : Date.now() > deadline
+        ? `another process was still computing it after ${run.config.batch.max_wait_hours} h; rerun the same command to collect it`
+        : null;
+    if (why) {
+      for (const i of left) ctx.errors.set(i.key, why);
+      return [];
+    }
+  }
+}
+
+/** Runs one model's missing work through batches until every cell is stored, failed, or left to wait. */
+async function runGroup(ctx: StageContext, group: Group): Promise<void> {
+  let items = group.items;
+  while (items.length > 0) {
+    const waiting = await runOwnBatches(ctx, group, items);
+    if (waiting.length === 0) return;
+    items = await untilFree(ctx, group, waiting);
+  }
 }
 
 /**
@@ -393,6 +506,8 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
         ? run.cells.answers(record.provider, record.model)
         : run.cells.verdicts(record.provider, record.model);
     if (!record.items.every((i) => store.get(i.key) !== undefined)) continue;
+    // a live owner is collecting it: it closes it itself
+    if (!(await run.leases.claim('batch', [record.id])).mine.has(record.id)) continue;
     if (record.reservation) {
       await run.ledger.adopt(record.reservation);
       // the items' charges (a spend already in the ledger is not counted twice), then the close
@@ -404,6 +519,7 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
     }
     record.status = 'collected';
     await saveBatchRecord(dir, record);
+    await run.leases.release('batch', [record.id]);
     ctx.log(`batch ${record.id}: every item was stored before a stop; closed as collected`);
   }
 }
@@ -414,14 +530,16 @@ function groupOf(
   gk: string,
   b: { metered: MeteredProvider; batch: BatchAdapter },
   role: Group['role'],
-  store: { get: (key: string) => unknown },
+  store: { get: (key: string) => unknown; refresh: () => void },
 ): Group {
   const group = groups.get(gk) ?? {
     provider: b.metered,
     batch: b.batch,
     role,
+    stage: role === 'subject' ? 'answer' : 'verdict',
     items: [],
     isStored: (key: string) => store.get(key) !== undefined,
+    refresh: () => store.refresh(),
   };
   groups.set(gk, group);
   return group;
@@ -457,10 +575,9 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
     });
   }
   ctx.counts.answers.reused += cells.length - missing.length;
-  const answerFallbacks = await Promise.all([...groups.values()].map((g) => runGroup(ctx, g)));
   await Promise.all([
+    ...[...groups.values()].map((g) => runGroup(ctx, g)),
     ...syncAnswers.map((c) => syncAnswer(ctx, c)),
-    ...answerFallbacks.flat().map((w) => w.fallback()),
   ]);
 
   // Stage 2: verdicts on every stored answer.
@@ -486,9 +603,8 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
       });
     }
   }
-  const verdictFallbacks = await Promise.all([...verdictGroups.values()].map((g) => runGroup(ctx, g)));
   await Promise.all([
+    ...[...verdictGroups.values()].map((g) => runGroup(ctx, g)),
     ...syncVerdicts.map((v) => syncVerdict(ctx, v)),
-    ...verdictFallbacks.flat().map((w) => w.fallback()),
   ]);
 }

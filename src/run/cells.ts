@@ -113,6 +113,8 @@ type CellRecord = { key: string; charges: CallCharge[] };
 export class CellStore<R extends CellRecord> {
   private readonly byKey = new Map<string, R>();
   private readonly byReservation = new Map<string, R>();
+  /** the keys of every charge on record: a call's record stored again is not a second call */
+  private readonly chargeKeys = new Set<string>();
   private readonly dupes: R[] = [];
   /** records of a key already stored (paid calls of processes that raced on one cell) */
   duplicates = 0;
@@ -124,6 +126,7 @@ export class CellStore<R extends CellRecord> {
     private readonly readOnly = false,
   ) {
     this.journal = new Journal(file, schema, (record) => {
+      for (const c of record.charges) this.chargeKeys.add(c.key);
       if (this.byKey.has(record.key)) {
         this.duplicates++;
         this.dupes.push(record);
@@ -154,14 +157,15 @@ export class CellStore<R extends CellRecord> {
    * Stores a record and returns the stored one for its key. When another process stored the key first,
    * the first record stays the cell's; a record whose calls were paid for (it has charges) is still
    * appended, as a duplicate, so that every paid call stays on record (the ledger equals the sum of the
-   * recorded costs); a free one is dropped.
+   * recorded costs); a free one is dropped, and so is one whose calls are all on record already (the
+   * same record again, e.g. from a dead process's inbox).
    */
   async put(record: R): Promise<R> {
     if (this.readOnly) throw new Error(`cell store ${this.file} is read-only (dry run)`);
     return this.journal.transact(() => {
       const existing = this.byKey.get(record.key);
       if (!existing) return { records: [record], result: record };
-      const paid = record.charges.some((c) => c.usd > 0);
+      const paid = record.charges.some((c) => c.usd > 0 && !this.chargeKeys.has(c.key));
       return { records: paid ? [record] : [], result: existing };
     });
   }

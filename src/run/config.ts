@@ -170,15 +170,60 @@ export function panelFor(config: RunConfig, subjectId: string): Judge[] {
   return crossFamilyPanel(subject.family, config.judges);
 }
 
-/** One problem of a config, at the 1-based line of the offending YAML node. */
-export type RunConfigIssue = SourcesIssue;
+/**
+ * One problem of a config, at the 1-based line of the offending YAML node; or, when a `--set` argument
+ * put the offending value there, that argument (`argument`, and line 0: no line of the file holds it).
+ */
+export type RunConfigIssue = SourcesIssue & { argument?: string };
 
-/** A config that does not parse or validate; the message lists every issue as `file:line: field: message`. */
+/** `file:line: field: message`, or `--set path=value: field: message` for a value a `--set` gave. */
+export function formatRunConfigIssue(issue: RunConfigIssue): string {
+  return issue.argument === undefined
+    ? `${issue.file}:${issue.line}: ${issue.field}: ${issue.message}`
+    : `--set ${issue.argument}: ${issue.field}: ${issue.message}`;
+}
+
+/** A config that does not parse or validate; the message lists every issue (formatRunConfigIssue). */
 export class RunConfigError extends SourcesFileError {
   constructor(issues: readonly RunConfigIssue[]) {
     super(issues);
+    this.message = issues.map(formatRunConfigIssue).join('\n');
     this.name = 'RunConfigError';
   }
+}
+
+/** The path of a `--set path=value` argument, as strings (array items by index). */
+const overridePath = (override: string): string[] => override.slice(0, override.indexOf('=')).split('.');
+
+/**
+ * Gives an issue to the `--set` argument it comes from: the last one that set the issue's field or a
+ * field above it (its value is what is wrong). A rule across fields of a section that a `--set` changed
+ * (e.g. warn_usd must be below cap_usd) stays at the file's line, naming the argument too.
+ */
+function blameOverride(
+  issue: RunConfigIssue,
+  path: readonly PropertyKey[],
+  overrides: readonly string[],
+): RunConfigIssue {
+  const at = path.map(String);
+  const within = (p: string[], q: string[]) => p.length <= q.length && p.every((k, i) => k === q[i]);
+  const setIt = overrides.findLast((o) => within(overridePath(o), at));
+  if (setIt !== undefined) return { ...issue, line: 0, argument: setIt };
+  const section = at.slice(0, -1);
+  const sibling = overrides.findLast((o) => {
+    const parent = overridePath(o).slice(0, -1);
+    return parent.length > 0 && parent.length === section.length && within(parent, section);
+  });
+  return sibling === undefined ? issue : { ...issue, message: `${issue.message} (with --set ${sibling})` };
+}
+
+/**
+ * Where a run's budget comes from, as the ledger records it: the config file as given, and the
+ * `--set budget.*` arguments, e.g. `configs/live.yaml --set budget.cap_usd=0.65`.
+ */
+export function capSourceOf(configFile: string, overrides: readonly string[]): string {
+  const budget = overrides.filter((o) => o.startsWith('budget.'));
+  return [configFile, ...budget.map((o) => `--set ${o}`)].join(' ');
 }
 
 /** Reads and validates a run config; throws `RunConfigError` naming every problem at once. */
@@ -232,7 +277,16 @@ export function parseRunConfig(text: string, file: string, overrides: readonly s
   if (yaml.errors.length > 0) throw new RunConfigError(issues.slice(0, 1));
   const parsed = RunConfig.safeParse(applyOverrides(yaml.toJS(), overrides));
   if (!parsed.success)
-    for (const issue of parsed.error.issues) issues.push(...locateIssue(issue, yaml, file, lineOf));
+    for (const issue of parsed.error.issues) {
+      // one located issue per unknown key, else one
+      const paths =
+        issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+      issues.push(
+        ...locateIssue(issue, yaml, file, lineOf).map((located, i) =>
+          blameOverride(located, paths[i] ?? issue.path, overrides),
+        ),
+      );
+    }
   if (issues.length > 0 || !parsed.success)
     throw new RunConfigError(issues.sort((a, b) => a.line - b.line || a.field.localeCompare(b.field)));
   return parsed.data;

@@ -12,6 +12,9 @@
  * in flight) is written off as UNACCOUNTED at the worst case it reserved, since the provider may have
  * billed it. Batch reservations are never written off this way: the batch runner adopts them with their
  * batch. So: spent == the sum of recorded costs, and spent + unaccounted >= what providers billed.
+ *
+ * The cap a run spends under is recorded with its first reservation (when it differs from the last one
+ * recorded), so `rge budget` reads the cap from the ledger rather than from a config.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -20,6 +23,7 @@ import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { Journal } from '../util/journal.ts';
+import { processAlive } from '../util/owner.ts';
 
 export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
 export const LEDGER_SUMMARY = '.budget_ledger.json';
@@ -50,6 +54,16 @@ export const LedgerEvent = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }),
   z.strictObject({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }),
   z.strictObject({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }),
+  /** the cap and warning level a run spends under, recorded with its first reservation when they change */
+  z.strictObject({
+    t: z.literal('cap'),
+    usd: Usd,
+    warn: Usd,
+    /** where it was set: the config file, and any `--set budget.*` */
+    source: z.string(),
+    owner: Owner,
+    at: z.string(),
+  }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 
@@ -67,12 +81,29 @@ export interface PayerTotal extends Payer {
   calls: number;
 }
 
+/** The cap a run spent under, as the ledger recorded it. */
+export interface RecordedCap {
+  capUsd: number;
+  warnUsd: number;
+  source: string;
+  owner: Owner;
+  at: string;
+}
+
 /** The ledger as `rge budget` prints it and the summary file holds it. */
 export interface LedgerSummary {
   capUsd: number;
   warnUsd: number;
+  /** the cap the last run that spent recorded (null: no run has recorded one) */
+  recordedCap: RecordedCap | null;
+  /** the sum of what stored replies cost */
   spentUsd: number;
+  /**
+   * calls cut off by a stop (kill -9, a crash) before their reply was stored, booked at their worst case:
+   * what the providers billed for them is at most this (nothing for a call cut off before its reply)
+   */
   unaccountedUsd: number;
+  unaccountedCalls: number;
   heldUsd: number;
   leftUsd: number;
   open: { id: string; usd: number; kind: string; payer: Payer; owner: Owner }[];
@@ -108,18 +139,10 @@ export interface LedgerOptions {
   warnUsd: number;
   /** the config file, named in the cap message */
   configFile: string;
+  /** where the cap comes from, as the ledger records it (default: the config file) */
+  capSource?: string;
   /** where a warning is printed (once per ledger, when spending first passes warn_usd) */
   onWarn?: (message: string) => void;
-}
-
-function isAlive(owner: Owner): boolean {
-  if (owner.host !== hostname()) return true; // another machine: cannot tell, so assume alive
-  try {
-    process.kill(owner.pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class BudgetLedger {
@@ -130,6 +153,8 @@ export class BudgetLedger {
   private readonly warnings: { spent: number; warn: number; at: string }[] = [];
   private spent = 0;
   private unaccounted = 0;
+  private unaccountedCalls = 0;
+  private lastCap: RecordedCap | null = null;
   readonly owner: Owner = { pid: process.pid, host: hostname() };
   /** what this process has spent through this ledger (other processes' spending is in `summary()`) */
   private spentHere = 0;
@@ -147,6 +172,14 @@ export class BudgetLedger {
 
   get file(): string {
     return this.journal.file;
+  }
+
+  /**
+   * A ledger opened to read (`rge budget`): no cap of its own (its summary takes one), and it never
+   * reserves: its cap is 0.
+   */
+  static reader(dir: string): BudgetLedger {
+    return new BudgetLedger(dir, { capUsd: 0, warnUsd: 0, configFile: '(read only)' });
   }
 
   private fold(e: LedgerEvent): void {
@@ -173,7 +206,11 @@ export class BudgetLedger {
         return;
       case 'orphan':
         this.unaccounted += e.usd;
+        this.unaccountedCalls++;
         this.open.delete(e.id);
+        return;
+      case 'cap':
+        this.lastCap = { capUsd: e.usd, warnUsd: e.warn, source: e.source, owner: e.owner, at: e.at };
         return;
       case 'adopt': {
         const r = this.open.get(e.id);
@@ -192,15 +229,26 @@ export class BudgetLedger {
     return held;
   }
 
-  summary(): LedgerSummary {
+  /** The cap the last run that spent from this ledger recorded (null when none has). */
+  recordedCap(): RecordedCap | null {
+    return this.lastCap;
+  }
+
+  /**
+   * The ledger against this ledger's cap (the config's), or against `under` (another cap: `rge budget`
+   * reads the recorded one).
+   */
+  summary(under: { capUsd: number; warnUsd: number } = this.opts): LedgerSummary {
     const held = this.held();
     return {
-      capUsd: this.opts.capUsd,
-      warnUsd: this.opts.warnUsd,
+      capUsd: under.capUsd,
+      warnUsd: under.warnUsd,
+      recordedCap: this.lastCap,
       spentUsd: this.spent,
       unaccountedUsd: this.unaccounted,
+      unaccountedCalls: this.unaccountedCalls,
       heldUsd: held,
-      leftUsd: Math.max(0, this.opts.capUsd - this.spent - this.unaccounted - held),
+      leftUsd: Math.max(0, under.capUsd - this.spent - this.unaccounted - held),
       open: [...this.open.values()].map((r) => ({
         id: r.id,
         usd: r.usd - r.spent,
@@ -241,11 +289,12 @@ export class BudgetLedger {
         if (committed + usd <= this.opts.capUsd + 1e-12)
           return {
             records: [
+              ...this.capRecord(),
               { t: 'reserve', id, usd, payer, kind, owner: this.owner, at: this.now() },
             ] as LedgerEvent[],
             result: 'reserved' as const,
           };
-        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && isAlive(r.owner));
+        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
         const couldFit = s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12;
         if (liveHeld && couldFit && Date.now() < deadline) return { records: [], result: 'wait' as const };
         throw new BudgetExceededError(usd, s, this.opts.configFile);
@@ -257,12 +306,30 @@ export class BudgetLedger {
     }
   }
 
+  /** The cap this ledger spends under, when it is not the one the ledger last recorded. */
+  private capRecord(): LedgerEvent[] {
+    const source = this.opts.capSource ?? this.opts.configFile;
+    const last = this.lastCap;
+    if (
+      last &&
+      last.capUsd === this.opts.capUsd &&
+      last.warnUsd === this.opts.warnUsd &&
+      last.source === source
+    )
+      return [];
+    return [
+      { t: 'cap', usd: this.opts.capUsd, warn: this.opts.warnUsd, source, owner: this.owner, at: this.now() },
+    ];
+  }
+
   /**
    * Records what was spent on reservation `id` (each `key` counts once, so settling twice after a
    * crash is harmless) and, with `close`, frees what the reservation still holds.
    */
   async settle(id: string, spends: { key: string; usd: number }[], opts: { close: boolean }): Promise<void> {
-    this.spentHere += await this.journal.transact(() => {
+    // Read spentHere after the await: `spentHere += await ...` would read it before, and concurrent
+    // settles would overwrite each other's additions.
+    const fresh = await this.journal.transact(() => {
       const fresh = spends.filter((s) => !this.spentKeys.has(s.key));
       const records: LedgerEvent[] = fresh.map((s) => ({
         t: 'spend',
@@ -274,6 +341,7 @@ export class BudgetLedger {
       if (opts.close && this.open.has(id)) records.push({ t: 'close', id, at: this.now() });
       return { records, result: fresh.reduce((a, s) => a + s.usd, 0) };
     });
+    this.spentHere += fresh;
     await this.afterSpend();
   }
 
@@ -294,7 +362,7 @@ export class BudgetLedger {
   orphans(kind?: 'call' | 'batch'): { id: string; usd: number; kind: string }[] {
     this.journal.catchUp();
     return [...this.open.values()]
-      .filter((r) => (kind === undefined || r.kind === kind) && !isAlive(r.owner))
+      .filter((r) => (kind === undefined || r.kind === kind) && !processAlive(r.owner))
       .map((r) => ({ id: r.id, usd: r.usd - r.spent, kind: r.kind }));
   }
 
@@ -311,7 +379,7 @@ export class BudgetLedger {
     await this.journal.transact(() => {
       const records: LedgerEvent[] = [];
       for (const r of this.open.values()) {
-        if (r.kind !== 'call' || isAlive(r.owner)) continue;
+        if (r.kind !== 'call' || processAlive(r.owner)) continue;
         const spends = recorded(r.id);
         if (spends) {
           for (const s of spends)

@@ -38,8 +38,10 @@ import { RgeError, UsageError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { stratifiedSample } from '../util/shuffle.ts';
 import { CellStores } from './cells.ts';
-import { loadRunConfig, type RunConfig, type RunMode } from './config.ts';
+import { capSourceOf, loadRunConfig, type RunConfig, type RunMode } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { ReplyInbox } from './inbox.ts';
+import { CellLeases } from './leases.ts';
 import { BudgetLedger } from './ledger.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -114,6 +116,10 @@ export interface PreparedRun {
   info: RunInfo;
   cells: CellStores;
   ledger: BudgetLedger;
+  /** who is paying for which cell and polling which batch, among the processes on this results folder */
+  leases: CellLeases;
+  /** the replies this process received, written as they arrive (for a process that takes over after a kill) */
+  inbox: ReplyInbox;
   retrieved: Map<string, Promise<ContextChunk[]>>;
   warnings: string[];
   dryRun: boolean;
@@ -260,8 +266,10 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     capUsd: config.budget.cap_usd,
     warnUsd: config.budget.warn_usd,
     configFile,
+    capSource: capSourceOf(opts.config, opts.overrides ?? []),
     onWarn: log,
   });
+  const leases = new CellLeases(resultsDir);
   const limiters = new Map<string, ProviderLimiter>();
   const ctx = {
     root: opts.root,
@@ -375,6 +383,8 @@ export async function prepareRun(opts: PrepareOptions): Promise<PreparedRun> {
     },
     cells: new CellStores(resultsDir, dryRun),
     ledger,
+    leases,
+    inbox: new ReplyInbox(resultsDir, leases.owner),
     retrieved: new Map(),
     warnings: [],
     dryRun,

@@ -14,16 +14,17 @@
  * call would cross the cap, the run stops cleanly: no new call starts, calls in flight finish, and every
  * cell not computed fails with the ledger's message.
  */
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { batchesDir, loadBatchRecords } from './batch-records.ts';
 import { runBatches } from './batches.ts';
 import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
 import type { BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';
+import { recoverLedger } from './recover.ts';
 import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
-import { type SubjectCell, subjectCells } from './work.ts';
+import { panelOf, type SubjectCell, subjectCells } from './work.ts';
 
 export { StageContext, type StageOptions } from './sync.ts';
 
@@ -61,31 +62,6 @@ export const RunState = z.strictObject({
   budget_warnings: z.array(z.string()),
 });
 export type RunState = z.infer<typeof RunState>;
-
-/**
- * Recovers what crashed processes left open in the ledger: a call reservation is settled from its stored
- * record, else written off as unaccounted; a batch reservation that no batch record names (the process
- * died between reserving and recording, before submitting) is released. Batch reservations that a
- * record names are adopted when their batch is resumed.
- */
-export async function recoverLedger(run: PreparedRun, log?: (line: string) => void): Promise<void> {
-  if (run.ledger.orphans('call').length > 0) {
-    run.cells.openAll();
-    const { settled, unaccounted } = await run.ledger.recover((id) => run.cells.chargesOf(id));
-    if (settled + unaccounted > 0)
-      log?.(
-        `budget ledger: recovered ${settled} call(s) of a stopped process from their stored records` +
-          (unaccounted > 0
-            ? `; ${unaccounted} call(s) in flight when it stopped are counted as unaccounted at their reserved worst case`
-            : ''),
-      );
-  }
-  const batchOrphans = run.ledger.orphans('batch');
-  if (batchOrphans.length > 0) {
-    const named = new Set(loadBatchRecords(batchesDir(run.info.resultsDir)).map((r) => r.reservation));
-    for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
-  }
-}
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 
@@ -151,11 +127,50 @@ export interface StagesOutcome {
 export async function runStages(run: PreparedRun, opts: StageOptions = {}): Promise<StagesOutcome> {
   if (run.dryRun) throw new RgeError('a dry run calls nothing');
   const started = new Date().toISOString();
-  const ctx = new StageContext(run, opts);
+  const cells = await subjectCells(run);
+  const stop = opts.signal ? runSignal(opts.signal, run, cells.length) : null;
+  try {
+    return await stagesOf(run, new StageContext(run, stop ? { ...opts, signal: stop.signal } : opts), {
+      started,
+      cells,
+    });
+  } finally {
+    stop?.detach();
+    // the cells this process still holds (a stop, an error) are free for the next run at once
+    await run.leases.close();
+    run.inbox.close();
+  }
+}
+
+/**
+ * The signal the run's calls listen to, following the caller's: every call of the run may listen to it
+ * at once (each call in flight or backing off adds one abort listener and removes it when it ends: a
+ * cell's answer, then its panel's verdicts side by side; and the batch polls), far more than the 10
+ * listeners after which Node warns of a leak. Its limit is that many; past it, a listener is a leak.
+ */
+function runSignal(
+  outer: AbortSignal,
+  run: PreparedRun,
+  cells: number,
+): { signal: AbortSignal; detach: () => void } {
+  const controller = new AbortController();
+  const panel = Math.max(1, ...run.subjects.map((s) => panelOf(run, s).length));
+  setMaxListeners(cells * panel + 16, controller.signal);
+  const follow = () => controller.abort(outer.reason);
+  if (outer.aborted) follow();
+  else outer.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, detach: () => outer.removeEventListener('abort', follow) };
+}
+
+async function stagesOf(
+  run: PreparedRun,
+  ctx: StageContext,
+  { started, cells }: { started: string; cells: SubjectCell[] },
+): Promise<StagesOutcome> {
+  const opts = ctx.opts;
   await recoverLedger(run, opts.log);
   const before = run.ledger.refresh();
   const noSpend: RunState['spend'] = { usd: 0, unaccounted_usd: 0, by_payer: [] };
-  const cells = await subjectCells(run);
   const estimate = await estimateRun(run);
   const left = run.ledger.refresh().leftUsd;
   if (estimate.totals.calls > 0 && estimate.totals.expectedUsd > 0) {

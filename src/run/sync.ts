@@ -10,6 +10,7 @@ import { errorMessage } from '../util/errors.ts';
 import { type AnswerRecord, isJudgeable, type VerdictRecord } from './cells.ts';
 import { BudgetExceededError, type BudgetLedger } from './ledger.ts';
 import type { PreparedRun } from './prepare.ts';
+import { recoverLedger } from './recover.ts';
 import {
   answerStore,
   panelOf,
@@ -33,6 +34,8 @@ export interface StageOptions {
 export class StageContext {
   readonly errors = new Map<string, string>();
   stopped: Error | null = null;
+  /** one recovery of the ledger at a time, after leases of a stopped process were taken over */
+  private recovering: Promise<void> = Promise.resolve();
   readonly counts = {
     answers: { computed: 0, reused: 0, failed: 0 },
     verdicts: { computed: 0, reused: 0, failed: 0 },
@@ -66,6 +69,28 @@ export class StageContext {
     const eta = left > 0 && rate > 0 ? `, about ${Math.ceil(left / rate / 1000)} s left` : '';
     this.log(
       `progress: ${c.answers.computed} answers and ${c.verdicts.computed} verdicts done, ${failed} failed, ${left} calls to go${eta}`,
+    );
+  }
+
+  /**
+   * Settles in the ledger what the stopped processes whose leases this run took over left open (their
+   * calls' records, else worst-case bookings), one recovery at a time.
+   */
+  recoverTakenOver(): Promise<void> {
+    const next = this.recovering.then(() => recoverLedger(this.run, (line) => this.log(line)));
+    this.recovering = next.catch(() => undefined);
+    return next;
+  }
+
+  private shared = false;
+
+  /** Says once that another process is computing cells of this run, which this run waits for. */
+  sharing(pid: number | undefined): void {
+    if (this.shared) return;
+    this.shared = true;
+    this.log(
+      `another process${pid === undefined ? '' : ` (pid ${pid})`} is computing cells of this run in the same results folder: ` +
+        'this run waits for its results instead of paying for them twice',
     );
   }
 
@@ -116,7 +141,102 @@ export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRe
   };
 }
 
-/** The subject's answer to a cell: the stored one, or a new sync call stored then settled. */
+/** A cell's call gave way: another live process holds the cell, or stored it just now (`stored`). */
+class CellTaken extends Error {
+  constructor(readonly stored: unknown) {
+    super("the cell is another process's");
+    this.name = 'CellTaken';
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The lease of one cell (run/leases.ts), claimed when its call has its rate-limit slot (`beforeSend`),
+ * so that a process claims only what it is about to pay for. When another live process holds the cell,
+ * or stored it just before letting it go, the call gives way (CellTaken) before anything is reserved or
+ * sent; `wait` then waits, holding no slot, for that process's record, or for the lease to be free.
+ */
+class CellLease<R> {
+  private claimed = false;
+
+  constructor(
+    private readonly ctx: StageContext,
+    private readonly stage: 'answer' | 'verdict',
+    private readonly key: string,
+    /** the cell's record, after reading what other processes stored */
+    private readonly stored: () => R | undefined,
+  ) {}
+
+  readonly beforeSend = async (): Promise<void> => {
+    const leases = this.ctx.run.leases;
+    const { mine, tookOver } = await leases.claim(this.stage, [this.key]);
+    if (tookOver.length > 0) await this.ctx.recoverTakenOver();
+    if (!mine.has(this.key)) {
+      this.ctx.sharing(leases.holder(this.stage, this.key)?.pid);
+      throw new CellTaken(undefined);
+    }
+    this.claimed = true;
+    const now = this.stored();
+    if (now !== undefined) throw new CellTaken(now);
+  };
+
+  /** The record another process stored, or undefined once the cell is free to claim again. */
+  async wait(): Promise<R | undefined> {
+    const leases = this.ctx.run.leases;
+    for (let delay = 20; ; delay = Math.min(1000, delay * 1.5)) {
+      await pause(delay);
+      if (this.ctx.opts.signal?.aborted)
+        throw new Error(`interrupted while another process was computing this ${this.stage}`);
+      const now = this.stored();
+      if (now !== undefined) return now;
+      leases.refresh();
+      if (!leases.heldByOther(this.stage, this.key)) return undefined;
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.claimed) await this.ctx.run.leases.release(this.stage, [this.key]);
+    this.claimed = false;
+  }
+}
+
+/**
+ * Makes a cell's call under its lease (`call` gets the lease's `beforeSend`): its result, or the record
+ * another process stored instead (`taken`), waiting for it when that process is still at it.
+ */
+async function underLease<R, T>(
+  lease: CellLease<R>,
+  call: (beforeSend: () => Promise<void>) => Promise<T>,
+): Promise<{ done: T } | { taken: R }> {
+  try {
+    for (;;) {
+      try {
+        return { done: await call(lease.beforeSend) };
+      } catch (err) {
+        if (!(err instanceof CellTaken)) throw err;
+        const now = (err.stored as R | undefined) ?? (await lease.wait());
+        if (now !== undefined) return { taken: now };
+      }
+    }
+  } finally {
+    await lease.release();
+  }
+}
+
+/** A store's record of a key, after reading what other processes appended. */
+function storedNow<R>(
+  store: { refresh(): void; get(key: string): R | undefined },
+  key: string,
+): R | undefined {
+  store.refresh();
+  return store.get(key);
+}
+
+/**
+ * The subject's answer to a cell: the stored one, one another process stores meanwhile, or a new sync
+ * call (under the cell's lease) stored then settled.
+ */
 export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<AnswerRecord | null> {
   const run = ctx.run;
   const store = answerStore(run, cell.subject);
@@ -127,15 +247,27 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
     return null;
   }
   try {
-    const reply = await cell.subject.provider.complete(cell.request, {
-      ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
-      priority: SUBJECT_PRIORITY,
+    const lease = new CellLease(ctx, 'answer', cell.key, () => storedNow(store, cell.key));
+    const outcome = await underLease(lease, async (beforeSend) => {
+      const reply = await cell.subject.provider.complete(cell.request, {
+        ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
+        priority: SUBJECT_PRIORITY,
+        beforeSend,
+      });
+      const record = answerRecordFrom(cell, reply);
+      run.inbox.receive({ t: 'answer', record });
+      const kept = await store.put(record);
+      run.inbox.stored(record.key);
+      await settleCharges(run.ledger, reply.charges ?? []);
+      return kept;
     });
-    const kept = await store.put(answerRecordFrom(cell, reply));
-    await settleCharges(run.ledger, reply.charges ?? []);
+    if ('taken' in outcome) {
+      ctx.counts.answers.reused++;
+      return outcome.taken;
+    }
     ctx.counts.answers.computed++;
     ctx.progress();
-    return kept;
+    return outcome.done;
   } catch (err) {
     ctx.counts.answers.failed++;
     ctx.fail(cell.id, err);
@@ -143,7 +275,11 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
   }
 }
 
-/** A judge's verdict on a stored answer: the stored one, or new calls (a retry on a bad reply) stored then settled. */
+/**
+ * A judge's verdict on a stored answer: the stored one, one another process stores meanwhile, or new
+ * calls (a retry on a bad reply) under the cell's lease, stored then settled. `first` is a reply a batch
+ * of this process already paid for (under its lease): it is stored whatever.
+ */
 export async function syncVerdict(
   ctx: StageContext,
   v: VerdictCell,
@@ -159,24 +295,36 @@ export async function syncVerdict(
     return null;
   }
   try {
-    const { result, unsettled } = await issueJudgeCall(v.judge.provider, v.request, {
-      ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
-      first,
+    const lease = new CellLease(ctx, 'verdict', v.key, () => storedNow(store, v.key));
+    const outcome = await underLease(lease, async (beforeSend) => {
+      const { result, unsettled } = await issueJudgeCall(v.judge.provider, v.request, {
+        ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
+        first,
+        // a batch's reply (and its retry) is paid for under the lease the batch holds: stored whatever
+        ...(first ? {} : { beforeSend }),
+      });
+      const record: VerdictRecord = {
+        kind: 'verdict',
+        key: v.key,
+        identity: v.identity,
+        judge_id: v.judge.id,
+        ...result,
+        created_at: new Date().toISOString(),
+      };
+      run.inbox.receive({ t: 'verdict', record });
+      const kept = await store.put(record);
+      run.inbox.stored(record.key);
+      // The batch reply's charge is settled by the batch runner; the sync retry's here.
+      await settleCharges(run.ledger, unsettled);
+      return kept;
     });
-    const record: VerdictRecord = {
-      kind: 'verdict',
-      key: v.key,
-      identity: v.identity,
-      judge_id: v.judge.id,
-      ...result,
-      created_at: new Date().toISOString(),
-    };
-    const kept = await store.put(record);
-    // The batch reply's charge is settled by the batch runner; the sync retry's here.
-    await settleCharges(run.ledger, unsettled);
+    if ('taken' in outcome) {
+      ctx.counts.verdicts.reused++;
+      return outcome.taken;
+    }
     ctx.counts.verdicts.computed++;
     ctx.progress();
-    return kept;
+    return outcome.done;
   } catch (err) {
     ctx.counts.verdicts.failed++;
     ctx.fail(id, err);

@@ -46,3 +46,49 @@ export async function withFileLock<T>(
     await release().catch(() => {});
   }
 }
+
+/**
+ * A heartbeat: a lock on `file` held for as long as the process wants it, whose mtime proper-lockfile
+ * refreshes every `staleMs / 4` (at most every 5 s). Another process reads it with `heartbeatFresh`.
+ * A holder killed with SIGKILL stops refreshing it; one that exits otherwise removes it. A refresh
+ * missed past `staleMs` (a stalled event loop) takes the lock again. Returns the function that stops it.
+ */
+export async function startHeartbeat(file: string, staleMs: number): Promise<() => Promise<void>> {
+  mkdirSync(dirname(file), { recursive: true });
+  const options = {
+    realpath: false,
+    stale: staleMs,
+    update: Math.min(5000, staleMs / 4),
+    retries: { retries: 20, minTimeout: 5, maxTimeout: 200 },
+  };
+  let release: (() => Promise<void>) | null = null;
+  let stopped = false;
+  const take = async (): Promise<void> => {
+    release = await lockfile.lock(file, {
+      ...options,
+      onCompromised: () => {
+        release = null;
+        if (!stopped) void take().catch(() => {});
+      },
+    });
+    if (stopped) await release().catch(() => {});
+  };
+  try {
+    await take();
+  } catch (err) {
+    throw new RgeError(`could not start the heartbeat ${file}: ${errorMessage(err)}`, { cause: err });
+  }
+  return async () => {
+    stopped = true;
+    await (release as (() => Promise<void>) | null)?.().catch(() => {});
+  };
+}
+
+/** Is the heartbeat of `file` held and refreshed within the last `staleMs`? */
+export function heartbeatFresh(file: string, staleMs: number): boolean {
+  try {
+    return lockfile.checkSync(file, { realpath: false, stale: staleMs });
+  } catch {
+    return false;
+  }
+}

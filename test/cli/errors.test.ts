@@ -441,6 +441,20 @@ const ROWS: Row[] = [
     names: '--set',
   },
   {
+    id: 'flag-set-value',
+    input: '`--set` of a value the schema refuses',
+    args: ['eval', 'run', '--config', 'run.yaml', '--set', 'budget.cap_usd=-1'],
+    exit: 1,
+    names: '--set budget.cap_usd=-1',
+  },
+  {
+    id: 'flag-set-field',
+    input: '`--set` of a field the config does not have',
+    args: ['eval', 'run', '--config', 'run.yaml', '--set', 'budget.cap=1'],
+    exit: 1,
+    names: '--set budget.cap=1',
+  },
+  {
     id: 'flag-unknown',
     input: 'an option rge does not have',
     args: ['eval', 'run', '--bogus'],

@@ -12,7 +12,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnRge } from '../helpers/cli.ts';
 import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
-import { FAKE_KEYS, filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
+import {
+  FAKE_KEYS,
+  filesUnder,
+  liveEnv,
+  liveOverrides,
+  processWarnings,
+  serverKeys,
+} from '../helpers/live.ts';
 import { defaultReply } from '../loopback/common.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
@@ -60,6 +67,9 @@ describe('rge eval run against live providers (loopback)', () => {
       const outcome = await spawnRge(args, liveEnv(s));
       printed.push(outcome.out, outcome.err);
       expect(outcome.code, outcome.err).toBe(0);
+      // no process warning (18 calls in flight at once each listened to the run's signal: Node warned
+      // "MaxListenersExceededWarning: Possible EventTarget memory leak detected")
+      expect(processWarnings(outcome.err)).toEqual([]);
       expect(outcome.out).toMatch(
         /18 cases, 0 reused, 0 failed \(pass rate 100\.0%\); report .*summary\.md; answers computed 18, verdicts computed 36/,
       );

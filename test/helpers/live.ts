@@ -105,7 +105,8 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
   for (const kind of ['answers', 'verdicts'] as const) {
     let files: string[] = [];
     try {
-      files = readdirSync(join(resultsDir, 'cells', kind));
+      // only the stores: a process killed while writing one leaves its lock folder beside it
+      files = readdirSync(join(resultsDir, 'cells', kind)).filter((name) => name.endsWith('.jsonl'));
     } catch {
       continue;
     }
@@ -119,4 +120,12 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
       }
   }
   return { usd, answers, verdicts };
+}
+
+/**
+ * The process warnings Node printed on a child's stderr (`(node:PID) MaxListenersExceededWarning: ...`,
+ * `(node:PID) [DEP0040] DeprecationWarning: ...`): a live run prints none.
+ */
+export function processWarnings(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => /^\(node:\d+\) (\[\w+\] )?\w*Warning: /.test(line));
 }

@@ -16,6 +16,8 @@ export const SLOW_FILES = [
   'test/cli/gate-planted.test.ts',
   'test/run/crash-sync.test.ts',
   'test/cli/eval-live.test.ts',
+  'test/run/concurrent-sync.test.ts',
+  'test/run/concurrent-batch.test.ts',
   'test/fixtures/world.test.ts',
   'test/ci/shard-merge.test.ts',
   'test/report/labelling.test.ts',

@@ -272,6 +272,56 @@ latency_budget_ms: 1000
   });
 });
 
+describe('a --set the schema refuses', () => {
+  const text = async () => readFile(PUBLISHED, 'utf8');
+  const messageOf = async (overrides: string[]): Promise<string> => {
+    try {
+      parseRunConfig(await text(), 'configs/published.yaml', overrides);
+    } catch (err) {
+      if (err instanceof RunConfigError) return err.message;
+      throw err;
+    }
+    throw new Error('the config was accepted');
+  };
+
+  it('names the argument, not a line of the file that holds another value', async () => {
+    expect((await messageOf(['budget.cap_usd=-1'])).split('\n')).toEqual([
+      '--set budget.cap_usd=-1: budget.cap_usd: Too small: expected number to be >=0',
+      // the file's warn_usd (50) is now above the cap: its line, and the argument that made it so
+      expect.stringMatching(
+        /^configs\/published\.yaml:\d+: budget\.warn_usd: must be less than cap_usd \(-1\); .* \(with --set budget\.cap_usd=-1\)$/,
+      ),
+    ]);
+    expect(await messageOf(['budget.cap=1'])).toBe('--set budget.cap=1: budget.cap: unknown field');
+    // an object replaced by a scalar: the issue is below the field the argument set
+    expect(await messageOf(['retrieval=3'])).toMatch(/^--set retrieval=3: retrieval: /);
+    // the last of two arguments on one field is the one in force
+    expect(await messageOf(['runs=2', 'runs=0'])).toMatch(/^--set runs=0: runs: Too small/);
+  });
+
+  it("a rule across a section's fields stays at the file's line and names the argument too", async () => {
+    const line = (await text()).split('\n').findIndex((l) => l.trim().startsWith('warn_usd:')) + 1;
+    expect(await messageOf(['budget.cap_usd=1'])).toBe(
+      `configs/published.yaml:${line}: budget.warn_usd: must be less than cap_usd (1); only a 0 cap allows a 0 warning (with --set budget.cap_usd=1)`,
+    );
+  });
+
+  it("a problem of the file itself keeps its line beside a --set's", async () => {
+    const broken = (await text()).replace(/^runs: \d+$/m, 'runs: 0');
+    expect(broken).not.toBe(await text());
+    let message = '';
+    try {
+      parseRunConfig(broken, 'configs/published.yaml', ['budget.cap=1']);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.split('\n')).toEqual([
+      '--set budget.cap=1: budget.cap: unknown field',
+      expect.stringMatching(/^configs\/published\.yaml:\d+: runs: Too small/),
+    ]);
+  });
+});
+
 function capture(cwd: string): CliIO & { stdout: string[]; stderr: string[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];

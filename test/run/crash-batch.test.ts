@@ -11,20 +11,8 @@ import { batchesDir, loadBatchRecords } from '../../src/run/batch-records.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
 import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+import { createdBatches } from './concurrent/runs.ts';
 import { buildCorpus, type CrashSettings, cellCounts, killAndResume } from './crash/crash.ts';
-
-/** Batches each server created (POSTs that created one and got a 2xx). */
-function createdBatches(s: LoopbackServers): number {
-  const created = (server: LoopbackServers['anthropic'], pattern: RegExp) =>
-    server.requests.filter(
-      (r) => r.method === 'POST' && pattern.test(r.path) && r.status >= 200 && r.status < 300,
-    ).length;
-  return (
-    created(s.anthropic, /^\/v1\/messages\/batches(\?|$)/) +
-    created(s.openai, /^\/v1\/batches(\?|$)/) +
-    created(s.gemini, /:batchGenerateContent/)
-  );
-}
 
 describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
   let s: LoopbackServers;

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -13,6 +12,7 @@ import {
   type LedgerOptions,
   type Payer,
 } from '../../src/run/ledger.ts';
+import { deadPid } from '../helpers/scratch.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 const GPT: Payer = { provider: 'openai', model: 'gpt-5.4', role: 'judge' };
@@ -24,23 +24,13 @@ const freshDir = (): string => join(work, `l${seq++}`);
 const ledger = (dir: string, opts: Partial<LedgerOptions> = {}) =>
   new BudgetLedger(dir, { capUsd: 1, warnUsd: 0, configFile: 'configs/test.yaml', ...opts });
 
-const events = (dir: string): LedgerEvent[] =>
+const allEvents = (dir: string): LedgerEvent[] =>
   readFileSync(join(dir, LEDGER_JOURNAL), 'utf8')
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as LedgerEvent);
-
-/** The pid of a process that has exited. */
-function deadPid(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => {
-      if (child.pid === undefined) reject(new Error('no pid'));
-      else resolve(child.pid);
-    });
-  });
-}
+/** The journal's events but the caps (the first reservation records its cap; see 'the recorded cap') */
+const events = (dir: string): LedgerEvent[] => allEvents(dir).filter((e) => e.t !== 'cap');
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'rge-ledger-'));
@@ -133,6 +123,15 @@ describe('BudgetLedger: reserve, settle, release', () => {
     expect(events(dir).map((e) => e.t)).toEqual(['reserve', 'spend', 'close']);
   });
 
+  it('what this process spent counts every settle, also when settles run at once', async () => {
+    const l = ledger(freshDir());
+    const ids = await Promise.all(Array.from({ length: 8 }, () => l.reserve(0.1, CLAUDE)));
+    // eight settles of 0.01 at once: 0.08 (a `+= await` lost all but the last one's 0.01)
+    await Promise.all(ids.map((id, i) => l.settle(id, [{ key: `k${i}`, usd: 0.01 }], { close: true })));
+    expect(l.spentByThisProcess).toBeCloseTo(0.08, 12);
+    expect(l.summary().spentUsd).toBeCloseTo(0.08, 12);
+  });
+
   it('release frees the hold without spending', async () => {
     const dir = freshDir();
     const l = ledger(dir);
@@ -184,6 +183,62 @@ describe('BudgetLedger: reserve, settle, release', () => {
     const started = Date.now();
     await expect(l.reserve(0.6, GPT)).rejects.toBeInstanceOf(BudgetExceededError);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('BudgetLedger: the recorded cap', () => {
+  it('the first reservation records the cap it spends under; the same cap is not recorded again', async () => {
+    const dir = freshDir();
+    expect(ledger(dir).recordedCap()).toBeNull();
+    const a = ledger(dir, {
+      capUsd: 0.65,
+      warnUsd: 0.3,
+      capSource: 'configs/live.yaml --set budget.cap_usd=0.65',
+    });
+    await a.reserve(0.1, CLAUDE);
+    await a.reserve(0.1, GPT);
+    // another process of the same run: nothing new to record
+    await ledger(dir, {
+      capUsd: 0.65,
+      warnUsd: 0.3,
+      capSource: 'configs/live.yaml --set budget.cap_usd=0.65',
+    }).reserve(0.1, GEMINI);
+    expect(allEvents(dir).map((e) => e.t)).toEqual(['cap', 'reserve', 'reserve', 'reserve']);
+    expect(allEvents(dir)[0]).toMatchObject({
+      t: 'cap',
+      usd: 0.65,
+      warn: 0.3,
+      source: 'configs/live.yaml --set budget.cap_usd=0.65',
+      owner: { pid: process.pid, host: hostname() },
+    });
+    // a reader (rge budget) sees it, and summarises against it or against another cap
+    const reader = BudgetLedger.reader(dir);
+    const cap = reader.recordedCap();
+    expect(cap).toMatchObject({
+      capUsd: 0.65,
+      warnUsd: 0.3,
+      source: 'configs/live.yaml --set budget.cap_usd=0.65',
+    });
+    expect(reader.summary(cap ?? { capUsd: 0, warnUsd: 0 })).toMatchObject({
+      capUsd: 0.65,
+      heldUsd: expect.closeTo(0.3, 12),
+      leftUsd: expect.closeTo(0.35, 12),
+    });
+    expect(reader.summary({ capUsd: 100, warnUsd: 50 }).leftUsd).toBeCloseTo(99.7, 12);
+    // a run with another cap records it with its first reservation; a refused one records nothing
+    await expect(
+      ledger(dir, { capUsd: 0.05, capSource: 'configs/x.yaml' }).reserve(0.1, CLAUDE),
+    ).rejects.toThrow(BudgetExceededError);
+    await ledger(dir, { capUsd: 5, warnUsd: 1, capSource: 'configs/published.yaml' }).reserve(0.1, CLAUDE);
+    expect(
+      allEvents(dir)
+        .filter((e) => e.t === 'cap')
+        .map((e) => e.t === 'cap' && [e.usd, e.source]),
+    ).toEqual([
+      [0.65, 'configs/live.yaml --set budget.cap_usd=0.65'],
+      [5, 'configs/published.yaml'],
+    ]);
+    expect(BudgetLedger.reader(dir).recordedCap()?.capUsd).toBe(5);
   });
 });
 

@@ -95,20 +95,15 @@ describe('live providers against loopback servers', () => {
     expect(ledger.open).toEqual([]);
   });
 
-  it('`rge budget` prints the ledger: spent, left, per model and role', async () => {
-    const { code, out } = await runRge(
-      root,
-      'budget',
-      '--config',
-      'configs/published.yaml',
-      '--results-dir',
-      resultsDir,
-    );
+  it('`rge budget` prints the ledger: the cap the run recorded, spent, left, per model and role', async () => {
+    const { code, out } = await runRge(root, 'budget', '--results-dir', resultsDir);
     expect(code).toBe(0);
     const spent = ledgerOf(resultsDir).summary().spentUsd;
+    expect(out).toContain('the cap recorded by the last run that spent: configs/published.yaml (pid ');
     expect(out).toContain(
       `cap $100.0000 (warning at $50.0000): spent $${spent.toFixed(4)}, unaccounted $0.0000, held $0.0000`,
     );
+    expect(out).toContain('unaccounted: none (no call was cut off by a stop)');
     for (const m of ['anthropic/claude-sonnet-4-6', 'openai/gpt-5.4', 'gemini/gemini-3.1-pro-preview'])
       for (const role of ['subject', 'judge'])
         expect(out).toMatch(new RegExp(`${role} +${m.replace('.', '\\.')} +\\d+ calls`));

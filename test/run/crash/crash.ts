@@ -131,7 +131,8 @@ export function cellCounts(
   const dir = join(resultsDir, 'cells', kind);
   const keys = new Set<string>();
   let lines = 0;
-  for (const f of readdirSync(dir))
+  // only the stores: a lock folder (`*.jsonl.lock`) may sit beside one while a process writes it
+  for (const f of readdirSync(dir).filter((name) => name.endsWith('.jsonl')))
     for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
       if (line.trim() === '') continue;
       keys.add((JSON.parse(line) as { key: string }).key);

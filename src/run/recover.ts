@@ -1,0 +1,38 @@
+/**
+ * What processes that stopped without closing (kill -9, a crash) left open in the ledger, recovered
+ * before a run's first call and whenever a run takes over a stopped process's leases.
+ */
+import { batchesDir, loadBatchRecords } from './batch-records.ts';
+import { takeDeadInboxes } from './inbox.ts';
+import type { PreparedRun } from './prepare.ts';
+
+/**
+ * Recovers what crashed processes left open in the ledger: the replies they had received are stored
+ * (run/inbox.ts); a call reservation is settled from its stored record, else written off as unaccounted; a batch reservation that no batch record names (the process
+ * died between reserving and recording, before submitting) is released. Batch reservations that a
+ * record names are adopted when their batch is resumed.
+ */
+export async function recoverLedger(run: PreparedRun, log?: (line: string) => void): Promise<void> {
+  // first the replies dead processes received and had not stored: their calls are then settled at cost
+  const received = await takeDeadInboxes(run.info.resultsDir, run.cells);
+  if (received > 0)
+    log?.(`stored ${received} repl(ies) a stopped process had received but not stored (not paid again)`);
+  if (run.ledger.orphans('call').length > 0) {
+    run.cells.openAll();
+    // what the stopped process stored before it stopped (a store opened earlier has not read it yet)
+    for (const store of run.cells.all()) store.refresh();
+    const { settled, unaccounted } = await run.ledger.recover((id) => run.cells.chargesOf(id));
+    if (settled + unaccounted > 0)
+      log?.(
+        `budget ledger: recovered ${settled} call(s) of a stopped process from their stored records` +
+          (unaccounted > 0
+            ? `; ${unaccounted} call(s) in flight when it stopped are counted as unaccounted at their reserved worst case`
+            : ''),
+      );
+  }
+  const batchOrphans = run.ledger.orphans('batch');
+  if (batchOrphans.length > 0) {
+    const named = new Set(loadBatchRecords(batchesDir(run.info.resultsDir)).map((r) => r.reservation));
+    for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
+  }
+}
