@@ -3,8 +3,8 @@
  * listener on the signal of every request they send and never remove it (openai and @anthropic-ai/sdk
  * in `fetchWithTimeout`, openai/openai-node#1811; @google/genai once per attempt), so a run's signal
  * handed to thousands of requests gathered thousands of listeners, and Node warned of a leak after 10.
- * Each request gets a signal of its own instead; the one listener it puts on the long-lived signal is
- * removed when the request ends, and the SDK's listeners go with the request's signal.
+ * Each request gets a signal of its own instead, and the SDK's listeners go with it; the long-lived
+ * signal carries one listener however many requests are in flight, removed when the last one ends.
  */
 export async function withRequestSignal<T>(
   outer: AbortSignal | undefined,
@@ -12,12 +12,43 @@ export async function withRequestSignal<T>(
 ): Promise<T> {
   if (!outer) return fn(undefined);
   const own = new AbortController();
-  const follow = () => own.abort(outer.reason);
-  if (outer.aborted) follow();
-  else outer.addEventListener('abort', follow, { once: true });
+  if (outer.aborted) own.abort(outer.reason);
+  else follow(outer, own);
   try {
     return await fn(own.signal);
   } finally {
-    outer.removeEventListener('abort', follow);
+    unfollow(outer, own);
+  }
+}
+
+/**
+ * The requests in flight on each long-lived signal. However many there are, the long-lived signal
+ * carries one listener, which aborts them all (one listener per request would pass Node's limit of 10,
+ * and warn, as soon as more than 10 requests were in flight at once).
+ */
+const inFlight = new WeakMap<AbortSignal, { requests: Set<AbortController>; onAbort: () => void }>();
+
+function follow(outer: AbortSignal, own: AbortController): void {
+  let entry = inFlight.get(outer);
+  if (!entry) {
+    const requests = new Set<AbortController>();
+    const onAbort = () => {
+      inFlight.delete(outer);
+      for (const r of requests) r.abort(outer.reason);
+    };
+    entry = { requests, onAbort };
+    inFlight.set(outer, entry);
+    outer.addEventListener('abort', onAbort, { once: true });
+  }
+  entry.requests.add(own);
+}
+
+function unfollow(outer: AbortSignal, own: AbortController): void {
+  const entry = inFlight.get(outer);
+  if (!entry) return;
+  entry.requests.delete(own);
+  if (entry.requests.size === 0) {
+    inFlight.delete(outer);
+    outer.removeEventListener('abort', entry.onAbort);
   }
 }
