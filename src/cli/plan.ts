@@ -54,24 +54,22 @@ export function registerPlanCommands(program: Command, io: CliIO): void {
       "for one subject's change: how unevenly it acts across questions (variance of its per-question effect; default 0)",
     )
     .action(async (flags: PlanFlags) => {
-      const { planMarkdown, planRun, readPlanSummary } = await import('../gate/plan.ts');
-      const file = resolve(io.cwd, flags.from);
-      const summary = await readPlanSummary(file);
-      const plan = planRun(
-        summary,
-        {
-          effect: numberFlag('--effect', flags.effect),
-          power: numberFlag('--power', flags.power),
-          runs: runsRange(flags.runs),
-          budgetUsd: flags.budgetUsd === undefined ? null : numberFlag('--budget-usd', flags.budgetUsd),
-          compare: flags.compare ?? null,
-          betweenVariance:
-            flags.betweenVariance === undefined
-              ? null
-              : numberFlag('--between-variance', flags.betweenVariance),
-        },
-        flags.from,
-      );
+      // the flags first, so that a malformed flag is named before the summary file is read
+      const options = {
+        effect: numberFlag('--effect', flags.effect),
+        power: numberFlag('--power', flags.power),
+        runs: runsRange(flags.runs),
+        budgetUsd: flags.budgetUsd === undefined ? null : numberFlag('--budget-usd', flags.budgetUsd),
+        compare: flags.compare ?? null,
+        betweenVariance:
+          flags.betweenVariance === undefined
+            ? null
+            : numberFlag('--between-variance', flags.betweenVariance),
+      };
+      const { checkPlanOptions, planMarkdown, planRun, readPlanSummary } = await import('../gate/plan.ts');
+      checkPlanOptions(options);
+      const summary = await readPlanSummary(resolve(io.cwd, flags.from));
+      const plan = planRun(summary, options, flags.from);
       io.out(planMarkdown(plan));
       if (!plan.cheapest) {
         io.err(`rge: no design reaches the power within the budget of $${plan.budgetUsd}\n`);

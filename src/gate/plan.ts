@@ -227,8 +227,8 @@ function chooseComparison(summary: PlanSummary, opts: PlanOptions): Plan['compar
   };
 }
 
-/** The design table of a planned comparison; throws UsageError for options out of range. */
-export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary.json'): Plan {
+/** Throws a UsageError naming the flag when a plan option is out of range (before any file is read). */
+export function checkPlanOptions(opts: PlanOptions): void {
   const power = opts.power ?? 0.8;
   if (!(opts.effect > 0 && opts.effect < 1))
     throw new UsageError(`--effect must be in (0, 1), got ${opts.effect}`);
@@ -247,6 +247,14 @@ export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary
     throw new UsageError(`--budget-usd must be a number >= 0, got ${budget}`);
   if (opts.betweenVariance !== undefined && opts.betweenVariance !== null && !(opts.betweenVariance >= 0))
     throw new UsageError(`--between-variance must be a number >= 0, got ${opts.betweenVariance}`);
+}
+
+/** The design table of a planned comparison; throws UsageError for options out of range. */
+export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary.json'): Plan {
+  checkPlanOptions(opts);
+  const power = opts.power ?? 0.8;
+  const [runsFrom, runsTo] = opts.runs ?? [1, 5];
+  const budget = opts.budgetUsd ?? null;
   const { alpha, ...comparison } = chooseComparison(summary, opts);
   const components = {
     betweenQuestionVariance: comparison.betweenQuestionVariance,
