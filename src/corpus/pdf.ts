@@ -1,14 +1,16 @@
 /**
- * PDF pages to text. Each page is read once through pdf.js (via pdf-parse) and yields two texts: the
- * plain text layer exactly as pdf-parse's `getText` builds it, and a layout reconstruction for tables
- * (see `layout.ts`). Which one a page keeps depends on `tables`: 'never' keeps the plain text, 'always'
- * the layout, 'auto' the layout on table-heavy pages only (`isTableHeavy`; the layout is not even
- * built for a page whose items cannot make a table, `mayBeTableHeavy`). Failures are `PdfError`s.
- * Many documents on every core, in page ranges: workers.ts.
+ * PDF pages to text. Each page is read once through pdf.js (its modern build, pdfjs.ts) and yields two
+ * texts: the plain text layer exactly as pdf-parse's `getText` builds it (plain-text.ts), and a layout
+ * reconstruction for tables (see `layout.ts`). Which one a page keeps depends on `tables`: 'never'
+ * keeps the plain text, 'always' the layout, 'auto' the layout on table-heavy pages only
+ * (`isTableHeavy`; the layout is not even built for a page whose items cannot make a table,
+ * `mayBeTableHeavy`). Failures are `PdfError`s. Many documents on every core, in page ranges:
+ * workers.ts.
  */
 import { readFile } from 'node:fs/promises';
-import { PDFParse } from 'pdf-parse';
-import { errorMessage, RgeError } from '../util/errors.ts';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
+import type { TextItem, TextMarkedContent } from 'pdfjs-dist/types/src/display/api.js';
+import { errorMessage } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
 import {
   isTableHeavy,
@@ -19,42 +21,18 @@ import {
   tableSignal,
 } from './layout.ts';
 import { assertHasText, type ExtractedDocument, type ExtractOptions, PdfError } from './pdf-document.ts';
+import { pdfjs } from './pdfjs.ts';
+import { plainPageText } from './plain-text.ts';
 import type { PageText } from './schema.ts';
 
-// pdf-parse builds the plain text inside a private method from one page's text content; it is called
-// here with that content so that a page is parsed once for both texts. Pinned to pdf-parse 2.4.5; the
-// tests compare the result with the public `getText`.
-interface PdfPage {
-  getViewport(params: { scale: number }): { transform: number[] };
-  getTextContent(params?: object): Promise<{ items: unknown[] }>;
-  /** loads the page's fonts into `commonObjs` (text content alone does not) */
-  getOperatorList(): Promise<unknown>;
-  commonObjs: { get(id: string): unknown };
-  cleanup(): unknown;
-}
-interface PdfDocument {
-  numPages: number;
-  getPage(n: number): Promise<PdfPage>;
-}
-interface PdfParseInternals {
-  load(): Promise<PdfDocument>;
-  getPageText(
-    page: Pick<PdfPage, 'getViewport' | 'getTextContent'>,
-    params: object,
-    total: number,
-  ): Promise<string>;
+/** The pdf.js document options rge reads with (pdf-parse's: errors only on the console). */
+function openDocument(data: Uint8Array) {
+  return pdfjs.getDocument({ data, verbosity: pdfjs.VerbosityLevel.ERRORS });
 }
 
-function internals(parser: PDFParse): PdfParseInternals {
-  const p = parser as unknown as Partial<PdfParseInternals>;
-  if (typeof p.load !== 'function' || typeof p.getPageText !== 'function') {
-    throw new RgeError('pdf-parse has changed: PDFParse.load/getPageText are gone; pin pdf-parse to 2.4.5');
-  }
-  return p as PdfParseInternals;
-}
-
-function isTextItem(item: unknown): item is PdfTextItem {
-  return typeof item === 'object' && item !== null && typeof (item as { str?: unknown }).str === 'string';
+/** A run of text, not a marked-content boundary (those have no `str`). */
+function isTextItem(item: TextItem | TextMarkedContent): item is TextItem {
+  return typeof (item as { str?: unknown }).str === 'string';
 }
 
 function classify(err: unknown, file: string): PdfError {
@@ -78,7 +56,7 @@ function classify(err: unknown, file: string): PdfError {
  * page's operator list is built, which costs a page render's parsing, so only pages holding a suspect
  * character pay it. A font whose name cannot be had is left as it reads.
  */
-async function repairPageGlyphs(page: PdfPage, items: PdfTextItem[]): Promise<void> {
+async function repairPageGlyphs(page: PDFPageProxy, items: PdfTextItem[]): Promise<void> {
   if (!items.some((i) => SUSPECT_GLYPH.test(i.str))) return;
   try {
     await page.getOperatorList();
@@ -144,11 +122,10 @@ export interface ExtractedPages extends ExtractedDocument {
 export async function extractPages(path: string, opts: PageRangeOptions = {}): Promise<ExtractedPages> {
   const tables = opts.tables ?? 'auto';
   const data = await readPdfBytes(path);
-  const parser = new PDFParse({ data });
   const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
+  const task = openDocument(data);
   try {
-    const pdf = internals(parser);
-    const doc = await pdf.load();
+    const doc: PDFDocumentProxy = await task.promise;
     const first = Math.max(1, opts.first ?? 1);
     const last = Math.min(doc.numPages, opts.last ?? doc.numPages);
     const pages: PageText[] = [];
@@ -160,13 +137,7 @@ export async function extractPages(path: string, opts: PageRangeOptions = {}): P
       const items = content.items.filter(isTextItem);
       await repairPageGlyphs(page, items);
       page.cleanup();
-      // getPageText rewrites item.str in place (it prefixes cell separators), so it gets copies.
-      const copies = { ...content, items: content.items.map((i) => (typeof i === 'object' ? { ...i } : i)) };
-      const plain = await pdf.getPageText(
-        { getViewport: () => viewport, getTextContent: async () => copies },
-        {},
-        doc.numPages,
-      );
+      const plain = plainPageText(items, viewport.transform);
       const t1 = performance.now();
       timings.parseMs += t1 - t0;
       // the layout only where the page may need it: always, or in 'auto' when it may be table-heavy
@@ -187,7 +158,8 @@ export async function extractPages(path: string, opts: PageRangeOptions = {}): P
   } catch (err) {
     throw classify(err, path);
   } finally {
-    await parser.destroy().catch(() => {});
+    // destroys the document too, or stops its loading when it failed
+    await task.destroy().catch(() => {});
   }
 }
 

@@ -112,7 +112,7 @@ describe('rge start-up loads no heavy module', () => {
     expect(heavyIn(loaded)).toEqual([]);
   });
 
-  it('the recorder does see heavy modules when a command loads them (ingest: pdf.js)', async () => {
+  it('the recorder does see heavy modules when a command loads them (ingest: pdf.js, its modern build)', async () => {
     const pdfs = join(tmp, 'bad-pdfs');
     await mkdir(pdfs);
     await writeFile(join(pdfs, 'x.pdf'), 'not a pdf');
@@ -127,7 +127,12 @@ describe('rge start-up loads no heavy module', () => {
       join(tmp, 'bad-index'),
     ]);
     expect(code).toBe(1);
-    expect(heavyIn(loaded)).toEqual(expect.arrayContaining(['pdf-parse']));
+    expect(heavyIn(loaded)).toEqual(expect.arrayContaining(['pdfjs']));
+    // the corpus workers read through pdf.js's modern build: pdf-parse, and the legacy build whose
+    // global polyfills slow the whole thread, are never loaded
+    expect(heavyIn(loaded)).not.toContain('pdf-parse');
+    expect(loaded.filter((m) => m.includes('pdfjs-dist/legacy/'))).toEqual([]);
+    expect(hasLoaded({ loaded }, 'node_modules/pdfjs-dist/build/pdf.mjs')).toBe(true);
   });
 
   it('the provider SDKs load only for a config with live models (judge agree: heuristic, then live judges)', async () => {
