@@ -172,6 +172,27 @@ export async function extractWith(
   paths: readonly string[],
   opts: Pick<ExtractManyOptions, 'tables' | 'onDocument'> = {},
 ): Promise<ExtractManyResult[]> {
+  const results: ExtractManyResult[] = new Array(paths.length);
+  await extractEach(pool, paths, {
+    ...(opts.tables !== undefined ? { tables: opts.tables } : {}),
+    onDocument: (r, i) => {
+      results[i] = r;
+      opts.onDocument?.(r, i);
+    },
+  });
+  return results;
+}
+
+/**
+ * Extracts each PDF on a pool the caller owns and hands each result to `onDocument` as it finishes,
+ * keeping none: a caller that writes and chunks each document as it comes (ingest) holds one
+ * document's pages at a time, not the corpus's. Same order of work and failures as `extractMany`.
+ */
+export async function extractEach(
+  pool: CorpusWorkers,
+  paths: readonly string[],
+  opts: Pick<ExtractManyOptions, 'tables'> & Required<Pick<ExtractManyOptions, 'onDocument'>>,
+): Promise<void> {
   const tables = opts.tables ?? 'auto';
   const sizes = await Promise.all(
     paths.map((p) =>
@@ -182,7 +203,6 @@ export async function extractWith(
     ),
   );
   const order = paths.map((_, i) => i).sort((a, b) => (sizes[b] as number) - (sizes[a] as number) || a - b);
-  const results: ExtractManyResult[] = new Array(paths.length);
   await Promise.all(
     order.map(async (i) => {
       const path = paths[i] as string;
@@ -194,9 +214,7 @@ export async function extractWith(
         if (!(err instanceof PdfError)) throw err;
         r = { path, error: err };
       }
-      results[i] = r;
-      opts.onDocument?.(r, i);
+      opts.onDocument(r, i);
     }),
   );
-  return results;
 }

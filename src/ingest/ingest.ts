@@ -16,7 +16,7 @@ import { documentIdentity } from '../corpus/naming.ts';
 import { type Chunk, PageText, type SourceDocument } from '../corpus/schema.ts';
 import { pinnedPdfSha256 } from '../corpus/sources.ts';
 import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
-import { CorpusWorkers, type ExtractManyResult, extractWith } from '../corpus/workers.ts';
+import { CorpusWorkers, type ExtractManyResult, extractEach } from '../corpus/workers.ts';
 import {
   type BuildIndexResult,
   buildIndex,
@@ -280,7 +280,7 @@ async function extractAndChunk(
   for (const [i, pages] of cached) start(chunk(i, pages));
   try {
     if (pool && toExtract.length > 0) {
-      await extractWith(
+      await extractEach(
         pool,
         toExtract.map((i) => (docs[i] as IngestDocument).path),
         {

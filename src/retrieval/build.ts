@@ -13,7 +13,7 @@ import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import type { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256, writeFileAtomic } from '../util/fs.ts';
-import { bm25ToFile, buildBm25Stats, compareIds } from './bm25.ts';
+import { Bm25Builder, bm25ToFile, compareIds } from './bm25.ts';
 import { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
 import type { DenseEmbedder, Embedder, EmbedderName, EmbedderOptions, LexicalEmbedder } from './embedder.ts';
@@ -290,16 +290,21 @@ async function writeLexical(
   opts: BuildIndexOptions,
 ): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null; embedMs: number }> {
   const t0 = performance.now();
-  const counts = await embedder.embedPassages(chunks.map(lexicalPassageText), (done) =>
-    opts.onProgress?.(done, chunks.length),
-  );
-  const embedMs = performance.now() - t0;
-  const stats = buildBm25Stats(
+  // a batch of passages at a time, in chunk-id order, straight into the postings (Bm25Builder)
+  const builder = new Bm25Builder(
     chunks.map((c) => c.id),
-    counts,
     embedder.k1,
     embedder.b,
   );
+  const step = Math.max(1, embedder.batchSize);
+  for (let from = 0; from < builder.order.length; from += step) {
+    const batch = builder.order.slice(from, from + step);
+    const counts = await embedder.embedPassages(batch.map((i) => lexicalPassageText(chunks[i] as Chunk)));
+    for (const c of counts) builder.add(c);
+    opts.onProgress?.(from + batch.length, chunks.length);
+  }
+  const stats = builder.finish();
+  const embedMs = performance.now() - t0;
   await writeFileAtomic(join(tmp, BM25), JSON.stringify(bm25ToFile(stats)));
   return {
     checksum: lexicalChecksum(embedder.id, stats),
