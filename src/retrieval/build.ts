@@ -3,7 +3,7 @@
  * embedding cache, or bm25 term statistics, or both for hybrid), writes them with the chunks and the
  * manifest into a sibling folder, and renames that into place.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -12,7 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import type { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
-import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import { Bm25Builder, bm25ToFile, compareIds } from './bm25.ts';
 import { DEFAULT_EMBEDDING_CACHE_DIR, EmbeddingCache } from './cache.ts';
 import { createEmbedder } from './create-embedder.ts';
@@ -138,8 +138,9 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
         embedMs: dense.embedMs + lexical.embedMs,
       };
     }
-    const chunksJson = `${JSON.stringify(sorted)}\n`;
-    await writeFileAtomic(join(tmp, CHUNKS), chunksJson);
+    // JSON.stringify(sorted) + newline, written and hashed in pieces (never one string of the whole corpus)
+    const chunksHash = createHash('sha256');
+    await writeFileAtomic(join(tmp, CHUNKS), jsonArrayPieces(sorted, chunksHash));
     const manifest: IndexManifest = {
       format: 'rge-index',
       formatVersion: 2,
@@ -156,7 +157,7 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
       createdWith: rgeVersion(),
       createdAt: new Date().toISOString(),
       checksum: result.checksum,
-      chunksSha256: sha256(chunksJson),
+      chunksSha256: chunksHash.digest('hex'),
     };
     await writeFileAtomic(join(tmp, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     await swapInto(tmp, dir);
@@ -290,13 +291,15 @@ async function writeLexical(
   opts: BuildIndexOptions,
 ): Promise<{ checksum: string; embedded: number; cached: number; dimensions: null; embedMs: number }> {
   const t0 = performance.now();
-  // a batch of passages at a time, in chunk-id order, straight into the postings (Bm25Builder)
+  // a batch of passages at a time, in chunk-id order, straight into the postings (Bm25Builder); small
+  // batches, so that a batch's term counts die young instead of filling the old generation (measured:
+  // peak RSS of the 6,000-page synthetic ingest 483-496 MB with 16, 501-510 MB with 256)
   const builder = new Bm25Builder(
     chunks.map((c) => c.id),
     embedder.k1,
     embedder.b,
   );
-  const step = Math.max(1, embedder.batchSize);
+  const step = Math.max(1, Math.min(embedder.batchSize, 16));
   for (let from = 0; from < builder.order.length; from += step) {
     const batch = builder.order.slice(from, from + step);
     const counts = await embedder.embedPassages(batch.map((i) => lexicalPassageText(chunks[i] as Chunk)));
@@ -313,4 +316,23 @@ async function writeLexical(
     dimensions: null,
     embedMs,
   };
+}
+
+/**
+ * `${JSON.stringify(items)}\n` in pieces of about a megabyte, each added to `hash` as it is handed out:
+ * the same bytes and digest as the whole string, without holding it.
+ */
+export function* jsonArrayPieces(items: readonly unknown[], hash: Hash): Generator<string> {
+  let piece = '[';
+  for (let i = 0; i < items.length; i++) {
+    piece += (i > 0 ? ',' : '') + JSON.stringify(items[i]);
+    if (piece.length >= 1 << 20) {
+      hash.update(piece);
+      yield piece;
+      piece = '';
+    }
+  }
+  piece += ']\n';
+  hash.update(piece);
+  yield piece;
 }

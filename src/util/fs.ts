@@ -35,13 +35,26 @@ export function setWriteFault(
  * failure removes the temporary file, leaves the target as it was and throws an `RgeError` naming
  * the target and why (e.g. `no space left on the device`).
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Writes `data` to `path` whole or not at all (a temporary file renamed into place). `data` may be an
+ * iterable of strings, written piece by piece, so that a large file (an index's chunks.json) is never
+ * one string in memory.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array | Iterable<string>,
+): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await mkdir(dirname(path), { recursive: true });
     const fault = writeFault?.(path);
     if (fault) {
-      const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+      const bytes =
+        typeof data === 'string'
+          ? Buffer.from(data)
+          : data instanceof Uint8Array
+            ? data
+            : Buffer.from([...data].join(''));
       await writeFile(tmp, bytes.subarray(0, Math.floor(bytes.length / 2)));
       throw fault;
     }
