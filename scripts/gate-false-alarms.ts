@@ -1,0 +1,136 @@
+/**
+ * The gate's false alarms on real runs: N runs of configs/ci.yaml that differ only in the sampling seed
+ * (`--set seed=rge-fa-<i>`), then `compareRuns` (the gate) on every pair, the lower-numbered run as the
+ * baseline. No pair differs by anything but noise, so every interval that excludes 0 is a false alarm
+ * of the interval, and every failed gate a false alarm of the gate (which also asks for a drop above
+ * --min-effect, overall or in a category).
+ *
+ *   npx tsx scripts/gate-false-alarms.ts [--runs 20] [--dir /tmp/rge-fa]
+ *
+ * It also prints the SD of the runs' mean GFS against the SD that question-level noise alone gives
+ * (the variance, across runs, of each question's mean, over the number of questions): the gate's
+ * cluster bootstrap over questions is calibrated when the two agree. Runs two eval runs at a time and
+ * reuses the runs already in --dir.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compareRuns, type GateSummary, readGateSummary } from '../src/gate/gate.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+function flag(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] !== undefined ? (process.argv[i + 1] as string) : fallback;
+}
+
+const runs = Number(flag('--runs', '20'));
+const dir = resolve(flag('--dir', '/tmp/rge-fa'));
+if (!Number.isInteger(runs) || runs < 2) throw new Error(`--runs must be a whole number >= 2, got ${runs}`);
+
+const tag = (i: number) => String(i).padStart(2, '0');
+
+/** The summary.json of run i, running it first when it is not in `dir` yet. */
+async function summaryOf(i: number): Promise<string> {
+  const reports = join(dir, `reports-${tag(i)}`);
+  const found = () =>
+    existsSync(reports)
+      ? readdirSync(reports)
+          .map((d) => join(reports, d, 'summary.json'))
+          .find((f) => existsSync(f))
+      : undefined;
+  const done = found();
+  if (done) return done;
+  const args = [
+    join(ROOT, 'bin/rge.mjs'),
+    'eval',
+    'run',
+    '--config',
+    'configs/ci.yaml',
+    '--results-dir',
+    join(dir, `results-${tag(i)}`),
+    '--reports-dir',
+    reports,
+    '--min-pass-rate',
+    '0',
+    '--set',
+    `seed=rge-fa-${tag(i)}`,
+  ];
+  const code = await new Promise<number | null>((res) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: 'ignore' });
+    child.on('close', res);
+  });
+  const file = found();
+  if (code !== 0 || !file) throw new Error(`run ${i} (seed rge-fa-${tag(i)}) failed with exit ${code}`);
+  return file;
+}
+
+const files: string[] = new Array(runs);
+let next = 0;
+await Promise.all(
+  [0, 1].map(async () => {
+    while (next < runs) {
+      const i = next++;
+      files[i] = await summaryOf(i);
+    }
+  }),
+);
+const summaries: GateSummary[] = await Promise.all(files.map((f) => readGateSummary(f)));
+
+let pairs = 0;
+let gateFailures = 0;
+const excluded = new Map<string, number>();
+const rows = new Map<string, number>();
+const halfWidths: number[] = [];
+for (let a = 0; a < runs; a++)
+  for (let b = a + 1; b < runs; b++) {
+    const result = compareRuns(summaries[a] as GateSummary, summaries[b] as GateSummary);
+    pairs++;
+    if (!result.passed) gateFailures++;
+    for (const row of result.rows.filter((r) => r.slice === 'overall')) {
+      rows.set(row.subject, (rows.get(row.subject) ?? 0) + 1);
+      if (row.low > 0 || row.high < 0) excluded.set(row.subject, (excluded.get(row.subject) ?? 0) + 1);
+      halfWidths.push((row.high - row.low) / 2);
+    }
+  }
+halfWidths.sort((x, y) => x - y);
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const variance = (xs: readonly number[]) => {
+  const m = mean(xs);
+  return xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+};
+
+console.log(`${runs} runs of configs/ci.yaml (seeds rge-fa-00..rge-fa-${tag(runs - 1)}), ${pairs} pairs`);
+console.log(
+  `gate failures (a regression beyond --min-effect 0.02, overall or in a category): ${gateFailures} of ${pairs} (${((100 * gateFailures) / pairs).toFixed(1)}%)`,
+);
+console.log(
+  `median half-width of the overall 95% interval: ${halfWidths[halfWidths.length >> 1]?.toFixed(4)}`,
+);
+for (const [subject, n] of rows) {
+  const x = excluded.get(subject) ?? 0;
+  // each run's mean GFS, and each question's mean over a run's runs
+  const runMeans: number[] = [];
+  const byQuestion = new Map<string, number[]>();
+  for (const s of summaries) {
+    const perQuestion = new Map<string, number[]>();
+    for (const c of s.diagnostics.cells)
+      if (c.subject === subject && c.gfs !== null)
+        (perQuestion.get(c.question_id) ?? perQuestion.set(c.question_id, []).get(c.question_id))?.push(
+          c.gfs,
+        );
+    const means = [...perQuestion].map(([q, v]) => {
+      const m = mean(v);
+      (byQuestion.get(q) ?? byQuestion.set(q, []).get(q))?.push(m);
+      return m;
+    });
+    runMeans.push(mean(means));
+  }
+  const questionNoise = Math.sqrt(mean([...byQuestion.values()].map(variance)) / byQuestion.size);
+  console.log(
+    `${subject}: overall 95% interval excludes 0 in ${x} of ${n} pairs (${((100 * x) / n).toFixed(1)}%, nominal 5%); ` +
+      `SD of the runs' mean GFS ${Math.sqrt(variance(runMeans)).toFixed(5)} against ${questionNoise.toFixed(5)} from question-level noise alone (${byQuestion.size} questions)`,
+  );
+}
