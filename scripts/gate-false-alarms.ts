@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import seedrandom from 'seedrandom';
 import { compareRuns, type GateSummary, readGateSummary } from '../src/gate/gate.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -129,8 +130,23 @@ for (const [subject, n] of rows) {
     runMeans.push(mean(means));
   }
   const questionNoise = Math.sqrt(mean([...byQuestion.values()].map(variance)) / byQuestion.size);
+  // how often so many pairs would exclude 0 were the runs' means spread by question-level noise alone
+  // (normal run means, the median half-width as the threshold; 4,000 seeded sets of as many runs)
+  const rng = seedrandom('rge-gate-false-alarms-v1');
+  const normal = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+  const half = halfWidths[halfWidths.length >> 1] as number;
+  let asMany = 0;
+  for (let sim = 0; sim < 4000; sim++) {
+    const means = Array.from({ length: runs }, () => normal() * questionNoise);
+    let count = 0;
+    for (let a = 0; a < runs; a++)
+      for (let b = a + 1; b < runs; b++)
+        if (Math.abs((means[a] as number) - (means[b] as number)) > half) count++;
+    if (count >= x) asMany++;
+  }
   console.log(
     `${subject}: overall 95% interval excludes 0 in ${x} of ${n} pairs (${((100 * x) / n).toFixed(1)}%, nominal 5%); ` +
-      `SD of the runs' mean GFS ${Math.sqrt(variance(runMeans)).toFixed(5)} against ${questionNoise.toFixed(5)} from question-level noise alone (${byQuestion.size} questions)`,
+      `SD of the runs' mean GFS ${Math.sqrt(variance(runMeans)).toFixed(5)} against ${questionNoise.toFixed(5)} from question-level noise alone (${byQuestion.size} questions); ` +
+      `under that noise alone, ${x} or more of ${n} pairs in ${((100 * asMany) / 4000).toFixed(1)}% of 4,000 simulated sets of ${runs} runs (seed rge-gate-false-alarms-v1)`,
   );
 }
