@@ -5,7 +5,7 @@
  * of the interval, and every failed gate a false alarm of the gate (which also asks for a drop above
  * --min-effect, overall or in a category).
  *
- *   npx tsx scripts/gate-false-alarms.ts [--runs 20] [--dir /tmp/rge-fa]
+ *   npx tsx scripts/gate-false-alarms.ts [--runs 20] [--dir DIR]   (default: rge-fa in the OS temporary folder)
  *
  * It also prints the SD of the runs' mean GFS against the SD that question-level noise alone gives
  * (the variance, across runs, of each question's mean, over the number of questions): the gate's
@@ -14,6 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
@@ -27,7 +28,7 @@ function flag(name: string, fallback: string): string {
 }
 
 const runs = Number(flag('--runs', '20'));
-const dir = resolve(flag('--dir', '/tmp/rge-fa'));
+const dir = resolve(flag('--dir', join(tmpdir(), 'rge-fa')));
 if (!Number.isInteger(runs) || runs < 2) throw new Error(`--runs must be a whole number >= 2, got ${runs}`);
 
 const tag = (i: number) => String(i).padStart(2, '0');

@@ -33,12 +33,8 @@ export function setWriteFault(
  * Writes a file so that readers see either the old content or the whole new content, never a
  * half-written file: the bytes go to a temporary sibling which is then renamed over the target. A
  * failure removes the temporary file, leaves the target as it was and throws an `RgeError` naming
- * the target and why (e.g. `no space left on the device`).
- */
-/**
- * Writes `data` to `path` whole or not at all (a temporary file renamed into place). `data` may be an
- * iterable of strings, written piece by piece, so that a large file (an index's chunks.json) is never
- * one string in memory.
+ * the target and why (e.g. `no space left on the device`). `data` may be an iterable of strings,
+ * written piece by piece, so that a large file (an index's chunks.json) is never one string in memory.
  */
 export async function writeFileAtomic(
   path: string,
