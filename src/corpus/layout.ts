@@ -181,12 +181,25 @@ function joinCells(runs: readonly PlacedRun[]): LayoutCell[] {
   return cells.map((c) => ({ ...c, text: c.text.trim() })).filter((c) => c.text !== '');
 }
 
-function letters(text: string): number {
-  return (text.match(/\p{L}/gu) ?? []).length;
+const NOT_LETTERS = /\P{L}+/gu;
+const NOT_DIGITS = /\D+/g;
+const HIGH_SURROGATE = /[\uD800-\uDBFF]/g;
+
+/**
+ * The letters (code points of category L) in `text`. Counted on the string of its letters alone: a
+ * letter outside the BMP is two code units there, one of them a high surrogate. (Matching every letter,
+ * `text.match(/\p{L}/gu)`, gives the same count but builds an array of them, which cost 5% of a page's
+ * extraction in a CPU profile.)
+ */
+export function letters(text: string): number {
+  const only = text.replace(NOT_LETTERS, '');
+  const astral = only.match(HIGH_SURROGATE);
+  return only.length - (astral ? astral.length : 0);
 }
 
-function digits(text: string): number {
-  return (text.match(/\d/g) ?? []).length;
+/** The ASCII digits in `text` (what `\d` matches). */
+export function digits(text: string): number {
+  return text.replace(NOT_DIGITS, '').length;
 }
 
 /** Words rather than figures: a stretch of a text column, a heading, a label. */

@@ -16,7 +16,9 @@
  * Imported only from the worker side (pdf.ts): loading it costs a 2 MB module and sets globals.
  */
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { RgeError } from '../util/errors.ts';
+import { patchedWorkerPath } from './pdfjs-patches.ts';
 
 export type PdfJs = typeof import('pdfjs-dist');
 
@@ -80,8 +82,26 @@ function installPolyfills(): void {
   for (const name of missing) globals[name] = canvas[name];
 }
 
+/**
+ * Puts the patched copy of pdf.js's worker code (pdfjs-patches.ts) where pdf.js looks for the module
+ * it runs in this thread, unless a module is there already (an embedding application's choice is
+ * kept). When the copy cannot be made, pdf.js loads its own file: the same text, slower.
+ */
+async function installPatchedWorker(): Promise<void> {
+  const globals = globalThis as Record<string, unknown>;
+  if (globals.pdfjsWorker !== undefined) return;
+  let path: string;
+  try {
+    path = await patchedWorkerPath();
+  } catch {
+    return;
+  }
+  globals.pdfjsWorker = await import(pathToFileURL(path).href);
+}
+
 async function loadPdfJs(): Promise<PdfJs> {
   installPolyfills();
+  await installPatchedWorker();
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
     if (args.length === 1 && args[0] === LEGACY_BUILD_WARNING) return;

@@ -1,0 +1,159 @@
+/**
+ * pdf.js's worker code with rge's speed patches. Under Node, pdf.js runs its "worker" (the parser and
+ * `getTextContent`) in the thread that calls it, from pdfjs-dist/build/pdf.worker.mjs, and takes the
+ * module it finds at `globalThis.pdfjsWorker` instead when there is one. rge puts there a copy of that
+ * file with the edits below, written once into node_modules/.cache/rge under the hash of the original
+ * and of the edits (a changed pdfjs-dist or a changed edit gives a new file; a stale one is never run).
+ *
+ * Why: a CPU profile of the corpus worker on the synthetic reports has pdf.js's text layer spend most of
+ * its time per glyph, and its first cost was the matrices it allocates for every glyph: each glyph
+ * builds the text rendering matrix twice (`getCurrentTextTransform`, once to compare the glyph's
+ * position with the last one and once to remember it), each build allocating three 6-element arrays
+ * through two `Util.transform` calls, and the garbage collector then reclaiming them. The edits compute
+ * the same matrix with the same floating-point operations in the same order (so every number is the
+ * same, bit for bit) with no intermediate array, into a scratch array where the matrix is only read,
+ * and into the array it replaces where it is kept (copied when it leaves as a whitespace item's
+ * transform). test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original
+ * code, every field, on the fixtures and generated reports (and on the real filings with ../shared);
+ * docs/adr/0024-pdfjs-worker-patches.md records the measurements.
+ *
+ * Each edit must find its text exactly once; if one does not (another pdfjs-dist), or the copy cannot
+ * be written, pdf.js runs unpatched: the same text, slower.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RgeError } from '../util/errors.ts';
+import { sha256, writeFileAtomic } from '../util/fs.ts';
+
+export interface SourceEdit {
+  /** what it does, for the error when its text is not found */
+  name: string;
+  find: string;
+  replace: string;
+}
+
+const TRANSFORM_ORIGINAL = `    function getCurrentTextTransform() {
+      const font = textState.font;
+      const tsm = [textState.fontSize * textState.textHScale, 0, 0, textState.fontSize, 0, textState.textRise];
+      if (font.isType3Font && (textState.fontSize <= 1 || font.isCharBBox) && !isArrayEqual(textState.fontMatrix, FONT_IDENTITY_MATRIX)) {
+        const glyphHeight = font.bbox[3] - font.bbox[1];
+        if (glyphHeight > 0) {
+          tsm[3] *= glyphHeight * textState.fontMatrix[3];
+        }
+      }
+      return Util.transform(textState.ctm, Util.transform(textState.textMatrix, tsm));
+    }`;
+
+// Util.transform(m1, m2) is [m1[0] * m2[0] + m1[2] * m2[1], m1[1] * m2[0] + m1[3] * m2[1],
+// m1[0] * m2[2] + m1[2] * m2[3], m1[1] * m2[2] + m1[3] * m2[3], m1[0] * m2[4] + m1[2] * m2[5] + m1[4],
+// m1[1] * m2[4] + m1[3] * m2[5] + m1[5]]; the same terms in the same order, the zeros of tsm included
+// (x * 0 is not always 0: NaN, -0), first with m1 = textMatrix and m2 = tsm, then m1 = ctm.
+const TRANSFORM_PATCHED = `    function getCurrentTextTransform(out) {
+      const font = textState.font;
+      const s0 = textState.fontSize * textState.textHScale, s1 = 0, s2 = 0, s4 = 0, s5 = textState.textRise;
+      let s3 = textState.fontSize;
+      if (font.isType3Font && (textState.fontSize <= 1 || font.isCharBBox) && !isArrayEqual(textState.fontMatrix, FONT_IDENTITY_MATRIX)) {
+        const glyphHeight = font.bbox[3] - font.bbox[1];
+        if (glyphHeight > 0) {
+          s3 *= glyphHeight * textState.fontMatrix[3];
+        }
+      }
+      const m = textState.textMatrix, c = textState.ctm;
+      const i0 = m[0] * s0 + m[2] * s1, i1 = m[1] * s0 + m[3] * s1, i2 = m[0] * s2 + m[2] * s3, i3 = m[1] * s2 + m[3] * s3;
+      const i4 = m[0] * s4 + m[2] * s5 + m[4], i5 = m[1] * s4 + m[3] * s5 + m[5];
+      const r0 = c[0] * i0 + c[2] * i1, r1 = c[1] * i0 + c[3] * i1, r2 = c[0] * i2 + c[2] * i3, r3 = c[1] * i2 + c[3] * i3;
+      const r4 = c[0] * i4 + c[2] * i5 + c[4], r5 = c[1] * i4 + c[3] * i5 + c[5];
+      if (out === undefined) {
+        return [r0, r1, r2, r3, r4, r5];
+      }
+      out[0] = r0;
+      out[1] = r1;
+      out[2] = r2;
+      out[3] = r3;
+      out[4] = r4;
+      out[5] = r5;
+      return out;
+    }
+    const scratchTextTransform = [0, 0, 0, 0, 0, 0];`;
+
+/** The edits, in the order they are applied to pdfjs-dist 5.4.296's build/pdf.worker.mjs. */
+export const WORKER_EDITS: readonly SourceEdit[] = [
+  {
+    name: 'the text rendering matrix without intermediate arrays, optionally into a given array',
+    find: TRANSFORM_ORIGINAL,
+    replace: TRANSFORM_PATCHED,
+  },
+  {
+    name: 'the glyph position compared through a scratch matrix (compareWithLastPosition only reads it)',
+    find: `      const currentTransform = getCurrentTextTransform();
+      let posX = currentTransform[4];`,
+    replace: `      const currentTransform = getCurrentTextTransform(scratchTextTransform);
+      let posX = currentTransform[4];`,
+  },
+  {
+    name: "the last glyph's matrix kept in the array it replaces",
+    find: `          textChunk.prevTransform = getCurrentTextTransform();`,
+    replace: `          textChunk.prevTransform = getCurrentTextTransform(textChunk.prevTransform || undefined);`,
+  },
+  {
+    name: "a whitespace item takes a copy of the last glyph's matrix, which is reused",
+    find: `      textContent.items.push({
+        str: " ",
+        dir: "ltr",
+        width,
+        height,
+        transform,
+        fontName,`,
+    replace: `      textContent.items.push({
+        str: " ",
+        dir: "ltr",
+        width,
+        height,
+        transform: transform && transform === textContentItem.prevTransform ? transform.slice() : transform,
+        fontName,`,
+  },
+  {
+    name: "the source map comment (the map is the original's)",
+    find: '\n//# sourceMappingURL=pdf.worker.mjs.map',
+    replace: '\n',
+  },
+];
+
+/** `source` with every edit applied; throws naming the first edit whose text is not there exactly once. */
+export function applyEdits(source: string, edits: readonly SourceEdit[], what = 'pdf.worker.mjs'): string {
+  let out = source;
+  for (const edit of edits) {
+    const at = out.indexOf(edit.find);
+    if (at < 0 || out.indexOf(edit.find, at + 1) >= 0) {
+      throw new RgeError(
+        `${what}: the patch "${edit.name}" ${at < 0 ? 'does not find its text' : 'finds its text more than once'}`,
+      );
+    }
+    out = out.slice(0, at) + edit.replace + out.slice(at + edit.find.length);
+  }
+  return out;
+}
+
+const require = createRequire(import.meta.url);
+const CACHE = fileURLToPath(new URL('../../node_modules/.cache/rge/', import.meta.url));
+
+/** The original worker module's path (pdfjs-dist's build/pdf.worker.mjs). */
+export function originalWorkerPath(): string {
+  return require.resolve('pdfjs-dist/build/pdf.worker.mjs');
+}
+
+/**
+ * The path of the patched copy of pdf.js's worker code, written on first use; throws when it cannot be
+ * made (an edit does not apply, the cache cannot be written).
+ */
+export async function patchedWorkerPath(edits: readonly SourceEdit[] = WORKER_EDITS): Promise<string> {
+  const source = await readFile(originalWorkerPath(), 'utf8');
+  const key = sha256(`${sha256(source)}\n${JSON.stringify(edits)}`).slice(0, 16);
+  const path = join(CACHE, `pdf.worker-${key}.mjs`);
+  // written whole or not at all (writeFileAtomic), so a file under the name is the patched code
+  if (!existsSync(path)) await writeFileAtomic(path, applyEdits(source, edits));
+  return path;
+}

@@ -1,0 +1,237 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import seedrandom from 'seedrandom';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
+import { digits, letters } from '../../src/corpus/layout.ts';
+import {
+  applyEdits,
+  originalWorkerPath,
+  patchedWorkerPath,
+  WORKER_EDITS,
+} from '../../src/corpus/pdfjs-patches.ts';
+import { makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
+import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+
+/**
+ * A one-page PDF whose content stream is `content`, set in Helvetica: text state that the patched code
+ * computes with (character and word spacing, horizontal scaling, rise, kerning in TJ arrays, text and
+ * graphics matrices at 0, 90, 180, 270 and 30 degrees), written by hand so that nothing rewrites it.
+ */
+function handMadePdf(content: string): Buffer {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(Buffer.byteLength(out));
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out);
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
+const TEXT_STATE_CONTENT = [
+  'BT /F1 12 Tf 72 720 Td (Plain words on a line) Tj ET',
+  'BT /F1 11 Tf 2 Tc 72 700 Td (Character spacing 2) Tj ET',
+  'BT /F1 11 Tf 6 Tw 72 680 Td (Word spacing six units wide) Tj ET',
+  'BT /F1 11 Tf 150 Tz 72 660 Td (Scaled by 150 percent) Tj ET',
+  'BT /F1 11 Tf 4 Ts 72 640 Td (Raised by four) Tj ET',
+  'BT /F1 11 Tf 72 620 Td [(Kern)-120(ed)-900(gap)-3000(far)250(back)] TJ ET',
+  'BT /F1 10 Tf 0 1 -1 0 500 300 Tm (Rotated ninety) Tj ET',
+  'BT /F1 10 Tf -1 0 0 -1 400 500 Tm (Upside down) Tj ET',
+  'BT /F1 10 Tf 0 -1 1 0 100 400 Tm (Rotated two seventy) Tj ET',
+  'BT /F1 10 Tf 0.866 0.5 -0.5 0.866 200 200 Tm (Thirty degrees) Tj ET',
+  '0.5 0 0 0.5 36 36 cm BT /F1 20 Tf 24 TL 72 300 Td (Half scale by cm) Tj T* (next line) Tj ET',
+  'BT /F1 9 Tf 14 TL 72 150 Td (first) Tj T* (second) Tj T* [(a)-2000(b)] TJ ET',
+]
+  // text state (Tc, Tw, Tz, Ts) belongs to the graphics state: each line restores it
+  .map((line) => `q ${line} Q`)
+  .join('\n');
+
+/** Every text item of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
+async function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
+  const script = `
+    ${which === 'original' ? `globalThis.pdfjsWorker = await import(${JSON.stringify(originalWorkerPath())});` : ''}
+    const { readFileSync } = await import('node:fs');
+    const { pdfjs } = await import('./src/corpus/pdfjs.ts');
+    const files = JSON.parse(process.argv[1]);
+    const out = [String(Object.keys(globalThis.pdfjsWorker ?? {}))];
+    for (const file of files) {
+      const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
+      for (let n = 1; n <= doc.numPages; n++) {
+        const page = await doc.getPage(n);
+        const content = await page.getTextContent();
+        out.push(JSON.stringify([file, n, content.items]));
+        page.cleanup();
+      }
+      await doc.destroy();
+    }
+    console.log(out.join('\\n'));`;
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(files)],
+    { cwd: ROOT, maxBuffer: 1 << 30 },
+  );
+  return stdout;
+}
+
+/** The first page whose items differ (its line, both versions cut to 400 characters), or null. */
+function firstDifference(original: string, patched: string) {
+  const a = original.split('\n');
+  const b = patched.split('\n');
+  const at = b.findIndex((line, i) => line !== a[i]);
+  if (at < 0 && a.length === b.length) return null;
+  const i = at < 0 ? b.length : at;
+  return { line: i, original: a[i]?.slice(0, 400), patched: b[i]?.slice(0, 400) };
+}
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rge-pdfjs-patches-'));
+  await writeFile(join(dir, 'text-state.pdf'), handMadePdf(TEXT_STATE_CONTENT));
+  await writeFile(join(dir, 'prose.pdf'), await makeTextPdf(['Alpha page one.', '', 'Revenue of 1,234.']));
+  await writeFile(
+    join(dir, 'statement.pdf'),
+    await makeStatementPdf(
+      'Statement of Income',
+      ['2022', '2021'],
+      [
+        { label: 'Net sales', values: ['34,229', '35,355'] },
+        { label: 'Gain on divestitures', values: ['(2,724)', '—'] },
+      ],
+    ),
+  );
+  // the bench's synthetic reports: 20 PDFs of 2 pages (embedded fonts, long kerned TJ arrays)
+  await syntheticCorpus(join(dir, 'synthetic'), 40);
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("pdf.js's worker code with rge's patches", () => {
+  it('applies each edit where its text is found once, and names an edit whose text is missing or repeated', () => {
+    const edits = [
+      { name: 'first', find: 'alpha', replace: 'ALPHA' },
+      { name: 'second', find: 'beta()', replace: 'beta(x)' },
+    ];
+    expect(applyEdits('alpha; beta(); gamma', edits)).toBe('ALPHA; beta(x); gamma');
+    expect(() => applyEdits('alpha; gamma', edits, 'w.mjs')).toThrow(
+      'w.mjs: the patch "second" does not find its text',
+    );
+    expect(() => applyEdits('alpha; beta(); beta()', edits, 'w.mjs')).toThrow(
+      'w.mjs: the patch "second" finds its text more than once',
+    );
+  });
+
+  it('every edit finds its text exactly once in the installed pdfjs-dist, and the copy is cached by hash', async () => {
+    const source = readFileSync(originalWorkerPath(), 'utf8');
+    const patched = applyEdits(source, WORKER_EDITS);
+    for (const edit of WORKER_EDITS) expect(patched.includes(edit.find)).toBe(false);
+    const path = await patchedWorkerPath();
+    expect(readFileSync(path, 'utf8')).toBe(patched);
+    expect(await patchedWorkerPath()).toBe(path);
+    // another edit list, another file
+    expect(await patchedWorkerPath(WORKER_EDITS.slice(0, 2))).not.toBe(path);
+  });
+
+  it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
+    const files = [
+      join(dir, 'text-state.pdf'),
+      join(dir, 'prose.pdf'),
+      join(dir, 'statement.pdf'),
+      ...Array.from({ length: 20 }, (_, i) =>
+        join(
+          dir,
+          'synthetic',
+          `Synthetic_Company_${String(i + 1).padStart(2, '0')}_Annual_Report_${i % 2 === 0 ? 'FY2023-24' : 'FY2022-23'}.pdf`,
+        ),
+      ),
+    ];
+    const [original, patched] = await Promise.all([
+      itemsFrom('original', files),
+      itemsFrom('patched', files),
+    ]);
+    const lines = patched.trim().split('\n');
+    expect(lines[0]).toBe('WorkerMessageHandler');
+    // a header line, then a line a page: 1 hand-made, 3 of prose, 1 statement, 20 reports of 2
+    expect(lines.length).toBe(1 + 1 + 3 + 1 + 20 * 2);
+    // the hand-made page has whitespace items (the kerned gaps) and items at every rotation
+    const handMade = JSON.parse(lines[1] as string)[2] as { str: string; transform: number[] }[];
+    expect(handMade.filter((i) => i.str === ' ').length).toBeGreaterThan(0);
+    for (const s of ['Rotated ninety', 'Upside down', 'Rotated two seventy', 'Thirty degrees'])
+      expect(handMade.some((i) => i.str === s)).toBe(true);
+    expect(firstDifference(original, patched)).toBeNull();
+  });
+});
+
+describe.skipIf(!sharedCorpus)(
+  `pdf.js patches on real filings${sharedCorpus ? '' : ` (${SHARED_ABSENT})`}`,
+  () => {
+    it('gives the same text items as the original on a 10-K and two Indian annual reports', async () => {
+      const corpus = sharedCorpus as string;
+      const files = [
+        join(corpus, 'financebench/pdfs/3M_2022_10K.pdf'),
+        join(corpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf'),
+        join(corpus, 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf'),
+      ];
+      const [original, patched] = await Promise.all([
+        itemsFrom('original', files),
+        itemsFrom('patched', files),
+      ]);
+      expect(patched.split('\n').length).toBeGreaterThan(500);
+      expect(firstDifference(original, patched)).toBeNull();
+    });
+  },
+);
+
+describe('letters and digits of a layout cell', () => {
+  it('count as matching every letter and every digit does, astral letters and lone surrogates included', () => {
+    const rng = seedrandom('rge-letters-v1');
+    const alphabet = [
+      'a',
+      'Z',
+      '7',
+      ' ',
+      '₹',
+      'é',
+      'ß',
+      '中',
+      '𝐀',
+      '𐐷',
+      '\ud800',
+      '\udc00',
+      '٣',
+      ',',
+      '-',
+      'Ⅻ',
+    ];
+    for (let n = 0; n < 2000; n++) {
+      let s = '';
+      const len = Math.floor(rng() * 30);
+      for (let i = 0; i < len; i++) s += alphabet[Math.floor(rng() * alphabet.length)];
+      expect(letters(s)).toBe((s.match(/\p{L}/gu) ?? []).length);
+      expect(digits(s)).toBe((s.match(/\d/g) ?? []).length);
+    }
+    expect(letters('𝐀b𐐷')).toBe(3);
+    expect(digits('١٢3')).toBe(1);
+  });
+});
