@@ -9,7 +9,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
-import type { TextItem, TextMarkedContent } from 'pdfjs-dist/types/src/display/api.js';
+import type { TextItem, TextMarkedContent, TextStyle } from 'pdfjs-dist/types/src/display/api.js';
 import { errorMessage } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
 import {
@@ -21,7 +21,7 @@ import {
   tableSignal,
 } from './layout.ts';
 import { assertHasText, type ExtractedDocument, type ExtractOptions, PdfError } from './pdf-document.ts';
-import { pdfjs } from './pdfjs.ts';
+import { pdfjs, workerPatched } from './pdfjs.ts';
 import { plainPageText } from './plain-text.ts';
 import type { PageText } from './schema.ts';
 
@@ -52,31 +52,47 @@ function classify(err: unknown, file: string): PdfError {
 /**
  * Puts right, in place, the glyphs that the page's fonts are known to misread (the rupee sign read as
  * "`", bullets read as private-use characters; see `glyphs.ts`). pdf.js's text items name their font
- * only by a load id ("g_d0_f8"); the PDF name ("WXJBYQ+IndianRupee-Regular") is in `commonObjs` once the
- * page's operator list is built, which costs a page render's parsing, so only pages holding a suspect
- * character pay it. A font whose name cannot be had is left as it reads.
+ * only by a load id ("g_d0_f8"); rge's patched pdf.js (pdfjs-patches.ts) gives the PDF name
+ * ("WXJBYQ+IndianRupee-Regular") in the page's text styles. Unpatched, the name is in `commonObjs`
+ * once the page's operator list is built, which costs a page render's parsing (about 5 ms a page on
+ * the Indian reports), so only pages holding a suspect character pay it. A font whose name cannot be
+ * had is left as it reads.
  */
-async function repairPageGlyphs(page: PDFPageProxy, items: PdfTextItem[]): Promise<void> {
+async function repairPageGlyphs(
+  page: PDFPageProxy,
+  items: PdfTextItem[],
+  styles: Record<string, TextStyle>,
+): Promise<void> {
   if (!items.some((i) => SUSPECT_GLYPH.test(i.str))) return;
-  try {
-    await page.getOperatorList();
-  } catch {
-    return;
-  }
   const names = new Map<string, string | null>();
-  const fontName = (id: string): string | null => {
-    if (!names.has(id)) {
-      let name: string | null = null;
-      try {
-        const font = page.commonObjs.get(id) as { name?: unknown } | undefined;
-        if (typeof font?.name === 'string') name = font.name;
-      } catch {
-        // not loaded: the font stays unknown
-      }
-      names.set(id, name);
+  let fontName: (id: string) => string | null;
+  if (workerPatched()) {
+    fontName = (id) => {
+      const style = styles[id];
+      return style && 'rgeFontName' in style && typeof style.rgeFontName === 'string'
+        ? style.rgeFontName
+        : null;
+    };
+  } else {
+    try {
+      await page.getOperatorList();
+    } catch {
+      return;
     }
-    return names.get(id) ?? null;
-  };
+    fontName = (id) => {
+      if (!names.has(id)) {
+        let name: string | null = null;
+        try {
+          const font = page.commonObjs.get(id) as { name?: unknown } | undefined;
+          if (typeof font?.name === 'string') name = font.name;
+        } catch {
+          // not loaded: the font stays unknown
+        }
+        names.set(id, name);
+      }
+      return names.get(id) ?? null;
+    };
+  }
   for (const item of items) {
     if (item.fontName && SUSPECT_GLYPH.test(item.str))
       item.str = repairGlyphs(item.str, fontName(item.fontName));
@@ -135,7 +151,7 @@ export async function extractPages(path: string, opts: PageRangeOptions = {}): P
       const viewport = page.getViewport({ scale: 1 });
       const content = await page.getTextContent();
       const items = content.items.filter(isTextItem);
-      await repairPageGlyphs(page, items);
+      await repairPageGlyphs(page, items, content.styles);
       page.cleanup();
       const plain = plainPageText(items, viewport.transform);
       const t1 = performance.now();

@@ -116,6 +116,16 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
         fontName,`,
   },
   {
+    name: "a text style names its font as the PDF does (rge's glyph repair reads it there)",
+    find: `        textContent.styles[loadedName] = {
+          fontFamily: font.fallbackName,
+          ascent: font.ascent,`,
+    replace: `        textContent.styles[loadedName] = {
+          fontFamily: font.fallbackName,
+          rgeFontName: typeof font.name === "string" ? font.name : null,
+          ascent: font.ascent,`,
+  },
+  {
     name: "the source map comment (the map is the original's)",
     find: '\n//# sourceMappingURL=pdf.worker.mjs.map',
     replace: '\n',

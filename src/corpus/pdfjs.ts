@@ -87,21 +87,29 @@ function installPolyfills(): void {
  * it runs in this thread, unless a module is there already (an embedding application's choice is
  * kept). When the copy cannot be made, pdf.js loads its own file: the same text, slower.
  */
-async function installPatchedWorker(): Promise<void> {
+async function installPatchedWorker(): Promise<boolean> {
   const globals = globalThis as Record<string, unknown>;
-  if (globals.pdfjsWorker !== undefined) return;
+  if (globals.pdfjsWorker !== undefined) return false;
   let path: string;
   try {
     path = await patchedWorkerPath();
   } catch {
-    return;
+    return false;
   }
   globals.pdfjsWorker = await import(pathToFileURL(path).href);
+  return true;
+}
+
+let patched = false;
+
+/** Whether pdf.js runs rge's patched worker code in this thread (then text styles carry `rgeFontName`). */
+export function workerPatched(): boolean {
+  return patched;
 }
 
 async function loadPdfJs(): Promise<PdfJs> {
   installPolyfills();
-  await installPatchedWorker();
+  patched = await installPatchedWorker();
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
     if (args.length === 1 && args[0] === LEGACY_BUILD_WARNING) return;

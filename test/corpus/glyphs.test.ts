@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseFontName, glyphFont, repairGlyphs } from '../../src/corpus/glyphs.ts';
 import { extractPdf } from '../../src/corpus/pdf.ts';
+import { makeRupeeFontPdf } from '../helpers/make-pdf.ts';
 
 describe('repairGlyphs', () => {
   it('reads the backtick and U+FFFD of a rupee font as the rupee sign', () => {
@@ -36,42 +37,11 @@ describe('repairGlyphs', () => {
   });
 });
 
-/**
- * A one-page PDF with two non-embedded fonts: F1 named RupeeForadian (its ₹ on the backtick, as in the
- * Indian reports) and F2 Helvetica, each showing a backtick before a number.
- */
-function rupeeFontPdf(): Buffer {
-  const content = [
-    'BT /F1 12 Tf 72 720 Td (`) Tj ET',
-    'BT /F2 12 Tf 80 720 Td (41,599.84 lakhs) Tj ET',
-    'BT /F2 12 Tf 72 690 Td (Run `rge fetch` before 12 May) Tj ET',
-  ].join('\n');
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>',
-    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /DDQHSC+RupeeForadian /Encoding /WinAnsiEncoding >>',
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
-  ];
-  let pdf = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  for (const [i, body] of objects.entries()) {
-    offsets.push(Buffer.byteLength(pdf));
-    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  }
-  const xref = Buffer.byteLength(pdf);
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) pdf += `${String(o).padStart(10, '0')} 00000 n \n`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(pdf, 'latin1');
-}
-
 describe('extractPdf and misread glyphs', () => {
   let dir: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-glyphs-'));
-    await writeFile(join(dir, 'rupee.pdf'), rupeeFontPdf());
+    await writeFile(join(dir, 'rupee.pdf'), makeRupeeFontPdf());
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

@@ -15,38 +15,17 @@ import {
   patchedWorkerPath,
   WORKER_EDITS,
 } from '../../src/corpus/pdfjs-patches.ts';
-import { makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
+import { makeRawPdf, makeRupeeFontPdf, makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
 import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 /**
- * A one-page PDF whose content stream is `content`, set in Helvetica: text state that the patched code
- * computes with (character and word spacing, horizontal scaling, rise, kerning in TJ arrays, text and
- * graphics matrices at 0, 90, 180, 270 and 30 degrees), written by hand so that nothing rewrites it.
+ * A page of text state that the patched code computes with (character and word spacing, horizontal
+ * scaling, rise, kerning in TJ arrays, text and graphics matrices at 0, 90, 180, 270 and 30 degrees).
  */
-function handMadePdf(content: string): Buffer {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${Buffer.byteLength(content)} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(Buffer.byteLength(out));
-    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out);
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
-  for (const o of offsets) out += `${String(o).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
+const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
 const TEXT_STATE_CONTENT = [
   'BT /F1 12 Tf 72 720 Td (Plain words on a line) Tj ET',
   'BT /F1 11 Tf 2 Tc 72 700 Td (Character spacing 2) Tj ET',
@@ -65,13 +44,35 @@ const TEXT_STATE_CONTENT = [
   .map((line) => `q ${line} Q`)
   .join('\n');
 
-/** Every text item of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
-async function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
+/**
+ * Runs `body` (an ES module's code, with `files` the parsed argument) in a fresh Node process in which
+ * pdf.js runs its original worker code or rge's patched one; returns what it printed.
+ */
+async function inChild(
+  which: 'original' | 'patched',
+  files: readonly string[],
+  body: string,
+): Promise<string> {
   const script = `
     ${which === 'original' ? `globalThis.pdfjsWorker = await import(${JSON.stringify(originalWorkerPath())});` : ''}
+    const files = JSON.parse(process.argv[1]);
+    ${body}`;
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(files)],
+    { cwd: ROOT, maxBuffer: 1 << 30 },
+  );
+  return stdout;
+}
+
+/** Every text item of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
+function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
+  return inChild(
+    which,
+    files,
+    `
     const { readFileSync } = await import('node:fs');
     const { pdfjs } = await import('./src/corpus/pdfjs.ts');
-    const files = JSON.parse(process.argv[1]);
     const out = [String(Object.keys(globalThis.pdfjsWorker ?? {}))];
     for (const file of files) {
       const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
@@ -83,13 +84,8 @@ async function itemsFrom(which: 'original' | 'patched', files: readonly string[]
       }
       await doc.destroy();
     }
-    console.log(out.join('\\n'));`;
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(files)],
-    { cwd: ROOT, maxBuffer: 1 << 30 },
+    console.log(out.join('\\n'));`,
   );
-  return stdout;
 }
 
 /** The first page whose items differ (its line, both versions cut to 400 characters), or null. */
@@ -106,7 +102,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rge-pdfjs-patches-'));
-  await writeFile(join(dir, 'text-state.pdf'), handMadePdf(TEXT_STATE_CONTENT));
+  await writeFile(join(dir, 'text-state.pdf'), makeRawPdf(TEXT_STATE_CONTENT, { F1: HELVETICA }));
+  await writeFile(join(dir, 'rupee.pdf'), makeRupeeFontPdf());
   await writeFile(join(dir, 'prose.pdf'), await makeTextPdf(['Alpha page one.', '', 'Revenue of 1,234.']));
   await writeFile(
     join(dir, 'statement.pdf'),
@@ -156,6 +153,7 @@ describe("pdf.js's worker code with rge's patches", () => {
   it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
     const files = [
       join(dir, 'text-state.pdf'),
+      join(dir, 'rupee.pdf'),
       join(dir, 'prose.pdf'),
       join(dir, 'statement.pdf'),
       ...Array.from({ length: 20 }, (_, i) =>
@@ -172,14 +170,34 @@ describe("pdf.js's worker code with rge's patches", () => {
     ]);
     const lines = patched.trim().split('\n');
     expect(lines[0]).toBe('WorkerMessageHandler');
-    // a header line, then a line a page: 1 hand-made, 3 of prose, 1 statement, 20 reports of 2
-    expect(lines.length).toBe(1 + 1 + 3 + 1 + 20 * 2);
+    // a header line, then a line a page: 2 hand-made, 3 of prose, 1 statement, 20 reports of 2
+    expect(lines.length).toBe(1 + 2 + 3 + 1 + 20 * 2);
     // the hand-made page has whitespace items (the kerned gaps) and items at every rotation
     const handMade = JSON.parse(lines[1] as string)[2] as { str: string; transform: number[] }[];
     expect(handMade.filter((i) => i.str === ' ').length).toBeGreaterThan(0);
     for (const s of ['Rotated ninety', 'Upside down', 'Rotated two seventy', 'Thirty degrees'])
       expect(handMade.some((i) => i.str === s)).toBe(true);
     expect(firstDifference(original, patched)).toBeNull();
+  });
+});
+
+describe('glyph repair with and without the patched worker code', () => {
+  it("names a text item's font from the patched text styles, and from the operator list when unpatched", async () => {
+    const body = `
+      const { extractPdf } = await import('./src/corpus/pdf.ts');
+      const { workerPatched } = await import('./src/corpus/pdfjs.ts');
+      const doc = await extractPdf(files[0], { tables: 'never' });
+      console.log(JSON.stringify({ patched: workerPatched(), text: doc.pages[0].text }));`;
+    const file = [join(dir, 'rupee.pdf')];
+    const [original, patched] = await Promise.all([
+      inChild('original', file, body).then((o) => JSON.parse(o)),
+      inChild('patched', file, body).then((o) => JSON.parse(o)),
+    ]);
+    expect(patched.patched).toBe(true);
+    expect(original.patched).toBe(false);
+    expect(patched.text).toMatch(/₹\s?41,599\.84 lakhs/);
+    expect(patched.text).toContain('Run `rge fetch` before 12 May');
+    expect(original.text).toBe(patched.text);
   });
 });
 

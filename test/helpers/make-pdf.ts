@@ -97,3 +97,46 @@ export function makeDrawingOnlyPdf(pageCount = 2): Promise<Buffer> {
     }
   });
 }
+
+/**
+ * A one-page PDF written by hand (no pdfkit), so that nothing rewrites its content stream: `content`
+ * is the page's content stream, `fonts` maps resource names (F1) to font dictionaries.
+ */
+export function makeRawPdf(content: string, fonts: Record<string, string>): Buffer {
+  const names = Object.keys(fonts);
+  const fontRefs = names.map((name, i) => `/${name} ${5 + i} 0 R`).join(' ');
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << ${fontRefs} >> >> >>`,
+    `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
+    ...names.map((name) => fonts[name] as string),
+  ];
+  let pdf = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  for (const [i, body] of objects.entries()) {
+    offsets.push(Buffer.byteLength(pdf, 'latin1'));
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  }
+  const xref = Buffer.byteLength(pdf, 'latin1');
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) pdf += `${String(o).padStart(10, '0')} 00000 n \n`;
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(pdf, 'latin1');
+}
+
+/**
+ * A one-page PDF with two non-embedded fonts: F1 named RupeeForadian (its ₹ on the backtick, as in the
+ * Indian reports) and F2 Helvetica, each showing a backtick before a number.
+ */
+export function makeRupeeFontPdf(): Buffer {
+  const content = [
+    'BT /F1 12 Tf 72 720 Td (`) Tj ET',
+    'BT /F2 12 Tf 80 720 Td (41,599.84 lakhs) Tj ET',
+    'BT /F2 12 Tf 72 690 Td (Run `rge fetch` before 12 May) Tj ET',
+  ].join('\n');
+  return makeRawPdf(content, {
+    F1: '<< /Type /Font /Subtype /Type1 /BaseFont /DDQHSC+RupeeForadian /Encoding /WinAnsiEncoding >>',
+    F2: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+  });
+}
