@@ -18,7 +18,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { RgeError } from '../util/errors.ts';
-import { patchedWorkerPath } from './pdfjs-patches.ts';
+import { patchedPdfjs } from './pdfjs-patches.ts';
 
 export type PdfJs = typeof import('pdfjs-dist');
 
@@ -82,41 +82,47 @@ function installPolyfills(): void {
   for (const name of missing) globals[name] = canvas[name];
 }
 
-/**
- * Puts the patched copy of pdf.js's worker code (pdfjs-patches.ts) where pdf.js looks for the module
- * it runs in this thread, unless a module is there already (an embedding application's choice is
- * kept). When the copy cannot be made, pdf.js loads its own file: the same text, slower.
- */
-async function installPatchedWorker(): Promise<boolean> {
-  const globals = globalThis as Record<string, unknown>;
-  if (globals.pdfjsWorker !== undefined) return false;
-  let path: string;
-  try {
-    path = await patchedWorkerPath();
-  } catch {
-    return false;
-  }
-  globals.pdfjsWorker = await import(pathToFileURL(path).href);
-  return true;
-}
-
 let patched = false;
 
-/** Whether pdf.js runs rge's patched worker code in this thread (then text styles carry `rgeFontName`). */
+/** Whether pdf.js runs rge's patched code in this thread (then text styles carry `rgeFontName`). */
 export function workerPatched(): boolean {
   return patched;
 }
 
+/**
+ * pdf.js's API module: rge's patched copy (pdfjs-patches.ts), its worker code put where pdf.js looks
+ * for the module it runs in this thread, unless a module is there already (an embedding application's
+ * choice is kept, and then pdfjs-dist's own files are used). When the copies cannot be made, pdfjs-dist's
+ * own files: the same text, slower.
+ */
+async function importPdfJs(): Promise<PdfJs> {
+  const globals = globalThis as Record<string, unknown>;
+  if (globals.pdfjsWorker === undefined) {
+    let paths: { main: string; worker: string } | null = null;
+    try {
+      paths = await patchedPdfjs();
+    } catch {
+      // pdfjs-dist's own files
+    }
+    if (paths) {
+      globals.pdfjsWorker = await import(pathToFileURL(paths.worker).href);
+      const main: PdfJs = await import(pathToFileURL(paths.main).href);
+      patched = true;
+      return main;
+    }
+  }
+  return import('pdfjs-dist');
+}
+
 async function loadPdfJs(): Promise<PdfJs> {
   installPolyfills();
-  patched = await installPatchedWorker();
   const warn = console.warn;
   console.warn = (...args: unknown[]) => {
     if (args.length === 1 && args[0] === LEGACY_BUILD_WARNING) return;
     warn.apply(console, args);
   };
   try {
-    return await import('pdfjs-dist');
+    return await importPdfJs();
   } finally {
     console.warn = warn;
   }

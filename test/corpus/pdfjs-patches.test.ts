@@ -11,8 +11,11 @@ import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
 import { digits, letters } from '../../src/corpus/layout.ts';
 import {
   applyEdits,
+  MAIN_EDITS,
+  originalMainPath,
   originalWorkerPath,
-  patchedWorkerPath,
+  patchedCopy,
+  patchedPdfjs,
   WORKER_EDITS,
 } from '../../src/corpus/pdfjs-patches.ts';
 import { makeRawPdf, makeRupeeFontPdf, makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
@@ -139,15 +142,25 @@ describe("pdf.js's worker code with rge's patches", () => {
     );
   });
 
-  it('every edit finds its text exactly once in the installed pdfjs-dist, and the copy is cached by hash', async () => {
-    const source = readFileSync(originalWorkerPath(), 'utf8');
-    const patched = applyEdits(source, WORKER_EDITS);
-    for (const edit of WORKER_EDITS) expect(patched.includes(edit.find)).toBe(false);
-    const path = await patchedWorkerPath();
-    expect(readFileSync(path, 'utf8')).toBe(patched);
-    expect(await patchedWorkerPath()).toBe(path);
+  it('every edit finds its text exactly once in the installed pdfjs-dist, and the copies are cached by hash', async () => {
+    for (const [original, edits] of [
+      [originalMainPath(), MAIN_EDITS],
+      [originalWorkerPath(), WORKER_EDITS],
+    ] as const) {
+      const patched = applyEdits(readFileSync(original, 'utf8'), edits);
+      for (const edit of edits) expect(patched.includes(edit.find)).toBe(false);
+    }
+    const paths = await patchedPdfjs();
+    expect(readFileSync(paths.worker, 'utf8')).toBe(
+      applyEdits(readFileSync(originalWorkerPath(), 'utf8'), WORKER_EDITS),
+    );
+    expect(readFileSync(paths.main, 'utf8')).toBe(
+      applyEdits(readFileSync(originalMainPath(), 'utf8'), MAIN_EDITS),
+    );
+    expect(await patchedPdfjs()).toEqual(paths);
     // another edit list, another file
-    expect(await patchedWorkerPath(WORKER_EDITS.slice(0, 2))).not.toBe(path);
+    const fewer = await patchedCopy(originalWorkerPath(), WORKER_EDITS.slice(0, 2), 'pdfjs-worker');
+    expect(fewer).not.toBe(paths.worker);
   });
 
   it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
