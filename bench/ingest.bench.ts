@@ -136,6 +136,40 @@ async function defaultEmbedder(ctx: BenchContext) {
   return { name, options, source: fromEnv ? 'RGE_BENCH_EMBEDDER' : 'configs/fixture.yaml' };
 }
 
+/** Extraction of `pdfs` on two threads and pdftotext one and two at a time (fastestOf), with pdftotext's own usage. */
+async function measureExtraction(ctx: BenchContext, pdfs: string[]) {
+  const [extracted, one, two] = await fastestOf(ctx, [
+    { kind: 'extract', pdfs, threads: 2 },
+    { kind: 'pdftotext', pdfs, parallel: 1 },
+    { kind: 'pdftotext', pdfs, parallel: 2 },
+  ]);
+  const own = ownUsage(pdfs);
+  const cpuNote = `rge ${extracted.cpuSeconds.toFixed(1)} CPU-s${own ? `, pdftotext ${own.cpuSeconds.toFixed(1)} CPU-s` : ''}`;
+  return { extracted, one, two, own, pages: extracted.pages ?? 0, cpuNote };
+}
+
+/** The two rows of an extraction measurement: against pdftotext one at a time (`note`), and two at a time. */
+function extractionRows(
+  name: string,
+  m: Awaited<ReturnType<typeof measureExtraction>>,
+  note: string,
+): BenchRow[] {
+  const rate = m.pages / m.extracted.seconds;
+  return [
+    throughputRow(
+      name,
+      'pages/s',
+      rate,
+      { name: 'pdftotext, one at a time', value: m.pages / m.one.seconds },
+      note,
+    ),
+    throughputRow(name, 'pages/s', rate, {
+      name: 'pdftotext, two at a time',
+      value: m.pages / m.two.seconds,
+    }),
+  ];
+}
+
 async function synthetic(ctx: BenchContext): Promise<BenchRow[]> {
   const extractName = 'extraction, 20 synthetic reports, 2 threads';
   const ingestName = 'cold ingest, 20 synthetic reports (bm25: extract, chunk, index)';
@@ -151,32 +185,18 @@ async function synthetic(ctx: BenchContext): Promise<BenchRow[]> {
     `${docs.length} synthetic reports for ~${target} chunks, generated in ${((performance.now() - g0) / 1000).toFixed(1)} s`,
   );
 
-  const [extracted, one, two] = await fastestOf(ctx, [
-    { kind: 'extract', pdfs, threads: 2 },
-    { kind: 'pdftotext', pdfs, parallel: 1 },
-    { kind: 'pdftotext', pdfs, parallel: 2 },
-  ]);
-  const own = ownUsage(pdfs);
-  const pages = extracted.pages ?? 0;
+  const m = await measureExtraction(ctx, pdfs);
+  const { extracted, one, two, own, pages } = m;
   ctx.log(
     `extraction: ${extracted.seconds.toFixed(1)} s wall, ${extracted.cpuSeconds.toFixed(1)} CPU-s, ${pages} pages; ` +
       `pdftotext one at a time ${one.seconds.toFixed(1)} s, two at a time ${two.seconds.toFixed(1)} s` +
       (own ? ` (its own CPU ${own.cpuSeconds.toFixed(1)} s, peak RSS ${own.maxRssMb.toFixed(0)} MB)` : ''),
   );
-  const cpuNote = `rge ${extracted.cpuSeconds.toFixed(1)} CPU-s${own ? `, pdftotext ${own.cpuSeconds.toFixed(1)} CPU-s` : ''}`;
-  const rows: BenchRow[] = [
-    throughputRow(
-      extractName,
-      'pages/s',
-      pages / extracted.seconds,
-      { name: 'pdftotext, one at a time', value: pages / one.seconds },
-      `goal ratio >= 0.8; ${docs.length} PDFs, ${pages} pages; fastest of ${ctx.quick ? 1 : REPEATS} interleaved runs each; ${cpuNote}`,
-    ),
-    throughputRow(extractName, 'pages/s', pages / extracted.seconds, {
-      name: 'pdftotext, two at a time',
-      value: pages / two.seconds,
-    }),
-  ];
+  const rows = extractionRows(
+    extractName,
+    m,
+    `goal ratio >= 0.8; ${docs.length} PDFs, ${pages} pages; fastest of ${ctx.quick ? 1 : REPEATS} interleaved runs each; ${m.cpuNote}`,
+  );
 
   const ingested = await inChild(ctx, {
     kind: 'ingest',
@@ -241,32 +261,19 @@ async function realExtraction(ctx: BenchContext): Promise<BenchRow[]> {
     const size = (p: string) => statSync(p).size;
     pdfs = [...pdfs].sort((a, b) => size(a) - size(b)).slice(0, 2);
   }
-  const [extracted, one, two] = await fastestOf(ctx, [
-    { kind: 'extract', pdfs, threads: 2 },
-    { kind: 'pdftotext', pdfs, parallel: 1 },
-    { kind: 'pdftotext', pdfs, parallel: 2 },
-  ]);
-  const own = ownUsage(pdfs);
-  const pages = extracted.pages ?? 0;
+  const m = await measureExtraction(ctx, pdfs);
+  const { extracted, one, two, pages } = m;
   ctx.log(
     `real filings: ${pdfs.length} PDFs, ${pages} pages, extraction ${extracted.seconds.toFixed(1)} s wall, ` +
       `${extracted.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${extracted.maxRssMb.toFixed(0)} MB; pdftotext one at a time ` +
       `${one.seconds.toFixed(1)} s (peak RSS ${one.maxRssMb.toFixed(0)} MB), two at a time ${two.seconds.toFixed(1)} s`,
   );
-  const cpuNote = `rge ${extracted.cpuSeconds.toFixed(1)} CPU-s${own ? `, pdftotext ${own.cpuSeconds.toFixed(1)} CPU-s` : ''}`;
-  return [
-    throughputRow(
-      name,
-      'pages/s',
-      pages / extracted.seconds,
-      { name: 'pdftotext, one at a time', value: pages / one.seconds },
-      `${pdfs.length} PDFs, ${pages} pages; fastest of ${ctx.quick ? 1 : REPEATS} interleaved runs each; ${cpuNote}; peak RSS ${extracted.maxRssMb.toFixed(0)} MB against ${one.maxRssMb.toFixed(0)} MB`,
-    ),
-    throughputRow(name, 'pages/s', pages / extracted.seconds, {
-      name: 'pdftotext, two at a time',
-      value: pages / two.seconds,
-    }),
-  ];
+  return extractionRows(
+    name,
+    m,
+    `${pdfs.length} PDFs, ${pages} pages; fastest of ${ctx.quick ? 1 : REPEATS} interleaved runs each; ${m.cpuNote}; ` +
+      `peak RSS ${extracted.maxRssMb.toFixed(0)} MB against ${one.maxRssMb.toFixed(0)} MB`,
+  );
 }
 
 async function realChunks(ctx: BenchContext): Promise<BenchRow[]> {
