@@ -1,24 +1,26 @@
 /**
- * pdf.js's worker code with rge's speed patches. Under Node, pdf.js runs its "worker" (the parser and
- * `getTextContent`) in the thread that calls it, from pdfjs-dist/build/pdf.worker.mjs, and takes the
- * module it finds at `globalThis.pdfjsWorker` instead when there is one. rge puts there a copy of that
- * file with the edits below, written once into node_modules/.cache/rge under the hash of the original
- * and of the edits (a changed pdfjs-dist or a changed edit gives a new file; a stale one is never run).
+ * pdf.js with rge's speed edits (docs/adr/0024-pdfjs-patched-copies.md). Under Node, pdf.js runs its
+ * "worker" (the parser and `getTextContent`, pdfjs-dist/build/pdf.worker.mjs) in the thread that calls
+ * it, and takes the module it finds at `globalThis.pdfjsWorker` when there is one; its API side is
+ * build/pdf.mjs. rge loads copies of both files with the edits below, written once into
+ * node_modules/.cache/rge under the hash of the original and of the edits (a changed pdfjs-dist or a
+ * changed edit gives a new file; a stale one is never run).
  *
- * Why: a CPU profile of the corpus worker on the synthetic reports has pdf.js's text layer spend most of
+ * Why: in a CPU profile of a corpus worker on the synthetic reports, pdf.js's text layer spends most of
  * its time per glyph, and its first cost was the matrices it allocates for every glyph: each glyph
  * builds the text rendering matrix twice (`getCurrentTextTransform`, once to compare the glyph's
  * position with the last one and once to remember it), each build allocating three 6-element arrays
- * through two `Util.transform` calls, and the garbage collector then reclaiming them. The edits compute
- * the same matrix with the same floating-point operations in the same order (so every number is the
- * same, bit for bit) with no intermediate array, into a scratch array where the matrix is only read,
- * and into the array it replaces where it is kept (copied when it leaves as a whitespace item's
- * transform). test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original
- * code, every field, on the fixtures and generated reports (and on the real filings with ../shared);
- * docs/adr/0024-pdfjs-worker-patches.md records the measurements.
+ * through two `Util.transform` calls, and the garbage collector then reclaiming them. The worker edits
+ * compute the same matrix with the same floating-point operations in the same order (so every number is
+ * the same, bit for bit) with no intermediate array, into a scratch array where the matrix is only
+ * read, and into the array it replaces where it is kept (copied when it leaves as a whitespace item's
+ * transform); a text style also names its font as the PDF does, for glyph repair (pdf.ts). The API
+ * edit hands text content over without a structured clone (MAIN_EDITS).
+ * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
+ * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
- * Each edit must find its text exactly once; if one does not (another pdfjs-dist), or the copy cannot
- * be written, pdf.js runs unpatched: the same text, slower.
+ * Each edit must find its text exactly once, and both copies are made or neither; if not (another
+ * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

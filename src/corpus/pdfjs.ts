@@ -13,6 +13,10 @@
  * It also warns at import that Node should use the legacy build; that one message is dropped, and the
  * console is given back as it was once the module has loaded.
  *
+ * The modules loaded are rge's patched copies of pdfjs-dist's two files, with speed edits that leave
+ * every text item as it was (pdfjs-patches.ts, docs/adr/0024), or pdfjs-dist's own when the copies
+ * cannot be made.
+ *
  * Imported only from the worker side (pdf.ts): loading it costs a 2 MB module and sets globals.
  */
 import { createRequire } from 'node:module';
