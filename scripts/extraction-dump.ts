@@ -9,6 +9,8 @@
  *
  * Comparing two versions: run the first form in a worktree of each (same arguments), then --compare;
  * it prints how many PDFs and pages were compared and each page that differs, and exits 1 if any did.
+ * Comparing rge's patched pdf.js with pdfjs-dist's own files (docs/adr/0024): run the first form once
+ * with RGE_PDFJS_PATCHES=0 and once without, then --compare.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

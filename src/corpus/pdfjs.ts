@@ -93,15 +93,18 @@ export function workerPatched(): boolean {
   return patched;
 }
 
+/** `RGE_PDFJS_PATCHES=0` runs pdfjs-dist's own files (to compare, or should a patch be in doubt). */
+export const PATCHES_ENV = 'RGE_PDFJS_PATCHES';
+
 /**
  * pdf.js's API module: rge's patched copy (pdfjs-patches.ts), its worker code put where pdf.js looks
  * for the module it runs in this thread, unless a module is there already (an embedding application's
- * choice is kept, and then pdfjs-dist's own files are used). When the copies cannot be made, pdfjs-dist's
- * own files: the same text, slower.
+ * choice is kept, and then pdfjs-dist's own files are used) or RGE_PDFJS_PATCHES is 0. When the copies
+ * cannot be made, pdfjs-dist's own files: the same text, slower.
  */
 async function importPdfJs(): Promise<PdfJs> {
   const globals = globalThis as Record<string, unknown>;
-  if (globals.pdfjsWorker === undefined) {
+  if (globals.pdfjsWorker === undefined && process.env[PATCHES_ENV] !== '0') {
     let paths: { main: string; worker: string } | null = null;
     try {
       paths = await patchedPdfjs();

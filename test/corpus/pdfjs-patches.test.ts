@@ -52,18 +52,23 @@ const TEXT_STATE_CONTENT = [
  * pdf.js runs its original worker code or rge's patched one; returns what it printed.
  */
 async function inChild(
-  which: 'original' | 'patched',
+  which: 'original' | 'patched' | 'patches off',
   files: readonly string[],
   body: string,
 ): Promise<string> {
+  // 'original': a worker module set before pdf.js loads (an embedding application's) is kept;
+  // 'patches off': RGE_PDFJS_PATCHES=0
   const script = `
     ${which === 'original' ? `globalThis.pdfjsWorker = await import(${JSON.stringify(originalWorkerPath())});` : ''}
     const files = JSON.parse(process.argv[1]);
     ${body}`;
+  const env = { ...process.env };
+  if (which === 'patches off') env.RGE_PDFJS_PATCHES = '0';
+  else delete env.RGE_PDFJS_PATCHES;
   const { stdout } = await run(
     process.execPath,
     ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(files)],
-    { cwd: ROOT, maxBuffer: 1 << 30 },
+    { cwd: ROOT, env, maxBuffer: 1 << 30 },
   );
   return stdout;
 }
@@ -195,22 +200,33 @@ describe("pdf.js's worker code with rge's patches", () => {
 });
 
 describe('glyph repair with and without the patched worker code', () => {
-  it("names a text item's font from the patched text styles, and from the operator list when unpatched", async () => {
+  it("names a text item's font from the patched text styles, and from the operator list when unpatched (a worker module set before, or RGE_PDFJS_PATCHES=0)", async () => {
     const body = `
       const { extractPdf } = await import('./src/corpus/pdf.ts');
       const { workerPatched } = await import('./src/corpus/pdfjs.ts');
       const doc = await extractPdf(files[0], { tables: 'never' });
-      console.log(JSON.stringify({ patched: workerPatched(), text: doc.pages[0].text }));`;
+      // read before importing pdfjs-dist's own worker module, which sets globalThis.pdfjsWorker itself
+      const running = globalThis.pdfjsWorker?.WorkerMessageHandler;
+      const own = await import('pdfjs-dist/build/pdf.worker.mjs');
+      const ownWorker = running === own.WorkerMessageHandler;
+      console.log(JSON.stringify({ patched: workerPatched(), ownWorker, text: doc.pages[0].text }));`;
     const file = [join(dir, 'rupee.pdf')];
-    const [original, patched] = await Promise.all([
+    const [original, off, patched] = await Promise.all([
       inChild('original', file, body).then((o) => JSON.parse(o)),
+      inChild('patches off', file, body).then((o) => JSON.parse(o)),
       inChild('patched', file, body).then((o) => JSON.parse(o)),
     ]);
     expect(patched.patched).toBe(true);
     expect(original.patched).toBe(false);
+    // RGE_PDFJS_PATCHES=0: pdfjs-dist's own files (pdf.js imports its worker module itself)
+    expect(off.patched).toBe(false);
+    expect(off.ownWorker).toBe(true);
+    expect(original.ownWorker).toBe(true);
+    expect(patched.ownWorker).toBe(false);
     expect(patched.text).toMatch(/₹\s?41,599\.84 lakhs/);
     expect(patched.text).toContain('Run `rge fetch` before 12 May');
     expect(original.text).toBe(patched.text);
+    expect(off.text).toBe(patched.text);
   });
 });
 
