@@ -49,6 +49,44 @@ function classify(err: unknown, file: string): PdfError {
   );
 }
 
+/** A font's PDF name by its load id, from the text styles of rge's patched pdf.js (`rgeFontName`). */
+function fontNamesFromStyles(styles: Record<string, TextStyle>): (id: string) => string | null {
+  return (id) => {
+    const style = styles[id];
+    return style && 'rgeFontName' in style && typeof style.rgeFontName === 'string'
+      ? style.rgeFontName
+      : null;
+  };
+}
+
+/**
+ * A font's PDF name by its load id, from `commonObjs` once the page's operator list is built (unpatched
+ * pdf.js); null when the operator list cannot be built.
+ */
+async function fontNamesFromOperatorList(
+  page: PDFPageProxy,
+): Promise<((id: string) => string | null) | null> {
+  try {
+    await page.getOperatorList();
+  } catch {
+    return null;
+  }
+  const names = new Map<string, string | null>();
+  return (id) => {
+    if (!names.has(id)) {
+      let name: string | null = null;
+      try {
+        const font = page.commonObjs.get(id) as { name?: unknown } | undefined;
+        if (typeof font?.name === 'string') name = font.name;
+      } catch {
+        // not loaded: the font stays unknown
+      }
+      names.set(id, name);
+    }
+    return names.get(id) ?? null;
+  };
+}
+
 /**
  * Puts right, in place, the glyphs that the page's fonts are known to misread (the rupee sign read as
  * "`", bullets read as private-use characters; see `glyphs.ts`). pdf.js's text items name their font
@@ -64,35 +102,8 @@ async function repairPageGlyphs(
   styles: Record<string, TextStyle>,
 ): Promise<void> {
   if (!items.some((i) => SUSPECT_GLYPH.test(i.str))) return;
-  const names = new Map<string, string | null>();
-  let fontName: (id: string) => string | null;
-  if (workerPatched()) {
-    fontName = (id) => {
-      const style = styles[id];
-      return style && 'rgeFontName' in style && typeof style.rgeFontName === 'string'
-        ? style.rgeFontName
-        : null;
-    };
-  } else {
-    try {
-      await page.getOperatorList();
-    } catch {
-      return;
-    }
-    fontName = (id) => {
-      if (!names.has(id)) {
-        let name: string | null = null;
-        try {
-          const font = page.commonObjs.get(id) as { name?: unknown } | undefined;
-          if (typeof font?.name === 'string') name = font.name;
-        } catch {
-          // not loaded: the font stays unknown
-        }
-        names.set(id, name);
-      }
-      return names.get(id) ?? null;
-    };
-  }
+  const fontName = workerPatched() ? fontNamesFromStyles(styles) : await fontNamesFromOperatorList(page);
+  if (!fontName) return;
   for (const item of items) {
     if (item.fontName && SUSPECT_GLYPH.test(item.str))
       item.str = repairGlyphs(item.str, fontName(item.fontName));

@@ -105,6 +105,8 @@ interface Row {
 const at = (dir: string, path: string) => join(dir, path);
 const write = (dir: string, path: string, text: string | Buffer) =>
   mkdir(join(dir, path, '..'), { recursive: true }).then(() => writeFile(at(dir, path), text));
+/** JSON that is not a run's summary.json: `rge plan` must name a bad flag before it reads the file. */
+const notASummary = (dir: string) => write(dir, 'summary.json', '{ "version": 1 }\n');
 const editConfig = async (dir: string, edit: (text: string) => string) => {
   const text = await readFile(at(dir, 'run.yaml'), 'utf8');
   const edited = edit(text);
@@ -702,7 +704,7 @@ const ROWS: Row[] = [
     args: ['plan', '--from', 'summary.json', '--effect', '0.03'],
     exit: 2,
     names: 'summary.json:',
-    setup: (d) => write(d, 'summary.json', '{ "version": 1 }\n'),
+    setup: notASummary,
   },
   {
     id: 'plan-effect',
@@ -710,7 +712,7 @@ const ROWS: Row[] = [
     args: ['plan', '--from', 'summary.json', '--effect', 'abc'],
     exit: 2,
     names: '--effect',
-    setup: (d) => write(d, 'summary.json', '{ "version": 1 }\n'),
+    setup: notASummary,
   },
   {
     id: 'plan-effect-range',
@@ -718,7 +720,7 @@ const ROWS: Row[] = [
     args: ['plan', '--from', 'summary.json', '--effect', '3'],
     exit: 2,
     names: '--effect',
-    setup: (d) => write(d, 'summary.json', '{ "version": 1 }\n'),
+    setup: notASummary,
   },
   {
     id: 'plan-runs',
@@ -726,7 +728,7 @@ const ROWS: Row[] = [
     args: ['plan', '--from', 'summary.json', '--effect', '0.03', '--runs', '5..x'],
     exit: 2,
     names: '--runs',
-    setup: (d) => write(d, 'summary.json', '{ "version": 1 }\n'),
+    setup: notASummary,
   },
   // writing outputs
   {
