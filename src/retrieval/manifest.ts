@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { sha256 } from '../util/fs.ts';
+import { createHash } from 'node:crypto';
 import { type Bm25Stats, compareIds } from './bm25.ts';
 
 /**
@@ -87,12 +87,6 @@ export const QUERY_CACHE = 'query-cache';
 // ---------------------------------------------------------------------------------------------
 // checksum
 
-function u32(n: number): Buffer {
-  const b = Buffer.alloc(4);
-  b.writeUInt32LE(n, 0);
-  return b;
-}
-
 /** sha256 over the embedder id, then each chunk id (sorted) with the little-endian f32 bytes of its vector. */
 export function denseChecksum(
   embedderId: string,
@@ -100,50 +94,73 @@ export function denseChecksum(
   vectors: readonly Float32Array[],
 ): string {
   const order = ids.map((_, i) => i).sort((a, b) => compareIds(ids[a] as string, ids[b] as string));
-  const h = sha256Stream();
-  h.update(`rge-index-checksum:v1:dense\0${embedderId}\0`);
-  h.update(u32(ids.length));
+  const h = new ChecksumStream();
+  h.text(`rge-index-checksum:v1:dense\0${embedderId}\0`);
+  h.u32(ids.length);
   for (const i of order) {
     const v = vectors[i] as Float32Array;
-    h.update(`${ids[i]}\0`);
-    h.update(u32(v.length));
-    const bytes = Buffer.alloc(v.length * 4);
-    for (let j = 0; j < v.length; j++) bytes.writeFloatLE(v[j] as number, j * 4);
-    h.update(bytes);
+    h.text(`${ids[i]}\0`);
+    h.u32(v.length);
+    for (let j = 0; j < v.length; j++) h.f32(v[j] as number);
   }
   return h.digest();
 }
 
 /** sha256 over the embedder id, the chunk ids (sorted) with document lengths, then each term's postings. */
 export function lexicalChecksum(embedderId: string, stats: Bm25Stats): string {
-  const h = sha256Stream();
-  h.update(`rge-index-checksum:v1:lexical\0${embedderId}\0`);
-  h.update(u32(stats.ids.length));
+  const h = new ChecksumStream();
+  h.text(`rge-index-checksum:v1:lexical\0${embedderId}\0`);
+  h.u32(stats.ids.length);
   stats.ids.forEach((id, i) => {
-    h.update(`${id}\0`);
-    h.update(u32(stats.lengths[i] as number));
+    h.text(`${id}\0`);
+    h.u32(stats.lengths[i] as number);
   });
   const terms = [...stats.postings.keys()].sort(compareIds);
-  h.update(u32(terms.length));
+  h.u32(terms.length);
   for (const t of terms) {
     const list = stats.postings.get(t) as number[];
-    h.update(`${t}\0`);
-    h.update(u32(list.length));
-    for (const n of list) h.update(u32(n));
+    h.text(`${t}\0`);
+    h.u32(list.length);
+    for (const n of list) h.u32(n);
   }
   return h.digest();
 }
 
-function sha256Stream(): { update(d: string | Uint8Array): void; digest(): string } {
-  const parts: Buffer[] = [];
-  return {
-    update(d) {
-      parts.push(typeof d === 'string' ? Buffer.from(d, 'utf8') : Buffer.from(d));
-    },
-    digest() {
-      return sha256(Buffer.concat(parts));
-    },
-  };
+/**
+ * sha256 of a stream of UTF-8 strings, little-endian u32s and f32s, hashed through one 64 KiB buffer:
+ * the digest of their concatenation without a Buffer per value (a 6,566-chunk bm25 index has millions
+ * of postings numbers; a Buffer each held about 190 MB until the digest).
+ */
+export class ChecksumStream {
+  private readonly hash = createHash('sha256');
+  private readonly buf = Buffer.allocUnsafe(1 << 16);
+  private used = 0;
+
+  text(s: string): void {
+    if (this.used + s.length * 3 > this.buf.length) this.flush();
+    if (s.length * 3 > this.buf.length) this.hash.update(s, 'utf8');
+    else this.used += this.buf.write(s, this.used, 'utf8');
+  }
+
+  u32(n: number): void {
+    if (this.used + 4 > this.buf.length) this.flush();
+    this.used = this.buf.writeUInt32LE(n, this.used);
+  }
+
+  f32(x: number): void {
+    if (this.used + 4 > this.buf.length) this.flush();
+    this.used = this.buf.writeFloatLE(x, this.used);
+  }
+
+  digest(): string {
+    this.flush();
+    return this.hash.digest('hex');
+  }
+
+  private flush(): void {
+    if (this.used > 0) this.hash.update(this.buf.subarray(0, this.used));
+    this.used = 0;
+  }
 }
 
 /** How an index records bge-m3's weights (`embedder.parameters.weights`), by transformers.js dtype. */
