@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { type Bm25Stats, compareIds } from './bm25.ts';
 
 /**
