@@ -5,10 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import seedrandom from 'seedrandom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
-import { digits, letters } from '../../src/corpus/layout.ts';
 import {
   applyEdits,
   MAIN_EDITS,
@@ -249,36 +247,3 @@ describe.skipIf(!sharedCorpus)(
     });
   },
 );
-
-describe('letters and digits of a layout cell', () => {
-  it('count as matching every letter and every digit does, astral letters and lone surrogates included', () => {
-    const rng = seedrandom('rge-letters-v1');
-    const alphabet = [
-      'a',
-      'Z',
-      '7',
-      ' ',
-      '₹',
-      'é',
-      'ß',
-      '中',
-      '𝐀',
-      '𐐷',
-      '\ud800',
-      '\udc00',
-      '٣',
-      ',',
-      '-',
-      'Ⅻ',
-    ];
-    for (let n = 0; n < 2000; n++) {
-      let s = '';
-      const len = Math.floor(rng() * 30);
-      for (let i = 0; i < len; i++) s += alphabet[Math.floor(rng() * alphabet.length)];
-      expect(letters(s)).toBe((s.match(/\p{L}/gu) ?? []).length);
-      expect(digits(s)).toBe((s.match(/\d/g) ?? []).length);
-    }
-    expect(letters('𝐀b𐐷')).toBe(3);
-    expect(digits('١٢3')).toBe(1);
-  });
-});
