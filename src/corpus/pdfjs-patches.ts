@@ -128,6 +128,54 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
           ascent: font.ascent,`,
   },
   {
+    name: 'a hex string collected in a reused byte buffer, not an array of one-character strings',
+    find: `  getHexString() {
+    const strBuf = this.strBuf;
+    strBuf.length = 0;
+    let ch = this.currentChar;`,
+    replace: `  getHexString() {
+    let bytes = this.rgeHexBytes ||= new Uint8Array(256);
+    let n = 0;
+    let ch = this.currentChar;`,
+  },
+  {
+    name: "a hex string's bytes go into the buffer, which grows when full",
+    find: `        } else {
+          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
+          firstDigit = -1;
+        }
+        ch = this.nextChar();
+      }
+    }
+    if (firstDigit !== -1) {
+      strBuf.push(String.fromCharCode(firstDigit << 4));
+    }
+    return strBuf.join("");
+  }`,
+    replace: `        } else {
+          if (n === bytes.length) {
+            const grown = new Uint8Array(n * 2);
+            grown.set(bytes);
+            bytes = this.rgeHexBytes = grown;
+          }
+          bytes[n++] = firstDigit << 4 | digit;
+          firstDigit = -1;
+        }
+        ch = this.nextChar();
+      }
+    }
+    if (firstDigit !== -1) {
+      if (n === bytes.length) {
+        const grown = new Uint8Array(n + 1);
+        grown.set(bytes);
+        bytes = this.rgeHexBytes = grown;
+      }
+      bytes[n++] = firstDigit << 4;
+    }
+    return bytesToString(bytes.subarray(0, n));
+  }`,
+  },
+  {
     name: "the source map comment (the map is the original's)",
     find: '\n//# sourceMappingURL=pdf.worker.mjs.map',
     replace: '\n',
