@@ -30,8 +30,9 @@ import type { Chunk, PageText } from './schema.ts';
  * Pages a worker extracts in one job. Each job opens the PDF afresh, and pdf.js's per-document caches
  * (a font's glyphs by string above all) start cold: 128 pages a job extracted the synthetic corpus on
  * two threads in about 12% less wall time than 48 (fastest of three interleaved runs, twice), the real
- * filings of ../shared in about 6% less, with no change in peak RSS beyond run-to-run noise
- * (docs/adr/0019).
+ * filings of ../shared in about 6% less. The price is memory: a range's pages and fonts stay cached
+ * until it closes, and the cold ingest of the synthetic corpus peaked about 30 MB higher (499-525
+ * against 465-491 MB, three runs each; docs/adr/0019).
  */
 export const RANGE_PAGES = 128;
 
