@@ -26,7 +26,7 @@ export type ChildJob =
   | { kind: 'extract'; pdfs: string[]; threads: number }
   /** pdftotext over the PDFs, `parallel` at a time, each text read into this process */
   | { kind: 'pdftotext'; pdfs: string[]; parallel: number }
-  /** a cold ingest of the documents into a fresh cache and index */
+  /** a cold ingest of the documents into a fresh cache and index (`threads`: default, the machine's cores) */
   | {
       kind: 'ingest';
       docs: IngestDocument[];
@@ -34,6 +34,7 @@ export type ChildJob =
       indexDir: string;
       embedder: EmbedderName;
       embedderOptions: EmbedderOptions;
+      threads?: number;
     }
   /**
    * A cold ingest of the first `chunks` chunks of `docs` taken in order: documents are extracted and
@@ -90,6 +91,7 @@ async function runJob(job: ChildJob): Promise<Omit<ChildResult, 'seconds' | 'cpu
         cacheDir: job.cacheDir,
         embedder: job.embedder,
         embedderOptions: job.embedderOptions,
+        ...(job.threads !== undefined ? { concurrency: job.threads } : {}),
       });
       if (report.failed > 0) throw new Error(`${report.failed} documents failed to ingest`);
       return {

@@ -33,6 +33,7 @@ interface IngestFlags {
   embedder: EmbedderName;
   cacheDir: string;
   tables: 'auto' | 'always' | 'never';
+  threads?: string;
   allowFailures?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -75,6 +76,10 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
         .choices(['auto', 'always', 'never'])
         .default('auto'),
     )
+    .option(
+      '--threads <n>',
+      "worker threads that extract and chunk (default: the machine's cores); fewer use less memory and take longer",
+    )
     .option('--allow-failures', 'exit 0 even when some documents could not be ingested')
     .option('--json', 'print the ingest report as JSON')
     .option('-q, --quiet', 'no progress output')
@@ -103,6 +108,7 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
     throw new UsageError(`unknown embedder "${flags.embedder}" (use-lite, bge-m3, bm25 or hybrid)`);
   }
   const at = (p: string) => resolve(io.cwd, p);
+  const threads = positiveInteger('threads', flags.threads);
   let docs: IngestDocument[];
   if (flags.companyFrom !== undefined && !flags.pdfs)
     throw new UsageError('--company-from names the companies of a --pdfs folder; give --pdfs too');
@@ -129,6 +135,7 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
     cacheDir: at(flags.cacheDir),
     tables: flags.tables,
     chunking: { maxTokens: chunkTokens, overlapTokens },
+    ...(threads !== undefined ? { concurrency: threads } : {}),
     ...(flags.embedderOptions ? { embedderOptions: flags.embedderOptions } : {}),
     onStage: (stage, done, total, label) => {
       if (flags.quiet || stage === 'chunk') return;

@@ -93,7 +93,7 @@ describe('rge corpus ingest --pdfs DIR, then rge retrieve', () => {
     expect(gh[0]?.text).toMatch(/Deloitte/);
   });
 
-  it('gives the same chunks and checksum when the same PDFs are ingested again', async () => {
+  it('gives the same chunks and checksum when the same PDFs are ingested again, on 3 threads or 1 (--threads)', async () => {
     const a = await rge(
       work,
       'corpus',
@@ -106,6 +106,8 @@ describe('rge corpus ingest --pdfs DIR, then rge retrieve', () => {
       'bm25',
       '--cache-dir',
       'cache-a',
+      '--threads',
+      '3',
       '-q',
       '--json',
     );
@@ -121,11 +123,14 @@ describe('rge corpus ingest --pdfs DIR, then rge retrieve', () => {
       'bm25',
       '--cache-dir',
       'cache-b',
+      '--threads',
+      '1',
       '-q',
       '--json',
     );
     const ra = JSON.parse(a.out);
     const rb = JSON.parse(b.out);
+    expect([ra.timings.threads, rb.timings.threads]).toEqual([3, 1]);
     expect(ra.index.checksum).toBe(rb.index.checksum);
     const chunks = async (dir: string) => await readFile(join(work, dir, 'chunks.json'), 'utf8');
     expect(await chunks('idx-a')).toBe(await chunks('idx-b'));

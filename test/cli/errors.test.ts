@@ -477,6 +477,13 @@ const ROWS: Row[] = [
     exit: 2,
     names: 'nope',
   },
+  {
+    id: 'flag-threads',
+    input: '`corpus ingest --threads` not a positive integer',
+    args: ['corpus', 'ingest', '--pdfs', 'pdfs', '--index', 'index2', '--threads', '0'],
+    exit: 2,
+    names: '--threads',
+  },
   // the index
   {
     id: 'index-missing',
