@@ -79,13 +79,6 @@ const DIRECTIONS: readonly (readonly [number, number])[] = [
   [0, -1],
 ];
 
-/**
- * Places pdf.js text items on the page in the frame of the page's dominant reading direction.
- * `viewportTransform` is the page viewport's transform at scale 1 (crop box and /Rotate). Statement
- * pages are often typeset landscape on a portrait page (the text runs bottom to top); the direction
- * that carries most characters is taken as "upright" and coordinates are rotated so that x runs along
- * the text and y runs down the lines. Runs in any other direction are returned apart, in stream order.
- */
 /** Whitespace that `replace(/\s+/g, ' ')` would change: a run of two, or one that is not a space. */
 const UNUSUAL_SPACE = /\s\s|(?! )\s/;
 
@@ -97,6 +90,13 @@ export function collapseSpaces(text: string): string {
   return UNUSUAL_SPACE.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
+/**
+ * Places pdf.js text items on the page in the frame of the page's dominant reading direction.
+ * `viewportTransform` is the page viewport's transform at scale 1 (crop box and /Rotate). Statement
+ * pages are often typeset landscape on a portrait page (the text runs bottom to top); the direction
+ * that carries most characters is taken as "upright" and coordinates are rotated so that x runs along
+ * the text and y runs down the lines. Runs in any other direction are returned apart, in stream order.
+ */
 export function placeRuns(
   items: readonly PdfTextItem[],
   viewportTransform: readonly number[],
