@@ -9,7 +9,9 @@
  *
  * It also prints the SD of the runs' mean GFS against the SD that question-level noise alone gives
  * (the variance, across runs, of each question's mean, over the number of questions): the gate's
- * cluster bootstrap over questions is calibrated when the two agree. Runs two eval runs at a time and
+ * cluster bootstrap over questions is calibrated when the two agree. To tell the interval's width from
+ * its shape, it prints how often a normal interval with the same cluster SE excludes 0, and the spread
+ * of the pairs' changes (their RMS, the true change being 0) against the RMS of their SEs. Runs two eval runs at a time and
  * reuses the runs already in --dir.
  */
 import { spawn } from 'node:child_process';
@@ -83,8 +85,13 @@ const summaries: GateSummary[] = await Promise.all(files.map((f) => readGateSumm
 let pairs = 0;
 let gateFailures = 0;
 const excluded = new Map<string, number>();
+/** pairs whose normal interval of the same width (estimate ± z · the cluster SE) excludes 0 */
+const excludedNormal = new Map<string, number>();
+/** each pair's change and its cluster SE, to set the spread of the changes against the SE */
+const changes = new Map<string, { delta: number; se: number }[]>();
 const rows = new Map<string, number>();
 const halfWidths: number[] = [];
+const Z95 = 1.959963984540054;
 for (let a = 0; a < runs; a++)
   for (let b = a + 1; b < runs; b++) {
     const result = compareRuns(summaries[a] as GateSummary, summaries[b] as GateSummary);
@@ -94,6 +101,14 @@ for (let a = 0; a < runs; a++)
       rows.set(row.subject, (rows.get(row.subject) ?? 0) + 1);
       if (row.low > 0 || row.high < 0) excluded.set(row.subject, (excluded.get(row.subject) ?? 0) + 1);
       halfWidths.push((row.high - row.low) / 2);
+      if (row.standardError !== null) {
+        if (Math.abs(row.delta) > Z95 * row.standardError)
+          excludedNormal.set(row.subject, (excludedNormal.get(row.subject) ?? 0) + 1);
+        (changes.get(row.subject) ?? changes.set(row.subject, []).get(row.subject))?.push({
+          delta: row.delta,
+          se: row.standardError,
+        });
+      }
     }
   }
 halfWidths.sort((x, y) => x - y);
@@ -145,6 +160,15 @@ for (const [subject, n] of rows) {
         if (Math.abs((means[a] as number) - (means[b] as number)) > half) count++;
     if (count >= x) asMany++;
   }
+  // The interval's shape against its width: a normal interval with the same cluster SE, and the spread
+  // of the changes themselves (root mean square, the true change being 0) against the SEs' RMS.
+  const xs = changes.get(subject) ?? [];
+  const rms = (v: readonly number[]) => Math.sqrt(mean(v.map((d) => d * d)));
+  console.log(
+    `${subject}: normal interval (change ± ${Z95.toFixed(2)} cluster SE) excludes 0 in ${excludedNormal.get(subject) ?? 0} of ${n} pairs ` +
+      `(${((100 * (excludedNormal.get(subject) ?? 0)) / n).toFixed(1)}%); the changes' RMS ${rms(xs.map((c) => c.delta)).toFixed(5)} ` +
+      `against their cluster SEs' RMS ${rms(xs.map((c) => c.se)).toFixed(5)}`,
+  );
   console.log(
     `${subject}: overall 95% interval excludes 0 in ${x} of ${n} pairs (${((100 * x) / n).toFixed(1)}%, nominal 5%); ` +
       `SD of the runs' mean GFS ${Math.sqrt(variance(runMeans)).toFixed(5)} against ${questionNoise.toFixed(5)} from question-level noise alone (${byQuestion.size} questions); ` +
