@@ -151,7 +151,9 @@ for (const [subject, n] of rows) {
   const rng = seedrandom('rge-gate-false-alarms-v1');
   const normal = () => Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
   const half = halfWidths[halfWidths.length >> 1] as number;
+  const xNormal = excludedNormal.get(subject) ?? 0;
   let asMany = 0;
+  let asManyNormal = 0;
   for (let sim = 0; sim < 4000; sim++) {
     const means = Array.from({ length: runs }, () => normal() * questionNoise);
     let count = 0;
@@ -159,15 +161,16 @@ for (const [subject, n] of rows) {
       for (let b = a + 1; b < runs; b++)
         if (Math.abs((means[a] as number) - (means[b] as number)) > half) count++;
     if (count >= x) asMany++;
+    if (count >= xNormal) asManyNormal++;
   }
   // The interval's shape against its width: a normal interval with the same cluster SE, and the spread
   // of the changes themselves (root mean square, the true change being 0) against the SEs' RMS.
   const xs = changes.get(subject) ?? [];
   const rms = (v: readonly number[]) => Math.sqrt(mean(v.map((d) => d * d)));
   console.log(
-    `${subject}: normal interval (change ± ${Z95.toFixed(2)} cluster SE) excludes 0 in ${excludedNormal.get(subject) ?? 0} of ${n} pairs ` +
-      `(${((100 * (excludedNormal.get(subject) ?? 0)) / n).toFixed(1)}%); the changes' RMS ${rms(xs.map((c) => c.delta)).toFixed(5)} ` +
-      `against their cluster SEs' RMS ${rms(xs.map((c) => c.se)).toFixed(5)}`,
+    `${subject}: normal interval (change ± ${Z95.toFixed(2)} cluster SE) excludes 0 in ${xNormal} of ${n} pairs ` +
+      `(${((100 * xNormal) / n).toFixed(1)}%; under question-level noise alone, as many or more in ${((100 * asManyNormal) / 4000).toFixed(1)}% of the simulated sets below); ` +
+      `the changes' RMS ${rms(xs.map((c) => c.delta)).toFixed(5)} against their cluster SEs' RMS ${rms(xs.map((c) => c.se)).toFixed(5)}`,
   );
   console.log(
     `${subject}: overall 95% interval excludes 0 in ${x} of ${n} pairs (${((100 * x) / n).toFixed(1)}%, nominal 5%); ` +
