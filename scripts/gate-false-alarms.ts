@@ -10,8 +10,9 @@
  * It also prints the SD of the runs' mean GFS against the SD that question-level noise alone gives
  * (the variance, across runs, of each question's mean, over the number of questions): the gate's
  * cluster bootstrap over questions is calibrated when the two agree. To tell the interval's width from
- * its shape, it prints how often a normal interval with the same cluster SE excludes 0, and the spread
- * of the pairs' changes (their RMS, the true change being 0) against the RMS of their SEs. Runs two eval runs at a time and
+ * its shape, it prints how often a normal interval with the same cluster SE excludes 0, and the
+ * percentile interval of the gate's own resamples, and the spread of the pairs' changes (their RMS,
+ * the true change being 0) against the RMS of their SEs. Runs two eval runs at a time and
  * reuses the runs already in --dir.
  */
 import { spawn } from 'node:child_process';
@@ -20,7 +21,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import seedrandom from 'seedrandom';
-import { compareRuns, type GateSummary, readGateSummary } from '../src/gate/gate.ts';
+import {
+  compareRuns,
+  GATE_CONFIDENCE,
+  GATE_RESAMPLES,
+  type GateSummary,
+  readGateSummary,
+} from '../src/gate/gate.ts';
+import { clusterBootstrapCI } from '../src/stats/bootstrap.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -92,6 +100,23 @@ const changes = new Map<string, { delta: number; se: number }[]>();
 const rows = new Map<string, number>();
 const halfWidths: number[] = [];
 const Z95 = 1.959963984540054;
+/** pairs whose percentile interval (the gate's resamples and seed, without BCa's corrections) excludes 0 */
+const excludedPercentile = new Map<string, number>();
+
+/** The gate's paired changes of one subject: current - baseline GFS of each (question, run) both scored. */
+function pairedChanges(baseline: GateSummary, current: GateSummary, subject: string) {
+  const key = (c: GateSummary['diagnostics']['cells'][number]) => `${c.question_id}\0${c.run_index}`;
+  const base = new Map(
+    baseline.diagnostics.cells.filter((c) => c.subject === subject).map((c) => [key(c), c]),
+  );
+  const out: { cluster: string; value: number }[] = [];
+  for (const c of current.diagnostics.cells) {
+    const b = c.subject === subject ? base.get(key(c)) : undefined;
+    if (b && b.gfs !== null && c.gfs !== null) out.push({ cluster: c.question_id, value: c.gfs - b.gfs });
+  }
+  return out;
+}
+
 for (let a = 0; a < runs; a++)
   for (let b = a + 1; b < runs; b++) {
     const result = compareRuns(summaries[a] as GateSummary, summaries[b] as GateSummary);
@@ -101,6 +126,12 @@ for (let a = 0; a < runs; a++)
       rows.set(row.subject, (rows.get(row.subject) ?? 0) + 1);
       if (row.low > 0 || row.high < 0) excluded.set(row.subject, (excluded.get(row.subject) ?? 0) + 1);
       halfWidths.push((row.high - row.low) / 2);
+      const pct = clusterBootstrapCI(
+        pairedChanges(summaries[a] as GateSummary, summaries[b] as GateSummary, row.subject),
+        { method: 'percentile', resamples: GATE_RESAMPLES, confidence: GATE_CONFIDENCE, seed: row.seed },
+      );
+      if (pct.low > 0 || pct.high < 0)
+        excludedPercentile.set(row.subject, (excludedPercentile.get(row.subject) ?? 0) + 1);
       if (row.standardError !== null) {
         if (Math.abs(row.delta) > Z95 * row.standardError)
           excludedNormal.set(row.subject, (excludedNormal.get(row.subject) ?? 0) + 1);
@@ -171,6 +202,10 @@ for (const [subject, n] of rows) {
     `${subject}: normal interval (change ± ${Z95.toFixed(2)} cluster SE) excludes 0 in ${xNormal} of ${n} pairs ` +
       `(${((100 * xNormal) / n).toFixed(1)}%; under question-level noise alone, as many or more in ${((100 * asManyNormal) / 4000).toFixed(1)}% of the simulated sets below); ` +
       `the changes' RMS ${rms(xs.map((c) => c.delta)).toFixed(5)} against their cluster SEs' RMS ${rms(xs.map((c) => c.se)).toFixed(5)}`,
+  );
+  const xPercentile = excludedPercentile.get(subject) ?? 0;
+  console.log(
+    `${subject}: percentile interval (the gate's resamples, no bias or acceleration correction) excludes 0 in ${xPercentile} of ${n} pairs (${((100 * xPercentile) / n).toFixed(1)}%)`,
   );
   console.log(
     `${subject}: overall 95% interval excludes 0 in ${x} of ${n} pairs (${((100 * x) / n).toFixed(1)}%, nominal 5%); ` +
