@@ -26,9 +26,11 @@ import {
   GATE_CONFIDENCE,
   GATE_RESAMPLES,
   type GateSummary,
+  pairedCells,
   readGateSummary,
 } from '../src/gate/gate.ts';
 import { clusterBootstrapCI } from '../src/stats/bootstrap.ts';
+import { normalQuantile } from '../src/stats/distributions.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -99,27 +101,14 @@ const excludedNormal = new Map<string, number>();
 const changes = new Map<string, { delta: number; se: number }[]>();
 const rows = new Map<string, number>();
 const halfWidths: number[] = [];
-const Z95 = 1.959963984540054;
+const Z95 = normalQuantile(1 - (1 - GATE_CONFIDENCE) / 2);
 /** pairs whose percentile interval (the gate's resamples and seed, without BCa's corrections) excludes 0 */
 const excludedPercentile = new Map<string, number>();
-
-/** The gate's paired changes of one subject: current - baseline GFS of each (question, run) both scored. */
-function pairedChanges(baseline: GateSummary, current: GateSummary, subject: string) {
-  const key = (c: GateSummary['diagnostics']['cells'][number]) => `${c.question_id}\0${c.run_index}`;
-  const base = new Map(
-    baseline.diagnostics.cells.filter((c) => c.subject === subject).map((c) => [key(c), c]),
-  );
-  const out: { cluster: string; value: number }[] = [];
-  for (const c of current.diagnostics.cells) {
-    const b = c.subject === subject ? base.get(key(c)) : undefined;
-    if (b && b.gfs !== null && c.gfs !== null) out.push({ cluster: c.question_id, value: c.gfs - b.gfs });
-  }
-  return out;
-}
 
 for (let a = 0; a < runs; a++)
   for (let b = a + 1; b < runs; b++) {
     const result = compareRuns(summaries[a] as GateSummary, summaries[b] as GateSummary);
+    const { paired } = pairedCells(summaries[a] as GateSummary, summaries[b] as GateSummary);
     pairs++;
     if (!result.passed) gateFailures++;
     for (const row of result.rows.filter((r) => r.slice === 'overall')) {
@@ -127,7 +116,7 @@ for (let a = 0; a < runs; a++)
       if (row.low > 0 || row.high < 0) excluded.set(row.subject, (excluded.get(row.subject) ?? 0) + 1);
       halfWidths.push((row.high - row.low) / 2);
       const pct = clusterBootstrapCI(
-        pairedChanges(summaries[a] as GateSummary, summaries[b] as GateSummary, row.subject),
+        (paired.get(row.subject) ?? []).map((x) => ({ cluster: x.question, value: x.d })),
         { method: 'percentile', resamples: GATE_RESAMPLES, confidence: GATE_CONFIDENCE, seed: row.seed },
       );
       if (pct.low > 0 || pct.high < 0)

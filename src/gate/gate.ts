@@ -142,17 +142,22 @@ export function sliceVerdict(
   return 'within noise';
 }
 
-/** Compares two summaries cell by cell; pure and deterministic. */
-export function compareRuns(baseline: GateSummary, current: GateSummary, opts: GateOptions = {}): GateResult {
-  const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
-  const resamples = opts.resamples ?? GATE_RESAMPLES;
-  const confidence = opts.confidence ?? GATE_CONFIDENCE;
-  if (!(minEffect >= 0 && minEffect < 1))
-    throw new UsageError(`--min-effect must be in [0, 1), got ${minEffect}`);
+/** One (question, run) cell both runs scored: its change (current - baseline GFS) and both values. */
+export interface PairedCell {
+  question: string;
+  category: string;
+  d: number;
+  b: number;
+  c: number;
+}
+
+/** The cells both runs scored, by subject in the current run's order, and how many there are. */
+export function pairedCells(
+  baseline: GateSummary,
+  current: GateSummary,
+): { paired: Map<string, PairedCell[]>; shared: number } {
   const base = new Map(baseline.diagnostics.cells.map((c) => [key(c), c]));
-  const baseSubjects = new Set(baseline.diagnostics.cells.map((c) => c.subject));
-  const curSubjects = new Set(current.diagnostics.cells.map((c) => c.subject));
-  const paired = new Map<string, { question: string; category: string; d: number; b: number; c: number }[]>();
+  const paired = new Map<string, PairedCell[]>();
   let shared = 0;
   for (const c of current.diagnostics.cells) {
     const b = base.get(key(c));
@@ -162,6 +167,19 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
     list.push({ question: c.question_id, category: c.category, d: c.gfs - b.gfs, b: b.gfs, c: c.gfs });
     paired.set(c.subject, list);
   }
+  return { paired, shared };
+}
+
+/** Compares two summaries cell by cell; pure and deterministic. */
+export function compareRuns(baseline: GateSummary, current: GateSummary, opts: GateOptions = {}): GateResult {
+  const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
+  const resamples = opts.resamples ?? GATE_RESAMPLES;
+  const confidence = opts.confidence ?? GATE_CONFIDENCE;
+  if (!(minEffect >= 0 && minEffect < 1))
+    throw new UsageError(`--min-effect must be in [0, 1), got ${minEffect}`);
+  const baseSubjects = new Set(baseline.diagnostics.cells.map((c) => c.subject));
+  const curSubjects = new Set(current.diagnostics.cells.map((c) => c.subject));
+  const { paired, shared } = pairedCells(baseline, current);
   const rows: GateRow[] = [];
   for (const subject of [...paired.keys()].sort()) {
     const cells = paired.get(subject) ?? [];
