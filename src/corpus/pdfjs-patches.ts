@@ -139,7 +139,7 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     let ch = this.currentChar;`,
   },
   {
-    name: "a hex string's bytes go into the buffer, which grows when full",
+    name: "a hex string's bytes go into the buffer, which grows to keep a slot free for a last odd digit",
     find: `        } else {
           strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
           firstDigit = -1;
@@ -153,8 +153,8 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     return strBuf.join("");
   }`,
     replace: `        } else {
-          if (n === bytes.length) {
-            const grown = new Uint8Array(n * 2);
+          if (n + 1 === bytes.length) {
+            const grown = new Uint8Array(bytes.length * 2);
             grown.set(bytes);
             bytes = this.rgeHexBytes = grown;
           }
@@ -165,11 +165,6 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
       }
     }
     if (firstDigit !== -1) {
-      if (n === bytes.length) {
-        const grown = new Uint8Array(n + 1);
-        grown.set(bytes);
-        bytes = this.rgeHexBytes = grown;
-      }
       bytes[n++] = firstDigit << 4;
     }
     return bytesToString(bytes.subarray(0, n));

@@ -24,7 +24,8 @@ const run = promisify(execFile);
 
 /**
  * A page of text state that the patched code computes with (character and word spacing, horizontal
- * scaling, rise, kerning in TJ arrays, text and graphics matrices at 0, 90, 180, 270 and 30 degrees).
+ * scaling, rise, kerning in TJ arrays, text and graphics matrices at 0, 90, 180, 270 and 30 degrees),
+ * and hex strings the patched lexer reads: one with an odd last digit, one longer than its first buffer.
  */
 const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
 const TEXT_STATE_CONTENT = [
@@ -40,6 +41,8 @@ const TEXT_STATE_CONTENT = [
   'BT /F1 10 Tf 0.866 0.5 -0.5 0.866 200 200 Tm (Thirty degrees) Tj ET',
   '0.5 0 0 0.5 36 36 cm BT /F1 20 Tf 24 TL 72 300 Td (Half scale by cm) Tj T* (next line) Tj ET',
   'BT /F1 9 Tf 14 TL 72 150 Td (first) Tj T* (second) Tj T* [(a)-2000(b)] TJ ET',
+  'BT /F1 9 Tf 72 120 Td <48 65 78 4> Tj ET',
+  `BT /F1 1 Tf 20 100 Td <${'4142'.repeat(300)}5> Tj ET`,
 ]
   // text state (Tc, Tw, Tz, Ts) belongs to the graphics state: each line restores it
   .map((line) => `q ${line} Q`)
