@@ -199,14 +199,17 @@ async function synthetic(ctx: BenchContext): Promise<BenchRow[]> {
     `goal ratio >= 0.8; ${docs.length} PDFs, ${pages} pages; fastest of ${ctx.quick ? 1 : REPEATS} interleaved runs each; ${m.cpuNote}`,
   );
 
-  const ingested = await inChild(ctx, {
+  /** A cold ingest of the corpus into its own cache and index, on `threads` (default: the machine's cores). */
+  const ingestJob = (suffix: string, threads?: number): ChildJob => ({
     kind: 'ingest',
     docs,
-    cacheDir: join(ctx.tmp, 'synthetic-cache'),
-    indexDir: join(ctx.tmp, 'synthetic-index'),
+    cacheDir: join(ctx.tmp, `synthetic-cache${suffix}`),
+    indexDir: join(ctx.tmp, `synthetic-index${suffix}`),
     embedder: 'bm25',
     embedderOptions: {},
+    ...(threads !== undefined ? { threads } : {}),
   });
+  const ingested = await inChild(ctx, ingestJob(''));
   ctx.log(
     `cold ingest: ${ingested.seconds.toFixed(1)} s wall, ${ingested.cpuSeconds.toFixed(1)} CPU-s, ${ingested.chunks} chunks, ` +
       `peak RSS ${ingested.maxRssMb.toFixed(0)} MB; ${split(ingested.timings)}`,
@@ -231,15 +234,7 @@ async function synthetic(ctx: BenchContext): Promise<BenchRow[]> {
   );
 
   // the memory knob for a small machine: the same cold ingest on one worker thread
-  const single = await inChild(ctx, {
-    kind: 'ingest',
-    docs,
-    cacheDir: join(ctx.tmp, 'synthetic-cache-1'),
-    indexDir: join(ctx.tmp, 'synthetic-index-1'),
-    embedder: 'bm25',
-    embedderOptions: {},
-    threads: 1,
-  });
+  const single = await inChild(ctx, ingestJob('-1', 1));
   ctx.log(
     `cold ingest, 1 thread: ${single.seconds.toFixed(1)} s wall, ${single.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${single.maxRssMb.toFixed(0)} MB`,
   );
