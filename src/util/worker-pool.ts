@@ -142,24 +142,34 @@ const LOADER_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--expe
 /** tsx, as `--import tsx` names it or as a path into its package */
 const TSX = /^tsx(?:\/|$)|[\\/]node_modules[\\/]tsx[\\/]/;
 
+/** Options whose value may come as the next argument (`--import x`) rather than after `=`. */
+const VALUE_FLAGS = new Set([...LOADER_FLAGS, '--conditions', '-C', '--disable-warning']);
+/** Besides preloads, the parent's options a worker takes: export conditions and warning switches. */
+const KEPT_FLAGS = new Set(['--conditions', '-C', '--no-warnings', '--no-deprecation', '--disable-warning']);
+
 /**
- * The parent's Node options less tsx and source maps: a worker inherits the parent's options by
- * default, so a parent run through tsx (`--import tsx`) would register tsx again in every bundled
- * worker, which needs none (its loader thread, and source maps that keep the decoded mappings of
- * pdf.js's 2 MB bundle: about 70 MB a thread). Other preloads (an instrumentation `--import`) stay.
+ * The parent's Node options that a bundled worker takes: its preloads other than tsx (an
+ * instrumentation `--import` stays), export conditions and warning switches; nothing else.
+ * - Without tsx and source maps: a worker inherits the parent's options by default, so a parent run
+ *   through tsx (`--import tsx`) would register tsx again in every bundled worker, which needs none
+ *   (its loader thread, and source maps that keep the decoded mappings of pdf.js's 2 MB bundle: about
+ *   70 MB a thread).
+ * - Without V8 and per-process options (`--max-old-space-size`, `--expose-gc`, `--stack-size`): given
+ *   to a worker they make `new Worker` throw ERR_WORKER_INVALID_EXEC_ARGV, so `node
+ *   --max-old-space-size=8192 bin/rge.mjs corpus ingest` could not start a corpus thread. V8's flags
+ *   are the whole process's anyway.
  */
-export function withoutLoaders(execArgv: readonly string[]): string[] {
+export function workerExecArgv(execArgv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i] as string;
-    if (arg === '--enable-source-maps') continue;
-    if (LOADER_FLAGS.has(arg) && TSX.test(execArgv[i + 1] ?? '')) {
-      i++;
-      continue;
-    }
-    const [name, value] = arg.split(/=(.*)/s);
-    if (LOADER_FLAGS.has(name as string) && TSX.test(value ?? '')) continue;
-    out.push(arg);
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const nextIsValue = eq < 0 && VALUE_FLAGS.has(name) && i + 1 < execArgv.length;
+    const value = eq > 0 ? arg.slice(eq + 1) : nextIsValue ? (execArgv[i + 1] as string) : '';
+    if (nextIsValue) i++;
+    const keep = LOADER_FLAGS.has(name) ? !TSX.test(value) : KEPT_FLAGS.has(name);
+    if (keep) out.push(...(nextIsValue ? [arg, value] : [arg]));
   }
   return out;
 }
@@ -173,7 +183,7 @@ export function withoutLoaders(execArgv: readonly string[]): string[] {
  */
 export async function spawnWorker(entry: URL): Promise<Worker> {
   const bundled = await bundledModule(fileURLToPath(entry));
-  if (bundled) return new Worker(bundled, { execArgv: withoutLoaders(process.execArgv) });
+  if (bundled) return new Worker(bundled, { execArgv: workerExecArgv(process.execArgv) });
   // tsx's ESM API (what bin/rge.mjs uses), by file: an eval'd worker resolves bare names from the cwd.
   const tsxApi = pathToFileURL(
     join(dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),

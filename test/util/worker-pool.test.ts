@@ -1,0 +1,113 @@
+/**
+ * What a bundled worker thread takes from its parent's Node options (workerExecArgv), and that a
+ * parent started with V8 options still starts its corpus threads: given to `new Worker`, those options
+ * throw ERR_WORKER_INVALID_EXEC_ARGV.
+ */
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { workerExecArgv } from '../../src/util/worker-pool.ts';
+import { makeTextPdf } from '../helpers/make-pdf.ts';
+
+const run = promisify(execFile);
+const RGE = fileURLToPath(new URL('../../bin/rge.mjs', import.meta.url));
+
+describe('workerExecArgv', () => {
+  it('drops tsx in each spelling and source maps, and keeps other preloads', () => {
+    expect(
+      workerExecArgv([
+        '--import',
+        'tsx',
+        '--import=tsx/esm',
+        '--require',
+        '/x/node_modules/tsx/dist/preflight.cjs',
+        '--import',
+        'file:///x/node_modules/tsx/dist/loader.mjs',
+        '--enable-source-maps',
+        '--import',
+        './otel.mjs',
+        '-r',
+        'dotenv/config',
+        '--require=./hook.cjs',
+      ]),
+    ).toEqual(['--import', './otel.mjs', '-r', 'dotenv/config', '--require=./hook.cjs']);
+  });
+
+  it('drops V8 and per-process options, which a worker refuses, and keeps conditions and warning switches', () => {
+    expect(
+      workerExecArgv([
+        '--max-old-space-size=4096',
+        '--expose-gc',
+        '--stack-size=2000',
+        '--trace-gc',
+        '--title=rge',
+        '--conditions',
+        'development',
+        '-C',
+        'custom',
+        '--conditions=other',
+        '--no-warnings',
+        '--disable-warning',
+        'ExperimentalWarning',
+        '--no-deprecation',
+      ]),
+    ).toEqual([
+      '--conditions',
+      'development',
+      '-C',
+      'custom',
+      '--conditions=other',
+      '--no-warnings',
+      '--disable-warning',
+      'ExperimentalWarning',
+      '--no-deprecation',
+    ]);
+  });
+
+  it('keeps nothing of an empty or flag-free list', () => {
+    expect(workerExecArgv([])).toEqual([]);
+    expect(workerExecArgv(['--max-semi-space-size', '8'])).toEqual([]);
+  });
+});
+
+describe('a parent started with V8 options', () => {
+  it('still starts its corpus threads (node --max-old-space-size=2048 --expose-gc --stack-size=2000 bin/rge.mjs corpus ingest)', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'rge-worker-flags-'));
+    await mkdir(join(work, 'pdfs'));
+    await writeFile(
+      join(work, 'pdfs', 'Acme_FY2023-24.pdf'),
+      await makeTextPdf([
+        'DIVIDEND\nThe Board recommended a final dividend of Rs 7.50 per equity share.',
+        'RISK\nCurrency risk arises from imports priced in US dollars.',
+      ]),
+    );
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--max-old-space-size=2048',
+        '--expose-gc',
+        '--stack-size=2000',
+        RGE,
+        'corpus',
+        'ingest',
+        '--pdfs',
+        'pdfs',
+        '--index',
+        'idx',
+        '--embedder',
+        'bm25',
+        '--cache-dir',
+        'cache',
+        '--threads',
+        '2',
+        '-q',
+      ],
+      { cwd: work },
+    );
+    expect(stdout).toMatch(/1\/1 documents ingested/);
+  }, 60_000);
+});
