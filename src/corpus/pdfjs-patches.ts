@@ -171,6 +171,15 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
   }`,
   },
   {
+    name: 'a saved text state is a copy of the current one, not an object whose prototype is the current one',
+    find: `  clone() {
+    const clone = Object.create(this);
+    clone.textMatrix = this.textMatrix.slice();`,
+    replace: `  clone() {
+    const clone = Object.assign(new TextState(), this);
+    clone.textMatrix = this.textMatrix.slice();`,
+  },
+  {
     name: "the source map comment (the map is the original's)",
     find: '\n//# sourceMappingURL=pdf.worker.mjs.map',
     replace: '\n',

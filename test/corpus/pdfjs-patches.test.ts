@@ -25,7 +25,7 @@ const run = promisify(execFile);
 /**
  * A page of text state that the patched code computes with (character and word spacing, horizontal
  * scaling, rise, kerning in TJ arrays, text and graphics matrices at 0, 90, 180, 270 and 30 degrees),
- * and hex strings the patched lexer reads: one with an odd last digit, one longer than its first buffer.
+ * states saved inside saved states, and hex strings the patched lexer reads: one with an odd last digit, one longer than its first buffer.
  */
 const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
 const TEXT_STATE_CONTENT = [
@@ -43,6 +43,15 @@ const TEXT_STATE_CONTENT = [
   'BT /F1 9 Tf 14 TL 72 150 Td (first) Tj T* (second) Tj T* [(a)-2000(b)] TJ ET',
   'BT /F1 9 Tf 72 120 Td <48 65 78 4> Tj ET',
   `BT /F1 1 Tf 20 100 Td <${'4142'.repeat(300)}5> Tj ET`,
+  // saved states inside saved states: the inner ones start from the outer's font, spacing, scaling and
+  // matrix, change them, and the outer's are back after each Q
+  [
+    '2 Tc 120 Tz BT /F1 10 Tf 300 90 Td (outer before) Tj ET',
+    'q 5 Tc 3 Ts 0.8 0 0 0.8 10 5 cm BT /F1 14 Tf 300 80 Td (inner changed) Tj ET',
+    'q BT 300 70 Td (innermost inherits) Tj ET 1.5 0 0 1.5 0 0 cm BT 3 Tw 300 64 Td (a b) Tj ET Q',
+    'BT 300 58 Td (inner again) Tj ET Q',
+    'BT 300 50 Td (outer after) Tj ET',
+  ].join(' '),
 ]
   // text state (Tc, Tw, Tz, Ts) belongs to the graphics state: each line restores it
   .map((line) => `q ${line} Q`)
