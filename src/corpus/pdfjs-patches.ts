@@ -180,6 +180,11 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     clone.textMatrix = this.textMatrix.slice();`,
   },
   {
+    name: "a page's text items are sent once, when the page is done, not in batches of 10 at each font change",
+    find: `const TEXT_CHUNK_BATCH_SIZE = 10;`,
+    replace: `const TEXT_CHUNK_BATCH_SIZE = 1e9;`,
+  },
+  {
     name: "the source map comment (the map is the original's)",
     find: '\n//# sourceMappingURL=pdf.worker.mjs.map',
     replace: '\n',
@@ -218,6 +223,11 @@ export const MAIN_EDITS: readonly SourceEdit[] = [
         transfer
       } : null)
     };`,
+  },
+  {
+    name: "the text content stream asks for a page's items without a limit (the worker never waits for a read)",
+    find: `    const TEXT_CONTENT_CHUNK_SIZE = 100;`,
+    replace: `    const TEXT_CONTENT_CHUNK_SIZE = 1e9;`,
   },
   {
     name: "the source map comment (the map is the original's)",
