@@ -83,7 +83,7 @@ async function inChild(
   return stdout;
 }
 
-/** Every text item of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
+/** Every text item and text style of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
 function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
   return inChild(
     which,
@@ -97,7 +97,9 @@ function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Pro
       for (let n = 1; n <= doc.numPages; n++) {
         const page = await doc.getPage(n);
         const content = await page.getTextContent();
-        out.push(JSON.stringify([file, n, content.items]));
+        // the styles too, less the font name rge's patch adds, in the order pdf.js gave them
+        const styles = Object.entries(content.styles).map(([id, { rgeFontName, ...style }]) => [id, style]);
+        out.push(JSON.stringify([file, n, content.items, styles]));
         page.cleanup();
       }
       await doc.destroy();
