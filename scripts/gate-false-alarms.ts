@@ -104,6 +104,8 @@ const halfWidths: number[] = [];
 const Z95 = normalQuantile(1 - (1 - GATE_CONFIDENCE) / 2);
 /** pairs whose percentile interval (the gate's resamples and seed, without BCa's corrections) excludes 0 */
 const excludedPercentile = new Map<string, number>();
+/** Adds one to `key`'s count. */
+const bump = (counts: Map<string, number>, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
 for (let a = 0; a < runs; a++)
   for (let b = a + 1; b < runs; b++) {
@@ -112,22 +114,19 @@ for (let a = 0; a < runs; a++)
     pairs++;
     if (!result.passed) gateFailures++;
     for (const row of result.rows.filter((r) => r.slice === 'overall')) {
-      rows.set(row.subject, (rows.get(row.subject) ?? 0) + 1);
-      if (row.low > 0 || row.high < 0) excluded.set(row.subject, (excluded.get(row.subject) ?? 0) + 1);
+      bump(rows, row.subject);
+      if (row.low > 0 || row.high < 0) bump(excluded, row.subject);
       halfWidths.push((row.high - row.low) / 2);
       const pct = clusterBootstrapCI(
         (paired.get(row.subject) ?? []).map((x) => ({ cluster: x.question, value: x.d })),
         { method: 'percentile', resamples: GATE_RESAMPLES, confidence: GATE_CONFIDENCE, seed: row.seed },
       );
-      if (pct.low > 0 || pct.high < 0)
-        excludedPercentile.set(row.subject, (excludedPercentile.get(row.subject) ?? 0) + 1);
+      if (pct.low > 0 || pct.high < 0) bump(excludedPercentile, row.subject);
       if (row.standardError !== null) {
-        if (Math.abs(row.delta) > Z95 * row.standardError)
-          excludedNormal.set(row.subject, (excludedNormal.get(row.subject) ?? 0) + 1);
-        (changes.get(row.subject) ?? changes.set(row.subject, []).get(row.subject))?.push({
-          delta: row.delta,
-          se: row.standardError,
-        });
+        if (Math.abs(row.delta) > Z95 * row.standardError) bump(excludedNormal, row.subject);
+        const list = changes.get(row.subject) ?? [];
+        list.push({ delta: row.delta, se: row.standardError });
+        changes.set(row.subject, list);
       }
     }
   }
