@@ -180,6 +180,26 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     clone.textMatrix = this.textMatrix.slice();`,
   },
   {
+    name: 'a font does not keep the glyphs of every string it has shown (its glyphs by character code stay cached)',
+    find: `  charsToGlyphs(chars) {
+    let glyphs = this._charsCache[chars];
+    if (glyphs) {
+      return glyphs;
+    }
+    glyphs = [];`,
+    replace: `  charsToGlyphs(chars) {
+    const glyphs = [];`,
+  },
+  {
+    name: 'a font does not keep the glyphs of every string it has shown (the store)',
+    find: `    return this._charsCache[chars] = glyphs;
+  }
+  getCharPositions(chars) {`,
+    replace: `    return glyphs;
+  }
+  getCharPositions(chars) {`,
+  },
+  {
     name: "a page's text items are sent once, when the page is done, not in batches of 10 at each font change",
     find: `const TEXT_CHUNK_BATCH_SIZE = 10;`,
     replace: `const TEXT_CHUNK_BATCH_SIZE = 1e9;`,
@@ -213,11 +233,17 @@ export const MAIN_EDITS: readonly SourceEdit[] = [
     };`,
     replace: `  postMessage(obj, transfer) {
     const textChunk = obj?.stream === StreamKind.ENQUEUE && !transfer?.length && Array.isArray(obj.chunk?.items) && typeof obj.chunk.styles === "object";
+    const documentBytes = obj?.action === "GetDocRequest" && transfer?.length === 1 && obj.data?.data instanceof Uint8Array && obj.data.data.buffer === transfer[0];
     const event = {
       data: textChunk ? {
         ...obj,
         chunk: {
           ...obj.chunk
+        }
+      } : documentBytes ? {
+        ...obj,
+        data: {
+          ...obj.data
         }
       } : structuredClone(obj, transfer ? {
         transfer

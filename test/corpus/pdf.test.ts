@@ -7,8 +7,9 @@ import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUSPECT_GLYPH } from '../../src/corpus/glyphs.ts';
 import { buildLines, isTableHeavy, layoutPage, renderLayout, tableSignal } from '../../src/corpus/layout.ts';
-import { extractPdf } from '../../src/corpus/pdf.ts';
+import { extractPdf, releaseBytes } from '../../src/corpus/pdf.ts';
 import { type ExtractedDocument, PdfError } from '../../src/corpus/pdf-document.ts';
+import { pdfjs, workerPatched } from '../../src/corpus/pdfjs.ts';
 import { PageText } from '../../src/corpus/schema.ts';
 import { extractMany } from '../../src/corpus/workers.ts';
 import { BUNDLE_CACHE, bundledModule } from '../../src/util/bundle.ts';
@@ -425,5 +426,26 @@ describe.skipIf(!hasShared)(sharedTitle, () => {
     // 3M p5 is Item 1, Business: prose
     expect(threeM.auto.pages[4]?.method).toBe('text');
     expect(threeM.auto.pages[4]?.text).toBe(threeM.plain.pages[4]?.text);
+  });
+});
+
+describe("a document's bytes", () => {
+  it('stay with the caller while pdf.js reads them (patched copies), and are freed by releaseBytes once it is closed', async () => {
+    const pdf = await makeTextPdf(['Revenue grew 12%.', 'Margins held.']);
+    const bytes = new Uint8Array(pdf.byteLength);
+    bytes.set(pdf);
+    const task = pdfjs.getDocument({ data: bytes });
+    const doc = await task.promise;
+    expect(doc.numPages).toBe(2);
+    // pdf.js's own files transfer the buffer to their parser (the caller's is emptied at once)
+    expect(bytes.byteLength).toBe(workerPatched() ? pdf.byteLength : 0);
+    await task.destroy();
+    releaseBytes(bytes);
+    expect(bytes.byteLength).toBe(0);
+    expect(bytes.buffer.byteLength).toBe(0);
+    expect(() => releaseBytes(bytes)).not.toThrow();
+    const shared = new Uint8Array(new SharedArrayBuffer(8));
+    releaseBytes(shared);
+    expect(shared.byteLength).toBe(8);
   });
 });
