@@ -12,6 +12,7 @@
  * (test/ingest/workers.test.ts builds an index with 1 and with 3 threads and compares checksums).
  */
 import { stat } from 'node:fs/promises';
+import type { ResourceLimits } from 'node:worker_threads';
 import { RgeError } from '../util/errors.ts';
 import { WorkerPool } from '../util/worker-pool.ts';
 import type { ChunkOptions, DocumentMeta } from './chunk.ts';
@@ -35,6 +36,9 @@ import type { Chunk, PageText } from './schema.ts';
  * against 465-491 MB, three runs each; docs/adr/0019).
  */
 export const RANGE_PAGES = 128;
+
+/** The V8 heap limits of a corpus worker (docs/adr/0019). */
+export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 2047, maxYoungGenerationSizeMb: 6 };
 
 export interface PagesJob {
   kind: 'pages';
@@ -73,6 +77,7 @@ export class CorpusWorkers {
     this.pool = new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), {
       size: opts.size,
       name: 'corpus worker',
+      resourceLimits: WORKER_HEAP,
     });
     this.size = this.pool.size;
     this.rangePages = Math.max(1, Math.floor(opts.rangePages ?? RANGE_PAGES));

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { type Transferable, Worker } from 'node:worker_threads';
+import { type ResourceLimits, type Transferable, Worker } from 'node:worker_threads';
 import { bundledModule } from './bundle.ts';
 import { RgeError } from './errors.ts';
 
@@ -28,6 +28,8 @@ export interface WorkerPoolOptions {
   size?: number | undefined;
   /** what the pool's threads do, for error messages ("corpus worker") */
   name: string;
+  /** each thread's V8 heap limits (Node's `resourceLimits`); default: Node's */
+  resourceLimits?: ResourceLimits | undefined;
 }
 
 /** The number of threads a pool of `size` (or the default) has. */
@@ -39,6 +41,7 @@ export function poolSize(size?: number): number {
 export class WorkerPool<J, R extends { id: number }> {
   readonly size: number;
   private readonly name: string;
+  private readonly resourceLimits: ResourceLimits | undefined;
   private readonly queue: Task<J, R>[] = [];
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
@@ -54,6 +57,7 @@ export class WorkerPool<J, R extends { id: number }> {
   ) {
     this.size = poolSize(opts.size);
     this.name = opts.name;
+    this.resourceLimits = opts.resourceLimits;
   }
 
   /** Runs `job` on the next free thread; `front` puts it ahead of the jobs waiting. */
@@ -81,7 +85,7 @@ export class WorkerPool<J, R extends { id: number }> {
       this.start(this.idle.pop() as Worker, this.queue.shift() as Task<J, R>);
     if (this.queue.length > this.spawning && this.all.length + this.spawning < this.size) {
       this.spawning++;
-      spawnWorker(this.entry).then(
+      spawnWorker(this.entry, this.resourceLimits).then(
         (worker) => {
           this.spawning--;
           this.all.push(worker);
@@ -181,13 +185,14 @@ export function workerExecArgv(execArgv: readonly string[]): string[] {
  * tsx's `register()` in the worker thread and then imports the entry. Both checked under
  * `node bin/rge.mjs`, `tsx` and vitest.
  */
-export async function spawnWorker(entry: URL): Promise<Worker> {
+export async function spawnWorker(entry: URL, resourceLimits?: ResourceLimits): Promise<Worker> {
+  const limits = resourceLimits ? { resourceLimits } : {};
   const bundled = await bundledModule(fileURLToPath(entry));
-  if (bundled) return new Worker(bundled, { execArgv: workerExecArgv(process.execArgv) });
+  if (bundled) return new Worker(bundled, { execArgv: workerExecArgv(process.execArgv), ...limits });
   // tsx's ESM API (what bin/rge.mjs uses), by file: an eval'd worker resolves bare names from the cwd.
   const tsxApi = pathToFileURL(
     join(dirname(require.resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
   ).href;
   const boot = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { eval: true, ...limits });
 }

@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { ResourceLimits } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { workerExecArgv } from '../../src/util/worker-pool.ts';
+import { WORKER_HEAP } from '../../src/corpus/workers.ts';
+import { WorkerPool, workerExecArgv } from '../../src/util/worker-pool.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
 
 const run = promisify(execFile);
@@ -101,4 +103,25 @@ describe('a parent started with V8 options', () => {
     );
     expect(stdout).toMatch(/1\/1 documents ingested/);
   }, 60_000);
+});
+
+describe('WorkerPool heap limits', () => {
+  it("starts each thread with the pool's resourceLimits, and with Node's own without them", async () => {
+    const entry = new URL('../fixtures/workers/limits-worker.ts', import.meta.url);
+    const ask = async (resourceLimits?: ResourceLimits) => {
+      const pool = new WorkerPool<null, { id: number; resourceLimits: ResourceLimits }>(entry, {
+        size: 1,
+        name: 'test',
+        resourceLimits,
+      });
+      try {
+        return (await pool.run(null)).resourceLimits;
+      } finally {
+        await pool.close();
+      }
+    };
+    expect(await ask(WORKER_HEAP)).toMatchObject(WORKER_HEAP);
+    const own = await ask();
+    expect(own.maxYoungGenerationSizeMb).not.toBe(WORKER_HEAP.maxYoungGenerationSizeMb);
+  });
 });
