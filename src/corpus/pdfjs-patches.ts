@@ -16,6 +16,13 @@
  * read, and into the array it replaces where it is kept (copied when it leaves as a whitespace item's
  * transform); a text style also names its font as the PDF does, for glyph repair (pdf.ts). The API
  * edit hands text content over without a structured clone (MAIN_EDITS).
+ *
+ * Three edits are for memory (a corpus thread's peak, docs/adr/0019): a font no longer keeps the glyph
+ * array of every string it has shown (about 23 KB a synthetic page, kept until the range closes, so
+ * promoted to the old generation; its glyphs by character code stay cached, and the time was the
+ * same within noise); the document's bytes are handed to the parser uncloned, so that pdf.ts can free
+ * them when the range closes; and the API module builds its one load-time `DOMMatrix` when it first
+ * draws, so that a thread that only reads text never loads @napi-rs/canvas (pdfjs.ts).
  * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
  * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
@@ -215,16 +222,17 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
  * The edits to pdfjs-dist 5.4.296's build/pdf.mjs (the API side). Its `LoopbackPort` carries messages
  * between the two sides in one thread, and clones each one (`structuredClone`) as a real worker's
  * port would: 9% of a corpus worker's time on the synthetic reports went to cloning the text items
- * of `getTextContent`. A chunk of text content is the one message handed over uncloned, as a shallow
- * copy of the chunk taken when it is sent: the worker side builds new items for every chunk and, once
- * a chunk is sent, gives `textContent` new `items` and `styles` rather than changing the sent ones
- * (`enqueueChunk`), and the whitespace items take copies of the matrix it reuses (above). Every other
- * message (operator lists, whose arrays the worker empties after sending; anything with transfers) is
- * cloned as before.
+ * of `getTextContent`. A chunk of text content is handed over uncloned, as a shallow copy of the
+ * chunk taken when it is sent: the worker side builds new items for every chunk and, once a chunk is
+ * sent, gives `textContent` new `items` and `styles` rather than changing the sent ones
+ * (`enqueueChunk`), and the whitespace items take copies of the matrix it reuses (above). So is the
+ * opening request's data (a shallow copy; the parser reads the caller's bytes, which it never writes,
+ * instead of a transferred buffer the caller cannot free). Every other message (operator lists, whose
+ * arrays the worker empties after sending; anything else with transfers) is cloned as before.
  */
 export const MAIN_EDITS: readonly SourceEdit[] = [
   {
-    name: 'text content chunks handed over without a structured clone',
+    name: 'text content chunks, and the bytes of a document being opened, handed over without a structured clone',
     find: `  postMessage(obj, transfer) {
     const event = {
       data: structuredClone(obj, transfer ? {
@@ -254,6 +262,16 @@ export const MAIN_EDITS: readonly SourceEdit[] = [
     name: "the text content stream asks for a page's items without a limit (the worker never waits for a read)",
     find: `    const TEXT_CONTENT_CHUNK_SIZE = 100;`,
     replace: `    const TEXT_CONTENT_CHUNK_SIZE = 1e9;`,
+  },
+  {
+    name: 'the matrix for scaling a clip path is built when a page is first drawn, not as the module loads',
+    find: `const SCALE_MATRIX = new DOMMatrix();`,
+    replace: `let SCALE_MATRIX = null;`,
+  },
+  {
+    name: 'the matrix for scaling a clip path, where it is used',
+    find: `    SCALE_MATRIX.a = 1 / scaleX;`,
+    replace: `    (SCALE_MATRIX ??= new DOMMatrix()).a = 1 / scaleX;`,
   },
   {
     name: "the source map comment (the map is the original's)",

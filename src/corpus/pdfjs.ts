@@ -8,8 +8,11 @@
  * pdf.js's modern build"). The modern build needs, before it is evaluated, what Node 20 lacks:
  *  - `Promise.withResolvers` and `ArrayBuffer.prototype.transferToFixedLength` (both in Node 22), each
  *    installed only when missing;
- *  - the globals `DOMMatrix`, `Path2D` and `ImageData` (the module builds a `DOMMatrix` as it loads),
- *    taken where the legacy build takes them: `@napi-rs/canvas`, pdfjs-dist's optional dependency.
+ *  - the globals `DOMMatrix`, `Path2D` and `ImageData`, taken where the legacy build takes them:
+ *    `@napi-rs/canvas`, pdfjs-dist's optional dependency. They serve drawing only, never text, so
+ *    they are installed as getters that load it on first use: the native module and its fonts cost a
+ *    corpus thread about 20 MB. pdf.js's own files build a `DOMMatrix` as they load (and so load it);
+ *    the patched copies build it when they first draw (pdfjs-patches.ts).
  * It also warns at import that Node should use the legacy build; that one message is dropped, and the
  * console is given back as it was once the module has loaded.
  *
@@ -69,21 +72,39 @@ function installPolyfills(): void {
   ) {
     define(ArrayBuffer.prototype, 'transferToFixedLength', transferToFixedLength);
   }
-  const globals = globalThis as Record<string, unknown>;
-  const missing = ['DOMMatrix', 'Path2D', 'ImageData'].filter((name) => globals[name] === undefined);
+  const missing = CANVAS_GLOBALS.filter(
+    (name) => (globalThis as Record<string, unknown>)[name] === undefined,
+  );
   if (missing.length === 0) return;
-  let canvas: Record<string, unknown>;
+  // each a getter that loads @napi-rs/canvas on first use and then becomes the plain value
+  for (const name of missing) {
+    Object.defineProperty(globalThis, name, {
+      configurable: true,
+      enumerable: false,
+      get: () => {
+        const canvas = loadCanvas(missing);
+        for (const n of missing) define(globalThis, n, canvas[n]);
+        return canvas[name];
+      },
+      set: (value: unknown) => define(globalThis, name, value),
+    });
+  }
+}
+
+/** What pdf.js's API module takes from the browser for drawing, and @napi-rs/canvas gives on Node. */
+const CANVAS_GLOBALS = ['DOMMatrix', 'Path2D', 'ImageData'] as const;
+
+/** @napi-rs/canvas, resolved from pdfjs-dist (its optional dependency, as its legacy build loads it). */
+function loadCanvas(missing: readonly string[]): Record<string, unknown> {
   try {
-    // resolved from pdfjs-dist, whose optional dependency it is (as its legacy build loads it)
     const fromPdfjs = createRequire(createRequire(import.meta.url).resolve('pdfjs-dist'));
-    canvas = fromPdfjs('@napi-rs/canvas') as Record<string, unknown>;
+    return fromPdfjs('@napi-rs/canvas') as Record<string, unknown>;
   } catch (err) {
     throw new RgeError(
       `pdf.js needs ${missing.join(', ')}, which @napi-rs/canvas provides, and it cannot be loaded; run npm ci`,
       { cause: err },
     );
   }
-  for (const name of missing) globals[name] = canvas[name];
 }
 
 let patched = false;

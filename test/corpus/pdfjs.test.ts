@@ -39,6 +39,47 @@ describe('pdf.js modern build on Node 20', () => {
     expect(stderr).toBe('Warning: another message\n');
   });
 
+  it('reads text without loading @napi-rs/canvas (patched copies), loads it on the first drawing global, and at import with pdfjs-dist own files', async () => {
+    const script = `
+      const { createRequire } = await import('node:module');
+      const canvasLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('@napi-rs/canvas'));
+      const { extractPdf } = await import('./src/corpus/pdf.ts');
+      const { makeTextPdf } = await import('./test/helpers/make-pdf.ts');
+      const { writeFile, mkdtemp } = await import('node:fs/promises');
+      const { join } = await import('node:path');
+      const { tmpdir } = await import('node:os');
+      const file = join(await mkdtemp(join(tmpdir(), 'rge-canvas-')), 'a.pdf');
+      await writeFile(file, await makeTextPdf(['Revenue grew 12% to 1,234 crore.']));
+      const doc = await extractPdf(file);
+      const afterText = canvasLoaded();
+      const m = new DOMMatrix([2, 0, 0, 3, 4, 5]);
+      console.log(JSON.stringify({
+        text: doc.pages[0].text.includes('Revenue grew 12%'),
+        afterText,
+        afterDrawing: canvasLoaded(),
+        matrix: [m.a, m.d, m.e, m.f],
+        path: new Path2D() instanceof Path2D,
+        imageData: new ImageData(2, 2).data.length,
+      }));`;
+    const child = async (patches: string | undefined) => {
+      const env = { ...process.env };
+      if (patches === undefined) delete env.RGE_PDFJS_PATCHES;
+      else env.RGE_PDFJS_PATCHES = patches;
+      const { stdout } = await run(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        {
+          cwd: ROOT,
+          env,
+        },
+      );
+      return JSON.parse(stdout);
+    };
+    const drawing = { text: true, afterDrawing: true, matrix: [2, 3, 4, 5], path: true, imageData: 16 };
+    expect(await child(undefined)).toEqual({ ...drawing, afterText: false });
+    expect(await child('0')).toEqual({ ...drawing, afterText: true });
+  });
+
   it('transferToFixedLength: the bytes in a new buffer, cut or zero-filled, the old one detached', () => {
     const make = () => new Uint8Array([1, 2, 3, 4, 5]).buffer;
     const same = make();
