@@ -41,12 +41,13 @@ export const RANGE_PAGES = 128;
  * The V8 heap limits of a corpus worker (docs/adr/0019, amendment of 2026-12-03). Not a ceiling that
  * is ever near (a worker lives at 25-50 MB) but how far its heap grows between full collections: with
  * Node's default limit (about 4 GB here) V8 lets an old generation grow to 4x its live size, below 2 GB
- * it scales that factor from 1.3 to 2 (heap-controller.cc), 1.6 at 1 GB; and a 6 MB young generation
- * (2 MB semi-spaces, against 16) costs no measurable time on a thread that keeps little. The cold ingest
- * of the synthetic corpus peaked at 288-326 MB with these against 304-343 MB at 2,047 MB (five and four
- * interleaved runs), for about 5-10% more extraction time.
+ * it scales that factor from 1.3 to 2 (heap-controller.cc): 2,047 MB gives 2. A 6 MB young generation
+ * (2 MB semi-spaces, against 16) cost no time we could measure. The cold ingest of the synthetic corpus
+ * peaked at 311-317 MB with these against 394-429 MB with the young limit alone (three interleaved runs
+ * each); 1,024 MB (a factor of 1.6) gave 288-326 MB but cost the real filings' extraction about 30%
+ * more CPU in one bench run (22.6 against 17.2 CPU-s), so it was not taken.
  */
-export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 1024, maxYoungGenerationSizeMb: 6 };
+export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 2047, maxYoungGenerationSizeMb: 6 };
 
 export interface PagesJob {
   kind: 'pages';
