@@ -432,8 +432,7 @@ describe.skipIf(!hasShared)(sharedTitle, () => {
 describe("a document's bytes", () => {
   it('stay with the caller while pdf.js reads them (patched copies), and are freed by releaseBytes once it is closed', async () => {
     const pdf = await makeTextPdf(['Revenue grew 12%.', 'Margins held.']);
-    const bytes = new Uint8Array(pdf.byteLength);
-    bytes.set(pdf);
+    const bytes = new Uint8Array(pdf); // a copy in a buffer of its own (pdf.js refuses a Buffer)
     const task = pdfjs.getDocument({ data: bytes });
     const doc = await task.promise;
     expect(doc.numPages).toBe(2);
