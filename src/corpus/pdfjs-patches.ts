@@ -207,6 +207,58 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
   getCharPositions(chars) {`,
   },
   {
+    name: 'a font this call has loaded by reference is remembered with the promise the font cache held for it',
+    find: `    async function handleSetFont(fontName, fontRef) {
+      const translated = await self.loadFont(fontName, fontRef, resources, task);
+      textState.loadedName = translated.loadedName;
+      textState.font = translated.font;
+      textState.fontMatrix = translated.font.fontMatrix || FONT_IDENTITY_MATRIX;
+    }`,
+    replace: `    const rgeLoadedFonts = new Map();
+    function rgeFontRef(fontName) {
+      const ref = resources.get("Font")?.getRaw(fontName);
+      return ref instanceof Ref && !self.type3FontRefs?.has(ref) ? ref : null;
+    }
+    function rgeLoadedFont(fontName) {
+      const loaded = rgeLoadedFonts.get(fontName);
+      if (!loaded) {
+        return null;
+      }
+      const ref = rgeFontRef(fontName);
+      return ref === loaded.ref && self.fontCache.get(ref) === loaded.promise ? loaded.translated : null;
+    }
+    function applyLoadedFont(translated) {
+      textState.loadedName = translated.loadedName;
+      textState.font = translated.font;
+      textState.fontMatrix = translated.font.fontMatrix || FONT_IDENTITY_MATRIX;
+    }
+    async function handleSetFont(fontName, fontRef) {
+      const promise = self.loadFont(fontName, fontRef, resources, task);
+      const translated = await promise;
+      const ref = fontName !== null && fontRef === null ? rgeFontRef(fontName) : null;
+      if (ref) {
+        rgeLoadedFonts.set(fontName, { ref, promise, translated });
+      }
+      applyLoadedFont(translated);
+    }`,
+  },
+  {
+    name: 'a font this call has loaded is set at once when the font cache still holds the same promise for it',
+    find: `            textState.fontName = fontNameArg;
+            textState.fontSize = fontSizeArg;
+            next(handleSetFont(fontNameArg, null));
+            return;`,
+    replace: `            textState.fontName = fontNameArg;
+            textState.fontSize = fontSizeArg;
+            const rgeFont = rgeLoadedFont(fontNameArg);
+            if (rgeFont) {
+              applyLoadedFont(rgeFont);
+              break;
+            }
+            next(handleSetFont(fontNameArg, null));
+            return;`,
+  },
+  {
     name: "a page's text items are sent once, when the page is done, not in batches of 10 at each font change",
     find: `const TEXT_CHUNK_BATCH_SIZE = 10;`,
     replace: `const TEXT_CHUNK_BATCH_SIZE = 1e9;`,

@@ -58,6 +58,31 @@ const TEXT_STATE_CONTENT = [
   .join('\n');
 
 /**
+ * A page that sets fonts the ways the patched code tells apart (a font this call has loaded by
+ * reference is set at once; anything else goes through pdf.js's loadFont): the same name again after
+ * each Q and at another size, two fonts in turn inside one text object, a font written inside the
+ * page's resources (not a reference), and a form XObject whose own resources give F1 to another font,
+ * drawn between the page's uses of F1.
+ */
+const COURIER = '<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>';
+const TIMES = '<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>';
+const FONT_SWITCH_CONTENT = [
+  'q BT /F1 12 Tf 72 720 Td (Helvetica first) Tj ET Q',
+  'q BT /F1 12 Tf 72 700 Td (Helvetica again after Q) Tj ET Q',
+  'q BT /F1 9 Tf 72 680 Td (smaller) Tj /F2 9 Tf (then Courier) Tj /F1 9 Tf (back) Tj /F2 11 Tf (larger) Tj ET Q',
+  'q BT /F3 10 Tf 72 660 Td (inline Times) Tj ET Q',
+  'q BT /F3 10 Tf 72 640 Td (inline Times again) Tj /F1 10 Tf (and Helvetica) Tj /F3 10 Tf (Times) Tj ET Q',
+  'q 1 0 0 1 0 -100 cm /Fm1 Do Q',
+  'q BT /F1 12 Tf 72 560 Td (F1 is Helvetica on the page) Tj ET Q',
+  'q /Fm1 Do Q',
+  'q BT /F1 12 Tf 72 400 Td (and Helvetica once more) Tj ET Q',
+].join('\n');
+const FONT_SWITCH_FORM = {
+  content: 'BT /F1 12 Tf 72 600 Td (F1 is Courier in the form) Tj /F1 8 Tf (still) Tj ET',
+  fonts: { F1: COURIER },
+};
+
+/**
  * Runs `body` (an ES module's code, with `files` the parsed argument) in a fresh Node process in which
  * pdf.js runs its original worker code or rge's patched one; returns what it printed.
  */
@@ -123,6 +148,14 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rge-pdfjs-patches-'));
   await writeFile(join(dir, 'text-state.pdf'), makeRawPdf(TEXT_STATE_CONTENT, { F1: HELVETICA }));
+  await writeFile(
+    join(dir, 'font-switch.pdf'),
+    makeRawPdf(
+      FONT_SWITCH_CONTENT,
+      { F1: HELVETICA, F2: COURIER },
+      { inlineFonts: { F3: TIMES }, forms: { Fm1: FONT_SWITCH_FORM } },
+    ),
+  );
   await writeFile(join(dir, 'rupee.pdf'), makeRupeeFontPdf());
   await writeFile(join(dir, 'prose.pdf'), await makeTextPdf(['Alpha page one.', '', 'Revenue of 1,234.']));
   await writeFile(
@@ -183,6 +216,7 @@ describe("pdf.js's worker code with rge's patches", () => {
   it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
     const files = [
       join(dir, 'text-state.pdf'),
+      join(dir, 'font-switch.pdf'),
       join(dir, 'rupee.pdf'),
       join(dir, 'prose.pdf'),
       join(dir, 'statement.pdf'),
@@ -200,13 +234,23 @@ describe("pdf.js's worker code with rge's patches", () => {
     ]);
     const lines = patched.trim().split('\n');
     expect(lines[0]).toBe('WorkerMessageHandler');
-    // a header line, then a line a page: 2 hand-made, 3 of prose, 1 statement, 20 reports of 2
-    expect(lines.length).toBe(1 + 2 + 3 + 1 + 20 * 2);
+    // a header line, then a line a page: 3 hand-made, 3 of prose, 1 statement, 20 reports of 2
+    expect(lines.length).toBe(1 + 3 + 3 + 1 + 20 * 2);
     // the hand-made page has whitespace items (the kerned gaps) and items at every rotation
     const handMade = JSON.parse(lines[1] as string)[2] as { str: string; transform: number[] }[];
     expect(handMade.filter((i) => i.str === ' ').length).toBeGreaterThan(0);
     for (const s of ['Rotated ninety', 'Upside down', 'Rotated two seventy', 'Thirty degrees'])
       expect(handMade.some((i) => i.str === s)).toBe(true);
+    // the font-switching page: F1 is Courier inside the form and Helvetica on the page around it
+    const switched = JSON.parse(lines[2] as string)[2] as { str: string; fontName: string }[];
+    const fontOf = (str: string) => switched.find((i) => i.str === str)?.fontName;
+    expect(switched.filter((i) => i.str === 'Courier in the form').length).toBe(2);
+    expect(fontOf('Courier in the form')).not.toBe(fontOf('Helvetica first'));
+    expect(fontOf('back')).toBe(fontOf('Helvetica first'));
+    expect(fontOf('larger')).toBe(fontOf('Courier'));
+    expect(fontOf('F1 is Helvetica on the page')).toBe(fontOf('Helvetica first'));
+    expect(fontOf('and Helvetica once more')).toBe(fontOf('Helvetica first'));
+    expect(fontOf('inline Times again')).not.toBe(fontOf('Helvetica first'));
     expect(firstDifference(original, patched)).toBeNull();
   });
 });

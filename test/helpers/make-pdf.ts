@@ -98,30 +98,62 @@ export function makeDrawingOnlyPdf(pageCount = 2): Promise<Buffer> {
   });
 }
 
+/** What a hand-written page has besides its content stream and its fonts (makeRawPdf). */
+export interface RawPageExtras {
+  /** fonts written inside the page's resources (`/F3 << ... >>`), not as objects of their own */
+  inlineFonts?: Record<string, string>;
+  /** form XObjects, each with its content stream and its own fonts (objects of their own) */
+  forms?: Record<string, { content: string; fonts: Record<string, string> }>;
+}
+
 /**
  * A one-page PDF written by hand (no pdfkit), so that nothing rewrites its content stream: `content`
  * is the page's content stream, `fonts` maps resource names (F1) to font dictionaries.
  */
-export function makeRawPdf(content: string, fonts: Record<string, string>): Buffer {
-  const names = Object.keys(fonts);
-  const fontRefs = names.map((name, i) => `/${name} ${5 + i} 0 R`).join(' ');
-  const objects = [
+export function makeRawPdf(
+  content: string,
+  fonts: Record<string, string>,
+  extras: RawPageExtras = {},
+): Buffer {
+  // objects 1-4: catalog, pages, page, its content; then the page's fonts, then each form and its fonts
+  const objects: string[] = [];
+  const add = (body: string) => objects.push(body) + 4;
+  const fontDict = (named: Record<string, string>) =>
+    Object.entries(named)
+      .map(([name, body]) => `/${name} ${add(body)} 0 R`)
+      .join(' ');
+  const pageFonts = fontDict(fonts);
+  const inline = Object.entries(extras.inlineFonts ?? {})
+    .map(([name, body]) => `/${name} ${body}`)
+    .join(' ');
+  const forms = Object.entries(extras.forms ?? {})
+    .map(([name, form]) => {
+      const resources = `/Resources << /Font << ${fontDict(form.fonts)} >> >>`;
+      const length = Buffer.byteLength(form.content, 'latin1');
+      const ref = add(
+        `<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] ${resources} /Length ${length} >>\nstream\n${form.content}\nendstream`,
+      );
+      return `/${name} ${ref} 0 R`;
+    })
+    .join(' ');
+  const xobjects = forms ? ` /XObject << ${forms} >>` : '';
+  const all = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << ${fontRefs} >> >> >>`,
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << ${pageFonts}${inline ? ` ${inline}` : ''} >>${xobjects} >> >>`,
     `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
-    ...names.map((name) => fonts[name] as string),
+    ...objects,
   ];
   let pdf = '%PDF-1.4\n';
   const offsets: number[] = [];
-  for (const [i, body] of objects.entries()) {
+  for (const [i, body] of all.entries()) {
     offsets.push(Buffer.byteLength(pdf, 'latin1'));
     pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
   }
   const xref = Buffer.byteLength(pdf, 'latin1');
-  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  pdf += `xref\n0 ${all.length + 1}\n0000000000 65535 f \n`;
   for (const o of offsets) pdf += `${String(o).padStart(10, '0')} 00000 n \n`;
-  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  pdf += `trailer\n<< /Size ${all.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(pdf, 'latin1');
 }
 
