@@ -174,8 +174,20 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     if (firstDigit !== -1) {
       bytes[n++] = firstDigit << 4;
     }
-    return bytesToString(bytes.subarray(0, n));
+    return rgeLatin1 ? rgeLatin1.call(bytes, 0, n) : bytesToString(bytes.subarray(0, n));
   }`,
+  },
+  {
+    name: "Node's Latin-1 decoder (each byte the code point of its value, as String.fromCharCode), where there is one",
+    find: `    super(msg, "AbortException");
+  }
+}
+function bytesToString(bytes) {`,
+    replace: `    super(msg, "AbortException");
+  }
+}
+const rgeLatin1 = globalThis.Buffer?.prototype.latin1Slice;
+function bytesToString(bytes) {`,
   },
   {
     name: 'a saved text state is a copy of the current one, not an object whose prototype is the current one',
@@ -257,6 +269,76 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
             }
             next(handleSetFont(fontNameArg, null));
             return;`,
+  },
+  {
+    name: "a font writes the glyphs of a string shown in text content into the caller's array and returns their count",
+    find: `    return glyphs;
+  }
+  getCharPositions(chars) {`,
+    replace: `    return glyphs;
+  }
+  rgeCharsToGlyphsInto(chars, out) {
+    let n = 0;
+    if (this.cMap) {
+      const c = Object.create(null),
+        ii = chars.length;
+      let i = 0;
+      while (i < ii) {
+        this.cMap.readCharCode(chars, i, c);
+        const {
+          charcode,
+          length
+        } = c;
+        i += length;
+        out[n++] = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
+      }
+    } else {
+      for (let i = 0, ii = chars.length; i < ii; ++i) {
+        const charcode = chars.charCodeAt(i);
+        out[n++] = this._charToGlyph(charcode, charcode === 0x20);
+      }
+    }
+    return n;
+  }
+  getCharPositions(chars) {`,
+  },
+  {
+    name: "text content reads a string's glyphs from one array the call reuses (a font without the method: its own array)",
+    find: `      const glyphs = font.charsToGlyphs(chars);
+      const scale = textState.fontMatrix[0] * textState.fontSize;
+      for (let i = 0, ii = glyphs.length; i < ii; i++) {`,
+    replace: `      const glyphs = font.rgeCharsToGlyphsInto ? rgeGlyphs : font.charsToGlyphs(chars);
+      const glyphCount = glyphs === rgeGlyphs ? font.rgeCharsToGlyphsInto(chars, glyphs) : glyphs.length;
+      const scale = textState.fontMatrix[0] * textState.fontSize;
+      for (let i = 0, ii = glyphCount; i < ii; i++) {`,
+  },
+  {
+    name: 'the array text content reuses for glyphs, one per call',
+    find: `    const showSpacedTextBuffer = [];
+    let xobjs = null;`,
+    replace: `    const showSpacedTextBuffer = [];
+    const rgeGlyphs = [];
+    let xobjs = null;`,
+  },
+  {
+    name: 'the characters after which a string may not be left to right (R from U+0590, AL and AN from U+0600)',
+    find: `const types = [];
+function bidi(str, startLevel = -1, vertical = false) {`,
+    replace: `const types = [];
+const RGE_MAYBE_BIDI = /[\\u0590-\\uffff]/;
+function bidi(str, startLevel = -1, vertical = false) {`,
+  },
+  {
+    name: 'a string with none of them (none of its characters is R, AL or AN) is left to right at once',
+    find: `    return createBidiText(str, isLTR, vertical);
+  }
+  chars.length = strLength;`,
+    replace: `    return createBidiText(str, isLTR, vertical);
+  }
+  if (!RGE_MAYBE_BIDI.test(str)) {
+    return createBidiText(str, isLTR);
+  }
+  chars.length = strLength;`,
   },
   {
     name: "a page's text items are sent once, when the page is done, not in batches of 10 at each font change",
