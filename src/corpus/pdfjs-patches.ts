@@ -30,8 +30,10 @@
  * above U+0590 skips the bidi classification (none of its characters can be R, AL or AN); hex strings
  * are decoded by Node's Latin-1 slice (each byte the code point of its value, as
  * `String.fromCharCode`); a reference makes its string (its key in every cache keyed by reference)
- * once. Together about 5% fewer instructions on 1,200 synthetic pages (callgrind, one thread), within
- * the noise of a wall-clock run on this machine.
+ * once. Measured by instructions (valgrind --tool=callgrind, node --single-threaded, 4 synthetic
+ * reports, 1,200 pages, one corpus thread): the glyph, bidi and hex-string edits took 22.9 to 22.2-22.4
+ * billion (about 3%); the font and reference edits were within the noise of such runs (up to 2% between
+ * runs of the same code). Each is below the noise of a wall-clock run on this machine.
  * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
  * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
