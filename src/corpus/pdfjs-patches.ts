@@ -30,10 +30,7 @@
  * above U+0590 skips the bidi classification (none of its characters can be R, AL or AN); hex strings
  * are decoded by Node's Latin-1 slice (each byte the code point of its value, as
  * `String.fromCharCode`); a reference makes its string (its key in every cache keyed by reference)
- * once. Measured by instructions (valgrind --tool=callgrind, node --single-threaded, 4 synthetic
- * reports, 1,200 pages, one corpus thread): the glyph, bidi and hex-string edits took 22.9 to 22.2-22.4
- * billion (about 3%); the font and reference edits were within the noise of such runs (up to 2% between
- * runs of the same code). Each is below the noise of a wall-clock run on this machine.
+ * once. How they were measured (instruction counts, not wall time) and what they gave: the ADR.
  * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
  * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
@@ -210,26 +207,6 @@ function bytesToString(bytes) {`,
     clone.textMatrix = this.textMatrix.slice();`,
   },
   {
-    name: 'a font does not keep the glyphs of every string it has shown (its glyphs by character code stay cached)',
-    find: `  charsToGlyphs(chars) {
-    let glyphs = this._charsCache[chars];
-    if (glyphs) {
-      return glyphs;
-    }
-    glyphs = [];`,
-    replace: `  charsToGlyphs(chars) {
-    const glyphs = [];`,
-  },
-  {
-    name: 'a font does not keep the glyphs of every string it has shown (the store)',
-    find: `    return this._charsCache[chars] = glyphs;
-  }
-  getCharPositions(chars) {`,
-    replace: `    return glyphs;
-  }
-  getCharPositions(chars) {`,
-  },
-  {
     name: 'a font this call has loaded by reference is remembered with the promise the font cache held for it',
     find: `    async function handleSetFont(fontName, fontRef) {
       const translated = await self.loadFont(fontName, fontRef, resources, task);
@@ -282,11 +259,40 @@ function bytesToString(bytes) {`,
             return;`,
   },
   {
-    name: "a font writes the glyphs of a string shown in text content into the caller's array and returns their count",
-    find: `    return glyphs;
-  }
-  getCharPositions(chars) {`,
-    replace: `    return glyphs;
+    name: "a font does not keep the glyphs of every string it has shown (its glyphs by character code stay cached), and writes a string's glyphs into a given array",
+    find: `  charsToGlyphs(chars) {
+    let glyphs = this._charsCache[chars];
+    if (glyphs) {
+      return glyphs;
+    }
+    glyphs = [];
+    if (this.cMap) {
+      const c = Object.create(null),
+        ii = chars.length;
+      let i = 0;
+      while (i < ii) {
+        this.cMap.readCharCode(chars, i, c);
+        const {
+          charcode,
+          length
+        } = c;
+        i += length;
+        const glyph = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
+        glyphs.push(glyph);
+      }
+    } else {
+      for (let i = 0, ii = chars.length; i < ii; ++i) {
+        const charcode = chars.charCodeAt(i);
+        const glyph = this._charToGlyph(charcode, charcode === 0x20);
+        glyphs.push(glyph);
+      }
+    }
+    return this._charsCache[chars] = glyphs;
+  }`,
+    replace: `  charsToGlyphs(chars) {
+    const glyphs = [];
+    this.rgeCharsToGlyphsInto(chars, glyphs);
+    return glyphs;
   }
   rgeCharsToGlyphsInto(chars, out) {
     let n = 0;
@@ -310,8 +316,7 @@ function bytesToString(bytes) {`,
       }
     }
     return n;
-  }
-  getCharPositions(chars) {`,
+  }`,
   },
   {
     name: "text content reads a string's glyphs from one array the call reuses (a font without the method: its own array)",

@@ -106,6 +106,12 @@ export interface RawPageExtras {
   forms?: Record<string, { content: string; fonts: Record<string, string> }>;
 }
 
+/** A stream object: `entries` of its dictionary, then its length and `content` (Latin-1). */
+function stream(entries: string, content: string): string {
+  const dict = `${entries ? `${entries} ` : ''}/Length ${Buffer.byteLength(content, 'latin1')}`;
+  return `<< ${dict} >>\nstream\n${content}\nendstream`;
+}
+
 /**
  * A one-page PDF written by hand (no pdfkit), so that nothing rewrites its content stream: `content`
  * is the page's content stream, `fonts` maps resource names (F1) to font dictionaries.
@@ -129,10 +135,7 @@ export function makeRawPdf(
   const forms = Object.entries(extras.forms ?? {})
     .map(([name, form]) => {
       const resources = `/Resources << /Font << ${fontDict(form.fonts)} >> >>`;
-      const length = Buffer.byteLength(form.content, 'latin1');
-      const ref = add(
-        `<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] ${resources} /Length ${length} >>\nstream\n${form.content}\nendstream`,
-      );
+      const ref = add(stream(`/Type /XObject /Subtype /Form /BBox [0 0 612 792] ${resources}`, form.content));
       return `/${name} ${ref} 0 R`;
     })
     .join(' ');
@@ -141,7 +144,7 @@ export function makeRawPdf(
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << ${pageFonts}${inline ? ` ${inline}` : ''} >>${xobjects} >> >>`,
-    `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`,
+    stream('', content),
     ...objects,
   ];
   let pdf = '%PDF-1.4\n';
