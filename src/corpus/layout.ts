@@ -345,12 +345,15 @@ export function attachWrappedLabels(lines: readonly LayoutLine[]): LayoutLine[] 
       words !== undefined &&
       first !== undefined &&
       label.cells.length === 1 &&
+      // the geometry first: it turns away a line of prose (the next starts left of its end) before
+      // any of its text is read
+      first.x0 > words.x1 &&
+      row.y - label.y <= 1.6 * label.fontSize &&
+      row.cells.length >= 2 &&
       isWords(words) &&
       numericTokenCount(words.text) === 0 &&
       !isWords(first) &&
-      first.x0 > words.x1 &&
-      row.cells.filter((c) => numericTokenCount(c.text) > 0).length >= 2 &&
-      row.y - label.y <= 1.6 * label.fontSize
+      row.cells.filter((c) => numericTokenCount(c.text) > 0).length >= 2
     ) {
       let labelCell = words;
       i++;
