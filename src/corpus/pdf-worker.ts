@@ -1,31 +1,22 @@
 /**
- * Worker thread of the corpus pool (workers.ts): extracts one page range of a PDF, or chunks one
- * document, per job, and replies with the result or the error.
+ * An extraction thread of the corpus pool (workers.ts): extracts one page range of a PDF per job and
+ * replies with its pages or the error. Chunking is the chunking thread's (chunk-worker.ts), so this
+ * thread never loads the tokenizer.
  */
 import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../util/errors.ts';
-import { chunkDocument } from './chunk.ts';
 import { extractPages } from './pdf.ts';
 import { PdfError } from './pdf-document.ts';
-import type { WorkerJob, WorkerReply } from './workers.ts';
+import type { PagesJob, PagesReply } from './workers.ts';
 
 if (!parentPort) throw new Error('pdf-worker.ts runs as a worker thread of the corpus pool (workers.ts)');
 const port = parentPort;
 
-async function work(id: number, job: WorkerJob): Promise<WorkerReply> {
-  if (job.kind === 'pages') {
-    const result = await extractPages(job.path, { first: job.first, last: job.last, tables: job.tables });
-    return { id, ok: true, kind: 'pages', result };
-  }
-  const t0 = performance.now();
-  const chunks = chunkDocument(job.pages, job.meta, job.chunking);
-  return { id, ok: true, kind: 'chunk', chunks, chunkMs: performance.now() - t0 };
-}
-
-port.on('message', async ({ id, job }: { id: number; job: WorkerJob }) => {
-  let reply: WorkerReply;
+port.on('message', async ({ id, job }: { id: number; job: PagesJob }) => {
+  let reply: PagesReply;
   try {
-    reply = await work(id, job);
+    const result = await extractPages(job.path, { first: job.first, last: job.last, tables: job.tables });
+    reply = { id, ok: true, result };
   } catch (err) {
     reply =
       err instanceof PdfError && err.file !== undefined

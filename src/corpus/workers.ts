@@ -1,13 +1,15 @@
 /**
  * The corpus stage on every core: a pool of worker threads (pdf-worker.ts) that extract page ranges
- * of PDFs and chunk documents, fed from one queue.
+ * of PDFs, fed from one queue, and one more thread (chunk-worker.ts) that chunks each document as its
+ * pages come in. The tokenizer lives in that one thread: about 15 MB resident and a merge cache that
+ * grows with the vocabulary, once instead of once per extraction thread (docs/adr/0019, amendment).
  *
  * A document is extracted in ranges of at most `rangePages` pages: its first range tells its page
  * count, and its other ranges then go to the front of the queue, so the pages of the documents under
  * way are finished before another document is opened (memory stays bounded by the pool's size, not by
  * the corpus), and one long report is spread over every thread instead of keeping one busy while the
  * others idle. A worker opens the PDF for each range and closes it after, so pdf.js's per-document
- * state never grows past a range. Chunk jobs go to the front too. Output is assembled by page number
+ * state never grows past a range. Output is assembled by page number
  * and document order, never by completion order: the same pages, chunks and ids for any pool size
  * (test/ingest/workers.test.ts builds an index with 1 and with 3 threads and compares checksums).
  */
@@ -50,25 +52,28 @@ export const RANGE_PAGES = 128;
 export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 2047, maxYoungGenerationSizeMb: 6 };
 
 export interface PagesJob {
-  kind: 'pages';
   path: string;
   first: number;
   last: number;
   tables: TableMode;
 }
 
-export type WorkerJob =
-  | PagesJob
-  | { kind: 'chunk'; pages: PageText[]; meta: DocumentMeta; chunking: ChunkOptions };
-
-/** What a worker sends back for one job (`id` is the pool's). */
-export type WorkerReply =
-  | { id: number; ok: true; kind: 'pages'; result: ExtractedPages }
-  | { id: number; ok: true; kind: 'chunk'; chunks: Chunk[]; chunkMs: number }
+/** What an extraction thread sends back for one page range (`id` is the pool's). */
+export type PagesReply =
+  | { id: number; ok: true; result: ExtractedPages }
   | { id: number; ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
   | { id: number; ok: false; crash: string };
 
-type Success<K extends WorkerJob['kind']> = Extract<WorkerReply, { ok: true; kind: K }>;
+export interface ChunkJob {
+  pages: PageText[];
+  meta: DocumentMeta;
+  chunking: ChunkOptions;
+}
+
+/** What the chunking thread sends back for one document. */
+export type ChunkReply =
+  | { id: number; ok: true; chunks: Chunk[]; chunkMs: number }
+  | { id: number; ok: false; crash: string };
 
 export interface PoolOptions {
   /** worker threads; default: the machine's available parallelism */
@@ -78,14 +83,21 @@ export interface PoolOptions {
 }
 
 export class CorpusWorkers {
+  /** extraction threads (the chunking thread is one more, started with the first chunk job) */
   readonly size: number;
   readonly rangePages: number;
-  private readonly pool: WorkerPool<WorkerJob, WorkerReply>;
+  private readonly pool: WorkerPool<PagesJob, PagesReply>;
+  private readonly chunker: WorkerPool<ChunkJob, ChunkReply>;
 
   constructor(opts: PoolOptions = {}) {
     this.pool = new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), {
       size: opts.size,
       name: 'corpus worker',
+      resourceLimits: WORKER_HEAP,
+    });
+    this.chunker = new WorkerPool(new URL('./chunk-worker.ts', import.meta.url), {
+      size: 1,
+      name: 'corpus chunking',
       resourceLimits: WORKER_HEAP,
     });
     this.size = this.pool.size;
@@ -97,13 +109,13 @@ export class CorpusWorkers {
     path: string,
     tables: TableMode,
   ): Promise<ExtractedDocument & { timings: ExtractTimings }> {
-    const first = await this.pages({ kind: 'pages', path, first: 1, last: this.rangePages, tables }, false);
+    const first = await this.pages({ path, first: 1, last: this.rangePages, tables }, false);
     const jobs: PagesJob[] = [];
     for (let start = this.rangePages + 1; start <= first.result.pageCount; start += this.rangePages) {
-      jobs.push({ kind: 'pages', path, first: start, last: start + this.rangePages - 1, tables });
+      jobs.push({ path, first: start, last: start + this.rangePages - 1, tables });
     }
     // to the front, in page order: this document's pages before another document is opened
-    const rest: Promise<Success<'pages'>>[] = [];
+    const rest: Promise<PagesSuccess>[] = [];
     for (const job of jobs.reverse()) rest.unshift(this.pages(job, true));
     const parts = [first, ...(await Promise.all(rest))];
     const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
@@ -118,36 +130,33 @@ export class CorpusWorkers {
     return { ...doc, timings };
   }
 
-  /** Chunks one document on a worker (chunk.ts's `chunkDocument`). */
+  /** Chunks one document (chunk.ts's `chunkDocument`) on the chunking thread, in the order asked. */
   async chunkDocument(
     pages: PageText[],
     meta: DocumentMeta,
     chunking: ChunkOptions = {},
   ): Promise<{ chunks: Chunk[]; chunkMs: number }> {
-    const reply = await this.pool.run({ kind: 'chunk', pages, meta, chunking }, { front: true });
-    if (reply.ok && reply.kind === 'chunk') return { chunks: reply.chunks, chunkMs: reply.chunkMs };
-    throw replyError(reply, meta.source);
+    const reply = await this.chunker.run({ pages, meta, chunking });
+    if (reply.ok) return { chunks: reply.chunks, chunkMs: reply.chunkMs };
+    throw new RgeError(`corpus chunking thread failed on ${meta.source}: ${reply.crash}`);
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.chunker.close()]);
   }
 
-  private async pages(job: PagesJob, front: boolean): Promise<Success<'pages'>> {
+  private async pages(job: PagesJob, front: boolean): Promise<PagesSuccess> {
     const reply = await this.pool.run(job, { front });
-    if (reply.ok && reply.kind === 'pages') return reply;
-    throw replyError(reply, job.path);
+    if (reply.ok) return reply;
+    if ('pdfError' in reply) {
+      const e = reply.pdfError;
+      throw new PdfError(e.kind, e.file, e.detail);
+    }
+    throw new RgeError(`corpus worker failed on ${job.path}: ${reply.crash}`);
   }
 }
 
-function replyError(reply: WorkerReply, what: string): Error {
-  if ('pdfError' in reply) {
-    const e = reply.pdfError;
-    return new PdfError(e.kind, e.file, e.detail);
-  }
-  if ('crash' in reply) return new RgeError(`corpus worker failed on ${what}: ${reply.crash}`);
-  return new RgeError(`corpus worker sent an unexpected reply for ${what}`);
-}
+type PagesSuccess = Extract<PagesReply, { ok: true }>;
 
 export interface ExtractManyResult {
   path: string;

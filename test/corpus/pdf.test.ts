@@ -319,7 +319,9 @@ describe('extractMany', () => {
     // plain JavaScript: no TypeScript left for a loader, packages left as imports
     expect(code).toMatch(/import\("pdfjs-dist"\)/);
     expect(code).not.toMatch(/pdf-parse|legacy\/build/);
-    expect(code).not.toMatch(/\bimport type\b|: WorkerJob\b/);
+    expect(code).not.toMatch(/\bimport type\b|: PagesJob\b/);
+    // an extraction thread never loads the tokenizer (the chunking thread's, chunk-worker.ts)
+    expect(code).not.toMatch(/gpt-tokenizer/);
     // the same file for the whole process, and the extraction through it is the in-thread one
     expect(await bundledModule(worker)).toBe(path);
     const [r] = await extractMany([file('multi.pdf')]);
