@@ -400,21 +400,72 @@ function bidi(str, startLevel = -1, vertical = false) {`,
  * sent, gives `textContent` new `items` and `styles` rather than changing the sent ones
  * (`enqueueChunk`), and the whitespace items take copies of the matrix it reuses (above). So is the
  * opening request's data (a shallow copy; the parser reads the caller's bytes, which it never writes,
- * instead of a transferred buffer the caller cannot free). Every other message (operator lists, whose
- * arrays the worker empties after sending; anything else with transfers) is cloned as before.
+ * instead of a transferred buffer the caller cannot free). Every other message is copied: by a deep
+ * copy in JavaScript when it is plain data (arrays and plain objects of primitives, as the page
+ * requests and replies and the stream's pull and close messages are: several per page, each a round
+ * trip through Node's `structuredClone`, which posts it on a MessageChannel), with the same result as
+ * a structured clone; by `structuredClone` as before when it has transfers or holds anything else (a
+ * typed array, a class instance such as an error, a function, an object met twice, more than 64
+ * objects or keys), so operator lists, whose arrays the worker empties after sending, are still cloned.
  */
 export const MAIN_EDITS: readonly SourceEdit[] = [
   {
-    name: 'text content chunks, and the bytes of a document being opened, handed over without a structured clone',
-    find: `  postMessage(obj, transfer) {
+    name: 'text content chunks and the bytes of a document being opened handed over without a structured clone, plain messages copied in JavaScript',
+    find: `class LoopbackPort {
+  #listeners = new Map();
+  #deferred = Promise.resolve();
+  postMessage(obj, transfer) {
     const event = {
       data: structuredClone(obj, transfer ? {
         transfer
       } : null)
     };`,
-    replace: `  postMessage(obj, transfer) {
+    replace: `const RGE_NOT_PLAIN = Symbol("not plain data");
+function rgeCopyPlain(value) {
+  const seen = [];
+  const copy = v => {
+    if (typeof v !== "object" || v === null) {
+      return typeof v === "function" || typeof v === "symbol" ? RGE_NOT_PLAIN : v;
+    }
+    if (seen.length === 64 || seen.includes(v)) {
+      return RGE_NOT_PLAIN;
+    }
+    seen.push(v);
+    const keys = Object.keys(v);
+    if (keys.length > 64) {
+      return RGE_NOT_PLAIN;
+    }
+    let out;
+    if (Array.isArray(v)) {
+      if (Object.getPrototypeOf(v) !== Array.prototype || keys.length !== v.length || keys.length > 0 && keys[keys.length - 1] !== String(keys.length - 1)) {
+        return RGE_NOT_PLAIN;
+      }
+      out = new Array(v.length);
+    } else {
+      const proto = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        return RGE_NOT_PLAIN;
+      }
+      out = {};
+    }
+    for (const key of keys) {
+      const c = key === "__proto__" ? RGE_NOT_PLAIN : copy(v[key]);
+      if (c === RGE_NOT_PLAIN) {
+        return c;
+      }
+      out[key] = c;
+    }
+    return out;
+  };
+  return copy(value);
+}
+class LoopbackPort {
+  #listeners = new Map();
+  #deferred = Promise.resolve();
+  postMessage(obj, transfer) {
     const textChunk = obj?.stream === StreamKind.ENQUEUE && !transfer?.length && Array.isArray(obj.chunk?.items) && typeof obj.chunk.styles === "object";
     const documentBytes = obj?.action === "GetDocRequest" && transfer?.length === 1 && obj.data?.data instanceof Uint8Array && obj.data.data.buffer === transfer[0];
+    const plain = textChunk || documentBytes || transfer?.length ? RGE_NOT_PLAIN : rgeCopyPlain(obj);
     const event = {
       data: textChunk ? {
         ...obj,
@@ -426,7 +477,7 @@ export const MAIN_EDITS: readonly SourceEdit[] = [
         data: {
           ...obj.data
         }
-      } : structuredClone(obj, transfer ? {
+      } : plain !== RGE_NOT_PLAIN ? plain : structuredClone(obj, transfer ? {
         transfer
       } : null)
     };`,

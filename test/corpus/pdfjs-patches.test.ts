@@ -213,6 +213,89 @@ describe("pdf.js's worker code with rge's patches", () => {
     expect(fewer).not.toBe(paths.worker);
   });
 
+  it('copies a plain message as a structured clone would, and leaves anything else to structuredClone', () => {
+    // the helper of the API edit, taken from the patched module and run on its own
+    const patched = applyEdits(readFileSync(originalMainPath(), 'utf8'), MAIN_EDITS);
+    const helper = patched.slice(
+      patched.indexOf('const RGE_NOT_PLAIN'),
+      patched.indexOf('class LoopbackPort {'),
+    );
+    const { rgeCopyPlain, RGE_NOT_PLAIN } = new Function(
+      `${helper}\nreturn { rgeCopyPlain, RGE_NOT_PLAIN };`,
+    )() as {
+      rgeCopyPlain: (v: unknown) => unknown;
+      RGE_NOT_PLAIN: symbol;
+    };
+    const bare = Object.assign(Object.create(null) as object, { k: 1 });
+    const plain: unknown[] = [
+      { sourceName: 'api', targetName: 'worker', action: 'GetPage', callbackId: 7, data: { pageIndex: 4 } },
+      {
+        callbackId: 7,
+        isReply: true,
+        data: { rotate: 0, ref: { num: 3, gen: 0 }, userUnit: 1, view: [0, 0, 612, 792] },
+      },
+      {
+        stream: 3,
+        streamId: 1,
+        desiredSize: 1e9,
+        nested: [[1, [2, [3]]], { a: null, b: undefined, c: -0, d: Number.NaN }],
+      },
+      { big: 10n, s: 'ü', t: true, f: false, empty: [], none: {} },
+      bare,
+      [],
+      'a string',
+      42,
+      null,
+    ];
+    for (const value of plain) {
+      const copy = rgeCopyPlain(value);
+      expect(copy).not.toBe(RGE_NOT_PLAIN);
+      expect(copy).toStrictEqual(structuredClone(value));
+      if (typeof value === 'object' && value !== null) {
+        expect(copy).not.toBe(value);
+        // a null-prototype object comes out an ordinary one, as from structuredClone
+        expect(Object.getPrototypeOf(copy)).toBe(Object.getPrototypeOf(structuredClone(value)));
+      }
+    }
+    // deep: changing the sent message afterwards does not reach the copy
+    const sent = { data: { view: [0, 0, 612, 792] } };
+    const copy = rgeCopyPlain(sent) as typeof sent;
+    sent.data.view[2] = 1;
+    expect(copy.data.view).toEqual([0, 0, 612, 792]);
+
+    const shared = { x: 1 };
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    // [1, <hole>, 3]
+    const holey: number[] = [];
+    holey[0] = 1;
+    holey[2] = 3;
+    const withProp = Object.assign([1, 2], { extra: true });
+    // as many keys as its length: a hole and one property
+    const holeAndProp = Object.assign(holey.slice(), { x: 5 });
+    expect([1 in holeAndProp, Object.keys(holeAndProp).length]).toEqual([false, 3]);
+    class Info {
+      a = 1;
+    }
+    const notPlain: unknown[] = [
+      { fn: () => 1 },
+      { sym: Symbol('s') },
+      { bytes: new Uint8Array(4) },
+      { map: new Map() },
+      { date: new Date(0) },
+      { error: new Error('boom') },
+      { info: new Info() },
+      { a: shared, b: shared },
+      cycle,
+      holey,
+      withProp,
+      holeAndProp,
+      Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])),
+      JSON.parse('{"__proto__": {"polluted": true}}'),
+    ];
+    for (const value of notPlain) expect(rgeCopyPlain(value)).toBe(RGE_NOT_PLAIN);
+  });
+
   it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
     const files = [
       join(dir, 'text-state.pdf'),
