@@ -1,8 +1,9 @@
 /**
  * The corpus stage on every core: a pool of worker threads (pdf-worker.ts) that extract page ranges
- * of PDFs, fed from one queue, and one more thread (chunk-worker.ts) that chunks each document as its
- * pages come in. The tokenizer lives in that one thread: about 15 MB resident and a merge cache that
- * grows with the vocabulary, once instead of once per extraction thread (docs/adr/0019, amendment).
+ * of PDFs, fed from one queue, and a pool of chunking threads (chunk-worker.ts) that an ingest uses
+ * once extraction is over and the extraction threads have exited (`closeExtraction`). Only the
+ * chunking threads load the tokenizer (about 15 MB resident, and a merge cache that grows with the
+ * vocabulary), and the two pools' memory never adds up (docs/adr/0019, amendment).
  *
  * A document is extracted in ranges of at most `rangePages` pages: its first range tells its page
  * count, and its other ranges then go to the front of the queue, so the pages of the documents under
@@ -40,16 +41,31 @@ import type { Chunk, PageText } from './schema.ts';
 export const RANGE_PAGES = 128;
 
 /**
- * The V8 heap limits of a corpus worker (docs/adr/0019, amendment of 2026-12-03). Not a ceiling that
- * is ever near (a worker lives at 25-50 MB) but how far its heap grows between full collections: with
- * Node's default limit (about 4 GB here) V8 lets an old generation grow to 4x its live size, below 2 GB
- * it scales that factor from 1.3 to 2 (heap-controller.cc): 2,047 MB gives 2. A 6 MB young generation
- * (2 MB semi-spaces, against 16) cost no time we could measure. The cold ingest of the synthetic corpus
- * peaked at 311-317 MB with these against 394-429 MB with the young limit alone (three interleaved runs
- * each); 1,024 MB (a factor of 1.6) gave 288-326 MB but cost the real filings' extraction about 30%
- * more CPU in one bench run (22.6 against 17.2 CPU-s), so it was not taken.
+ * The V8 heap limits of a chunking thread, and the old generation of an extraction thread's
+ * (EXTRACT_HEAP; docs/adr/0019, amendments of 2026-12-03). Not a ceiling that is ever near (a worker
+ * lives at 25-50 MB) but how far its heap grows between full collections: with Node's default limit
+ * (about 4 GB here) V8 lets an old generation grow to 4x its live size, below 2 GB it scales that
+ * factor from 1.3 to 2 (heap-controller.cc): 2,047 MB gives 2. A 6 MB young generation (2 MB
+ * semi-spaces, against 16); for extraction it was later measured to cost time (EXTRACT_HEAP). The cold
+ * ingest of the synthetic corpus peaked at 311-317 MB with these against 394-429 MB with the young
+ * limit alone (three interleaved runs each); 1,024 MB (a factor of 1.6) gave 288-326 MB but cost the
+ * real filings' extraction about 30% more CPU in one bench run (22.6 against 17.2 CPU-s), so it was
+ * not taken.
  */
 export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 2047, maxYoungGenerationSizeMb: 6 };
+
+/**
+ * The heap limits of an extraction thread: WORKER_HEAP's old generation, and a 24 MB young generation
+ * (8 MB semi-spaces). pdf.js allocates about 500 KB a synthetic page, much of it alive for the whole
+ * page, so with 2 MB semi-spaces a thread scavenged every 4 pages or so and copied the page's live
+ * objects each time: 1,593 scavenges and 2.25 s of pauses for the 20 synthetic reports on two threads,
+ * against 426 and 1.25 s with 24 MB (`--trace-gc-nvp`, one run each). Five interleaved runs each of that
+ * extraction: 6.07 s wall (min), 6.99 s (median), 13.1 CPU-s (median) against 6.74, 7.57 and 14.1 s with
+ * 6 MB. It costs about 20 MB at the extraction's peak (256-260 against 238-240 MB), which no longer adds
+ * to the chunking threads' (an ingest runs them after the extraction threads exit), so the cold ingest
+ * peaks where it did (267-273 MB median of three, in its indexing; docs/adr/0019, amendment).
+ */
+export const EXTRACT_HEAP: ResourceLimits = { ...WORKER_HEAP, maxYoungGenerationSizeMb: 24 };
 
 export interface PagesJob {
   path: string;
@@ -65,7 +81,8 @@ export type PagesReply =
   | { id: number; ok: false; crash: string };
 
 export interface ChunkJob {
-  pages: PageText[];
+  /** the document's pages, or the page cache file (JSON) that holds them */
+  pages: PageText[] | string;
   meta: DocumentMeta;
   chunking: ChunkOptions;
 }
@@ -83,7 +100,7 @@ export interface PoolOptions {
 }
 
 export class CorpusWorkers {
-  /** extraction threads (the chunking thread is one more, started with the first chunk job) */
+  /** extraction threads, and as many chunking threads (started with the first chunk job) */
   readonly size: number;
   readonly rangePages: number;
   private readonly pool: WorkerPool<PagesJob, PagesReply>;
@@ -93,10 +110,10 @@ export class CorpusWorkers {
     this.pool = new WorkerPool(new URL('./pdf-worker.ts', import.meta.url), {
       size: opts.size,
       name: 'corpus worker',
-      resourceLimits: WORKER_HEAP,
+      resourceLimits: EXTRACT_HEAP,
     });
     this.chunker = new WorkerPool(new URL('./chunk-worker.ts', import.meta.url), {
-      size: 1,
+      size: this.pool.size,
       name: 'corpus chunking',
       resourceLimits: WORKER_HEAP,
     });
@@ -130,15 +147,23 @@ export class CorpusWorkers {
     return { ...doc, timings };
   }
 
-  /** Chunks one document (chunk.ts's `chunkDocument`) on the chunking thread, in the order asked. */
+  /**
+   * Chunks one document (chunk.ts's `chunkDocument`) on a chunking thread: its pages, or the page
+   * cache file that holds them (read by the thread, so that the pages need not be held here).
+   */
   async chunkDocument(
-    pages: PageText[],
+    pages: PageText[] | string,
     meta: DocumentMeta,
     chunking: ChunkOptions = {},
   ): Promise<{ chunks: Chunk[]; chunkMs: number }> {
     const reply = await this.chunker.run({ pages, meta, chunking });
     if (reply.ok) return { chunks: reply.chunks, chunkMs: reply.chunkMs };
     throw new RgeError(`corpus chunking thread failed on ${meta.source}: ${reply.crash}`);
+  }
+
+  /** Stops the extraction threads (their memory goes back before chunking starts); chunking still works. */
+  closeExtraction(): Promise<void> {
+    return this.pool.close();
   }
 
   async close(): Promise<void> {

@@ -150,7 +150,7 @@ export interface IngestTimings {
   layoutMs: number;
   /** chunking, summed over the threads that chunked */
   chunkMs: number;
-  /** wall time from the start to the last document chunked (extraction and chunking overlap) */
+  /** wall time from the start to the last document chunked (all extraction, then all chunking) */
   extractWallMs: number;
   /** wall time of the embedder over the passages not in the cache */
   embedMs: number;
@@ -183,10 +183,12 @@ function chunkMeta(doc: IngestDocument): DocumentMeta {
 }
 
 /**
- * Extracts (or loads the cached pages of) every document and chunks it, on a pool of worker threads
- * (corpus/workers.ts): a document's pages are extracted in ranges on every thread, its page cache
- * written, and it is chunked on a thread as soon as all its pages are in, while other documents are
- * still being extracted. Results are kept in document order, whatever the completion order.
+ * Extracts (or loads the cached pages of) every document and chunks it, on worker threads
+ * (corpus/workers.ts): a document's pages are extracted in ranges on every thread and its page cache
+ * written as soon as all its pages are in; once every document is extracted, the extraction threads
+ * exit and chunking threads chunk the documents, each reading a document's pages from its cache file.
+ * The two phases use the cores alike, and their threads' memory never adds up. Results are kept in
+ * document order, whatever the completion order.
  */
 async function extractAndChunk(
   docs: readonly IngestDocument[],
@@ -240,24 +242,36 @@ async function extractAndChunk(
         ...(opts.rangePages ? { rangePages: opts.rangePages } : {}),
       });
   timings.threads = pool?.size ?? 0;
-  const chunk = async (i: number, pages: PageText[]) => {
+  /** each document's pages for the chunker: in hand (from the cache, read above) or its page cache file */
+  const toChunk = new Map<number, PageText[] | string>();
+  const counted = (i: number, pages: PageText[]) => {
     const slot = results[i] as Prepared;
     slot.pages = pages.length;
     slot.tablePages = pages.filter((p) => p.method === 'table').length;
+  };
+  for (const [i, pages] of cached) {
+    counted(i, pages);
+    toChunk.set(i, pages);
+  }
+  const chunk = async (i: number, source: PageText[] | string) => {
+    const slot = results[i] as Prepared;
     const meta = chunkMeta(slot.doc);
     if (!pool) {
+      if (typeof source === 'string')
+        throw new Error(`${source}: pages to chunk in this thread must be in hand`);
       // loaded here only: the tokenizer stays out of a process that chunks on its worker threads
       const { chunkDocument } = await import('../corpus/chunk.ts');
       const t0 = performance.now();
-      slot.chunks = chunkDocument(pages, meta, opts.chunking);
+      slot.chunks = chunkDocument(source, meta, opts.chunking);
       timings.chunkMs += performance.now() - t0;
       return;
     }
-    const chunked = await pool.chunkDocument(pages, meta, opts.chunking);
+    const chunked = await pool.chunkDocument(source, meta, opts.chunking);
     slot.chunks = chunked.chunks;
     timings.chunkMs += chunked.chunkMs;
   };
-  // a document's cache write and chunking start as soon as its pages are in, while others extract
+  // a document's page cache is written as soon as its pages are in, while others extract; its pages
+  // are then dropped here, and its chunking thread reads them back from that file
   const extracted = async (r: ExtractManyResult, j: number): Promise<void> => {
     const i = toExtract[j] as number;
     const slot = results[i] as Prepared;
@@ -269,15 +283,12 @@ async function extractAndChunk(
     timings.parseMs += r.timings?.parseMs ?? 0;
     timings.layoutMs += r.timings?.layoutMs ?? 0;
     const pages = r.result.pages;
-    await writeFileAtomic(pageCachePath(opts.cacheDir, hashes[i] as string, tables), JSON.stringify(pages));
-    await chunk(i, pages);
+    const file = pageCachePath(opts.cacheDir, hashes[i] as string, tables);
+    await writeFileAtomic(file, JSON.stringify(pages));
+    counted(i, pages);
+    toChunk.set(i, file);
   };
-  const work: Promise<void>[] = [];
-  const start = (w: Promise<void>) => {
-    w.catch(() => {}); // awaited below with the others; not an unhandled rejection meanwhile
-    work.push(w);
-  };
-  for (const [i, pages] of cached) start(chunk(i, pages));
+  const writes: Promise<void>[] = [];
   try {
     if (pool && toExtract.length > 0) {
       await extractEach(
@@ -285,11 +296,19 @@ async function extractAndChunk(
         toExtract.map((i) => (docs[i] as IngestDocument).path),
         {
           tables,
-          onDocument: (r, j) => start(extracted(r, j)),
+          onDocument: (r, j) => {
+            const w = extracted(r, j);
+            w.catch(() => {}); // awaited below with the others; not an unhandled rejection meanwhile
+            writes.push(w);
+          },
         },
       );
     }
-    await Promise.all(work);
+    await Promise.all(writes);
+    // extraction, then chunking: the extraction threads have exited before the chunking threads
+    // start, so their memory never adds up (docs/adr/0019, amendment)
+    await pool?.closeExtraction();
+    await Promise.all([...toChunk].map(([i, source]) => chunk(i, source)));
   } finally {
     await pool?.close();
   }

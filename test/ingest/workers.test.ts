@@ -5,9 +5,11 @@
  * ranges finishing in any order), give the same pages, chunk ids and index checksum, which are also
  * those of the world's own index (built with the default pool).
  */
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { chunkDocument } from '../../src/corpus/chunk.ts';
+import { CorpusWorkers } from '../../src/corpus/workers.ts';
 import { type IngestDocument, type IngestReport, ingest } from '../../src/ingest/ingest.ts';
 import { IndexManifest } from '../../src/retrieval/manifest.ts';
 import { testRunDir, worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
@@ -82,5 +84,32 @@ describe('ingest on worker threads', () => {
     expect(t.extractWallMs).toBeGreaterThan(0);
     expect(t.embedMs).toBeGreaterThan(0);
     expect(t.writeMs).toBeGreaterThan(0);
+  });
+});
+
+describe('the corpus pool in two phases', () => {
+  it('extracts, stops its extraction threads, then chunks pages given or read from a page file', async () => {
+    await worldOverrides('bm25');
+    const [doc] = await worldDocuments();
+    if (!doc) throw new Error('the fixture world has no documents');
+    const dir = await mkdtemp(join(testRunDir(), 'phases-'));
+    const pool = new CorpusWorkers({ size: 2, rangePages: 2 });
+    try {
+      const { pages } = await pool.extractDocument(doc.path, 'auto');
+      await pool.closeExtraction();
+      await expect(pool.extractDocument(doc.path, 'auto')).rejects.toThrow(/closed/);
+      const meta = { company: doc.company, fy: doc.fy, source: doc.source };
+      const file = join(dir, 'pages.json');
+      await writeFile(file, JSON.stringify(pages));
+      const inThread = chunkDocument(pages, meta);
+      expect(inThread.length).toBeGreaterThan(0);
+      expect((await pool.chunkDocument(pages, meta)).chunks).toEqual(inThread);
+      expect((await pool.chunkDocument(file, meta)).chunks).toEqual(inThread);
+      await expect(pool.chunkDocument(join(dir, 'missing.json'), meta)).rejects.toThrow(
+        /corpus chunking thread failed on .*ENOENT/s,
+      );
+    } finally {
+      await pool.close();
+    }
   });
 });
