@@ -151,10 +151,11 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     replace: `  getHexString() {
     let bytes = this.rgeHexBytes ||= new Uint8Array(256);
     let n = 0;
+    const rgeStream = this.stream instanceof DecodeStream ? this.stream : null;
     let ch = this.currentChar;`,
   },
   {
-    name: "a hex string's bytes go into the buffer, which grows to keep a slot free for a last odd digit",
+    name: "a hex string's bytes go into the buffer, which grows to keep a slot free for a last odd digit; its next character read from a decoded stream's buffer while it holds one (what DecodeStream.getByte returns)",
     find: `        } else {
           strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
           firstDigit = -1;
@@ -176,7 +177,7 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
           bytes[n++] = firstDigit << 4 | digit;
           firstDigit = -1;
         }
-        ch = this.nextChar();
+        ch = rgeStream !== null && rgeStream.pos < rgeStream.bufferLength ? this.currentChar = rgeStream.buffer[rgeStream.pos++] : this.nextChar();
       }
     }
     if (firstDigit !== -1) {
