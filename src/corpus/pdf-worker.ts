@@ -15,7 +15,13 @@ const port = parentPort;
 port.on('message', async ({ id, job }: { id: number; job: PagesJob }) => {
   let reply: PagesReply;
   try {
-    const result = await extractPages(job.path, { first: job.first, last: job.last, tables: job.tables });
+    const result = await extractPages(job.path, {
+      first: job.first,
+      last: job.last,
+      tables: job.tables,
+      // the pool gives this thread the next range of the same file when it can
+      keepOpen: true,
+    });
     reply = { id, ok: true, result };
   } catch (err) {
     reply =

@@ -7,8 +7,8 @@
  * `mayBeTableHeavy`). Failures are `PdfError`s. Many documents on every core, in page ranges:
  * workers.ts.
  */
-import { readFile } from 'node:fs/promises';
-import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
+import { readFile, stat } from 'node:fs/promises';
+import type { PDFDocumentLoadingTask, PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist';
 import type { TextItem, TextMarkedContent, TextStyle } from 'pdfjs-dist/types/src/display/api.js';
 import { errorMessage } from '../util/errors.ts';
 import { repairGlyphs, SUSPECT_GLYPH } from './glyphs.ts';
@@ -150,6 +150,65 @@ export interface PageRangeOptions extends ExtractOptions {
   first?: number;
   /** the last page to extract, inclusive (default: the last page; past it: the last page) */
   last?: number;
+  /**
+   * Leave the document open for this thread's next range of the same file (`closeKeptDocument`):
+   * opening costs about 12 ms for a 300-page report (reading it, its xref table, and pdf.js's check of
+   * the first and last pages, which fetches every page dictionary). One document a thread is kept; a
+   * call for another file, or the same path whose file changed, closes it first.
+   */
+  keepOpen?: boolean;
+}
+
+/** A document open for extraction: its bytes (freed when it closes) and pdf.js's loading task. */
+interface OpenDocument {
+  path: string;
+  /** the file's device, inode, size and times when it was read; '' when not kept */
+  identity: string;
+  data: Uint8Array;
+  task: PDFDocumentLoadingTask;
+}
+
+/** The document this thread left open (`keepOpen`), if any. */
+let keptOpen: OpenDocument | null = null;
+
+async function fileIdentity(path: string): Promise<string | null> {
+  try {
+    const s = await stat(path, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return null;
+  }
+}
+
+async function closeDocument(open: OpenDocument): Promise<void> {
+  // destroys the document too, or stops its loading when it failed
+  await open.task.destroy().catch(() => {});
+  releaseBytes(open.data);
+}
+
+/** The path of the document this thread keeps open (`keepOpen`), or null. */
+export function keptDocumentPath(): string | null {
+  return keptOpen?.path ?? null;
+}
+
+/** Closes the document this thread kept open (`keepOpen`), if there is one. */
+export async function closeKeptDocument(): Promise<void> {
+  const open = keptOpen;
+  keptOpen = null;
+  if (open) await closeDocument(open);
+}
+
+/** The kept document when it is `path`'s and the file is unchanged (and `keep`); else a new one. */
+async function openPdf(path: string, keep: boolean): Promise<OpenDocument> {
+  const identity = keep ? await fileIdentity(path) : null;
+  const kept = keptOpen;
+  keptOpen = null;
+  if (kept) {
+    if (identity !== null && kept.path === path && kept.identity === identity) return kept;
+    await closeDocument(kept);
+  }
+  const data = await readPdfBytes(path);
+  return { path, identity: identity ?? '', data, task: openDocument(data) };
 }
 
 /** Some pages of a document (see `extractPages`), with the document's page count. */
@@ -165,11 +224,12 @@ export interface ExtractedPages extends ExtractedDocument {
  */
 export async function extractPages(path: string, opts: PageRangeOptions = {}): Promise<ExtractedPages> {
   const tables = opts.tables ?? 'auto';
-  const data = await readPdfBytes(path);
+  const keep = opts.keepOpen === true;
+  const open = await openPdf(path, keep);
   const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
-  const task = openDocument(data);
+  let kept = false;
   try {
-    const doc: PDFDocumentProxy = await task.promise;
+    const doc: PDFDocumentProxy = await open.task.promise;
     const first = Math.max(1, opts.first ?? 1);
     const last = Math.min(doc.numPages, opts.last ?? doc.numPages);
     const pages: PageText[] = [];
@@ -198,13 +258,16 @@ export async function extractPages(path: string, opts: PageRangeOptions = {}): P
       );
       timings.layoutMs += performance.now() - t1;
     }
+    // kept for the next range unless another call of this thread kept one meanwhile
+    if (keep && keptOpen === null && open.identity !== '') {
+      keptOpen = open;
+      kept = true;
+    }
     return { file: path, pageCount: doc.numPages, pages, timings };
   } catch (err) {
     throw classify(err, path);
   } finally {
-    // destroys the document too, or stops its loading when it failed
-    await task.destroy().catch(() => {});
-    releaseBytes(data);
+    if (!kept) await closeDocument(open);
   }
 }
 

@@ -9,8 +9,10 @@
  * count, and its other ranges then go to the front of the queue, so the pages of the documents under
  * way are finished before another document is opened (memory stays bounded by the pool's size, not by
  * the corpus), and one long report is spread over every thread instead of keeping one busy while the
- * others idle. A worker opens the PDF for each range and closes it after, so pdf.js's per-document
- * state never grows past a range. Output is assembled by page number
+ * others idle. A worker keeps the PDF it extracted open for its next range of the same file, and the
+ * pool gives a free worker a range of the file it has open before the queue's order (the job's key):
+ * a document is opened about once a worker instead of once a range (each open costs about 12 ms of a
+ * 300-page report), and a worker holds one document at a time. Output is assembled by page number
  * and document order, never by completion order: the same pages, chunks and ids for any pool size
  * (test/ingest/workers.test.ts builds an index with 1 and with 3 threads and compares checksums).
  */
@@ -31,8 +33,9 @@ import {
 import type { Chunk, PageText } from './schema.ts';
 
 /**
- * Pages a worker extracts in one job. Each job opens the PDF afresh, and pdf.js's per-document caches
- * (a font's glyphs by string above all) start cold: 128 pages a job extracted the synthetic corpus on
+ * Pages a worker extracts in one job. When this was chosen each job opened the PDF afresh, and pdf.js's
+ * per-document caches (a font's glyphs by string above all) started cold (now a worker keeps the
+ * document open for its next range of the same file): 128 pages a job extracted the synthetic corpus on
  * two threads in about 12% less wall time than 48 (fastest of three interleaved runs, twice), the real
  * filings of ../shared in about 6% less. The price is memory: a range's pages and fonts stay cached
  * until it closes, and the cold ingest of the synthetic corpus peaked about 30 MB higher (499-525
@@ -171,7 +174,8 @@ export class CorpusWorkers {
   }
 
   private async pages(job: PagesJob, front: boolean): Promise<PagesSuccess> {
-    const reply = await this.pool.run(job, { front });
+    // keyed by file: the thread that has it open takes its next range (pdf-worker.ts keeps it open)
+    const reply = await this.pool.run(job, { front, key: job.path });
     if (reply.ok) return reply;
     if ('pdfError' in reply) {
       const e = reply.pdfError;

@@ -18,6 +18,8 @@ import { RgeError } from './errors.ts';
 
 interface Task<J, R> {
   job: J;
+  /** what the job works on (a file): a thread whose last job had the same key takes it first */
+  key: string | undefined;
   transfer: readonly Transferable[];
   resolve: (reply: R) => void;
   reject: (err: unknown) => void;
@@ -45,6 +47,8 @@ export class WorkerPool<J, R extends { id: number }> {
   private readonly queue: Task<J, R>[] = [];
   private readonly idle: Worker[] = [];
   private readonly all: Worker[] = [];
+  /** each thread's last job's key */
+  private readonly lastKey = new Map<Worker, string | undefined>();
   private spawning = 0;
   private nextId = 0;
   private closed = false;
@@ -60,12 +64,16 @@ export class WorkerPool<J, R extends { id: number }> {
     this.resourceLimits = opts.resourceLimits;
   }
 
-  /** Runs `job` on the next free thread; `front` puts it ahead of the jobs waiting. */
-  run(job: J, opts: { front?: boolean; transfer?: readonly Transferable[] } = {}): Promise<R> {
+  /**
+   * Runs `job` on the next free thread; `front` puts it ahead of the jobs waiting. A job with a `key`
+   * goes first to a free thread whose last job had that key, ahead of the queue's order (a corpus
+   * thread that has a document open extracts its next range without opening it again).
+   */
+  run(job: J, opts: { front?: boolean; key?: string; transfer?: readonly Transferable[] } = {}): Promise<R> {
     if (this.closed) return Promise.reject(new RgeError(`the ${this.name} threads were closed`));
     if (this.failure) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
-      const task: Task<J, R> = { job, transfer: opts.transfer ?? [], resolve, reject };
+      const task: Task<J, R> = { job, key: opts.key, transfer: opts.transfer ?? [], resolve, reject };
       if (opts.front) this.queue.unshift(task);
       else this.queue.push(task);
       this.dispatch();
@@ -81,6 +89,15 @@ export class WorkerPool<J, R extends { id: number }> {
 
   /** Gives queued jobs to idle threads, starting threads (up to `size`) while jobs wait. */
   private dispatch(): void {
+    // first each free thread that has a job with its last job's key waiting, then the queue in order
+    for (let w = this.idle.length - 1; w >= 0 && this.queue.length > 0; w--) {
+      const worker = this.idle[w] as Worker;
+      const key = this.lastKey.get(worker);
+      const at = key === undefined ? -1 : this.queue.findIndex((t) => t.key === key);
+      if (at < 0) continue;
+      this.idle.splice(w, 1);
+      this.start(worker, this.queue.splice(at, 1)[0] as Task<J, R>);
+    }
     while (this.queue.length > 0 && this.idle.length > 0)
       this.start(this.idle.pop() as Worker, this.queue.shift() as Task<J, R>);
     if (this.queue.length > this.spawning && this.all.length + this.spawning < this.size) {
@@ -106,6 +123,7 @@ export class WorkerPool<J, R extends { id: number }> {
 
   private start(worker: Worker, task: Task<J, R>): void {
     const id = this.nextId++;
+    this.lastKey.set(worker, task.key);
     const cleanup = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);

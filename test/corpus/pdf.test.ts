@@ -7,7 +7,13 @@ import { PDFParse } from 'pdf-parse';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUSPECT_GLYPH } from '../../src/corpus/glyphs.ts';
 import { buildLines, isTableHeavy, layoutPage, renderLayout, tableSignal } from '../../src/corpus/layout.ts';
-import { extractPdf, releaseBytes } from '../../src/corpus/pdf.ts';
+import {
+  closeKeptDocument,
+  extractPages,
+  extractPdf,
+  keptDocumentPath,
+  releaseBytes,
+} from '../../src/corpus/pdf.ts';
 import { type ExtractedDocument, PdfError } from '../../src/corpus/pdf-document.ts';
 import { pdfjs, workerPatched } from '../../src/corpus/pdfjs.ts';
 import { PageText } from '../../src/corpus/schema.ts';
@@ -154,6 +160,34 @@ describe('extractPdf', () => {
 
   it('reports a missing file as not-found', async () => {
     await expectPdfError(file('nope.pdf'), 'not-found', /: PDF not found$/);
+  });
+});
+
+describe('extractPages, keeping the document open for the next range', () => {
+  it('gives the pages of one piece, reopens a file that changed, and closes it when asked or for another file', async () => {
+    const path = file('kept.pdf');
+    await writeFile(path, await readFile(file('multi.pdf')));
+    const whole = await extractPdf(path);
+    const first = await extractPages(path, { first: 1, last: 1, keepOpen: true });
+    expect(keptDocumentPath()).toBe(path);
+    const rest = await extractPages(path, { first: 2, last: 3, keepOpen: true });
+    expect([...first.pages, ...rest.pages]).toEqual(whole.pages);
+    expect(rest.pageCount).toBe(3);
+    // the same path, another file: read afresh, not the kept document
+    await writeFile(path, await readFile(file('statement.pdf')));
+    const changed = await extractPages(path, { first: 1, last: 1, keepOpen: true });
+    expect(changed.pages).toEqual((await extractPdf(file('statement.pdf'))).pages.slice(0, 1));
+    expect(changed.pageCount).toBe(1);
+    // a call that does not keep its document closes the kept one
+    await extractPages(file('multi.pdf'), { first: 1, last: 1 });
+    expect(keptDocumentPath()).toBeNull();
+    await extractPages(path, { keepOpen: true });
+    expect(keptDocumentPath()).toBe(path);
+    await closeKeptDocument();
+    expect(keptDocumentPath()).toBeNull();
+    // a failure keeps nothing
+    await expect(extractPages(file('garbage.pdf'), { keepOpen: true })).rejects.toBeInstanceOf(PdfError);
+    expect(keptDocumentPath()).toBeNull();
   });
 });
 

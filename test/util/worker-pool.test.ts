@@ -125,3 +125,38 @@ describe('WorkerPool heap limits', () => {
     expect(own.maxYoungGenerationSizeMb).not.toBe(WORKER_HEAP.maxYoungGenerationSizeMb);
   });
 });
+
+describe('WorkerPool job keys', () => {
+  it("gives a free thread the waiting job with its last job's key first, ahead of the queue's order", async () => {
+    type Reply = { id: number; name: string; threadId: number; before: number };
+    const pool = new WorkerPool<{ name: string; ms: number }, Reply>(
+      new URL('../fixtures/workers/echo-worker.ts', import.meta.url),
+      { size: 2, name: 'test' },
+    );
+    try {
+      // both threads busy: a on key A (short), b on key B (long)
+      const a1 = pool.run({ name: 'a1', ms: 50 }, { key: 'A' });
+      const b1 = pool.run({ name: 'b1', ms: 1500 }, { key: 'B' });
+      // waiting, in this order: a B job, then an A job; a1's thread frees first
+      const b2 = pool.run({ name: 'b2', ms: 0 }, { key: 'B' });
+      const a2 = pool.run({ name: 'a2', ms: 0 }, { key: 'A' });
+      const [ra1, rb1, rb2, ra2] = await Promise.all([a1, b1, b2, a2]);
+      expect([ra1, rb1, rb2, ra2].map((r) => r.name)).toEqual(['a1', 'b1', 'b2', 'a2']);
+      expect(ra1.threadId).not.toBe(rb1.threadId);
+      // a1's thread took a2 (its key) first, although b2 waited ahead of it
+      expect([ra2.threadId, ra2.before]).toEqual([ra1.threadId, 1]);
+      // a key never keeps a free thread waiting: with no A job left, it took b2 while b1 still ran
+      expect([rb2.threadId, rb2.before]).toEqual([ra1.threadId, 2]);
+      // without keys the queue's order holds: the first free thread takes the first job waiting
+      const c1 = pool.run({ name: 'c1', ms: 50 });
+      const d1 = pool.run({ name: 'd1', ms: 1500 });
+      const c2 = pool.run({ name: 'c2', ms: 0 });
+      const [rc1, rd1, rc2] = await Promise.all([c1, d1, c2]);
+      expect(rc2.threadId).toBe(rc1.threadId);
+      expect(rc2.before).toBe(rc1.before + 1);
+      expect(rd1.threadId).not.toBe(rc1.threadId);
+    } finally {
+      await pool.close();
+    }
+  });
+});
