@@ -15,7 +15,8 @@
  * the same, bit for bit) with no intermediate array, into a scratch array where the matrix is only
  * read, and into the array it replaces where it is kept (copied when it leaves as a whitespace item's
  * transform); a text style also names its font as the PDF does, for glyph repair (pdf.ts). The API
- * edit hands text content over without a structured clone (MAIN_EDITS).
+ * edit hands text content over without a structured clone, and copies every other plain message in
+ * JavaScript (MAIN_EDITS).
  *
  * Three edits are for memory (a corpus thread's peak, docs/adr/0019): a font no longer keeps the glyph
  * array of every string it has shown (about 23 KB a synthetic page, kept until the range closes, so
@@ -29,8 +30,8 @@
  * `loadFont`); a string's glyphs go into one array the call reuses; a string with no character at or
  * above U+0590 skips the bidi classification (none of its characters can be R, AL or AN); hex strings
  * are decoded by Node's Latin-1 slice (each byte the code point of its value, as
- * `String.fromCharCode`); a reference makes its string (its key in every cache keyed by reference)
- * once. How they were measured (instruction counts, not wall time) and what they gave: the ADR.
+ * `String.fromCharCode`) and read straight from a decoded stream's buffer; a reference makes its
+ * string (its key in every cache keyed by reference) once. How they were measured (instruction counts, not wall time) and what they gave: the ADR.
  * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
  * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
