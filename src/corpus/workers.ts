@@ -65,8 +65,8 @@ export const WORKER_HEAP: ResourceLimits = { maxOldGenerationSizeMb: 2047, maxYo
  * against 426 and 1.25 s with 24 MB (`--trace-gc-nvp`, one run each). Five interleaved runs each of that
  * extraction: 6.07 s wall (min), 6.99 s (median), 13.1 CPU-s (median) against 6.74, 7.57 and 14.1 s with
  * 6 MB. It costs about 20 MB at the extraction's peak (256-260 against 238-240 MB), which no longer adds
- * to the chunking threads' (an ingest runs them after the extraction threads exit), so the cold ingest
- * peaks where it did (267-273 MB median of three, in its indexing; docs/adr/0019, amendment).
+ * to the chunking threads' (an ingest runs them after the extraction threads exit): the cold ingest's
+ * peak did not rise (267-273 MB, median of three interleaved runs each; docs/adr/0019, amendment).
  */
 export const EXTRACT_HEAP: ResourceLimits = { ...WORKER_HEAP, maxYoungGenerationSizeMb: 24 };
 
@@ -90,7 +90,7 @@ export interface ChunkJob {
   chunking: ChunkOptions;
 }
 
-/** What the chunking thread sends back for one document. */
+/** What a chunking thread sends back for one document. */
 export type ChunkReply =
   | { id: number; ok: true; chunks: Chunk[]; chunkMs: number }
   | { id: number; ok: false; crash: string };
