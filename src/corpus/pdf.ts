@@ -162,8 +162,8 @@ export interface PageRangeOptions extends ExtractOptions {
 /** A document open for extraction: its bytes (freed when it closes) and pdf.js's loading task. */
 interface OpenDocument {
   path: string;
-  /** the file's device, inode, size and times when it was read; '' when not kept */
-  identity: string;
+  /** the file's device, inode, size and times when it was read; null when it is not to be kept */
+  identity: string | null;
   data: Uint8Array;
   task: PDFDocumentLoadingTask;
 }
@@ -208,7 +208,7 @@ async function openPdf(path: string, keep: boolean): Promise<OpenDocument> {
     await closeDocument(kept);
   }
   const data = await readPdfBytes(path);
-  return { path, identity: identity ?? '', data, task: openDocument(data) };
+  return { path, identity, data, task: openDocument(data) };
 }
 
 /** Some pages of a document (see `extractPages`), with the document's page count. */
@@ -224,8 +224,7 @@ export interface ExtractedPages extends ExtractedDocument {
  */
 export async function extractPages(path: string, opts: PageRangeOptions = {}): Promise<ExtractedPages> {
   const tables = opts.tables ?? 'auto';
-  const keep = opts.keepOpen === true;
-  const open = await openPdf(path, keep);
+  const open = await openPdf(path, opts.keepOpen === true);
   const timings: ExtractTimings = { parseMs: 0, layoutMs: 0 };
   let kept = false;
   try {
@@ -259,7 +258,7 @@ export async function extractPages(path: string, opts: PageRangeOptions = {}): P
       timings.layoutMs += performance.now() - t1;
     }
     // kept for the next range unless another call of this thread kept one meanwhile
-    if (keep && keptOpen === null && open.identity !== '') {
+    if (open.identity !== null && keptOpen === null) {
       keptOpen = open;
       kept = true;
     }
