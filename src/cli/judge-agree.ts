@@ -36,6 +36,7 @@ import {
   subsetsOf,
 } from '../judging/agreement/index.ts';
 import type { Judge } from '../judging/config.ts';
+import { judgeModelOf } from '../judging/config.ts';
 import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
 import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
@@ -43,7 +44,6 @@ import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
 import { loadRunConfig, type RunConfig } from '../run/config.ts';
 import { BudgetLedger } from '../run/ledger.ts';
-import { judgeModelOf } from '../run/prepare.ts';
 import { settleCharges } from '../run/sync.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile } from '../util/fs.ts';

@@ -23,6 +23,7 @@ import {
   replicateStability,
   type StabilityReport,
 } from '../judging/audit.ts';
+import { judgeModelOf } from '../judging/config.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { loadSample, readLabels } from '../labelling/labels.ts';
 import { isLiveProvider } from '../models/registry.ts';
@@ -30,7 +31,6 @@ import type { JudgeInput } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { medianScore } from '../report/labelling.ts';
 import { loadRunConfig } from '../run/config.ts';
-import { judgeModelOf } from '../run/prepare.ts';
 import { settleCharges } from '../run/sync.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';

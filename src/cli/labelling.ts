@@ -22,7 +22,8 @@ import {
   type ValidationServer,
 } from '../labelling/index.ts';
 import { QUESTION_CATEGORIES } from '../questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { openRun, type RunSession } from '../run/open.ts';
+import { parseRunRequest } from '../run/request.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { type CliIO, positiveInteger } from './io.ts';
@@ -76,22 +77,25 @@ function shown(io: CliIO, file: string): string {
 }
 
 /** The run as stored: prepared without calling or writing anything. */
-async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
-  const run = await prepareRun({
+async function storedRun(flags: RunFlags, io: CliIO): Promise<RunSession> {
+  const request = parseRunRequest({
     config: flags.config,
-    root: io.cwd,
     resultsDir: resolve(io.cwd, flags.resultsDir),
+    subjects: flags.subjects,
+    questions: flags.questions,
+    runs: flags.runs,
+    overrides: flags.set,
+  });
+  const run = await openRun(request, {
+    root: io.cwd,
     dryRun: true,
+    calls: false,
     log: (line) => io.err(`${line}\n`),
-    ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
-    ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
-    ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
-    ...(flags.set ? { overrides: flags.set } : {}),
   });
   // the responses to read are a run of this config, which needs its index: say what to run first
   if (!run.index)
     throw new RgeError(
-      `no run of ${flags.config} to read: its index (${shown(io, run.config.corpus.index)}) is not built; ` +
+      `no run of ${flags.config} to read: its index (${shown(io, run.plan.config.corpus.index)}) is not built; ` +
         `run \`rge corpus fetch\`, \`rge corpus ingest --config ${flags.config}\` and \`rge eval run --config ${flags.config}\` first`,
       { file: flags.config },
     );
@@ -110,18 +114,18 @@ export async function sampleCommand(
     responses.map((r) => r.item),
     {
       size,
-      seed: flags.seed ?? `${run.config.seed}:validation`,
-      subjects: run.subjects.map((s) => s.id),
+      seed: flags.seed ?? `${run.plan.config.seed}:validation`,
+      subjects: run.plan.subjects.map((s) => s.id),
       config: flags.config,
-      configName: run.config.name,
-      runId: run.info.runId,
+      configName: run.plan.config.name,
+      runId: run.plan.info.runId,
       createdAt: new Date().toISOString(),
     },
   );
   const file = resolve(io.cwd, flags.out ?? join('data', 'labels', 'samples', `${sample.sample_id}.json`));
   await writeFileAtomic(file, `${JSON.stringify(sample, null, 2)}\n`);
   const lines = [
-    `sample ${sample.sample_id}: ${sample.items.length} responses of run ${run.info.runId} (seed "${sample.seed}")`,
+    `sample ${sample.sample_id}: ${sample.items.length} responses of run ${run.plan.info.runId} (seed "${sample.seed}")`,
     ...QUESTION_CATEGORIES.map((c) => {
       const bySubject = Object.entries(sample.allocation[c]);
       const n = bySubject.reduce((sum, [, k]) => sum + k, 0);
@@ -166,12 +170,12 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
   const contested = responses
     .filter((r) => r.row.scores.contested)
     .map((r) => ({ item: r.item, contestedDimensions: r.row.scores.contestedDimensions }));
-  const of = `${responses.length} completed responses of run ${run.info.runId}${missing > 0 ? ` (${missing} cell(s) not complete)` : ''}`;
+  const of = `${responses.length} completed responses of run ${run.plan.info.runId}${missing > 0 ? ` (${missing} cell(s) not complete)` : ''}`;
   if (contested.length === 0) {
     io.out(`no contested responses among the ${of}: nothing to review\n`);
     return null;
   }
-  const session = reviewSession(run.info.runId, contested, reviewer, labelsDir);
+  const session = reviewSession(run.plan.info.runId, contested, reviewer, labelsDir);
   const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge review: ${m}\n`) });
   const state = await session.state();
   io.out(

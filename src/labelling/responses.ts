@@ -4,8 +4,8 @@
  * verdicts) beside its case row. Nothing is called and nothing is written.
  */
 import { type CaseRow, caseRow } from '../run/case.ts';
-import type { PreparedRun } from '../run/prepare.ts';
-import { type SubjectCell, subjectCells } from '../run/work.ts';
+import type { RunSession } from '../run/open.ts';
+import type { SubjectCell } from '../run/work.ts';
 import { RgeError } from '../util/errors.ts';
 import { ValidationItem } from './schema.ts';
 
@@ -48,11 +48,11 @@ export function validationItem(cell: SubjectCell, row: CaseRow): ValidationItem 
  * (exit 1): run it first.
  */
 export async function completedResponses(
-  run: PreparedRun,
+  run: RunSession,
 ): Promise<{ responses: CompletedResponse[]; missing: number }> {
   const responses: CompletedResponse[] = [];
   let missing = 0;
-  const cells = await subjectCells(run);
+  const cells = await run.work.cells();
   for (const cell of cells) {
     let row: CaseRow;
     try {
@@ -66,7 +66,7 @@ export async function completedResponses(
   }
   if (responses.length === 0)
     throw new RgeError(
-      `run ${run.info.runId} has no completed responses in ${run.info.resultsDir} (none of its ${cells.length} ` +
+      `run ${run.plan.info.runId} has no completed responses in ${run.plan.info.resultsDir} (none of its ${cells.length} ` +
         `cells has an answer and both verdicts stored); run it first (npx vitest run evals, or rge eval run ` +
         `with the same --config and narrowing) and give its --results-dir`,
     );

@@ -42,7 +42,7 @@ import {
   syncAnswer,
   syncVerdict,
 } from './sync.ts';
-import { answerStore, type SubjectCell, type VerdictCell, verdictStore } from './work.ts';
+import type { SubjectCell, VerdictCell } from './work.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
 interface WorkItem {
@@ -100,7 +100,7 @@ async function retried<T>(
     {
       retries: 5,
       factor: 2,
-      minTimeout: Math.min(1000, ctx.run.config.batch.poll_interval_ms),
+      minTimeout: Math.min(1000, ctx.run.plan.config.batch.poll_interval_ms),
       maxTimeout: 60_000,
       randomize: true,
       ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
@@ -156,7 +156,7 @@ async function submit(
     0,
   );
   const n = ctx.counts.batches++;
-  const id = `rge-${run.info.runId}-${payer.role}-${sha256(`${payer.provider}/${payer.model}:${Date.now()}:${process.pid}:${n}`).slice(0, 10)}`;
+  const id = `rge-${run.plan.info.runId}-${payer.role}-${sha256(`${payer.provider}/${payer.model}:${Date.now()}:${process.pid}:${n}`).slice(0, 10)}`;
   let reservation: string;
   try {
     reservation = await run.ledger.reserve(worst, payer, 'batch');
@@ -175,7 +175,7 @@ async function submit(
   const now = new Date().toISOString();
   const record: BatchRecord = {
     id,
-    run_id: run.info.runId,
+    run_id: run.plan.info.runId,
     provider: payer.provider,
     model: payer.model,
     role: payer.role,
@@ -255,7 +255,7 @@ async function resume(
 async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]): Promise<Set<string>> {
   const ended = new Set<string>();
   const last = new Map<string, string>();
-  const deadline = Date.now() + ctx.run.config.batch.max_wait_hours * 3_600_000;
+  const deadline = Date.now() + ctx.run.plan.config.batch.max_wait_hours * 3_600_000;
   while (ended.size < records.length) {
     for (const r of records) {
       if (ended.has(r.id) || !r.remote_id) continue;
@@ -271,11 +271,11 @@ async function waitFor(ctx: StageContext, group: Group, records: BatchRecord[]):
     if (ended.size === records.length || ctx.opts.signal?.aborted) break;
     if (Date.now() > deadline) {
       ctx.log(
-        `batches still running after ${ctx.run.config.batch.max_wait_hours} h; rerun the same command to collect them`,
+        `batches still running after ${ctx.run.plan.config.batch.max_wait_hours} h; rerun the same command to collect them`,
       );
       break;
     }
-    await sleep(ctx.run.config.batch.poll_interval_ms, ctx.opts.signal);
+    await sleep(ctx.run.plan.config.batch.poll_interval_ms, ctx.opts.signal);
   }
   return ended;
 }
@@ -366,7 +366,7 @@ async function collect(
 async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[]): Promise<WorkItem[]> {
   const run = ctx.run;
   const leases = run.leases;
-  const dir = batchesDir(run.info.resultsDir);
+  const dir = batchesDir(run.plan.info.resultsDir);
   const payer = group.provider.payer;
   const work = new Map(items.map((i) => [i.key, i]));
   const pending = loadBatchRecords(dir).filter(
@@ -452,7 +452,7 @@ async function runOwnBatches(ctx: StageContext, group: Group, items: WorkItem[])
 async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): Promise<WorkItem[]> {
   const run = ctx.run;
   const payer = group.provider.payer;
-  const deadline = Date.now() + run.config.batch.max_wait_hours * 3_600_000;
+  const deadline = Date.now() + run.plan.config.batch.max_wait_hours * 3_600_000;
   const holders = new Set(
     waiting.map((i) => run.leases.holder(group.stage, i.key)?.pid).filter((p) => p !== undefined),
   );
@@ -462,7 +462,7 @@ async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): 
   for (;;) {
     // first a pause: this is also where a cell whose batch another process has just taken over (and
     // whose cells it is claiming) is looked at again
-    await sleep(run.config.batch.poll_interval_ms, ctx.opts.signal);
+    await sleep(run.plan.config.batch.poll_interval_ms, ctx.opts.signal);
     group.refresh();
     run.leases.refresh();
     const left = waiting.filter((i) => !group.isStored(i.key));
@@ -471,7 +471,7 @@ async function untilFree(ctx: StageContext, group: Group, waiting: WorkItem[]): 
     const why = ctx.opts.signal?.aborted
       ? 'interrupted while another process was computing it'
       : Date.now() > deadline
-        ? `another process was still computing it after ${run.config.batch.max_wait_hours} h; rerun the same command to collect it`
+        ? `another process was still computing it after ${run.plan.config.batch.max_wait_hours} h; rerun the same command to collect it`
         : null;
     if (why) {
       for (const i of left) ctx.errors.set(i.key, why);
@@ -498,7 +498,7 @@ async function runGroup(ctx: StageContext, group: Group): Promise<void> {
  */
 async function closeStoredBatches(ctx: StageContext): Promise<void> {
   const run = ctx.run;
-  const dir = batchesDir(run.info.resultsDir);
+  const dir = batchesDir(run.plan.info.resultsDir);
   for (const record of loadBatchRecords(dir)) {
     if (record.status !== 'submitted' || record.items.length === 0) continue;
     const store =
@@ -550,22 +550,22 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
   const run = ctx.run;
   await closeStoredBatches(ctx);
   // Stage 1: answers.
-  const missing = cells.filter((c) => !answerStore(run, c.subject).get(c.key));
+  const missing = cells.filter((c) => !run.answers(c.subject).get(c.key));
   const groups = new Map<string, Group>();
   const syncAnswers: SubjectCell[] = [];
   for (const cell of missing) {
-    const b = batchAdapterOf(cell.subject.provider);
+    const b = batchAdapterOf(run.providerOf('subject', cell.subject.id));
     if (!b) {
       syncAnswers.push(cell);
       continue;
     }
-    const gk = `${cell.subject.config.provider}/${cell.subject.config.model}`;
-    const group = groupOf(groups, gk, b, 'subject', answerStore(run, cell.subject));
+    const gk = `${cell.subject.provider}/${cell.subject.model}`;
+    const group = groupOf(groups, gk, b, 'subject', run.answers(cell.subject));
     group.items.push({
       key: cell.key,
       request: cell.request,
       handle: async (reply) => {
-        await answerStore(run, cell.subject).put(answerRecordFrom(cell, reply));
+        await run.answers(cell.subject).put(answerRecordFrom(cell, reply));
         ctx.counts.answers.computed++;
         return true;
       },
@@ -584,16 +584,16 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
   const verdictGroups = new Map<string, Group>();
   const syncVerdicts: VerdictCell[] = [];
   for (const cell of cells) {
-    const answer = answerStore(run, cell.subject).get(cell.key);
+    const answer = run.answers(cell.subject).get(cell.key);
     if (!answer || !isJudgeable(answer)) continue;
     for (const v of missingVerdicts(ctx, cell, answer)) {
-      const b = batchAdapterOf(v.judge.provider);
+      const b = batchAdapterOf(run.providerOf('judge', v.judge.id));
       if (!b) {
         syncVerdicts.push(v);
         continue;
       }
-      const store = verdictStore(run, v.judge);
-      groupOf(verdictGroups, `${v.judge.config.provider}/${v.judge.model}`, b, 'judge', store).items.push({
+      const store = run.verdicts(v.judge);
+      groupOf(verdictGroups, `${v.judge.provider}/${v.judge.model}`, b, 'judge', store).items.push({
         key: v.key,
         request: v.request,
         handle: async (reply) => (await syncVerdict(ctx, v, reply)) !== null,

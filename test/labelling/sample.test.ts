@@ -22,10 +22,11 @@ import {
   type ValidationSample,
 } from '../../src/labelling/index.ts';
 import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
+import type { RunSession } from '../../src/run/open.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quiet = () => {};
@@ -33,7 +34,7 @@ const SUBJECTS = ['extractive', 'eager'];
 
 describe('rge validation sample, from a real run of the fixture world', () => {
   let resultsDir: string;
-  let run: PreparedRun;
+  let run: RunSession;
   let responses: CompletedResponse[];
   let overrides: string[];
 
@@ -46,7 +47,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
         subjects: SUBJECTS,
         config: 'configs/fixture.yaml',
         configName: 'fixture',
-        runId: run.info.runId,
+        runId: run.plan.info.runId,
         createdAt: '2026-01-01T00:00:00.000Z',
       },
     );
@@ -56,7 +57,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
     // the test run's use-lite fixture world (built once, in a temporary folder): its retrieval misses
     // give contested responses to review; on the bm25 world of configs/fixture.yaml there are none
     overrides = await worldOverrides('use-lite');
-    run = await prepareRun({
+    run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -125,11 +126,11 @@ describe('rge validation sample, from a real run of the fixture world', () => {
     const stored = await loadSample(out);
     expect(stored).toEqual(sample);
     expect(stored.seed).toBe('rge-fixture-v1:validation');
-    expect(stored.run_id).toBe(run.info.runId);
+    expect(stored.run_id).toBe(run.plan.info.runId);
     expect(stored.sample_id).toMatch(/^fixture-[0-9a-f]{12}$/);
     expect(stored.allocation.adversarial).toEqual({ extractive: 10, eager: 10 });
     expect(JSON.parse(readFileSync(out, 'utf8')).items).toHaveLength(50);
-    expect(io.text).toContain(`sample ${stored.sample_id}: 50 responses of run ${run.info.runId}`);
+    expect(io.text).toContain(`sample ${stored.sample_id}: 50 responses of run ${run.plan.info.runId}`);
     expect(io.text).toMatch(/adversarial\s+20 {2}extractive 10, eager 10/);
     // the same seed again: the same items
     const again = drawValidationSample(
@@ -140,7 +141,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
         subjects: SUBJECTS,
         config: 'configs/fixture.yaml',
         configName: 'fixture',
-        runId: run.info.runId,
+        runId: run.plan.info.runId,
         createdAt: stored.created_at,
       },
     );
