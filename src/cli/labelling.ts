@@ -10,6 +10,7 @@
 import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import {
+  type CompletedResponse,
   completedResponses,
   drawValidationSample,
   labelSession,
@@ -17,12 +18,15 @@ import {
   loadSample,
   PersonName,
   reviewSession,
+  type StoredCell,
   startValidationServer,
   type ValidationSample,
   type ValidationServer,
 } from '../labelling/index.ts';
 import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type CaseRow, caseRow } from '../run/case.ts';
 import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { type SubjectCell, subjectCells } from '../run/work.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { type CliIO, positiveInteger } from './io.ts';
@@ -98,6 +102,33 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
   return run;
 }
 
+/** The run's cells, each with its case row from the stores (null: its answer or a verdict is not stored). */
+async function storedCells(run: PreparedRun): Promise<StoredCell<SubjectCell, CaseRow>[]> {
+  const stored: StoredCell<SubjectCell, CaseRow>[] = [];
+  for (const cell of await subjectCells(run)) {
+    try {
+      stored.push({ cell, row: caseRow(run, cell) });
+    } catch (err) {
+      if (!(err instanceof RgeError)) throw err;
+      stored.push({ cell, row: null });
+    }
+  }
+  return stored;
+}
+
+/**
+ * A run's completed responses (validation items beside their case rows), read from its stores: nothing
+ * is called and nothing is written. A run with none is an error saying so (exit 1): run it first.
+ */
+export async function runResponses(
+  run: PreparedRun,
+): Promise<{ responses: CompletedResponse<SubjectCell, CaseRow>[]; missing: number }> {
+  return completedResponses(await storedCells(run), {
+    runId: run.info.runId,
+    resultsDir: run.info.resultsDir,
+  });
+}
+
 /** `rge validation sample`: draws, writes and describes the validation sample; returns it. */
 export async function sampleCommand(
   flags: SampleFlags,
@@ -105,7 +136,7 @@ export async function sampleCommand(
 ): Promise<{ sample: ValidationSample; file: string }> {
   const size = positiveInteger('size', flags.size) as number;
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const sample = drawValidationSample(
     responses.map((r) => r.item),
     {
@@ -162,7 +193,7 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
   const reviewer = personOf('reviewer', flags.reviewer);
   const port = portOf(flags.port);
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const contested = responses
     .filter((r) => r.row.scores.contested)
     .map((r) => ({ item: r.item, contestedDimensions: r.row.scores.contestedDimensions }));

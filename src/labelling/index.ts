@@ -25,7 +25,14 @@ export {
   readReviews,
   reviewsFile,
 } from './labels.ts';
-export { type CompletedResponse, completedResponses, validationItem } from './responses.ts';
+export {
+  type CompletedResponse,
+  completedResponses,
+  type ResponseCell,
+  type ResponseRow,
+  type StoredCell,
+  validationItem,
+} from './responses.ts';
 export { type Rubric, type RubricLevel, rubricFromPrompt } from './rubric.ts';
 export {
   drawValidationSample,

@@ -1,22 +1,50 @@
 /**
- * A run's completed responses, read from its cell stores: every (subject, question, run index) whose
- * answer and both verdicts are stored, as a validation item (the case the judges saw, the answer, the
- * verdicts) beside its case row. Nothing is called and nothing is written.
+ * A run's completed responses: every (subject, question, run index) whose answer and both verdicts are
+ * stored, as a validation item (the case the judges saw, the answer, the verdicts) beside its case row.
+ * The caller reads the cells and their case rows from the run's stores (src/cli/labelling.ts); nothing
+ * here reads a store, calls a model or writes anything.
  */
-import { type CaseRow, caseRow } from '../run/case.ts';
-import type { PreparedRun } from '../run/prepare.ts';
-import { type SubjectCell, subjectCells } from '../run/work.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import type { ContextChunk } from '../providers/types.ts';
+import type { Question } from '../questions/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { ValidationItem } from './schema.ts';
 
-export interface CompletedResponse {
-  cell: SubjectCell;
-  row: CaseRow;
+/** What an item needs of a run's cell (run/work.ts `SubjectCell`): its id, question, run and chunks. */
+export interface ResponseCell {
+  /** `subject/question/run` */
+  id: string;
+  question: Question;
+  runIndex: number;
+  chunks: readonly ContextChunk[];
+}
+
+/** What an item needs of a cell's case row (run/case.ts `CaseRow`): the answer, its key, the verdicts. */
+export interface ResponseRow {
+  answer_key: string;
+  subject_id: string;
+  model: string;
+  answer: string;
+  verdicts: JudgeOutcome[];
+}
+
+/** A cell of the run with its case row; null when its answer or a verdict is not stored. */
+export interface StoredCell<Cell extends ResponseCell, Row extends ResponseRow> {
+  cell: Cell;
+  row: Row | null;
+}
+
+export interface CompletedResponse<
+  Cell extends ResponseCell = ResponseCell,
+  Row extends ResponseRow = ResponseRow,
+> {
+  cell: Cell;
+  row: Row;
   item: ValidationItem;
 }
 
 /** The validation item of a completed cell. */
-export function validationItem(cell: SubjectCell, row: CaseRow): ValidationItem {
+export function validationItem(cell: ResponseCell, row: ResponseRow): ValidationItem {
   const q = cell.question;
   return ValidationItem.parse({
     item_id: cell.id,
@@ -44,21 +72,17 @@ export function validationItem(cell: SubjectCell, row: CaseRow): ValidationItem 
 }
 
 /**
- * Every completed response of a run. A run whose stores hold none of its cells is an error saying so
- * (exit 1): run it first.
+ * Every completed response among a run's cells (`missing`: the cells without a case row). A run whose
+ * stores hold none of its cells is an error saying so (exit 1): run it first.
  */
-export async function completedResponses(
-  run: PreparedRun,
-): Promise<{ responses: CompletedResponse[]; missing: number }> {
-  const responses: CompletedResponse[] = [];
+export function completedResponses<Cell extends ResponseCell, Row extends ResponseRow>(
+  cells: readonly StoredCell<Cell, Row>[],
+  run: { runId: string; resultsDir: string },
+): { responses: CompletedResponse<Cell, Row>[]; missing: number } {
+  const responses: CompletedResponse<Cell, Row>[] = [];
   let missing = 0;
-  const cells = await subjectCells(run);
-  for (const cell of cells) {
-    let row: CaseRow;
-    try {
-      row = caseRow(run, cell);
-    } catch (err) {
-      if (!(err instanceof RgeError)) throw err;
+  for (const { cell, row } of cells) {
+    if (row === null) {
       missing += 1;
       continue;
     }
@@ -66,7 +90,7 @@ export async function completedResponses(
   }
   if (responses.length === 0)
     throw new RgeError(
-      `run ${run.info.runId} has no completed responses in ${run.info.resultsDir} (none of its ${cells.length} ` +
+      `run ${run.runId} has no completed responses in ${run.resultsDir} (none of its ${cells.length} ` +
         `cells has an answer and both verdicts stored); run it first (npx vitest run evals, or rge eval run ` +
         `with the same --config and narrowing) and give its --results-dir`,
     );

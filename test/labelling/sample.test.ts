@@ -10,11 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { runResponses, sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
 import {
   type CompletedResponse,
   ContestedReview,
-  completedResponses,
   drawValidationSample,
   judgeOutcomesHash,
   loadSample,
@@ -22,8 +21,10 @@ import {
   type ValidationSample,
 } from '../../src/labelling/index.ts';
 import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
+import type { CaseRow } from '../../src/run/case.ts';
 import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
+import type { SubjectCell } from '../../src/run/work.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 
@@ -34,7 +35,7 @@ const SUBJECTS = ['extractive', 'eager'];
 describe('rge validation sample, from a real run of the fixture world', () => {
   let resultsDir: string;
   let run: PreparedRun;
-  let responses: CompletedResponse[];
+  let responses: CompletedResponse<SubjectCell, CaseRow>[];
   let overrides: string[];
 
   const draw = (seed: string): ValidationSample =>
@@ -67,7 +68,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
       log: quiet,
     });
     await runStages(run, { log: quiet });
-    ({ responses } = await completedResponses(run));
+    ({ responses } = await runResponses(run));
   }, 600_000);
 
   it('draws 10 grounded-direct, 10 grounded-multihop, 20 adversarial, 10 out-of-domain, split evenly by subject', () => {
