@@ -10,17 +10,18 @@
 const LAYERS = [
   ['cli'], // the rge command
   ['vitest'], // the eval suite's cases, matchers and reporters
-  ['labelling'], // sampling answers for people to label, the labelling pages
   ['run'], // orchestration: config, stages, cell stores, ledger, resume
   ['fixtures'], // the synthetic fixture world (facts, PDFs, questions)
   ['models'], // the registry: builds subjects and judges from a config entry
+  ['report'], // the report's sections and markdown (shows validation's section)
+  ['validation'], // judges against people: sample, labelling page, agreement, audit, their report section
   ['scoring'], // GFS from verdicts
-  ['judging', 'checks'], // the judges (prompt, parse, panel, heuristic judges, agreement); deterministic checks
+  ['judging', 'checks'], // the judges (prompt, parse, panel, calls, heuristic judges); deterministic checks
   ['subject'], // the subject prompt
   ['ingest'], // sources -> pages -> chunks -> index; retrieval recall against evidence pages
   ['retrieval', 'questions'], // embedders, index, top-k; the question sets
   ['providers', 'corpus'], // model calls (live SDKs, offline, replay); fetch, PDF pages, chunks
-  ['report', 'gate'], // markdown, charts; the regression gate
+  ['gate'], // the regression gate
   ['analysis', 'stats'], // text analysis (tokens, numbers, sentences, claims); statistics
   ['util'], // errors, files, JSONL, locks
 ];

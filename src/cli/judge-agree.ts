@@ -11,6 +11,18 @@ import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Judge } from '../judging/config.ts';
+import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
+import { createProvider, isLiveProvider } from '../models/registry.ts';
+import { environment } from '../providers/credentials.ts';
+import type { ProviderLimiter } from '../providers/metered.ts';
+import type { Provider } from '../providers/types.ts';
+import { loadRunConfig, type RunConfig } from '../run/config.ts';
+import { BudgetLedger } from '../run/ledger.ts';
+import { judgeModelOf } from '../run/prepare.ts';
+import { settleCharges } from '../run/sync.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { readTextFile } from '../util/fs.ts';
 import {
   AGREEMENT_FORMATS,
   AGREEMENT_SEED_RULE,
@@ -34,19 +46,7 @@ import {
   saladItems,
   saladSetting,
   subsetsOf,
-} from '../judging/agreement/index.ts';
-import type { Judge } from '../judging/config.ts';
-import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
-import { createProvider, isLiveProvider } from '../models/registry.ts';
-import { environment } from '../providers/credentials.ts';
-import type { ProviderLimiter } from '../providers/metered.ts';
-import type { Provider } from '../providers/types.ts';
-import { loadRunConfig, type RunConfig } from '../run/config.ts';
-import { BudgetLedger } from '../run/ledger.ts';
-import { judgeModelOf } from '../run/prepare.ts';
-import { settleCharges } from '../run/sync.ts';
-import { RgeError, UsageError } from '../util/errors.ts';
-import { readTextFile } from '../util/fs.ts';
+} from '../validation/index.ts';
 import type { CliIO } from './io.ts';
 
 const DEFAULT_CONFIG = 'configs/fixture.yaml';

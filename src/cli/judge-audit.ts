@@ -1,18 +1,17 @@
 /**
- * `rge judge audit`: replicate stability, order bias and the paradox flag (src/judging/audit.ts) for the
+ * `rge judge audit`: replicate stability, order bias and the paradox flag (src/validation/audit.ts) for the
  * judges of a run config, on a public labelled set (`--format --file`, as `rge judge agree` reads them)
  * or on the human validation set (`--sample` and the labels `rge label` saved).
  */
 import { resolve } from 'node:path';
-import {
-  AGREEMENT_FORMATS,
-  type AgreementFormat,
-  type AgreementItem,
-  deterministicSample,
-  FORMAT_LABELS,
-  judgeItems,
-  verdictLabel,
-} from '../judging/agreement/index.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import { isLiveProvider } from '../models/registry.ts';
+import type { JudgeInput } from '../providers/types.ts';
+import { loadQuestions } from '../questions/load.ts';
+import { loadRunConfig } from '../run/config.ts';
+import { judgeModelOf } from '../run/prepare.ts';
+import { settleCharges } from '../run/sync.ts';
+import { UsageError } from '../util/errors.ts';
 import {
   type AuditView,
   dimensionViews,
@@ -22,17 +21,18 @@ import {
   paradox,
   replicateStability,
   type StabilityReport,
-} from '../judging/audit.ts';
-import type { JudgeOutcome } from '../judging/verdict.ts';
-import { loadSample, readLabels } from '../labelling/labels.ts';
-import { isLiveProvider } from '../models/registry.ts';
-import type { JudgeInput } from '../providers/types.ts';
-import { loadQuestions } from '../questions/load.ts';
-import { medianScore } from '../report/labelling.ts';
-import { loadRunConfig } from '../run/config.ts';
-import { judgeModelOf } from '../run/prepare.ts';
-import { settleCharges } from '../run/sync.ts';
-import { UsageError } from '../util/errors.ts';
+} from '../validation/audit.ts';
+import {
+  AGREEMENT_FORMATS,
+  type AgreementFormat,
+  type AgreementItem,
+  deterministicSample,
+  FORMAT_LABELS,
+  judgeItems,
+  verdictLabel,
+} from '../validation/index.ts';
+import { loadSample, readLabels } from '../validation/labels.ts';
+import { medianScore } from '../validation/summary.ts';
 import type { CliIO } from './io.ts';
 import { loadAgreementItems, openJudges } from './judge-agree.ts';
 

@@ -13,7 +13,7 @@ export const HELP_CONSTANTS = {
   /** JUDGE_PROMPT_VERSION and JUDGE_PROMPT_VERSIONS of src/judging/prompt.ts */
   judgePromptVersion: 'v2',
   judgePromptVersions: ['v1', 'v2'],
-  /** AGREEMENT_FORMATS of src/judging/agreement/datasets.ts */
+  /** AGREEMENT_FORMATS of src/validation/datasets.ts */
   agreementFormats: ['attributionbench', 'financebench', 'salad'],
 } as const;
 

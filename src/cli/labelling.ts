@@ -9,6 +9,12 @@
  */
 import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type CaseRow, caseRow } from '../run/case.ts';
+import { type PreparedRun, prepareRun } from '../run/prepare.ts';
+import { type SubjectCell, subjectCells } from '../run/work.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import {
   type CompletedResponse,
   completedResponses,
@@ -22,13 +28,7 @@ import {
   startValidationServer,
   type ValidationSample,
   type ValidationServer,
-} from '../labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../questions/schema.ts';
-import { type CaseRow, caseRow } from '../run/case.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
-import { type SubjectCell, subjectCells } from '../run/work.ts';
-import { RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+} from '../validation/index.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 
 interface RunFlags {

@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runResponses } from '../../src/cli/labelling.ts';
-import { drawValidationSample } from '../../src/labelling/index.ts';
-import type { LabelView } from '../../src/report/labelling.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
 import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
+import { drawValidationSample } from '../../src/validation/index.ts';
+import type { LabelView } from '../../src/validation/summary.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 

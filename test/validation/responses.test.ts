@@ -4,8 +4,8 @@
  * error that says to run it first.
  */
 import { describe, expect, it } from 'vitest';
-import { completedResponses, type ResponseCell, type ResponseRow } from '../../src/labelling/index.ts';
 import { Question } from '../../src/questions/schema.ts';
+import { completedResponses, type ResponseCell, type ResponseRow } from '../../src/validation/index.ts';
 import { handItem } from './hand-sample.ts';
 
 /** The cell and case row a run would hold for the hand-written item `i`. */

@@ -11,6 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runResponses, sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
+import type { CaseRow } from '../../src/run/case.ts';
+import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
+import { runStages } from '../../src/run/stages.ts';
+import type { SubjectCell } from '../../src/run/work.ts';
 import {
   type CompletedResponse,
   ContestedReview,
@@ -19,12 +24,7 @@ import {
   loadSample,
   reviewsFile,
   type ValidationSample,
-} from '../../src/labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import type { CaseRow } from '../../src/run/case.ts';
-import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
-import { runStages } from '../../src/run/stages.ts';
-import type { SubjectCell } from '../../src/run/work.ts';
+} from '../../src/validation/index.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { formatAudit, orderBias, paradox, replicateStability } from '../../src/judging/audit.ts';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
+import { formatAudit, orderBias, paradox, replicateStability } from '../../src/validation/audit.ts';
 import { runRge } from '../helpers/cli.ts';
 import { startOpenAIServer } from '../loopback/index.ts';
 
