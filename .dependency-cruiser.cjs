@@ -26,6 +26,9 @@ const LAYERS = [
   ['util'], // errors, files, JSONL, locks
 ];
 
+/** dependency-cruiser's kinds of package import (declared in package.json or not). */
+const NPM_TYPES = ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
+
 const rank = new Map(LAYERS.flatMap((row, i) => row.map((folder) => [folder, i])));
 const alternation = (folders) => folders.join('|');
 
@@ -74,6 +77,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/providers/' },
       to: { path: 'node_modules/(@anthropic-ai/sdk|openai|@google/genai)/' },
+    },
+    {
+      name: 'src-imports-nothing-outside-src',
+      comment:
+        'a file of src/ imports src/, packages (node_modules) and node builtins only: never scripts/, test/, bin/ ' +
+        'or a file at the root (the layer rules only look inside src/). A package counts wherever it resolves ' +
+        '(a linked or hoisted node_modules); a bare specifier dependency-cruiser cannot resolve (a subpath ' +
+        'behind an exports map) is left alone',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        pathNot: '^(src|node_modules)/',
+        dependencyTypesNot: ['core', ...NPM_TYPES],
+        couldNotResolve: false,
+      },
     },
     {
       name: 'stats-imports-nothing-of-ours',
