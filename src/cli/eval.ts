@@ -324,8 +324,8 @@ export async function publishGate(
   state: RunState,
 ): Promise<{ ok: boolean; message: string }> {
   const { caseRow } = await import('../run/case.ts');
-  const { validationMarkdown, validationSummary } = await import('../report/labelling.ts');
-  const { readLabels, readReviews } = await import('../labelling/labels.ts');
+  const { validationMarkdown, validationSummary } = await import('../validation/summary.ts');
+  const { readLabels, readReviews } = await import('../validation/labels.ts');
   const rows = [];
   for (const cell of await run.work.cells()) {
     try {

@@ -9,7 +9,15 @@
  */
 import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type CaseRow, caseRow } from '../run/case.ts';
+import { openRun, type RunSession } from '../run/open.ts';
+import { parseRunRequest } from '../run/request.ts';
+import type { SubjectCell } from '../run/work.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import {
+  type CompletedResponse,
   completedResponses,
   drawValidationSample,
   labelSession,
@@ -17,15 +25,11 @@ import {
   loadSample,
   PersonName,
   reviewSession,
+  type StoredCell,
   startValidationServer,
   type ValidationSample,
   type ValidationServer,
-} from '../labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../questions/schema.ts';
-import { openRun, type RunSession } from '../run/open.ts';
-import { parseRunRequest } from '../run/request.ts';
-import { RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+} from '../validation/index.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 
 interface RunFlags {
@@ -102,6 +106,33 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<RunSession> {
   return run;
 }
 
+/** The run's cells, each with its case row from the stores (null: its answer or a verdict is not stored). */
+async function storedCells(run: RunSession): Promise<StoredCell<SubjectCell, CaseRow>[]> {
+  const stored: StoredCell<SubjectCell, CaseRow>[] = [];
+  for (const cell of await run.work.cells()) {
+    try {
+      stored.push({ cell, row: caseRow(run, cell) });
+    } catch (err) {
+      if (!(err instanceof RgeError)) throw err;
+      stored.push({ cell, row: null });
+    }
+  }
+  return stored;
+}
+
+/**
+ * A run's completed responses (validation items beside their case rows), read from its stores: nothing
+ * is called and nothing is written. A run with none is an error saying so (exit 1): run it first.
+ */
+export async function runResponses(
+  run: RunSession,
+): Promise<{ responses: CompletedResponse<SubjectCell, CaseRow>[]; missing: number }> {
+  return completedResponses(await storedCells(run), {
+    runId: run.plan.info.runId,
+    resultsDir: run.plan.info.resultsDir,
+  });
+}
+
 /** `rge validation sample`: draws, writes and describes the validation sample; returns it. */
 export async function sampleCommand(
   flags: SampleFlags,
@@ -109,7 +140,7 @@ export async function sampleCommand(
 ): Promise<{ sample: ValidationSample; file: string }> {
   const size = positiveInteger('size', flags.size) as number;
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const sample = drawValidationSample(
     responses.map((r) => r.item),
     {
@@ -166,7 +197,7 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
   const reviewer = personOf('reviewer', flags.reviewer);
   const port = portOf(flags.port);
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const contested = responses
     .filter((r) => r.row.scores.contested)
     .map((r) => ({ item: r.item, contestedDimensions: r.row.scores.contestedDimensions }));

@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { completedResponses, drawValidationSample } from '../../src/labelling/index.ts';
-import type { LabelView } from '../../src/report/labelling.ts';
+import { runResponses } from '../../src/cli/labelling.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
 import { runStages } from '../../src/run/stages.ts';
+import { drawValidationSample } from '../../src/validation/index.ts';
+import type { LabelView } from '../../src/validation/summary.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
@@ -54,7 +55,7 @@ describe('the fixture run with a labelled validation sample', () => {
       runs: 2,
     });
     await runStages(run, { log: () => {} });
-    const { responses } = await completedResponses(run);
+    const { responses } = await runResponses(run);
     const sample = drawValidationSample(
       responses.map((r) => r.item),
       {

@@ -9,15 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { caseRow } from '../../src/run/case.ts';
+import { runStages } from '../../src/run/stages.ts';
+
 import {
   type LabelView,
   medianScore,
   type ValidationRowView,
   validationMarkdown,
   validationSummary,
-} from '../../src/report/labelling.ts';
-import { caseRow } from '../../src/run/case.ts';
-import { runStages } from '../../src/run/stages.ts';
+} from '../../src/validation/summary.ts';
 import { spawnRge } from '../helpers/cli.ts';
 import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';

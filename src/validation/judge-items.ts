@@ -2,16 +2,17 @@
  * Running a judge over a labelled dataset: each item through the same prompt rendering and parser as a
  * run's judges (one retry on an unparseable reply, then unscored), one after the other or all at once.
  */
-import type { CallCharge, Provider } from '../../providers/types.ts';
-import { type JudgedCase, judgeCaseCharged } from '../parse.ts';
+
+import { type JudgedCase, judgeCaseCharged } from '../judging/parse.ts';
 import {
   JUDGE_PROMPT_VERSION,
   type JudgeModel,
   type JudgePromptVersion,
   judgePromptText,
   renderJudgeRequest,
-} from '../prompt.ts';
-import type { JudgeOutcome } from '../verdict.ts';
+} from '../judging/prompt.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import type { CallCharge, Provider } from '../providers/types.ts';
 import type { AgreementItem } from './datasets.ts';
 
 export interface JudgeItemsOptions {

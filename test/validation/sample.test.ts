@@ -10,20 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { runResponses, sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
+import type { CaseRow } from '../../src/run/case.ts';
+import type { RunSession } from '../../src/run/open.ts';
+import { runStages } from '../../src/run/stages.ts';
+import type { SubjectCell } from '../../src/run/work.ts';
 import {
   type CompletedResponse,
   ContestedReview,
-  completedResponses,
   drawValidationSample,
   judgeOutcomesHash,
   loadSample,
   reviewsFile,
   type ValidationSample,
-} from '../../src/labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
+} from '../../src/validation/index.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
@@ -35,7 +36,7 @@ const SUBJECTS = ['extractive', 'eager'];
 describe('rge validation sample, from a real run of the fixture world', () => {
   let resultsDir: string;
   let run: RunSession;
-  let responses: CompletedResponse[];
+  let responses: CompletedResponse<SubjectCell, CaseRow>[];
   let overrides: string[];
 
   const draw = (seed: string): ValidationSample =>
@@ -68,7 +69,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
       log: quiet,
     });
     await runStages(run, { log: quiet });
-    ({ responses } = await completedResponses(run));
+    ({ responses } = await runResponses(run));
   }, 600_000);
 
   it('draws 10 grounded-direct, 10 grounded-multihop, 20 adversarial, 10 out-of-domain, split evenly by subject', () => {
