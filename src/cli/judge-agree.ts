@@ -13,7 +13,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Judge } from '../judging/config.ts';
 import { judgeModelOf } from '../judging/config.ts';
-import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
+import { type JudgePrompt, resolveJudgePrompt } from '../judging/prompt.ts';
 import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
@@ -122,7 +122,7 @@ async function judgeAgreement(
   format: AgreementFormat,
   items: readonly AgreementItem[],
 ): Promise<AgreementReport[]> {
-  const { judges, ledger, promptText, promptVersion } = opened;
+  const { judges, ledger, prompt } = opened;
   const reports: AgreementReport[] = [];
   const live = judges.some((j) => isLiveProvider(j.entry.provider));
   try {
@@ -130,8 +130,7 @@ async function judgeAgreement(
       const metered = isLiveProvider(entry.provider);
       const outcomes = await judgeItems(items, provider, {
         model: judgeModelOf(entry),
-        promptText,
-        promptVersion,
+        prompt,
         concurrent: metered,
         ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
       });
@@ -183,8 +182,8 @@ export interface OpenedJudges {
   configName: string;
   judges: { entry: Judge; provider: Provider }[];
   ledger: BudgetLedger;
-  promptText: string;
-  promptVersion: JudgePromptVersion;
+  /** the config's judge prompt, resolved where every run resolves it */
+  prompt: JudgePrompt;
 }
 
 /**
@@ -234,9 +233,7 @@ export async function openJudges(
   // Every judge is built (and its key checked) before any is asked.
   const judges = [];
   for (const entry of entries) judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
-  const promptVersion = config.judge_prompt.version as JudgePromptVersion;
-  const promptText = config.judge_prompt.text ?? judgePromptText(promptVersion);
-  return { config, configName, judges, ledger, promptText, promptVersion };
+  return { config, configName, judges, ledger, prompt: resolveJudgePrompt(config.judge_prompt) };
 }
 
 /**

@@ -150,7 +150,7 @@ async function judgeReplicates(
   clusters: readonly string[],
   replicates: number,
 ): Promise<JudgeRuns> {
-  const { judges, ledger, promptText, promptVersion } = opened;
+  const { judges, ledger, prompt } = opened;
   const reversed = items.map((it) => ({
     ...it,
     input: { ...it.input, chunks: [...it.input.chunks].reverse() },
@@ -161,8 +161,7 @@ async function judgeReplicates(
       const live = isLiveProvider(entry.provider);
       const opts = {
         model: judgeModelOf(entry),
-        promptText,
-        promptVersion,
+        prompt,
         concurrent: live,
         ...(live
           ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }

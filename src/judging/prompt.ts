@@ -261,17 +261,18 @@ function casePartsV2(input: JudgeInput): [string, string] {
 }
 
 /**
- * The request to a judge for one case: the rubric as system text, the case as the user message, the
- * verdict's JSON Schema for structured output, and the typed case (`structured`) for offline judges.
- * `promptText` replaces the canonical rubric (a config's pinned copy); its hash is the caller's to record.
+ * The request to a judge for one case: the prompt's rubric as system text, the case as the user message
+ * in the prompt version's layout, the verdict's JSON Schema for structured output, and the typed case
+ * (`structured`) for offline judges. The prompt is the run's (`resolveJudgePrompt`), by default the
+ * canonical built-in one.
  */
 export function renderJudgeRequest(
   input: JudgeInput,
   judge: JudgeModel,
-  promptText: string = judgePromptText(),
-  version: JudgePromptVersion = JUDGE_PROMPT_VERSION,
+  prompt: JudgePrompt = builtInJudgePrompt(),
   layout: { answerFirst?: boolean } = {},
 ): ModelRequest {
+  const promptText = prompt.text;
   if (layout.answerFirst)
     return {
       model: judge.model,
@@ -282,7 +283,7 @@ export function renderJudgeRequest(
       jsonSchema: judgeVerdictJsonSchema(),
       structured: input,
     };
-  const [shared, answer] = renderJudgeCaseParts(input, version);
+  const [shared, answer] = renderJudgeCaseParts(input, prompt.version);
   return {
     model: judge.model,
     system: promptText,

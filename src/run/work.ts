@@ -153,12 +153,7 @@ export function verdictCellOf(
   answer: Pick<AnswerRecord, 'key' | 'text'>,
   judge: PlannedJudge,
 ): VerdictCell {
-  const request = renderJudgeRequest(
-    judgeInputFor(cell.question, cell.chunks, answer.text),
-    judge,
-    prompt.text,
-    prompt.version,
-  );
+  const request = renderJudgeRequest(judgeInputFor(cell.question, cell.chunks, answer.text), judge, prompt);
   const identity: VerdictIdentity = {
     answer_key: answer.key,
     provider: judge.provider,

@@ -57,12 +57,7 @@ export async function publishedRequests(): Promise<PublishedRequest[]> {
       role: 'judge',
       provider: j.config.provider,
       model: j.model,
-      request: renderJudgeRequest(
-        judgeInputFor(question, chunks, answer),
-        j,
-        run.plan.judgePrompt.text,
-        run.plan.judgePrompt.version,
-      ),
+      request: renderJudgeRequest(judgeInputFor(question, chunks, answer), j, run.plan.judgePrompt),
     });
   return out;
 }
