@@ -9,10 +9,10 @@ import { redactSecrets } from '../providers/credentials.ts';
 import type { BatchItemResult } from '../providers/live/adapter.ts';
 import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.ts';
 import type { ModelReply, ModelRequest } from '../providers/types.ts';
+import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../store/batch-records.ts';
+import { BudgetExceededError } from '../store/ledger.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from './batch-records.ts';
-import { BudgetExceededError } from './ledger.ts';
 import { type StageContext, settleCharges } from './sync.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */

@@ -22,10 +22,10 @@
 import { MeteredProvider } from '../providers/metered.ts';
 import type { MeteredBatch } from '../providers/metered-batch.ts';
 import type { Provider } from '../providers/types.ts';
+import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
+import { isJudgeable } from '../store/cells.ts';
 import type { BatchGroup } from './batch-calls.ts';
 import { runGroup } from './batch-group.ts';
-import { batchesDir, loadBatchRecords, saveBatchRecord } from './batch-records.ts';
-import { isJudgeable } from './cells.ts';
 import {
   answerRecordFrom,
   missingVerdicts,

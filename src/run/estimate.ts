@@ -18,41 +18,10 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
+import type { Estimate, EstimateLine } from '../store/run-state.ts';
 import type { RunSession } from './open.ts';
 import type { PlannedJudge, PlannedSubject } from './plan.ts';
 import { judgeInputFor } from './work.ts';
-
-export interface EstimateLine {
-  provider: string;
-  model: string;
-  role: 'subject' | 'judge';
-  batch: boolean;
-  calls: number;
-  inputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  expectedUsd: number;
-  naiveUsd: number;
-  worstUsd: number;
-  priceSource: string;
-}
-
-export interface Estimate {
-  runId: string;
-  mode: string;
-  lines: EstimateLine[];
-  totals: { calls: number; expectedUsd: number; naiveUsd: number; worstUsd: number };
-  /** cells of the run, and how many are already stored */
-  cells: { total: number; stored: number; verdictsStored: number };
-  assumptions: {
-    subjectOutputTokens: number;
-    judgeOutputTokens: number;
-    cacheHitRate: number;
-    /** true when the context was bounded by k x chunk_tokens (no index) */
-    contextBounded: boolean;
-  };
-}
 
 /** One call to estimate. */
 interface CallSpec {

@@ -10,7 +10,7 @@
  * the question set, both prompts, the providers' versions and the checks' version. Stored cells are
  * reused by what they are (the store's cells), whatever the run id.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import seedrandom from 'seedrandom';
 import { CHECKS_VERSION } from '../checks/index.ts';
@@ -28,6 +28,7 @@ import type { RequestParameters } from '../providers/types.ts';
 import { goldNotReady } from '../questions/resolve-evidence.ts';
 import type { Question } from '../questions/schema.ts';
 import type { DescribedModelView, RunDescription } from '../report/views.ts';
+import { resultsLayout } from '../store/layout.ts';
 import type { Subject } from '../subject/config.ts';
 import type { SubjectPrompt } from '../subject/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -320,7 +321,7 @@ export function planRun(inputs: PlanInputs): RunPlan {
       questionsHash: inputs.questionsHash,
       reportsDir: at(request.reportsDir),
       resultsDir,
-      stateFile: join(resultsDir, '.runs', `${runId}.json`),
+      stateFile: resultsLayout(resultsDir).runState(runId),
       labelsDir: at(config.validation.labels_dir),
       minKappa: config.validation.min_kappa,
       limitation: config.validation.limitation,

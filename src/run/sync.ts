@@ -6,11 +6,11 @@
  */
 import { issueJudgeCall } from '../judging/calls.ts';
 import type { CallCharge, ModelReply } from '../providers/types.ts';
+import { type AnswerRecord, isJudgeable, type VerdictRecord } from '../store/cells.ts';
+import { BudgetExceededError, type BudgetLedger } from '../store/ledger.ts';
+import { recoverLedger } from '../store/recover.ts';
 import { errorMessage } from '../util/errors.ts';
-import { type AnswerRecord, isJudgeable, type VerdictRecord } from './cells.ts';
-import { BudgetExceededError, type BudgetLedger } from './ledger.ts';
 import type { RunSession } from './open.ts';
-import { recoverLedger } from './recover.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
 /** Bottleneck priority of subject calls: after judge calls (judging/calls.ts), so that started cells finish. */

@@ -26,8 +26,9 @@ import { CaseRow } from '../run/case.ts';
 import { planFromRequest } from '../run/load.ts';
 import { RunSession } from '../run/open.ts';
 import { requestFromEnv } from '../run/request.ts';
-import { ResultsStore, type RunHeader, resultsFile } from '../run/results.ts';
-import { RunState, runStages, writeRunState } from '../run/stages.ts';
+import { runStages } from '../run/stages.ts';
+import { ResultsStore, type RunHeader, resultsFile } from '../store/rows.ts';
+import { combineSliceStates, RunState, writeRunState } from '../store/run-state.ts';
 import { withFileLock } from '../util/lock.ts';
 import {
   CaseBook,
@@ -37,7 +38,7 @@ import {
   panelScorers,
   subjectHarness,
 } from './evals-harness.ts';
-import { combineSliceStates, type Slice, slicePlan, sliceState } from './evals-slices.ts';
+import { type Slice, slicePlan, sliceState } from './evals-slices.ts';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
 import { installRgeMatchers } from './matchers.ts';
 import './meta.ts';

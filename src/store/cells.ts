@@ -12,13 +12,13 @@
  * the first record of a key wins.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { sha256 } from '../util/fs.ts';
-import { Journal } from '../util/journal.ts';
+import { Journal } from './jsonl.ts';
+import { type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -104,7 +104,7 @@ export function isJudgeable(answer: Pick<AnswerRecord, 'stop'>): boolean {
 
 /** A file-name-safe form of `provider/model`. */
 export function storeName(provider: string, model: string): string {
-  return `${provider}__${model}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return safeName(`${provider}__${model}`);
 }
 
 type CellRecord = { key: string; charges: CallCharge[] };
@@ -189,10 +189,14 @@ export class CellStores {
   private readonly answerStores = new Map<string, CellStore<AnswerRecord>>();
   private readonly verdictStores = new Map<string, CellStore<VerdictRecord>>();
 
+  private readonly layout: ResultsLayout;
+
   constructor(
     readonly dir: string,
     private readonly readOnly = false,
-  ) {}
+  ) {
+    this.layout = resultsLayout(dir);
+  }
 
   answers(provider: string, model: string): CellStore<AnswerRecord> {
     return this.answerStore(storeName(provider, model));
@@ -201,7 +205,7 @@ export class CellStores {
   private answerStore(name: string): CellStore<AnswerRecord> {
     let store = this.answerStores.get(name);
     if (!store) {
-      store = new CellStore(join(this.dir, 'cells', 'answers', `${name}.jsonl`), AnswerRecord, this.readOnly);
+      store = new CellStore(this.layout.cellStore('answers', name), AnswerRecord, this.readOnly);
       this.answerStores.set(name, store);
     }
     return store;
@@ -214,11 +218,7 @@ export class CellStores {
   private verdictStore(name: string): CellStore<VerdictRecord> {
     let store = this.verdictStores.get(name);
     if (!store) {
-      store = new CellStore(
-        join(this.dir, 'cells', 'verdicts', `${name}.jsonl`),
-        VerdictRecord,
-        this.readOnly,
-      );
+      store = new CellStore(this.layout.cellStore('verdicts', name), VerdictRecord, this.readOnly);
       this.verdictStores.set(name, store);
     }
     return store;
@@ -230,7 +230,7 @@ export class CellStores {
       ['answers', (name: string) => this.answerStore(name)],
       ['verdicts', (name: string) => this.verdictStore(name)],
     ] as const) {
-      const dir = join(this.dir, 'cells', kind);
+      const dir = this.layout.cells(kind);
       if (!existsSync(dir)) continue;
       for (const file of readdirSync(dir)) if (file.endsWith('.jsonl')) open(file.slice(0, -'.jsonl'.length));
     }

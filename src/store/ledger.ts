@@ -18,15 +18,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { Journal } from '../util/journal.ts';
 import { processAlive } from '../util/owner.ts';
+import { Journal } from './jsonl.ts';
+import { resultsLayout } from './layout.ts';
 
-export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
-export const LEDGER_SUMMARY = '.budget_ledger.json';
+export { LEDGER_JOURNAL, LEDGER_SUMMARY } from './layout.ts';
 
 const Usd = z.number().min(0);
 const Owner = z.strictObject({ pid: z.number().int(), host: z.string() });
@@ -166,7 +165,7 @@ export class BudgetLedger {
     readonly dir: string,
     private readonly opts: LedgerOptions,
   ) {
-    this.journal = new Journal(join(dir, LEDGER_JOURNAL), LedgerEvent, (e) => this.fold(e));
+    this.journal = new Journal(resultsLayout(dir).ledger, LedgerEvent, (e) => this.fold(e));
     this.journal.catchUp();
   }
 
@@ -420,6 +419,9 @@ export class BudgetLedger {
 
   /** Writes the human-readable summary file (`.budget_ledger.json`). */
   async writeSummary(): Promise<void> {
-    await writeFileAtomic(join(this.dir, LEDGER_SUMMARY), `${JSON.stringify(this.summary(), null, 2)}\n`);
+    await writeFileAtomic(
+      resultsLayout(this.dir).ledgerSummary,
+      `${JSON.stringify(this.summary(), null, 2)}\n`,
+    );
   }
 }
