@@ -73,7 +73,8 @@ async function dryRun(
   log: (line: string) => void,
 ): Promise<void> {
   const { RunSession } = await import('../run/open.ts');
-  const { estimateRun, formatEstimate } = await import('../run/estimate.ts');
+  const { estimateRun } = await import('../run/estimate.ts');
+  const { formatEstimate } = await import('../run/estimate-format.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env: io.env ?? process.env });
   const estimate = await estimateRun(run);
   const summary = run.ledger.summary();

@@ -13,7 +13,7 @@ import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../st
 import { BudgetExceededError } from '../store/ledger.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { type StageContext, settleCharges } from './sync.ts';
+import type { StageContext } from './stage-context.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
 export interface WorkItem {
@@ -265,7 +265,7 @@ export async function collect(
         stop: result.reply.stop,
       });
     }
-    await settleCharges(run.ledger, [charge], { close: false });
+    await run.ledger.settleCharges([charge], { close: false });
   }
   if (record.items.every((i) => group.isStored(i.key) || failedKeys.has(i.key))) {
     record.status = 'collected';

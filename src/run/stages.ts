@@ -20,12 +20,14 @@ import { recoverLedger } from '../store/recover.ts';
 import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
 import { runBatches } from './batches.ts';
-import { estimateRun, formatEstimate } from './estimate.ts';
+import { estimateRun } from './estimate.ts';
+import { formatEstimate } from './estimate-format.ts';
 import type { RunSession } from './open.ts';
-import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
+import { StageContext, type StageOptions } from './stage-context.ts';
+import { runSyncCells } from './sync.ts';
 import type { SubjectCell } from './work.ts';
 
-export { StageContext, type StageOptions } from './sync.ts';
+export { StageContext, type StageOptions } from './stage-context.ts';
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 

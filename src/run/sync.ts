@@ -5,115 +5,14 @@
  * starts, and every cell not computed carries the ledger's message.
  */
 import { issueJudgeCall } from '../judging/calls.ts';
-import type { CallCharge, ModelReply } from '../providers/types.ts';
+import type { ModelReply } from '../providers/types.ts';
 import { type AnswerRecord, isJudgeable, type VerdictRecord } from '../store/cells.ts';
-import { BudgetExceededError, type BudgetLedger } from '../store/ledger.ts';
-import { recoverLedger } from '../store/recover.ts';
-import { errorMessage } from '../util/errors.ts';
-import type { RunSession } from './open.ts';
+import { CellLease, storedNow, underLease } from './cell-lease.ts';
+import type { StageContext } from './stage-context.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
 /** Bottleneck priority of subject calls: after judge calls (judging/calls.ts), so that started cells finish. */
 const SUBJECT_PRIORITY = 5;
-
-export interface StageOptions {
-  signal?: AbortSignal;
-  /** progress and notices (one line each) */
-  log?: (line: string) => void;
-  /** skip the pre-flight refusal (tests of the cap itself) */
-  skipPreflight?: boolean;
-}
-
-export class StageContext {
-  readonly errors = new Map<string, string>();
-  stopped: Error | null = null;
-  /** one recovery of the ledger at a time, after leases of a stopped process were taken over */
-  private recovering: Promise<void> = Promise.resolve();
-  readonly counts = {
-    answers: { computed: 0, reused: 0, failed: 0 },
-    verdicts: { computed: 0, reused: 0, failed: 0 },
-    batches: 0,
-  };
-
-  /** calls the run still had to make when it started (for the progress line) */
-  expectedCalls = 0;
-  private lastProgress = Date.now();
-  private readonly started = Date.now();
-
-  constructor(
-    readonly run: RunSession,
-    readonly opts: StageOptions,
-  ) {}
-
-  log(line: string): void {
-    this.opts.log?.(line);
-  }
-
-  /** A progress line (at most one every 5 s, and the last): calls done, failed, left, and an ETA. */
-  progress(final = false): void {
-    const c = this.counts;
-    const done = c.answers.computed + c.verdicts.computed;
-    const failed = c.answers.failed + c.verdicts.failed;
-    const now = Date.now();
-    if (this.expectedCalls === 0 || (!final && now - this.lastProgress < 5000)) return;
-    this.lastProgress = now;
-    const left = Math.max(0, this.expectedCalls - done - failed);
-    const rate = done / Math.max(1, now - this.started);
-    const eta = left > 0 && rate > 0 ? `, about ${Math.ceil(left / rate / 1000)} s left` : '';
-    this.log(
-      `progress: ${c.answers.computed} answers and ${c.verdicts.computed} verdicts done, ${failed} failed, ${left} calls to go${eta}`,
-    );
-  }
-
-  /**
-   * Settles in the ledger what the stopped processes whose leases this run took over left open (their
-   * calls' records, else worst-case bookings), one recovery at a time.
-   */
-  recoverTakenOver(): Promise<void> {
-    const next = this.recovering.then(() => recoverLedger(this.run, (line) => this.log(line)));
-    this.recovering = next.catch(() => undefined);
-    return next;
-  }
-
-  private shared = false;
-
-  /** Says once that another process is computing cells of this run, which this run waits for. */
-  sharing(pid: number | undefined): void {
-    if (this.shared) return;
-    this.shared = true;
-    this.log(
-      `another process${pid === undefined ? '' : ` (pid ${pid})`} is computing cells of this run in the same results folder: ` +
-        'this run waits for its results instead of paying for them twice',
-    );
-  }
-
-  fail(cellId: string, err: unknown): void {
-    if (err instanceof BudgetExceededError) {
-      if (!this.stopped) {
-        this.stopped = err;
-        this.log(err.message);
-      }
-    }
-    this.errors.set(cellId, errorMessage(err));
-  }
-}
-
-/** Settles the charges of a stored record in the ledger (each sync reservation closes with its call). */
-export async function settleCharges(
-  ledger: BudgetLedger,
-  charges: readonly CallCharge[],
-  opts: { close: boolean } = { close: true },
-): Promise<void> {
-  const byReservation = new Map<string, { key: string; usd: number }[]>();
-  for (const c of charges) {
-    if (!c.reservation) continue;
-    byReservation.set(c.reservation, [
-      ...(byReservation.get(c.reservation) ?? []),
-      { key: c.key, usd: c.usd },
-    ]);
-  }
-  for (const [reservation, spends] of byReservation) await ledger.settle(reservation, spends, opts);
-}
 
 export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRecord {
   return {
@@ -132,98 +31,6 @@ export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRe
     ...(reply.stop ? { stop: reply.stop } : {}),
     created_at: new Date().toISOString(),
   };
-}
-
-/** A cell's call gave way: another live process holds the cell, or stored it just now (`stored`). */
-class CellTaken extends Error {
-  constructor(readonly stored: unknown) {
-    super("the cell is another process's");
-    this.name = 'CellTaken';
-  }
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * The lease of one cell (run/leases.ts), claimed when its call has its rate-limit slot (`beforeSend`),
- * so that a process claims only what it is about to pay for. When another live process holds the cell,
- * or stored it just before letting it go, the call gives way (CellTaken) before anything is reserved or
- * sent; `wait` then waits, holding no slot, for that process's record, or for the lease to be free.
- */
-class CellLease<R> {
-  private claimed = false;
-
-  constructor(
-    private readonly ctx: StageContext,
-    private readonly stage: 'answer' | 'verdict',
-    private readonly key: string,
-    /** the cell's record, after reading what other processes stored */
-    private readonly stored: () => R | undefined,
-  ) {}
-
-  readonly beforeSend = async (): Promise<void> => {
-    const leases = this.ctx.run.leases;
-    const { mine, tookOver } = await leases.claim(this.stage, [this.key]);
-    if (tookOver.length > 0) await this.ctx.recoverTakenOver();
-    if (!mine.has(this.key)) {
-      this.ctx.sharing(leases.holder(this.stage, this.key)?.pid);
-      throw new CellTaken(undefined);
-    }
-    this.claimed = true;
-    const now = this.stored();
-    if (now !== undefined) throw new CellTaken(now);
-  };
-
-  /** The record another process stored, or undefined once the cell is free to claim again. */
-  async wait(): Promise<R | undefined> {
-    const leases = this.ctx.run.leases;
-    for (let delay = 20; ; delay = Math.min(1000, delay * 1.5)) {
-      await pause(delay);
-      if (this.ctx.opts.signal?.aborted)
-        throw new Error(`interrupted while another process was computing this ${this.stage}`);
-      const now = this.stored();
-      if (now !== undefined) return now;
-      leases.refresh();
-      if (!leases.heldByOther(this.stage, this.key)) return undefined;
-    }
-  }
-
-  async release(): Promise<void> {
-    if (this.claimed) await this.ctx.run.leases.release(this.stage, [this.key]);
-    this.claimed = false;
-  }
-}
-
-/**
- * Makes a cell's call under its lease (`call` gets the lease's `beforeSend`): its result, or the record
- * another process stored instead (`taken`), waiting for it when that process is still at it.
- */
-async function underLease<R, T>(
-  lease: CellLease<R>,
-  call: (beforeSend: () => Promise<void>) => Promise<T>,
-): Promise<{ done: T } | { taken: R }> {
-  try {
-    for (;;) {
-      try {
-        return { done: await call(lease.beforeSend) };
-      } catch (err) {
-        if (!(err instanceof CellTaken)) throw err;
-        const now = (err.stored as R | undefined) ?? (await lease.wait());
-        if (now !== undefined) return { taken: now };
-      }
-    }
-  } finally {
-    await lease.release();
-  }
-}
-
-/** A store's record of a key, after reading what other processes appended. */
-function storedNow<R>(
-  store: { refresh(): void; get(key: string): R | undefined },
-  key: string,
-): R | undefined {
-  store.refresh();
-  return store.get(key);
 }
 
 /**
@@ -251,7 +58,7 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
       run.inbox.receive({ t: 'answer', record });
       const kept = await store.put(record);
       run.inbox.stored(record.key);
-      await settleCharges(run.ledger, reply.charges ?? []);
+      await run.ledger.settleCharges(reply.charges ?? []);
       return kept;
     });
     if ('taken' in outcome) {
@@ -308,7 +115,7 @@ export async function syncVerdict(
       const kept = await store.put(record);
       run.inbox.stored(record.key);
       // The batch reply's charge is settled by the batch runner; the sync retry's here.
-      await settleCharges(run.ledger, unsettled);
+      await run.ledger.settleCharges(unsettled);
       return kept;
     });
     if ('taken' in outcome) {

@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import type { CallCharge } from '../providers/types.ts';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { processAlive } from '../util/owner.ts';
@@ -342,6 +343,25 @@ export class BudgetLedger {
     });
     this.spentHere += fresh;
     await this.afterSpend();
+  }
+
+  /**
+   * Settles the charges a stored record carries, by reservation (each sync reservation closes with its
+   * call; a batch's stays open, `close: false`, until the batch is collected).
+   */
+  async settleCharges(
+    charges: readonly CallCharge[],
+    opts: { close: boolean } = { close: true },
+  ): Promise<void> {
+    const byReservation = new Map<string, { key: string; usd: number }[]>();
+    for (const c of charges) {
+      if (!c.reservation) continue;
+      byReservation.set(c.reservation, [
+        ...(byReservation.get(c.reservation) ?? []),
+        { key: c.key, usd: c.usd },
+      ]);
+    }
+    for (const [reservation, spends] of byReservation) await this.settle(reservation, spends, opts);
   }
 
   /** Frees a reservation whose call was never sent or was not billed. */
