@@ -191,23 +191,13 @@ export async function waitFor(
   return ended;
 }
 
-/** Gives up a record whose remote batch turned out not to be its own; its items run again. */
-async function abandonForeign(
-  ctx: StageContext,
-  group: BatchGroup,
-  record: BatchRecord,
-  work: Map<string, WorkItem>,
-  dir: string,
-): Promise<WorkItem[]> {
+/** Gives up a record whose remote batch turned out not to be its own (its items run again). */
+async function abandonForeign(ctx: StageContext, batch: MeteredBatch, record: BatchRecord, dir: string) {
   record.status = 'abandoned';
   record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
-  if (record.reservation) await group.batch.release(record.reservation);
+  if (record.reservation) await batch.release(record.reservation);
   await saveBatchRecord(dir, record);
   ctx.log(`batch ${record.id}: ${record.error}`);
-  return record.items.flatMap((i) => {
-    const item = work.get(i.key);
-    return item && !group.isStored(i.key) ? [item] : [];
-  });
 }
 
 /**
@@ -234,8 +224,13 @@ export async function collect(
   const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
   // A batch adopted after a stop (looked up without an id) must carry this record's items.
   const foreign = results.filter((r) => r.ok && !keyOf.has(r.customId)).length;
-  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing')))
-    return abandonForeign(ctx, group, record, work, dir);
+  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing'))) {
+    await abandonForeign(ctx, group.batch, record, dir);
+    return record.items.flatMap((i) => {
+      const item = work.get(i.key);
+      return item && !group.isStored(i.key) ? [item] : [];
+    });
+  }
   const fallback: WorkItem[] = [];
   const failedKeys = new Set<string>();
   for (const result of results) {

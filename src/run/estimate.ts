@@ -72,18 +72,32 @@ class CallSpecs {
     return this.run.plan.config.estimate;
   }
 
-  subjectCall(subject: PlannedSubject, questionId: string, userTokens: number): void {
+  /** One call of a subject or judge of the run, with its cacheable prefix and the rest of its input. */
+  private call(
+    m: PlannedSubject | PlannedJudge,
+    role: 'subject' | 'judge',
+    questionId: string,
+    tokens: { prefix: number; rest: number; output: number },
+  ): void {
     this.specs.push({
-      provider: subject.provider,
-      model: subject.model,
-      role: 'subject',
-      priced: subject.priced,
-      batch: this.batchMode && batchable(subject.provider),
-      prefixTokens: this.subjectSystem + userTokens,
-      restTokens: 0,
-      cacheGroup: `${subject.id}:${questionId}`,
-      expectedOutput: this.assumed.subject_output_tokens,
-      maxOutput: subject.maxTokens,
+      provider: m.provider,
+      model: m.model,
+      role,
+      priced: m.priced,
+      batch: this.batchMode && batchable(m.provider),
+      prefixTokens: tokens.prefix,
+      restTokens: tokens.rest,
+      cacheGroup: `${m.id}:${questionId}`,
+      expectedOutput: tokens.output,
+      maxOutput: m.maxTokens,
+    });
+  }
+
+  subjectCall(subject: PlannedSubject, questionId: string, userTokens: number): void {
+    this.call(subject, 'subject', questionId, {
+      prefix: this.subjectSystem + userTokens,
+      rest: 0,
+      output: this.assumed.subject_output_tokens,
     });
   }
 
@@ -94,17 +108,10 @@ class CallSpecs {
     sharedTokens: number,
     answerTokens: number | null,
   ): void {
-    this.specs.push({
-      provider: judge.provider,
-      model: judge.model,
-      role: 'judge',
-      priced: judge.priced,
-      batch: this.batchMode && batchable(judge.provider),
-      prefixTokens: this.judgeSystem + sharedTokens,
-      restTokens: (answerTokens ?? this.assumed.subject_output_tokens) + 8,
-      cacheGroup: `${judge.id}:${questionId}`,
-      expectedOutput: this.assumed.judge_output_tokens,
-      maxOutput: judge.maxTokens,
+    this.call(judge, 'judge', questionId, {
+      prefix: this.judgeSystem + sharedTokens,
+      rest: (answerTokens ?? this.assumed.subject_output_tokens) + 8,
+      output: this.assumed.judge_output_tokens,
     });
   }
 }

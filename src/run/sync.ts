@@ -5,8 +5,14 @@
  * starts, and every cell not computed carries the ledger's message.
  */
 import { issueJudgeCall } from '../judging/calls.ts';
-import type { ModelReply } from '../providers/types.ts';
-import { type AnswerRecord, isJudgeable, type VerdictRecord } from '../store/cells.ts';
+import type { CallCharge, ModelReply } from '../providers/types.ts';
+import {
+  type AnswerRecord,
+  type CellRecord,
+  type CellStore,
+  isJudgeable,
+  type VerdictRecord,
+} from '../store/cells.ts';
 import { CellLease, storedNow, underLease } from './cell-lease.ts';
 import type { StageContext } from './stage-context.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
@@ -34,6 +40,43 @@ export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRe
 }
 
 /**
+ * A cell's sync call under its lease: its record goes to this process's inbox, then to its store, then
+ * its calls' charges are settled; counted as computed, as reused when another process stored it, or as
+ * failed (the failure recorded for the cell, never thrown).
+ */
+async function underCellLease<R extends CellRecord>(
+  ctx: StageContext,
+  cell: { stage: 'answer' | 'verdict'; id: string; key: string; store: CellStore<R> },
+  make: (beforeSend: () => Promise<void>) => Promise<{ record: R; unsettled: readonly CallCharge[] }>,
+  receive: (record: R) => void,
+): Promise<R | null> {
+  const run = ctx.run;
+  const counts = cell.stage === 'answer' ? ctx.counts.answers : ctx.counts.verdicts;
+  try {
+    const lease = new CellLease(ctx, cell.stage, cell.key, () => storedNow(cell.store, cell.key));
+    const outcome = await underLease(lease, async (beforeSend) => {
+      const { record, unsettled } = await make(beforeSend);
+      receive(record);
+      const kept = await cell.store.put(record);
+      run.inbox.stored(record.key);
+      await run.ledger.settleCharges(unsettled);
+      return kept;
+    });
+    if ('taken' in outcome) {
+      counts.reused++;
+      return outcome.taken;
+    }
+    counts.computed++;
+    ctx.progress();
+    return outcome.done;
+  } catch (err) {
+    counts.failed++;
+    ctx.fail(cell.id, err);
+    return null;
+  }
+}
+
+/**
  * The subject's answer to a cell: the stored one, one another process stores meanwhile, or a new sync
  * call (under the cell's lease) stored then settled.
  */
@@ -46,39 +89,26 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
     ctx.errors.set(cell.id, ctx.stopped.message);
     return null;
   }
-  try {
-    const lease = new CellLease(ctx, 'answer', cell.key, () => storedNow(store, cell.key));
-    const outcome = await underLease(lease, async (beforeSend) => {
+  return underCellLease(
+    ctx,
+    { stage: 'answer', id: cell.id, key: cell.key, store },
+    async (beforeSend) => {
       const reply = await run.providerOf('subject', cell.subject.id).complete(cell.request, {
         ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
         priority: SUBJECT_PRIORITY,
         beforeSend,
       });
-      const record = answerRecordFrom(cell, reply);
-      run.inbox.receive({ t: 'answer', record });
-      const kept = await store.put(record);
-      run.inbox.stored(record.key);
-      await run.ledger.settleCharges(reply.charges ?? []);
-      return kept;
-    });
-    if ('taken' in outcome) {
-      ctx.counts.answers.reused++;
-      return outcome.taken;
-    }
-    ctx.counts.answers.computed++;
-    ctx.progress();
-    return outcome.done;
-  } catch (err) {
-    ctx.counts.answers.failed++;
-    ctx.fail(cell.id, err);
-    return null;
-  }
+      return { record: answerRecordFrom(cell, reply), unsettled: reply.charges ?? [] };
+    },
+    (record) => run.inbox.receive({ t: 'answer', record }),
+  );
 }
 
 /**
  * A judge's verdict on a stored answer: the stored one, one another process stores meanwhile, or new
  * calls (a retry on a bad reply) under the cell's lease, stored then settled. `first` is a reply a batch
- * of this process already paid for (under its lease): it is stored whatever.
+ * of this process already paid for (under its lease): it is stored whatever, and its charge is the
+ * batch runner's to settle (the sync retry's is settled here).
  */
 export async function syncVerdict(
   ctx: StageContext,
@@ -94,9 +124,10 @@ export async function syncVerdict(
     ctx.errors.set(id, ctx.stopped.message);
     return null;
   }
-  try {
-    const lease = new CellLease(ctx, 'verdict', v.key, () => storedNow(store, v.key));
-    const outcome = await underLease(lease, async (beforeSend) => {
+  return underCellLease(
+    ctx,
+    { stage: 'verdict', id, key: v.key, store },
+    async (beforeSend) => {
       const { result, unsettled } = await issueJudgeCall(run.providerOf('judge', v.judge.id), v.request, {
         ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
         first,
@@ -111,25 +142,10 @@ export async function syncVerdict(
         ...result,
         created_at: new Date().toISOString(),
       };
-      run.inbox.receive({ t: 'verdict', record });
-      const kept = await store.put(record);
-      run.inbox.stored(record.key);
-      // The batch reply's charge is settled by the batch runner; the sync retry's here.
-      await run.ledger.settleCharges(unsettled);
-      return kept;
-    });
-    if ('taken' in outcome) {
-      ctx.counts.verdicts.reused++;
-      return outcome.taken;
-    }
-    ctx.counts.verdicts.computed++;
-    ctx.progress();
-    return outcome.done;
-  } catch (err) {
-    ctx.counts.verdicts.failed++;
-    ctx.fail(id, err);
-    return null;
-  }
+      return { record, unsettled };
+    },
+    (record) => run.inbox.receive({ t: 'verdict', record }),
+  );
 }
 
 /**
