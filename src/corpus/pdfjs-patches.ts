@@ -268,29 +268,7 @@ function bytesToString(bytes) {`,
       return glyphs;
     }
     glyphs = [];
-    if (this.cMap) {
-      const c = Object.create(null),
-        ii = chars.length;
-      let i = 0;
-      while (i < ii) {
-        this.cMap.readCharCode(chars, i, c);
-        const {
-          charcode,
-          length
-        } = c;
-        i += length;
-        const glyph = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
-        glyphs.push(glyph);
-      }
-    } else {
-      for (let i = 0, ii = chars.length; i < ii; ++i) {
-        const charcode = chars.charCodeAt(i);
-        const glyph = this._charToGlyph(charcode, charcode === 0x20);
-        glyphs.push(glyph);
-      }
-    }
-    return this._charsCache[chars] = glyphs;
-  }`,
+    if (this.cMap) {`,
     replace: `  charsToGlyphs(chars) {
     const glyphs = [];
     this.rgeCharsToGlyphsInto(chars, glyphs);
@@ -298,27 +276,25 @@ function bytesToString(bytes) {`,
   }
   rgeCharsToGlyphsInto(chars, out) {
     let n = 0;
-    if (this.cMap) {
-      const c = Object.create(null),
-        ii = chars.length;
-      let i = 0;
-      while (i < ii) {
-        this.cMap.readCharCode(chars, i, c);
-        const {
-          charcode,
-          length
-        } = c;
-        i += length;
-        out[n++] = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
-      }
-    } else {
-      for (let i = 0, ii = chars.length; i < ii; ++i) {
-        const charcode = chars.charCodeAt(i);
-        out[n++] = this._charToGlyph(charcode, charcode === 0x20);
+    if (this.cMap) {`,
+  },
+  {
+    name: "a glyph read through the font's CMap goes into the given array",
+    find: `        const glyph = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
+        glyphs.push(glyph);`,
+    replace: `        out[n++] = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);`,
+  },
+  {
+    name: 'a glyph of a one-byte font goes into the given array, whose count of glyphs is returned',
+    find: `        const glyph = this._charToGlyph(charcode, charcode === 0x20);
+        glyphs.push(glyph);
       }
     }
-    return n;
-  }`,
+    return this._charsCache[chars] = glyphs;`,
+    replace: `        out[n++] = this._charToGlyph(charcode, charcode === 0x20);
+      }
+    }
+    return n;`,
   },
   {
     name: "text content reads a string's glyphs from one array the call reuses (a font without the method: its own array)",
