@@ -24,14 +24,16 @@
  * same within noise); the document's bytes are handed to the parser uncloned, so that pdf.ts can free
  * them when the range closes; and the API module builds its one load-time `DOMMatrix` when it first
  * draws, so that a thread that only reads text never loads @napi-rs/canvas (pdfjs.ts).
- * Later edits for time (docs/adr/0024, amendment of 2026-12-03): a font that the call has already
+ * Later edits for time (docs/adr/0024, amendments of 2026-12-03): a font that the call has already
  * loaded by reference is set at once when the font cache still holds the same promise for it (pages
  * written by PDFKit set the font on every line, and each `Tf` was an async round trip through
  * `loadFont`); a string's glyphs go into one array the call reuses; a string with no character at or
  * above U+0590 skips the bidi classification (none of its characters can be R, AL or AN); hex strings
  * are decoded by Node's Latin-1 slice (each byte the code point of its value, as
- * `String.fromCharCode`) and read straight from a decoded stream's buffer; a reference makes its
- * string (its key in every cache keyed by reference) once. How they were measured (instruction counts, not wall time) and what they gave: the ADR.
+ * `String.fromCharCode`); a reference makes its string (its key in every cache keyed by reference)
+ * once. How they were measured (instruction counts, not wall time) and what each gave: the ADR, which
+ * also names the edit dropped because it measured within noise (a hex string read straight from a
+ * decoded stream's buffer).
  * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
  * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
  *
@@ -152,40 +154,28 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     replace: `  getHexString() {
     let bytes = this.rgeHexBytes ||= new Uint8Array(256);
     let n = 0;
-    const rgeStream = this.stream instanceof DecodeStream ? this.stream : null;
     let ch = this.currentChar;`,
   },
   {
-    name: "a hex string's bytes go into the buffer, which grows to keep a slot free for a last odd digit; its next character read from a decoded stream's buffer while it holds one (what DecodeStream.getByte returns)",
-    find: `        } else {
-          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
-          firstDigit = -1;
-        }
-        ch = this.nextChar();
-      }
-    }
-    if (firstDigit !== -1) {
-      strBuf.push(String.fromCharCode(firstDigit << 4));
-    }
-    return strBuf.join("");
-  }`,
-    replace: `        } else {
-          if (n + 1 === bytes.length) {
+    name: "a hex string's byte goes into the buffer, which grows to keep a slot free for a last odd digit",
+    find: `          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));`,
+    replace: `          if (n + 1 === bytes.length) {
             const grown = new Uint8Array(bytes.length * 2);
             grown.set(bytes);
             bytes = this.rgeHexBytes = grown;
           }
-          bytes[n++] = firstDigit << 4 | digit;
-          firstDigit = -1;
-        }
-        ch = rgeStream !== null && rgeStream.pos < rgeStream.bufferLength ? this.currentChar = rgeStream.buffer[rgeStream.pos++] : this.nextChar();
-      }
+          bytes[n++] = firstDigit << 4 | digit;`,
+  },
+  {
+    name: "a hex string's last odd digit goes into the buffer, and the string is made from the buffer",
+    find: `    if (firstDigit !== -1) {
+      strBuf.push(String.fromCharCode(firstDigit << 4));
     }
-    if (firstDigit !== -1) {
+    return strBuf.join("");`,
+    replace: `    if (firstDigit !== -1) {
       bytes[n++] = firstDigit << 4;
     }
-    return rgeLatin1 ? rgeLatin1.call(bytes, 0, n) : bytesToString(bytes.subarray(0, n));
-  }`,
+    return rgeLatin1 ? rgeLatin1.call(bytes, 0, n) : bytesToString(bytes.subarray(0, n));`,
   },
   {
     name: "Node's Latin-1 decoder (each byte the code point of its value, as String.fromCharCode), where there is one",
