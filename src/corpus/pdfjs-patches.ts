@@ -34,11 +34,14 @@
  * once. How they were measured (instruction counts, not wall time) and what each gave: the ADR, which
  * also names the edit dropped because it measured within noise (a hex string read straight from a
  * decoded stream's buffer).
- * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
- * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
+ * test/corpus/pdfjs-patches-compare.test.ts compares the text items of the patched and the original
+ * code, every field, on hand-made pages, fixtures and generated reports (and on real filings with
+ * ../shared).
  *
  * Each edit must find its text exactly once, and both copies are made or neither; if not (another
- * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower.
+ * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower, and
+ * rge says so once on stderr, naming the edit (`sayPdfjsFallback`). test/corpus/pdfjs-patches.test.ts
+ * fails when an edit does not apply to the pinned pdfjs-dist.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -525,4 +528,20 @@ export async function patchedPdfjs(): Promise<{ main: string; worker: string }> 
     patchedCopy(originalWorkerPath(), WORKER_EDITS, 'pdfjs-worker'),
   ]);
   return { main, worker };
+}
+
+let fallbackSaid = false;
+
+/**
+ * Says on stderr, once a process, that pdf.js runs pdfjs-dist's own files because rge's patched copies
+ * could not be made, and why (`reason`: the edit whose text is not found, the cache that cannot be
+ * written). pdfjs.ts calls it in the main thread; a corpus thread passes its reason on with its replies
+ * (pdf-worker.ts) and the pool says it here (workers.ts), so that a pool of threads says it once.
+ */
+export function sayPdfjsFallback(reason: string): void {
+  if (fallbackSaid) return;
+  fallbackSaid = true;
+  process.stderr.write(
+    `rge: pdf.js runs pdfjs-dist's own files, not rge's patched copies (the same text, slower; RGE_PDFJS_PATCHES=0 chooses them without this message): ${reason}\n`,
+  );
 }
