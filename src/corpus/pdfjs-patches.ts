@@ -35,8 +35,8 @@
  * also names the edit dropped because it measured within noise (a hex string read straight from a
  * decoded stream's buffer).
  * test/corpus/pdfjs-patches-compare.test.ts compares the text items of the patched and the original
- * code, every field, on hand-made pages, fixtures and generated reports (and on real filings with
- * ../shared).
+ * code, every field, and a drawing, on hand-made pages, fixtures and generated reports, and checks by
+ * V8's block coverage that every edit's new code ran there (and compares real filings with ../shared).
  *
  * Each edit must find its text exactly once, and both copies are made or neither; if not (another
  * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower, and

@@ -1,17 +1,29 @@
 /**
  * pdf.js's own files and rge's patched copies (src/corpus/pdfjs-patches.ts, docs/adr/0024) compared:
- * every text item, every field, on the repository's own PDFs (hand-made pages, fixtures, the bench's
- * synthetic reports); glyph repair on both; and, beside ../shared, real filings (skipped, saying why,
- * where ../shared/corpus is absent).
+ * every text item, every field, and drawn pixels, on the repository's own PDFs (hand-made pages,
+ * fixtures, a Type3 and an embedded composite font, the bench's synthetic reports), with V8's block
+ * coverage showing that every edit's new code ran; glyph repair on both; and, beside ../shared, real
+ * filings (skipped, saying why, where ../shared/corpus is absent).
  */
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
-import { makeRawPdf, makeRupeeFontPdf, makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
-import { inChild } from '../helpers/pdfjs-child.ts';
+import { MAIN_EDITS, patchedPdfjs, type SourceEdit, WORKER_EDITS } from '../../src/corpus/pdfjs-patches.ts';
+import { bundledModule } from '../../src/util/bundle.ts';
+import {
+  makeEmbeddedFontPdf,
+  makeRawPdf,
+  makeRupeeFontPdf,
+  makeStatementPdf,
+  makeTextPdf,
+} from '../helpers/make-pdf.ts';
+import { inChild, ROOT } from '../helpers/pdfjs-child.ts';
 import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
+import { countAt, type ScriptCoverage, scriptCoverage } from '../helpers/v8-coverage.ts';
 
 /**
  * A page of text state that the patched code computes with (character and word spacing, horizontal
@@ -73,17 +85,51 @@ const FONT_SWITCH_FORM = {
   fonts: { F1: COURIER },
 };
 
-/** Every text item and text style of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
-async function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
-  const child = await inChild(
-    which,
-    files,
-    `
+/**
+ * A page that strokes hairlines under a matrix that scales x and y differently: pdf.js draws them
+ * through `rescaleAndStroke`, which uses the clip-path matrix the API edit builds on first use.
+ */
+const STROKE_CONTENT = 'q 3 0 0 1 40 60 cm 0 w 0 0 m 150 500 l 10 0 m 160 400 l S Q';
+
+/**
+ * A page in a Type3 font (glyphs drawn by content streams; glyph space 1/100 of text space): at size 1
+ * scaled by the text matrix, where pdf.js scales the text matrix by the glyphs' height (the branch of
+ * the patched matrix code that only Type3 fonts take), rotated, and at size 14.
+ */
+const TYPE3_GLYPHS = {
+  a: '100 0 d0 10 0 60 70 re f',
+  b: '100 0 d0 10 0 m 90 70 l 10 70 l f',
+  c: '100 0 0 0 90 90 d1 0 0 90 90 re f',
+};
+const TYPE3_CONTENT = [
+  'BT /T3 1 Tf 12 0 0 12 72 700 Tm (abc) Tj ET',
+  'BT /T3 1 Tf 0 12 -12 0 300 400 Tm (cab) Tj ET',
+  'BT /T3 14 Tf 72 600 Td (bca) Tj ( ) Tj (ab) Tj ET',
+].join('\n');
+
+/**
+ * Every text item and text style of every page of each PDF, as JSON, from pdf.js's original worker code
+ * or rge's, then for each of `drawn` the sha256 of its first page drawn on a canvas and its count of
+ * dark pixels; with `coverage`, V8's coverage of the process is written into that folder. The child
+ * runs pdfjs.ts bundled, as a corpus thread does, without tsx, which would transform pdf.js's modules
+ * (and so V8 would count offsets in its output, not in the patched files).
+ */
+async function readAll(
+  which: 'original' | 'patched',
+  files: readonly string[],
+  drawn: readonly string[] = [],
+  coverage?: string,
+): Promise<string> {
+  const bundle = await bundledModule(join(ROOT, 'src/corpus/pdfjs.ts'));
+  if (!bundle) throw new Error('src/corpus/pdfjs.ts could not be bundled');
+  const body = `
     const { readFileSync } = await import('node:fs');
-    const { pdfjs } = await import('./src/corpus/pdfjs.ts');
+    const { createHash } = await import('node:crypto');
+    const { pdfjs } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
+    const open = (file) => pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
     const out = [String(Object.keys(globalThis.pdfjsWorker ?? {}))];
     for (const file of files) {
-      const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
+      const doc = await open(file);
       for (let n = 1; n <= doc.numPages; n++) {
         const page = await doc.getPage(n);
         const content = await page.getTextContent();
@@ -94,9 +140,21 @@ async function itemsFrom(which: 'original' | 'patched', files: readonly string[]
       }
       await doc.destroy();
     }
-    console.log(out.join('\\n'));`,
-  );
-  return child.stdout;
+    for (const file of ${JSON.stringify(drawn)}) {
+      const doc = await open(file);
+      const page = await doc.getPage(1);
+      const viewport = page.getViewport({ scale: 1 });
+      const { canvas, context } = doc.canvasFactory.create(viewport.width, viewport.height);
+      await page.render({ canvas, canvasContext: context, viewport }).promise;
+      const pixels = context.getImageData(0, 0, viewport.width, viewport.height).data;
+      let dark = 0;
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark++;
+      out.push(JSON.stringify(['drawn', file, createHash('sha256').update(pixels).digest('hex'), dark]));
+      await doc.destroy();
+    }
+    console.log(out.join('\\n'));`;
+  const env: Record<string, string> = coverage ? { NODE_V8_COVERAGE: coverage } : {};
+  return (await inChild(which, files, body, { env, plain: true })).stdout;
 }
 
 /** The first page whose items differ (its line, both versions cut to 400 characters), or null. */
@@ -109,7 +167,33 @@ function firstDifference(original: string, patched: string) {
   return { line: i, original: a[i]?.slice(0, 400), patched: b[i]?.slice(0, 400) };
 }
 
+/**
+ * The lines of code each edit brings (lines of its replacement that its find text does not have) that
+ * never ran, by edit name; an edit that brings no code (the source map comment) has none.
+ */
+function newLinesNotRun(
+  patched: string,
+  script: ScriptCoverage,
+  edits: readonly SourceEdit[],
+): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const edit of edits) {
+    let offset = patched.indexOf(edit.replace);
+    const before = new Set(edit.find.split('\n'));
+    const notRun: string[] = [];
+    for (const [n, line] of edit.replace.split('\n').entries()) {
+      const code = /\w/.test(line) && !before.has(line);
+      if (code && countAt(script, offset + line.search(/\S/)) === 0) notRun.push(`${n + 1}: ${line.trim()}`);
+      offset += line.length + 1;
+    }
+    if (notRun.length > 0) out[edit.name] = notRun;
+  }
+  return out;
+}
+
 let dir: string;
+/** the bench's 20 synthetic reports */
+let synthetic: string[];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rge-pdfjs-compare-'));
@@ -135,8 +219,20 @@ beforeAll(async () => {
       ],
     ),
   );
-  // the bench's synthetic reports: 20 PDFs of 2 pages (embedded fonts, long kerned TJ arrays)
-  await syntheticCorpus(join(dir, 'synthetic'), 40);
+  await writeFile(join(dir, 'stroke.pdf'), makeRawPdf(STROKE_CONTENT, {}));
+  await writeFile(
+    join(dir, 'type3.pdf'),
+    makeRawPdf(TYPE3_CONTENT, {}, { type3Fonts: { T3: TYPE3_GLYPHS } }),
+  );
+  await writeFile(
+    join(dir, 'embedded-font.pdf'),
+    await makeEmbeddedFontPdf([
+      'Revenue from operations grew 12% to 41,599.84 lakhs.',
+      'Café, naïve — “quoted” text; AV Wa To kerning pairs.',
+    ]),
+  );
+  // the bench's synthetic reports: 20 PDFs of 2 pages (PDFKit's Helvetica, long kerned TJ arrays)
+  synthetic = (await syntheticCorpus(join(dir, 'synthetic'), 40)).map((d) => d.path);
 });
 
 afterAll(async () => {
@@ -144,29 +240,29 @@ afterAll(async () => {
 });
 
 describe("pdf.js's own files and the patched copies on the repository's PDFs", () => {
-  it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
-    const files = [
-      join(dir, 'text-state.pdf'),
-      join(dir, 'font-switch.pdf'),
-      join(dir, 'rupee.pdf'),
-      join(dir, 'prose.pdf'),
-      join(dir, 'statement.pdf'),
-      ...Array.from({ length: 20 }, (_, i) =>
-        join(
-          dir,
-          'synthetic',
-          `Synthetic_Company_${String(i + 1).padStart(2, '0')}_Annual_Report_${i % 2 === 0 ? 'FY2023-24' : 'FY2022-23'}.pdf`,
-        ),
-      ),
-    ];
-    const [original, patched] = await Promise.all([
-      itemsFrom('original', files),
-      itemsFrom('patched', files),
+  // text items of hand-made, generated and fixture PDFs, and three drawn pages, from each; V8's
+  // coverage of the patched run
+  let original: string;
+  let patched: string;
+  let coverage: string;
+
+  beforeAll(async () => {
+    const own = ['text-state', 'font-switch', 'rupee', 'prose', 'statement', 'type3', 'embedded-font'];
+    const files = [...own.map((name) => join(dir, `${name}.pdf`)), ...synthetic];
+    const drawn = [join(dir, 'stroke.pdf'), join(dir, 'type3.pdf'), join(dir, 'embedded-font.pdf')];
+    coverage = await mkdtemp(join(dir, 'coverage-'));
+    [original, patched] = await Promise.all([
+      readAll('original', files, drawn),
+      readAll('patched', files, drawn, coverage),
     ]);
+  });
+
+  it('gives the same text items, every field (numbers in their shortest round-trip form), and the same drawing', () => {
     const lines = patched.trim().split('\n');
     expect(lines[0]).toBe('WorkerMessageHandler');
-    // a header line, then a line a page: 3 hand-made, 3 of prose, 1 statement, 20 reports of 2
-    expect(lines.length).toBe(1 + 3 + 3 + 1 + 20 * 2);
+    // a header line, a line a page (4 hand-made, 3 of prose, 1 statement, 1 embedded font, 20 reports
+    // of 2), a line a drawn page
+    expect(lines.length).toBe(1 + 4 + 3 + 1 + 1 + 20 * 2 + 3);
     // the hand-made page has whitespace items (the kerned gaps) and items at every rotation
     const handMade = JSON.parse(lines[1] as string)[2] as { str: string; transform: number[] }[];
     expect(handMade.filter((i) => i.str === ' ').length).toBeGreaterThan(0);
@@ -182,7 +278,39 @@ describe("pdf.js's own files and the patched copies on the repository's PDFs", (
     expect(fontOf('F1 is Helvetica on the page')).toBe(fontOf('Helvetica first'));
     expect(fontOf('and Helvetica once more')).toBe(fontOf('Helvetica first'));
     expect(fontOf('inline Times again')).not.toBe(fontOf('Helvetica first'));
+    // each drawn page has its strokes or glyphs
+    for (const line of lines.slice(-3)) expect(JSON.parse(line)[3]).toBeGreaterThan(100);
     expect(firstDifference(original, patched)).toBeNull();
+  });
+
+  it("ran every edit's new code in the patched run (V8's block coverage of the two copies)", async () => {
+    const paths = await patchedPdfjs();
+    const notRun: Record<string, Record<string, string[]>> = {};
+    for (const [path, edits, declared] of [
+      [paths.main, MAIN_EDITS, 'rgeCopyPlain'],
+      [paths.worker, WORKER_EDITS, 'getCurrentTextTransform'],
+    ] as const) {
+      const script = scriptCoverage(coverage, pathToFileURL(path).href);
+      expect(script, path).not.toBeNull();
+      const source = readFileSync(path, 'utf8');
+      // V8 ran the file as it is (its offsets are the file's): a function the edits declare starts there
+      const range = script?.functions.find((f) => f.functionName === declared)?.ranges[0];
+      expect(range?.startOffset).toBe(source.indexOf(`function ${declared}(`));
+      notRun[path] = newLinesNotRun(source, script as ScriptCoverage, edits);
+    }
+    // all but three guards of the plain-message copy (an object met twice or the 65th, more than 64
+    // keys, an array with holes or properties), which no message of these PDFs meets and which
+    // pdfjs-patches.test.ts runs on the copy alone
+    expect(notRun).toEqual({
+      [paths.main]: {
+        [(MAIN_EDITS[0] as SourceEdit).name]: [
+          '9: return RGE_NOT_PLAIN;',
+          '14: return RGE_NOT_PLAIN;',
+          '19: return RGE_NOT_PLAIN;',
+        ],
+      },
+      [paths.worker]: {},
+    });
   });
 });
 
@@ -231,10 +359,7 @@ describe.skipIf(!sharedCorpus)(
         join(corpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf'),
         join(corpus, 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf'),
       ];
-      const [original, patched] = await Promise.all([
-        itemsFrom('original', files),
-        itemsFrom('patched', files),
-      ]);
+      const [original, patched] = await Promise.all([readAll('original', files), readAll('patched', files)]);
       expect(patched.split('\n').length).toBeGreaterThan(500);
       expect(firstDifference(original, patched)).toBeNull();
     });
