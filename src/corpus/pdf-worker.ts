@@ -7,6 +7,7 @@ import { parentPort } from 'node:worker_threads';
 import { errorMessage } from '../util/errors.ts';
 import { extractPages } from './pdf.ts';
 import { PdfError } from './pdf-document.ts';
+import { pdfjsFallback } from './pdfjs.ts';
 import type { PagesJob, PagesReply } from './workers.ts';
 
 if (!parentPort) throw new Error('pdf-worker.ts runs as a worker thread of the corpus pool (workers.ts)');
@@ -29,5 +30,7 @@ port.on('message', async ({ id, job }: { id: number; job: PagesJob }) => {
         ? { id, ok: false, pdfError: { kind: err.kind, file: err.file, detail: err.detail } }
         : { id, ok: false, crash: err instanceof Error ? (err.stack ?? err.message) : errorMessage(err) };
   }
-  port.postMessage(reply);
+  // the pool says once why pdfjs-dist's own files run, if they do (workers.ts)
+  const fallback = pdfjsFallback();
+  port.postMessage(fallback === null ? reply : { ...reply, pdfjsFallback: fallback });
 });

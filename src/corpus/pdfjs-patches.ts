@@ -24,19 +24,24 @@
  * same within noise); the document's bytes are handed to the parser uncloned, so that pdf.ts can free
  * them when the range closes; and the API module builds its one load-time `DOMMatrix` when it first
  * draws, so that a thread that only reads text never loads @napi-rs/canvas (pdfjs.ts).
- * Later edits for time (docs/adr/0024, amendment of 2026-12-03): a font that the call has already
+ * Later edits for time (docs/adr/0024, amendments of 2026-12-03): a font that the call has already
  * loaded by reference is set at once when the font cache still holds the same promise for it (pages
  * written by PDFKit set the font on every line, and each `Tf` was an async round trip through
  * `loadFont`); a string's glyphs go into one array the call reuses; a string with no character at or
  * above U+0590 skips the bidi classification (none of its characters can be R, AL or AN); hex strings
  * are decoded by Node's Latin-1 slice (each byte the code point of its value, as
- * `String.fromCharCode`) and read straight from a decoded stream's buffer; a reference makes its
- * string (its key in every cache keyed by reference) once. How they were measured (instruction counts, not wall time) and what they gave: the ADR.
- * test/corpus/pdfjs-patches.test.ts compares the text items of the patched and the original code,
- * every field, on hand-made pages, fixtures and generated reports (and on real filings with ../shared).
+ * `String.fromCharCode`); a reference makes its string (its key in every cache keyed by reference)
+ * once. How they were measured (instruction counts, not wall time) and what each gave: the ADR, which
+ * also names the edit dropped because it measured within noise (a hex string read straight from a
+ * decoded stream's buffer).
+ * test/corpus/pdfjs-patches-compare.test.ts compares the text items of the patched and the original
+ * code, every field, and a drawing, on hand-made pages, fixtures and generated reports, and checks by
+ * V8's block coverage that every edit's new code ran there (and compares real filings with ../shared).
  *
  * Each edit must find its text exactly once, and both copies are made or neither; if not (another
- * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower.
+ * pdfjs-dist, a cache that cannot be written), pdfjs-dist's own files run: the same text, slower, and
+ * rge says so once on stderr, naming the edit (`sayPdfjsFallback`). test/corpus/pdfjs-patches.test.ts
+ * fails when an edit does not apply to the pinned pdfjs-dist.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -152,40 +157,28 @@ export const WORKER_EDITS: readonly SourceEdit[] = [
     replace: `  getHexString() {
     let bytes = this.rgeHexBytes ||= new Uint8Array(256);
     let n = 0;
-    const rgeStream = this.stream instanceof DecodeStream ? this.stream : null;
     let ch = this.currentChar;`,
   },
   {
-    name: "a hex string's bytes go into the buffer, which grows to keep a slot free for a last odd digit; its next character read from a decoded stream's buffer while it holds one (what DecodeStream.getByte returns)",
-    find: `        } else {
-          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
-          firstDigit = -1;
-        }
-        ch = this.nextChar();
-      }
-    }
-    if (firstDigit !== -1) {
-      strBuf.push(String.fromCharCode(firstDigit << 4));
-    }
-    return strBuf.join("");
-  }`,
-    replace: `        } else {
-          if (n + 1 === bytes.length) {
+    name: "a hex string's byte goes into the buffer, which grows to keep a slot free for a last odd digit",
+    find: `          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));`,
+    replace: `          if (n + 1 === bytes.length) {
             const grown = new Uint8Array(bytes.length * 2);
             grown.set(bytes);
             bytes = this.rgeHexBytes = grown;
           }
-          bytes[n++] = firstDigit << 4 | digit;
-          firstDigit = -1;
-        }
-        ch = rgeStream !== null && rgeStream.pos < rgeStream.bufferLength ? this.currentChar = rgeStream.buffer[rgeStream.pos++] : this.nextChar();
-      }
+          bytes[n++] = firstDigit << 4 | digit;`,
+  },
+  {
+    name: "a hex string's last odd digit goes into the buffer, and the string is made from the buffer",
+    find: `    if (firstDigit !== -1) {
+      strBuf.push(String.fromCharCode(firstDigit << 4));
     }
-    if (firstDigit !== -1) {
+    return strBuf.join("");`,
+    replace: `    if (firstDigit !== -1) {
       bytes[n++] = firstDigit << 4;
     }
-    return rgeLatin1 ? rgeLatin1.call(bytes, 0, n) : bytesToString(bytes.subarray(0, n));
-  }`,
+    return rgeLatin1 ? rgeLatin1.call(bytes, 0, n) : bytesToString(bytes.subarray(0, n));`,
   },
   {
     name: "Node's Latin-1 decoder (each byte the code point of its value, as String.fromCharCode), where there is one",
@@ -268,29 +261,7 @@ function bytesToString(bytes) {`,
       return glyphs;
     }
     glyphs = [];
-    if (this.cMap) {
-      const c = Object.create(null),
-        ii = chars.length;
-      let i = 0;
-      while (i < ii) {
-        this.cMap.readCharCode(chars, i, c);
-        const {
-          charcode,
-          length
-        } = c;
-        i += length;
-        const glyph = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
-        glyphs.push(glyph);
-      }
-    } else {
-      for (let i = 0, ii = chars.length; i < ii; ++i) {
-        const charcode = chars.charCodeAt(i);
-        const glyph = this._charToGlyph(charcode, charcode === 0x20);
-        glyphs.push(glyph);
-      }
-    }
-    return this._charsCache[chars] = glyphs;
-  }`,
+    if (this.cMap) {`,
     replace: `  charsToGlyphs(chars) {
     const glyphs = [];
     this.rgeCharsToGlyphsInto(chars, glyphs);
@@ -298,27 +269,25 @@ function bytesToString(bytes) {`,
   }
   rgeCharsToGlyphsInto(chars, out) {
     let n = 0;
-    if (this.cMap) {
-      const c = Object.create(null),
-        ii = chars.length;
-      let i = 0;
-      while (i < ii) {
-        this.cMap.readCharCode(chars, i, c);
-        const {
-          charcode,
-          length
-        } = c;
-        i += length;
-        out[n++] = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
-      }
-    } else {
-      for (let i = 0, ii = chars.length; i < ii; ++i) {
-        const charcode = chars.charCodeAt(i);
-        out[n++] = this._charToGlyph(charcode, charcode === 0x20);
+    if (this.cMap) {`,
+  },
+  {
+    name: "a glyph read through the font's CMap goes into the given array",
+    find: `        const glyph = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);
+        glyphs.push(glyph);`,
+    replace: `        out[n++] = this._charToGlyph(charcode, length === 1 && chars.charCodeAt(i - 1) === 0x20);`,
+  },
+  {
+    name: 'a glyph of a one-byte font goes into the given array, whose count of glyphs is returned',
+    find: `        const glyph = this._charToGlyph(charcode, charcode === 0x20);
+        glyphs.push(glyph);
       }
     }
-    return n;
-  }`,
+    return this._charsCache[chars] = glyphs;`,
+    replace: `        out[n++] = this._charToGlyph(charcode, charcode === 0x20);
+      }
+    }
+    return n;`,
   },
   {
     name: "text content reads a string's glyphs from one array the call reuses (a font without the method: its own array)",
@@ -559,4 +528,20 @@ export async function patchedPdfjs(): Promise<{ main: string; worker: string }> 
     patchedCopy(originalWorkerPath(), WORKER_EDITS, 'pdfjs-worker'),
   ]);
   return { main, worker };
+}
+
+let fallbackSaid = false;
+
+/**
+ * Says on stderr, once a process, that pdf.js runs pdfjs-dist's own files because rge's patched copies
+ * could not be made, and why (`reason`: the edit whose text is not found, the cache that cannot be
+ * written). pdfjs.ts calls it in the main thread; a corpus thread passes its reason on with its replies
+ * (pdf-worker.ts) and the pool says it here (workers.ts), so that a pool of threads says it once.
+ */
+export function sayPdfjsFallback(reason: string): void {
+  if (fallbackSaid) return;
+  fallbackSaid = true;
+  process.stderr.write(
+    `rge: pdf.js runs pdfjs-dist's own files, not rge's patched copies (the same text, slower; RGE_PDFJS_PATCHES=0 chooses them without this message): ${reason}\n`,
+  );
 }

@@ -24,8 +24,9 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { RgeError } from '../util/errors.ts';
-import { patchedPdfjs } from './pdfjs-patches.ts';
+import { isMainThread } from 'node:worker_threads';
+import { errorMessage, RgeError } from '../util/errors.ts';
+import { patchedPdfjs, sayPdfjsFallback } from './pdfjs-patches.ts';
 
 export type PdfJs = typeof import('pdfjs-dist');
 
@@ -108,10 +109,19 @@ function loadCanvas(missing: readonly string[]): Record<string, unknown> {
 }
 
 let patched = false;
+let fallback: string | null = null;
 
 /** Whether pdf.js runs rge's patched code in this thread (then text styles carry `rgeFontName`). */
 export function workerPatched(): boolean {
   return patched;
+}
+
+/**
+ * Why pdf.js runs pdfjs-dist's own files in this thread although rge's patched copies were wanted (the
+ * edit whose text is not found, the cache that cannot be written), or null.
+ */
+export function pdfjsFallback(): string | null {
+  return fallback;
 }
 
 /** `RGE_PDFJS_PATCHES=0` runs pdfjs-dist's own files (to compare, or should a patch be in doubt). */
@@ -121,7 +131,8 @@ export const PATCHES_ENV = 'RGE_PDFJS_PATCHES';
  * pdf.js's API module: rge's patched copy (pdfjs-patches.ts), its worker code put where pdf.js looks
  * for the module it runs in this thread, unless a module is there already (an embedding application's
  * choice is kept, and then pdfjs-dist's own files are used) or RGE_PDFJS_PATCHES is 0. When the copies
- * cannot be made, pdfjs-dist's own files: the same text, slower.
+ * cannot be made, pdfjs-dist's own files: the same text, slower, and said once on stderr with the reason
+ * (by the main thread; a corpus thread passes it on with its replies, pdf-worker.ts).
  */
 async function importPdfJs(): Promise<PdfJs> {
   const globals = globalThis as Record<string, unknown>;
@@ -129,8 +140,10 @@ async function importPdfJs(): Promise<PdfJs> {
     let paths: { main: string; worker: string } | null = null;
     try {
       paths = await patchedPdfjs();
-    } catch {
+    } catch (err) {
       // pdfjs-dist's own files
+      fallback = errorMessage(err);
+      if (isMainThread) sayPdfjsFallback(fallback);
     }
     if (paths) {
       globals.pdfjsWorker = await import(pathToFileURL(paths.worker).href);

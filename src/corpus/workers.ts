@@ -30,6 +30,7 @@ import {
   type PdfErrorKind,
   type TableMode,
 } from './pdf-document.ts';
+import { sayPdfjsFallback } from './pdfjs-patches.ts';
 import type { Chunk, PageText } from './schema.ts';
 
 /**
@@ -77,8 +78,11 @@ export interface PagesJob {
   tables: TableMode;
 }
 
-/** What an extraction thread sends back for one page range (`id` is the pool's). */
-export type PagesReply = { id: number } & (
+/**
+ * What an extraction thread sends back for one page range (`id` is the pool's), with why it runs
+ * pdfjs-dist's own files instead of rge's patched copies, when it does (pdfjs.ts).
+ */
+export type PagesReply = { id: number; pdfjsFallback?: string } & (
   | { ok: true; result: ExtractedPages }
   | { ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
   | { ok: false; crash: string }
@@ -177,6 +181,7 @@ export class CorpusWorkers {
   private async pages(job: PagesJob, front: boolean): Promise<PagesSuccess> {
     // keyed by file: the thread that has it open takes its next range (pdf-worker.ts keeps it open)
     const reply = await this.pool.run(job, { front, key: job.path });
+    if (reply.pdfjsFallback !== undefined) sayPdfjsFallback(reply.pdfjsFallback);
     if (reply.ok) return reply;
     if ('pdfError' in reply) {
       const e = reply.pdfError;

@@ -1,12 +1,14 @@
-import { execFile } from 'node:child_process';
+/**
+ * rge's edits to pdfjs-dist's two built modules (src/corpus/pdfjs-patches.ts, docs/adr/0024): each
+ * applies to the pinned pdfjs-dist, a changed anchor is named, a fallback to pdfjs-dist's own files is
+ * said once, and the API edit's copy of plain messages gives what a structured clone gives. The patched
+ * and the original code are compared in pdfjs-patches-compare.test.ts.
+ */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
 import {
   applyEdits,
   MAIN_EDITS,
@@ -14,170 +16,44 @@ import {
   originalWorkerPath,
   patchedCopy,
   patchedPdfjs,
+  type SourceEdit,
   WORKER_EDITS,
 } from '../../src/corpus/pdfjs-patches.ts';
-import { makeRawPdf, makeRupeeFontPdf, makeStatementPdf, makeTextPdf } from '../helpers/make-pdf.ts';
-import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
+import { makeRupeeFontPdf, makeTextPdf } from '../helpers/make-pdf.ts';
+import { inChild, ROOT } from '../helpers/pdfjs-child.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
+/** The pinned pdfjs-dist's two modules with their edits, and each file's name as errors give it. */
+const MODULES = [
+  { what: 'pdf.mjs', original: originalMainPath(), edits: MAIN_EDITS },
+  { what: 'pdf.worker.mjs', original: originalWorkerPath(), edits: WORKER_EDITS },
+] as const;
 
-/**
- * A page of text state that the patched code computes with (character and word spacing, horizontal
- * scaling, rise, kerning in TJ arrays, text and graphics matrices at 0, 90, 180, 270 and 30 degrees),
- * states saved inside saved states, and hex strings the patched lexer reads: one with an odd last digit, one longer than its first buffer.
- */
-const HELVETICA = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
-const TEXT_STATE_CONTENT = [
-  'BT /F1 12 Tf 72 720 Td (Plain words on a line) Tj ET',
-  'BT /F1 11 Tf 2 Tc 72 700 Td (Character spacing 2) Tj ET',
-  'BT /F1 11 Tf 6 Tw 72 680 Td (Word spacing six units wide) Tj ET',
-  'BT /F1 11 Tf 150 Tz 72 660 Td (Scaled by 150 percent) Tj ET',
-  'BT /F1 11 Tf 4 Ts 72 640 Td (Raised by four) Tj ET',
-  'BT /F1 11 Tf 72 620 Td [(Kern)-120(ed)-900(gap)-3000(far)250(back)] TJ ET',
-  'BT /F1 10 Tf 0 1 -1 0 500 300 Tm (Rotated ninety) Tj ET',
-  'BT /F1 10 Tf -1 0 0 -1 400 500 Tm (Upside down) Tj ET',
-  'BT /F1 10 Tf 0 -1 1 0 100 400 Tm (Rotated two seventy) Tj ET',
-  'BT /F1 10 Tf 0.866 0.5 -0.5 0.866 200 200 Tm (Thirty degrees) Tj ET',
-  '0.5 0 0 0.5 36 36 cm BT /F1 20 Tf 24 TL 72 300 Td (Half scale by cm) Tj T* (next line) Tj ET',
-  'BT /F1 9 Tf 14 TL 72 150 Td (first) Tj T* (second) Tj T* [(a)-2000(b)] TJ ET',
-  'BT /F1 9 Tf 72 120 Td <48 65 78 4> Tj ET',
-  `BT /F1 1 Tf 20 100 Td <${'4142'.repeat(300)}5> Tj ET`,
-  // saved states inside saved states: the inner ones start from the outer's font, spacing, scaling and
-  // matrix, change them, and the outer's are back after each Q
-  [
-    '2 Tc 120 Tz BT /F1 10 Tf 300 90 Td (outer before) Tj ET',
-    'q 5 Tc 3 Ts 0.8 0 0 0.8 10 5 cm BT /F1 14 Tf 300 80 Td (inner changed) Tj ET',
-    'q BT 300 70 Td (innermost inherits) Tj ET 1.5 0 0 1.5 0 0 cm BT 3 Tw 300 64 Td (a b) Tj ET Q',
-    'BT 300 58 Td (inner again) Tj ET Q',
-    'BT 300 50 Td (outer after) Tj ET',
-  ].join(' '),
-]
-  // text state (Tc, Tw, Tz, Ts) belongs to the graphics state: each line restores it
-  .map((line) => `q ${line} Q`)
-  .join('\n');
-
-/**
- * A page that sets fonts the ways the patched code tells apart (a font this call has loaded by
- * reference is set at once; anything else goes through pdf.js's loadFont): the same name again after
- * each Q and at another size, two fonts in turn inside one text object, a font written inside the
- * page's resources (not a reference), and a form XObject whose own resources give F1 to another font,
- * drawn between the page's uses of F1.
- */
-const COURIER = '<< /Type /Font /Subtype /Type1 /BaseFont /Courier /Encoding /WinAnsiEncoding >>';
-const TIMES = '<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>';
-const FONT_SWITCH_CONTENT = [
-  'q BT /F1 12 Tf 72 720 Td (Helvetica first) Tj ET Q',
-  'q BT /F1 12 Tf 72 700 Td (Helvetica again after Q) Tj ET Q',
-  'q BT /F1 9 Tf 72 680 Td (smaller) Tj /F2 9 Tf (then Courier) Tj /F1 9 Tf (back) Tj /F2 11 Tf (larger) Tj ET Q',
-  'q BT /F3 10 Tf 72 660 Td (inline Times) Tj ET Q',
-  'q BT /F3 10 Tf 72 640 Td (inline Times again) Tj /F1 10 Tf (and Helvetica) Tj /F3 10 Tf (Times) Tj ET Q',
-  'q 1 0 0 1 0 -100 cm /Fm1 Do Q',
-  'q BT /F1 12 Tf 72 560 Td (F1 is Helvetica on the page) Tj ET Q',
-  'q /Fm1 Do Q',
-  'q BT /F1 12 Tf 72 400 Td (and Helvetica once more) Tj ET Q',
-].join('\n');
-const FONT_SWITCH_FORM = {
-  content: 'BT /F1 12 Tf 72 600 Td (F1 is Courier in the form) Tj /F1 8 Tf (still) Tj ET',
-  fonts: { F1: COURIER },
-};
-
-/**
- * Runs `body` (an ES module's code, with `files` the parsed argument) in a fresh Node process in which
- * pdf.js runs its original worker code or rge's patched one; returns what it printed.
- */
-async function inChild(
-  which: 'original' | 'patched' | 'patches off',
-  files: readonly string[],
-  body: string,
-): Promise<string> {
-  // 'original': a worker module set before pdf.js loads (an embedding application's) is kept;
-  // 'patches off': RGE_PDFJS_PATCHES=0
-  const script = `
-    ${which === 'original' ? `globalThis.pdfjsWorker = await import(${JSON.stringify(originalWorkerPath())});` : ''}
-    const files = JSON.parse(process.argv[1]);
-    ${body}`;
-  const env = { ...process.env };
-  if (which === 'patches off') env.RGE_PDFJS_PATCHES = '0';
-  else delete env.RGE_PDFJS_PATCHES;
-  const { stdout } = await run(
-    process.execPath,
-    ['--import', 'tsx', '--input-type=module', '-e', script, JSON.stringify(files)],
-    { cwd: ROOT, env, maxBuffer: 1 << 30 },
+/** The helper of the API edit, taken from the patched module and run on its own. */
+function copyHelper() {
+  const patched = applyEdits(readFileSync(originalMainPath(), 'utf8'), MAIN_EDITS);
+  const helper = patched.slice(
+    patched.indexOf('const RGE_NOT_PLAIN'),
+    patched.indexOf('class LoopbackPort {'),
   );
-  return stdout;
-}
-
-/** Every text item and text style of every page of each PDF, as JSON, from pdf.js's original worker code or rge's. */
-function itemsFrom(which: 'original' | 'patched', files: readonly string[]): Promise<string> {
-  return inChild(
-    which,
-    files,
-    `
-    const { readFileSync } = await import('node:fs');
-    const { pdfjs } = await import('./src/corpus/pdfjs.ts');
-    const out = [String(Object.keys(globalThis.pdfjsWorker ?? {}))];
-    for (const file of files) {
-      const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
-      for (let n = 1; n <= doc.numPages; n++) {
-        const page = await doc.getPage(n);
-        const content = await page.getTextContent();
-        // the styles too, less the font name rge's patch adds, in the order pdf.js gave them
-        const styles = Object.entries(content.styles).map(([id, { rgeFontName, ...style }]) => [id, style]);
-        out.push(JSON.stringify([file, n, content.items, styles]));
-        page.cleanup();
-      }
-      await doc.destroy();
-    }
-    console.log(out.join('\\n'));`,
-  );
-}
-
-/** The first page whose items differ (its line, both versions cut to 400 characters), or null. */
-function firstDifference(original: string, patched: string) {
-  const a = original.split('\n');
-  const b = patched.split('\n');
-  const at = b.findIndex((line, i) => line !== a[i]);
-  if (at < 0 && a.length === b.length) return null;
-  const i = at < 0 ? b.length : at;
-  return { line: i, original: a[i]?.slice(0, 400), patched: b[i]?.slice(0, 400) };
+  return new Function(`${helper}\nreturn { rgeCopyPlain, RGE_NOT_PLAIN };`)() as {
+    rgeCopyPlain: (v: unknown) => unknown;
+    RGE_NOT_PLAIN: symbol;
+  };
 }
 
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rge-pdfjs-patches-'));
-  await writeFile(join(dir, 'text-state.pdf'), makeRawPdf(TEXT_STATE_CONTENT, { F1: HELVETICA }));
-  await writeFile(
-    join(dir, 'font-switch.pdf'),
-    makeRawPdf(
-      FONT_SWITCH_CONTENT,
-      { F1: HELVETICA, F2: COURIER },
-      { inlineFonts: { F3: TIMES }, forms: { Fm1: FONT_SWITCH_FORM } },
-    ),
-  );
   await writeFile(join(dir, 'rupee.pdf'), makeRupeeFontPdf());
   await writeFile(join(dir, 'prose.pdf'), await makeTextPdf(['Alpha page one.', '', 'Revenue of 1,234.']));
-  await writeFile(
-    join(dir, 'statement.pdf'),
-    await makeStatementPdf(
-      'Statement of Income',
-      ['2022', '2021'],
-      [
-        { label: 'Net sales', values: ['34,229', '35,355'] },
-        { label: 'Gain on divestitures', values: ['(2,724)', '—'] },
-      ],
-    ),
-  );
-  // the bench's synthetic reports: 20 PDFs of 2 pages (embedded fonts, long kerned TJ arrays)
-  await syntheticCorpus(join(dir, 'synthetic'), 40);
 });
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe("pdf.js's worker code with rge's patches", () => {
+describe('the edits to the pinned pdfjs-dist', () => {
   it('applies each edit where its text is found once, and names an edit whose text is missing or repeated', () => {
     const edits = [
       { name: 'first', find: 'alpha', replace: 'ALPHA' },
@@ -192,11 +68,14 @@ describe("pdf.js's worker code with rge's patches", () => {
     );
   });
 
-  it('every edit finds its text exactly once in the installed pdfjs-dist, and the copies are cached by hash', async () => {
-    for (const [original, edits] of [
-      [originalMainPath(), MAIN_EDITS],
-      [originalWorkerPath(), WORKER_EDITS],
-    ] as const) {
+  it('every edit finds its text exactly once in the pinned pdfjs-dist, and the copies are cached by hash', async () => {
+    // the pdfjs-dist installed is the one package.json pins (what npm ci installs)
+    const pinned = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['pdfjs-dist'];
+    const installed = JSON.parse(
+      readFileSync(join(originalMainPath(), '../../package.json'), 'utf8'),
+    ).version;
+    expect(installed).toBe(pinned);
+    for (const { original, edits } of MODULES) {
       const patched = applyEdits(readFileSync(original, 'utf8'), edits);
       for (const edit of edits) expect(patched.includes(edit.find)).toBe(false);
     }
@@ -213,19 +92,60 @@ describe("pdf.js's worker code with rge's patches", () => {
     expect(fewer).not.toBe(paths.worker);
   });
 
-  it('copies a plain message as a structured clone would, and leaves anything else to structuredClone', () => {
-    // the helper of the API edit, taken from the patched module and run on its own
-    const patched = applyEdits(readFileSync(originalMainPath(), 'utf8'), MAIN_EDITS);
-    const helper = patched.slice(
-      patched.indexOf('const RGE_NOT_PLAIN'),
-      patched.indexOf('class LoopbackPort {'),
-    );
-    const { rgeCopyPlain, RGE_NOT_PLAIN } = new Function(
-      `${helper}\nreturn { rgeCopyPlain, RGE_NOT_PLAIN };`,
-    )() as {
-      rgeCopyPlain: (v: unknown) => unknown;
-      RGE_NOT_PLAIN: symbol;
-    };
+  it('names the edit when its anchor in the pinned pdfjs-dist is changed, for each of the edits', () => {
+    for (const { what, original, edits } of MODULES) {
+      const source = readFileSync(original, 'utf8');
+      for (const edit of edits) {
+        // one character of its text changed, as a pdfjs-dist upgrade would change it
+        const at = source.indexOf(edit.find);
+        const mid = Math.floor(edit.find.length / 2);
+        const changed = `${edit.find.slice(0, mid)}${edit.find[mid] === '#' ? '@' : '#'}${edit.find.slice(mid + 1)}`;
+        const moved = source.slice(0, at) + changed + source.slice(at + edit.find.length);
+        expect(() => applyEdits(moved, edits, what)).toThrow(
+          `${what}: the patch "${edit.name}" does not find its text`,
+        );
+      }
+    }
+  });
+});
+
+describe("the fallback to pdfjs-dist's own files", () => {
+  it("runs pdfjs-dist's own files when an edit does not apply, and says so once on stderr, naming the edit", async () => {
+    // a pdfjs-dist whose worker module has one edit's anchor changed, in the main thread and the corpus threads
+    const edit = WORKER_EDITS.find((e) => e.name.startsWith('a text style names its font')) as SourceEdit;
+    const other = join(await mkdtemp(join(dir, 'other-')), 'pdf.worker.mjs');
+    const source = readFileSync(originalWorkerPath(), 'utf8');
+    await writeFile(other, source.replace(edit.find, edit.find.replace('font.', 'this.font.')));
+    const body = (threads: boolean) => `
+      const { extractMany } = await import('./src/corpus/workers.ts');
+      const { extractPdf } = await import('./src/corpus/pdf.ts');
+      const { workerPatched } = await import('./src/corpus/pdfjs.ts');
+      const many = ${threads} ? await extractMany(files, { concurrency: 2, rangePages: 1 }) : [];
+      const one = await extractPdf(files[0]);
+      console.log(JSON.stringify({ patched: workerPatched(), one: one.pages[0].text, many: many.map((r) => r.result.pages.length) }));`;
+    const files = [join(dir, 'rupee.pdf'), join(dir, 'prose.pdf')];
+    const opts = { env: { RGE_TEST_PDFJS_WORKER: other }, preload: './test/helpers/pdfjs-other-worker.mjs' };
+    const [threads, mainOnly] = await Promise.all([
+      inChild('patched', files, body(true), opts),
+      inChild('patched', files, body(false), opts),
+    ]);
+    const said = `rge: pdf.js runs pdfjs-dist's own files, not rge's patched copies (the same text, slower; RGE_PDFJS_PATCHES=0 chooses them without this message): pdf.worker.mjs: the patch "${edit.name}" does not find its text\n`;
+    // two corpus threads (4 page ranges), then the main thread, fell back: said once; the main thread alone: once
+    expect(threads.stderr).toBe(said);
+    expect(mainOnly.stderr).toBe(said);
+    const [t, m] = [threads, mainOnly].map((c) => JSON.parse(c.stdout));
+    expect(t.many).toEqual([1, 3]);
+    // the same text, the rupee glyph repaired from the operator list as without the patches
+    for (const c of [t, m]) {
+      expect(c.patched).toBe(false);
+      expect(c.one).toMatch(/₹\s?41,599\.84 lakhs/);
+    }
+  });
+});
+
+describe("the API edit's copy of plain messages", () => {
+  it('copies a plain message as a structured clone would', () => {
+    const { rgeCopyPlain, RGE_NOT_PLAIN } = copyHelper();
     const bare = Object.assign(Object.create(null) as object, { k: 1 });
     const plain: unknown[] = [
       { sourceName: 'api', targetName: 'worker', action: 'GetPage', callbackId: 7, data: { pageIndex: 4 } },
@@ -262,7 +182,10 @@ describe("pdf.js's worker code with rge's patches", () => {
     const copy = rgeCopyPlain(sent) as typeof sent;
     sent.data.view[2] = 1;
     expect(copy.data.view).toEqual([0, 0, 612, 792]);
+  });
 
+  it('leaves anything else to structuredClone', () => {
+    const { rgeCopyPlain, RGE_NOT_PLAIN } = copyHelper();
     const shared = { x: 1 };
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
@@ -295,96 +218,4 @@ describe("pdf.js's worker code with rge's patches", () => {
     ];
     for (const value of notPlain) expect(rgeCopyPlain(value)).toBe(RGE_NOT_PLAIN);
   });
-
-  it('gives the same text items as the original, every field (numbers in their shortest round-trip form), on hand-made, generated and fixture PDFs', async () => {
-    const files = [
-      join(dir, 'text-state.pdf'),
-      join(dir, 'font-switch.pdf'),
-      join(dir, 'rupee.pdf'),
-      join(dir, 'prose.pdf'),
-      join(dir, 'statement.pdf'),
-      ...Array.from({ length: 20 }, (_, i) =>
-        join(
-          dir,
-          'synthetic',
-          `Synthetic_Company_${String(i + 1).padStart(2, '0')}_Annual_Report_${i % 2 === 0 ? 'FY2023-24' : 'FY2022-23'}.pdf`,
-        ),
-      ),
-    ];
-    const [original, patched] = await Promise.all([
-      itemsFrom('original', files),
-      itemsFrom('patched', files),
-    ]);
-    const lines = patched.trim().split('\n');
-    expect(lines[0]).toBe('WorkerMessageHandler');
-    // a header line, then a line a page: 3 hand-made, 3 of prose, 1 statement, 20 reports of 2
-    expect(lines.length).toBe(1 + 3 + 3 + 1 + 20 * 2);
-    // the hand-made page has whitespace items (the kerned gaps) and items at every rotation
-    const handMade = JSON.parse(lines[1] as string)[2] as { str: string; transform: number[] }[];
-    expect(handMade.filter((i) => i.str === ' ').length).toBeGreaterThan(0);
-    for (const s of ['Rotated ninety', 'Upside down', 'Rotated two seventy', 'Thirty degrees'])
-      expect(handMade.some((i) => i.str === s)).toBe(true);
-    // the font-switching page: F1 is Courier inside the form and Helvetica on the page around it
-    const switched = JSON.parse(lines[2] as string)[2] as { str: string; fontName: string }[];
-    const fontOf = (str: string) => switched.find((i) => i.str === str)?.fontName;
-    expect(switched.filter((i) => i.str === 'Courier in the form').length).toBe(2);
-    expect(fontOf('Courier in the form')).not.toBe(fontOf('Helvetica first'));
-    expect(fontOf('back')).toBe(fontOf('Helvetica first'));
-    expect(fontOf('larger')).toBe(fontOf('Courier'));
-    expect(fontOf('F1 is Helvetica on the page')).toBe(fontOf('Helvetica first'));
-    expect(fontOf('and Helvetica once more')).toBe(fontOf('Helvetica first'));
-    expect(fontOf('inline Times again')).not.toBe(fontOf('Helvetica first'));
-    expect(firstDifference(original, patched)).toBeNull();
-  });
 });
-
-describe('glyph repair with and without the patched worker code', () => {
-  it("names a text item's font from the patched text styles, and from the operator list when unpatched (a worker module set before, or RGE_PDFJS_PATCHES=0)", async () => {
-    const body = `
-      const { extractPdf } = await import('./src/corpus/pdf.ts');
-      const { workerPatched } = await import('./src/corpus/pdfjs.ts');
-      const doc = await extractPdf(files[0], { tables: 'never' });
-      // read before importing pdfjs-dist's own worker module, which sets globalThis.pdfjsWorker itself
-      const running = globalThis.pdfjsWorker?.WorkerMessageHandler;
-      const own = await import('pdfjs-dist/build/pdf.worker.mjs');
-      const ownWorker = running === own.WorkerMessageHandler;
-      console.log(JSON.stringify({ patched: workerPatched(), ownWorker, text: doc.pages[0].text }));`;
-    const file = [join(dir, 'rupee.pdf')];
-    const [original, off, patched] = await Promise.all([
-      inChild('original', file, body).then((o) => JSON.parse(o)),
-      inChild('patches off', file, body).then((o) => JSON.parse(o)),
-      inChild('patched', file, body).then((o) => JSON.parse(o)),
-    ]);
-    expect(patched.patched).toBe(true);
-    expect(original.patched).toBe(false);
-    // RGE_PDFJS_PATCHES=0: pdfjs-dist's own files (pdf.js imports its worker module itself)
-    expect(off.patched).toBe(false);
-    expect(off.ownWorker).toBe(true);
-    expect(original.ownWorker).toBe(true);
-    expect(patched.ownWorker).toBe(false);
-    expect(patched.text).toMatch(/₹\s?41,599\.84 lakhs/);
-    expect(patched.text).toContain('Run `rge fetch` before 12 May');
-    expect(original.text).toBe(patched.text);
-    expect(off.text).toBe(patched.text);
-  });
-});
-
-describe.skipIf(!sharedCorpus)(
-  `pdf.js patches on real filings${sharedCorpus ? '' : ` (${SHARED_ABSENT})`}`,
-  () => {
-    it('gives the same text items as the original on a 10-K and two Indian annual reports', async () => {
-      const corpus = sharedCorpus as string;
-      const files = [
-        join(corpus, 'financebench/pdfs/3M_2022_10K.pdf'),
-        join(corpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf'),
-        join(corpus, 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf'),
-      ];
-      const [original, patched] = await Promise.all([
-        itemsFrom('original', files),
-        itemsFrom('patched', files),
-      ]);
-      expect(patched.split('\n').length).toBeGreaterThan(500);
-      expect(firstDifference(original, patched)).toBeNull();
-    });
-  },
-);

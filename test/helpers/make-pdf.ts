@@ -2,6 +2,7 @@
  * PDF generators for the corpus tests. Each returns the bytes of a small PDF made with pdfkit; the
  * document dates are fixed and compression is off so that the same call gives the same bytes.
  */
+import { createRequire } from 'node:module';
 import PDFDocument from 'pdfkit';
 
 const FIXED_DATE = new Date(Date.UTC(2024, 0, 1, 0, 0, 0));
@@ -87,6 +88,19 @@ export function makeStatementPdf(title: string, header: readonly string[], rows:
   });
 }
 
+/**
+ * One page of `lines` in a TrueType font that pdfkit embeds (pdfjs-dist's Liberation Sans): a composite
+ * font (Type0, Identity-H, two bytes a character, with a ToUnicode map), as most real filings' fonts are.
+ */
+export function makeEmbeddedFontPdf(lines: readonly string[]): Promise<Buffer> {
+  const font = createRequire(import.meta.url).resolve('pdfjs-dist/standard_fonts/LiberationSans-Regular.ttf');
+  return render((doc) => {
+    doc.addPage({ size: 'A4', margin: 50 });
+    doc.font(font).fontSize(11);
+    for (const line of lines) doc.text(line, { width: 480 });
+  });
+}
+
 /** Pages with vector drawings only (boxes and lines, no text operators): a stand-in for a scanned PDF. */
 export function makeDrawingOnlyPdf(pageCount = 2): Promise<Buffer> {
   return render((doc) => {
@@ -104,6 +118,25 @@ export interface RawPageExtras {
   inlineFonts?: Record<string, string>;
   /** form XObjects, each with its content stream and its own fonts (objects of their own) */
   forms?: Record<string, { content: string; fonts: Record<string, string> }>;
+  /**
+   * Type3 fonts: each glyph's name (a glyph list name, `a`) and its content stream (`100 0 d0 ...`),
+   * encoded from character code 97 in the order given; glyph space is 1/100 of text space (a font
+   * matrix other than the 1/1000 of most fonts), each glyph 100 units wide
+   */
+  type3Fonts?: Record<string, Record<string, string>>;
+}
+
+/** A Type3 font's dictionary, its glyph procedures written as objects by `add` (makeRawPdf). */
+function type3Font(glyphs: Record<string, string>, add: (body: string) => number): string {
+  const names = Object.keys(glyphs);
+  const procs = Object.entries(glyphs)
+    .map(([name, proc]) => `/${name} ${add(stream('', proc))} 0 R`)
+    .join(' ');
+  return [
+    '<< /Type /Font /Subtype /Type3 /FontBBox [0 0 100 100] /FontMatrix [0.01 0 0 0.01 0 0]',
+    `/CharProcs << ${procs} >> /Encoding << /Type /Encoding /Differences [97 ${names.map((n) => `/${n}`).join(' ')}] >>`,
+    `/FirstChar 97 /LastChar ${96 + names.length} /Widths [${names.map(() => 100).join(' ')}] /Resources << >> >>`,
+  ].join(' ');
 }
 
 /** A stream object: `entries` of its dictionary, then its length and `content` (Latin-1). */
@@ -128,7 +161,10 @@ export function makeRawPdf(
     Object.entries(named)
       .map(([name, body]) => `/${name} ${add(body)} 0 R`)
       .join(' ');
-  const pageFonts = fontDict(fonts);
+  const type3 = Object.entries(extras.type3Fonts ?? {}).map(
+    ([name, glyphs]) => `/${name} ${add(type3Font(glyphs, add))} 0 R`,
+  );
+  const pageFonts = [fontDict(fonts), ...type3].filter((f) => f !== '').join(' ');
   const inline = Object.entries(extras.inlineFonts ?? {})
     .map(([name, body]) => `/${name} ${body}`)
     .join(' ');
