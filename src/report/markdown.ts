@@ -20,6 +20,11 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
+/** A markdown table's header row and the rule under it. */
+const tableHead = (columns: readonly string[]) => [
+  `| ${columns.join(' | ')} |`,
+  `|${columns.map(() => '---').join('|')}|`,
+];
 const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
@@ -232,21 +237,22 @@ function runHeader(s: Summary): string[] {
 
 /** Primary and equal-weight GFS per subject and category, with their intervals (and the chart). */
 function gfsSection(s: Summary, chartFile: string | undefined): string[] {
-  const out: string[] = ['## Grounding Fidelity Score', ''];
-  out.push(
+  // `traced`: every question whose gold is traced to a source here, when some are not
+  const cats = [...s.categories, 'all', ...(s.models.some((m) => s.gfs[m]?.traced) ? ['traced'] : [])];
+  return [
+    '## Grounding Fidelity Score',
+    '',
     `GFS primary = (0.40 grounding + 0.35 correctness + 0.25 calibration) / 2; equal = (c + g + k) / 6. Mean over scored cases with a BCa 95% interval (${s.run.resamples.toLocaleString('en')} resamples of questions, runs kept together).`,
     '',
-  );
-  if (chartFile) out.push(`![GFS per model and category](${chartFile})`, '');
-  // \`traced\`: every question whose gold is traced to a source here, when some are not
-  const cats = [...s.categories, 'all', ...(s.models.some((m) => s.gfs[m]?.traced) ? ['traced'] : [])];
-  out.push(`| subject | weighting | ${cats.join(' | ')} |`, `|---|---|${cats.map(() => '---').join('|')}|`);
-  for (const m of s.models) {
-    for (const w of ['primary', 'equal'] as const)
-      out.push(`| ${m} | ${w} | ${cats.map((c) => ci(s.gfs[m]?.[c]?.[w] ?? null)).join(' | ')} |`);
-  }
-  out.push('');
-  return out;
+    ...(chartFile ? [`![GFS per model and category](${chartFile})`, ''] : []),
+    ...tableHead(['subject', 'weighting', ...cats]),
+    ...s.models.flatMap((m) =>
+      (['primary', 'equal'] as const).map(
+        (w) => `| ${m} | ${w} | ${cats.map((c) => ci(s.gfs[m]?.[c]?.[w] ?? null)).join(' | ')} |`,
+      ),
+    ),
+    '',
+  ];
 }
 
 function rankingSection(s: Summary): string[] {
@@ -261,84 +267,104 @@ function rankingSection(s: Summary): string[] {
 }
 
 function pairwiseSection(s: Summary): string[] {
-  const out: string[] = ['## Pairwise comparison (McNemar, Bonferroni-corrected)', ''];
-  out.push(
+  const rows = s.pairwise.map(
+    (p) =>
+      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
+  );
+  return [
+    '## Pairwise comparison (McNemar, Bonferroni-corrected)',
+    '',
     "On binarised correctness at the (question, run) level: a cell is correct when the judges' mean correctness is at least 1.5. 'a only' counts cells a got right and b did not.",
     '',
-  );
-  out.push(
-    '| a | b | paired cells | a only | b only | p | p (Bonferroni) | test | GFS a \u2212 b | MDD |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-  );
-  for (const p of s.pairwise)
-    out.push(
-      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
-    );
-  out.push('');
-  out.push(...pairwisePowerNote(s));
-  return out;
+    ...tableHead([
+      'a',
+      'b',
+      'paired cells',
+      'a only',
+      'b only',
+      'p',
+      'p (Bonferroni)',
+      'test',
+      'GFS a \u2212 b',
+      'MDD',
+    ]),
+    ...rows,
+    '',
+    ...pairwisePowerNote(s),
+  ];
 }
 
 function varianceSection(s: Summary): string[] {
-  const out: string[] = ['## Variance across runs', ''];
-  out.push('| subject | runs | within-question SD | between-question variance |', '|---|---|---|---|');
-  for (const [m, v] of Object.entries(s.variance))
-    out.push(`| ${m} | ${v.runs} | ${f3(v.withinQuestionSD)} | ${f3(v.betweenQuestionVariance)} |`);
-  out.push('');
-  return out;
+  return [
+    '## Variance across runs',
+    '',
+    ...tableHead(['subject', 'runs', 'within-question SD', 'between-question variance']),
+    ...Object.entries(s.variance).map(
+      ([m, v]) => `| ${m} | ${v.runs} | ${f3(v.withinQuestionSD)} | ${f3(v.betweenQuestionVariance)} |`,
+    ),
+    '',
+  ];
 }
 
 function checksSection(s: Summary): string[] {
-  const out: string[] = ['## Deterministic checks (pass rate where applicable)', ''];
   const names = [...new Set(Object.values(s.checkPassRates).flatMap((r) => Object.keys(r)))].sort();
-  out.push(`| subject | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-  for (const m of s.models) {
-    out.push(
-      `| ${m} | ${names
-        .map((n) => {
-          const r = s.checkPassRates[m]?.[n];
-          return r?.rate === null || r === undefined
-            ? 'n/a'
-            : `${(100 * r.rate).toFixed(1)}% (${r.applicable})`;
-        })
-        .join(' | ')} |`,
-    );
-  }
-  out.push('');
-  return out;
+  const passRate = (m: string, name: string) => {
+    const r = s.checkPassRates[m]?.[name];
+    return r?.rate === null || r === undefined ? 'n/a' : `${(100 * r.rate).toFixed(1)}% (${r.applicable})`;
+  };
+  return [
+    '## Deterministic checks (pass rate where applicable)',
+    '',
+    // no tableHead: with no check, the header keeps an empty column
+    `| subject | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---').join('|')}|`,
+    ...s.models.map((m) => `| ${m} | ${names.map((n) => passRate(m, n)).join(' | ')} |`),
+    '',
+  ];
 }
 
 function latencySection(s: Summary): string[] {
-  const out: string[] = ['## Latency and cost', ''];
-  out.push('| subject | p50 ms | p95 ms | cost USD |', '|---|---|---|---|');
-  for (const m of s.models)
-    out.push(
-      `| ${m} | ${f2(s.latency[m]?.p50 ?? Number.NaN)} | ${f2(s.latency[m]?.p95 ?? Number.NaN)} | ${(s.cost[m] ?? 0).toFixed(4)} |`,
-    );
-  out.push('');
-  return out;
+  return [
+    '## Latency and cost',
+    '',
+    ...tableHead(['subject', 'p50 ms', 'p95 ms', 'cost USD']),
+    ...s.models.map(
+      (m) =>
+        `| ${m} | ${f2(s.latency[m]?.p50 ?? Number.NaN)} | ${f2(s.latency[m]?.p95 ?? Number.NaN)} | ${(s.cost[m] ?? 0).toFixed(4)} |`,
+    ),
+    '',
+  ];
 }
 
 function cachingSection(s: Summary): string[] {
-  const out: string[] = ['## Cost and prompt caching', ''];
-  out.push(
+  const n = (x: number) => x.toLocaleString('en');
+  const rows = s.models.flatMap((m) => {
+    const c = s.caching[m];
+    return c
+      ? [
+          `| ${m} | ${c.costUsd.toFixed(4)} | ${c.uncachedUsd.toFixed(4)} | ${c.savedUsd.toFixed(4)} | ${n(c.tokens.inputTokens)} | ${n(c.tokens.cacheReadTokens)} | ${n(c.tokens.cacheWriteTokens)} | ${n(c.tokens.outputTokens)} | ${(100 * c.batchShare).toFixed(0)}% |`,
+        ]
+      : [];
+  });
+  return [
+    '## Cost and prompt caching',
+    '',
     "Cost of each subject's cases (its answers and both judges' verdicts), at the catalogue's prices; 'without caching' prices every cached token at the input price, so the difference is what caching saved.",
     '',
-  );
-  out.push(
-    '| subject | cost USD | without caching | saved | input tokens | cache read | cache write | output tokens | batch |',
-    '|---|---|---|---|---|---|---|---|---|',
-  );
-  const n = (x: number) => x.toLocaleString('en');
-  for (const m of s.models) {
-    const c = s.caching[m];
-    if (!c) continue;
-    out.push(
-      `| ${m} | ${c.costUsd.toFixed(4)} | ${c.uncachedUsd.toFixed(4)} | ${c.savedUsd.toFixed(4)} | ${n(c.tokens.inputTokens)} | ${n(c.tokens.cacheReadTokens)} | ${n(c.tokens.cacheWriteTokens)} | ${n(c.tokens.outputTokens)} | ${(100 * c.batchShare).toFixed(0)}% |`,
-    );
-  }
-  out.push('');
-  return out;
+    ...tableHead([
+      'subject',
+      'cost USD',
+      'without caching',
+      'saved',
+      'input tokens',
+      'cache read',
+      'cache write',
+      'output tokens',
+      'batch',
+    ]),
+    ...rows,
+    '',
+  ];
 }
 
 /** The pre-flight estimate against what the run spent, line by line; nothing when the run has no budget. */
@@ -352,8 +378,16 @@ function budgetSection(s: Summary): string[] {
     '',
   ];
   out.push(
-    '| role | model | calls estimated | expected USD | worst case USD | calls made | spent USD | spent / expected |',
-    '|---|---|---|---|---|---|---|---|',
+    ...tableHead([
+      'role',
+      'model',
+      'calls estimated',
+      'expected USD',
+      'worst case USD',
+      'calls made',
+      'spent USD',
+      'spent / expected',
+    ]),
   );
   for (const l of b.lines)
     out.push(
@@ -437,10 +471,7 @@ function agreementSection(s: Summary): string[] {
     "Per subject, Cohen's kappa between its two judges (its cross-family panel) over its responses, and the mean over subjects (methodology 8.4's figure). Then per pair of judges, pooled over the subjects it judged: on the whole run, and on the responses people labelled (the same figure `rge judge audit` prints); a difference above 0.15 between the two is flagged.",
     '',
   );
-  out.push(
-    `| figure | judges | ${DIMS.join(' | ')} | n |`,
-    `|---|---|${DIMS.map(() => '---').join('|')}|---|`,
-  );
+  out.push(...tableHead(['figure', 'judges', ...DIMS, 'n']));
   const row = (what: string, judges: string, cells: Record<string, KappaShown>, note = (_d: string) => '') =>
     `| ${what} | ${judges} | ${DIMS.map((d) => `${formatKappa(cells[d] as KappaShown)}${note(d)}`).join(' | ')} | ${cells.correctness?.n ?? 0} |`;
   for (const [subject, x] of Object.entries(a.bySubject))
@@ -472,7 +503,7 @@ function retrievalSection(s: Summary): string[] {
     'Per question (the same chunks for every subject and run); out-of-domain questions have no gold chunk.',
     '',
   );
-  out.push('| category | questions | gold in top k | hit rate |', '|---|---|---|---|');
+  out.push(...tableHead(['category', 'questions', 'gold in top k', 'hit rate']));
   for (const c of cats) {
     const x = r[c] as { questions: number; hits: number; rate: number | null };
     out.push(
@@ -508,7 +539,7 @@ function drilldownSection(s: Summary): string[] {
       `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,
       '',
     );
-    out.push('| judge | dimension | score | evidence (quoted first) | rationale |', '|---|---|---|---|---|');
+    out.push(...tableHead(['judge', 'dimension', 'score', 'evidence (quoted first)', 'rationale']));
     for (const v of c.verdicts) {
       if (!v.scores) {
         out.push(`| ${v.judge} | all | ${v.status} | | |`);
