@@ -10,20 +10,24 @@
 const LAYERS = [
   ['cli'], // the rge command
   ['vitest'], // the eval suite's cases, matchers and reporters
-  ['labelling'], // sampling answers for people to label, the labelling pages
   ['run'], // orchestration: config, stages, cell stores, ledger, resume
   ['fixtures'], // the synthetic fixture world (facts, PDFs, questions)
   ['models'], // the registry: builds subjects and judges from a config entry
+  ['report'], // the report's sections and markdown (shows validation's section)
+  ['validation'], // judges against people: sample, labelling page, agreement, audit, their report section
   ['scoring'], // GFS from verdicts
-  ['judging', 'checks'], // the judges (prompt, parse, panel, heuristic judges, agreement); deterministic checks
+  ['judging', 'checks'], // the judges (prompt, parse, panel, calls, heuristic judges); deterministic checks
   ['subject'], // the subject prompt
   ['ingest'], // sources -> pages -> chunks -> index; retrieval recall against evidence pages
   ['retrieval', 'questions'], // embedders, index, top-k; the question sets
   ['providers', 'corpus'], // model calls (live SDKs, offline, replay); fetch, PDF pages, chunks
-  ['report', 'gate'], // markdown, charts; the regression gate
+  ['gate'], // the regression gate
   ['analysis', 'stats'], // text analysis (tokens, numbers, sentences, claims); statistics
   ['util'], // errors, files, JSONL, locks
 ];
+
+/** dependency-cruiser's kinds of package import (declared in package.json or not). */
+const NPM_TYPES = ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
 
 const rank = new Map(LAYERS.flatMap((row, i) => row.map((folder) => [folder, i])));
 const alternation = (folders) => folders.join('|');
@@ -73,6 +77,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/providers/' },
       to: { path: 'node_modules/(@anthropic-ai/sdk|openai|@google/genai)/' },
+    },
+    {
+      name: 'src-imports-nothing-outside-src',
+      comment:
+        'a file of src/ imports src/, packages (node_modules) and node builtins only: never scripts/, test/, bin/ ' +
+        'or a file at the root (the layer rules only look inside src/). A package counts wherever it resolves ' +
+        '(a linked or hoisted node_modules); a bare specifier dependency-cruiser cannot resolve (a subpath ' +
+        'behind an exports map) is left alone',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: {
+        pathNot: '^(src|node_modules)/',
+        dependencyTypesNot: ['core', ...NPM_TYPES],
+        couldNotResolve: false,
+      },
     },
     {
       name: 'stats-imports-nothing-of-ours',

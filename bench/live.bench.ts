@@ -11,11 +11,10 @@
  */
 import { join } from 'node:path';
 import { estimateRun } from '../src/run/estimate.ts';
-import { prepareRun } from '../src/run/prepare.ts';
 import { runStages } from '../src/run/stages.ts';
-import { subjectCells } from '../src/run/work.ts';
 import { worldOverrides } from '../test/helpers/fixture-world.ts';
 import { liveEnv, liveOverrides, serverKeys } from '../test/helpers/live.ts';
+import { openTestRun } from '../test/helpers/open-run.ts';
 import { defaultReply, type Provider, startLoopbackServers } from '../test/loopback/index.ts';
 import { type Bench, type BenchContext, type BenchRow, latencyRow } from './harness.ts';
 
@@ -66,7 +65,7 @@ async function syncRow(ctx: BenchContext): Promise<BenchRow> {
       `providers.${p}.concurrency=${CONCURRENCY}`,
       `providers.${p}.tpm=null`,
     ]);
-    const run = await prepareRun({
+    const run = await openTestRun({
       config: 'configs/published.yaml',
       root: ctx.root,
       resultsDir: join(ctx.tmp, 'sync'),
@@ -78,7 +77,7 @@ async function syncRow(ctx: BenchContext): Promise<BenchRow> {
       runs: RUNS,
       mode: 'sync',
     });
-    await subjectCells(run); // retrieval out of the measurement (memoised per run)
+    await run.work.cells(); // retrieval out of the measurement (memoised per run)
     const t0 = performance.now();
     const { state } = await runStages(run, { log: () => {}, skipPreflight: true });
     const seconds = (performance.now() - t0) / 1000;
@@ -149,7 +148,7 @@ function timeline(mine: Stamp[], t0: number): { first: number; text: string } {
 }
 
 async function costRow(ctx: BenchContext): Promise<BenchRow> {
-  const run = await prepareRun({
+  const run = await openTestRun({
     config: 'configs/published.yaml',
     root: ctx.root,
     resultsDir: join(ctx.tmp, 'dry'),
@@ -169,7 +168,7 @@ async function costRow(ctx: BenchContext): Promise<BenchRow> {
     ratio: expectedUsd / naiveUsd,
     note:
       `ratio = cost / naive, goal <= 0.55x; ${calls} calls (${estimate.cells.total} cells: ` +
-      `${run.subjects.length} subjects x ${run.questions.length} questions x ${run.runs} runs, 2 judges each); ${bounded}; ` +
+      `${run.plan.subjects.length} subjects x ${run.plan.questions.length} questions x ${run.plan.runs} runs, 2 judges each); ${bounded}; ` +
       `cache hit rate ${estimate.assumptions.cacheHitRate}`,
   };
 }

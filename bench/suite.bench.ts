@@ -7,18 +7,19 @@
  */
 import { join } from 'node:path';
 import { caseRow } from '../src/run/case.ts';
-import { prepareRun } from '../src/run/prepare.ts';
+import { planFromRequest } from '../src/run/load.ts';
+import { parseRunRequest } from '../src/run/request.ts';
 import { runStages } from '../src/run/stages.ts';
-import { subjectCells } from '../src/run/work.ts';
 import { runEvalSuite } from '../src/vitest/run.ts';
 import { worldOverrides } from '../test/helpers/fixture-world.ts';
+import { openTestRun } from '../test/helpers/open-run.ts';
 import { type Bench, latencyRow } from './harness.ts';
 
 const bench: Bench = async (ctx) => {
   // Build (or reuse) the fixture world's index first, so neither side pays for it.
   const overrides = await worldOverrides('bm25');
   const narrowing = { questions: ctx.quick ? 40 : 200, runs: 1, overrides };
-  await prepareRun({
+  await openTestRun({
     config: 'configs/fixture.yaml',
     root: ctx.root,
     resultsDir: join(ctx.tmp, 'warm'),
@@ -27,7 +28,7 @@ const bench: Bench = async (ctx) => {
   });
 
   let t0 = performance.now();
-  const run = await prepareRun({
+  const run = await openTestRun({
     config: 'configs/fixture.yaml',
     root: ctx.root,
     resultsDir: join(ctx.tmp, 'loop'),
@@ -36,7 +37,7 @@ const bench: Bench = async (ctx) => {
   });
   await runStages(run, { log: () => {} });
   let cases = 0;
-  for (const cell of await subjectCells(run)) {
+  for (const cell of await run.work.cells()) {
     caseRow(run, cell);
     cases++;
   }
@@ -44,13 +45,15 @@ const bench: Bench = async (ctx) => {
   ctx.log(`plain script: ${cases} cases in ${loopSeconds.toFixed(2)} s`);
 
   t0 = performance.now();
-  const outcome = await runEvalSuite({
-    root: ctx.root,
+  // the run planned as `npx vitest run evals` plans it (once, before the eval files), the stages in Vitest
+  const request = parseRunRequest({
     config: 'configs/fixture.yaml',
     resultsDir: join(ctx.tmp, 'vitest'),
     reportsDir: join(ctx.tmp, 'reports'),
     ...narrowing,
   });
+  const plan = await planFromRequest(request, { root: ctx.root });
+  const outcome = await runEvalSuite({ root: ctx.root, handoff: { request, plan, plannedBy: process.pid } });
   const vitestSeconds = (performance.now() - t0) / 1000;
   ctx.log(`vitest: ${outcome.cases} cases (${outcome.reused} reused) in ${vitestSeconds.toFixed(2)} s`);
   if (outcome.cases !== cases || outcome.reused !== 0)

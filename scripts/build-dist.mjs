@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { esbuildFromTsx, ownImportMetaUrl } from './esbuild.mjs';
+import { esbuildFromTsx, ownImportMetaUrl } from '../src/util/esbuild.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const ENTRY = 'src/cli/main.ts';

@@ -1,7 +1,8 @@
 /**
  * The import graph of src/ has no circle and no arrow from a lower stage to a higher one: the rules of
  * .dependency-cruiser.cjs (docs/adr/0015-layout.md), checked with dependency-cruiser over the real tree,
- * and shown to fail on a planted circle, an upward import and a folder without a row.
+ * and shown to fail on a planted circle, an upward import, a folder without a row and an import from
+ * outside src/.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -62,8 +63,17 @@ describe('the import graph of src/', () => {
       "import { verdict } from '../judging/verdict.ts';\nexport const j = verdict;\n",
     );
     write('src/elsewhere/x.ts', "import { a } from '../util/a.ts';\nexport const x = a;\n");
+    write('scripts/tool.mjs', 'export const tool = 1;\n');
+    write('src/util/tool.ts', "import { tool } from '../../scripts/tool.mjs';\nexport const t = tool;\n");
+    write('node_modules/planted-package/package.json', '{ "name": "planted-package", "main": "index.js" }\n');
+    write('node_modules/planted-package/index.js', 'export const planted = 1;\n');
+    write(
+      'src/util/packages.ts',
+      "import { readFileSync } from 'node:fs';\nimport { planted } from 'planted-package';\n" +
+        "import { z } from 'zod';\nexport const p = [readFileSync, planted, z];\n",
+    );
 
-    it('a circle, an upward import, a stats import of ours and a folder without a row', async () => {
+    it('a circle, an upward import, a stats import of ours, a folder without a row and an import from outside src', async () => {
       const found = await violations(planted);
       expect(found).toEqual(
         expect.arrayContaining([
@@ -71,8 +81,11 @@ describe('the import graph of src/', () => {
           'layer-providers: src/providers/judge.ts -> src/judging/verdict.ts',
           'stats-imports-nothing-of-ours: src/stats/mean.ts -> src/util/a.ts',
           'no-unknown-folder: src/elsewhere/x.ts -> src/util/a.ts',
+          'src-imports-nothing-outside-src: src/util/tool.ts -> scripts/tool.mjs',
         ]),
       );
+      // a node builtin and packages are not outside src: one installed, one not (zod: unresolved here)
+      expect(found.filter((v) => v.includes('src/util/packages.ts'))).toEqual([]);
     });
   });
 

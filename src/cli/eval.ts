@@ -1,12 +1,14 @@
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { RunMode } from '../run/config.ts';
 import type { LedgerSummary } from '../run/ledger.ts';
-import type { PreparedRun } from '../run/prepare.ts';
+import type { RunSession } from '../run/open.ts';
+import type { RunPlan } from '../run/plan.ts';
+import type { RunRequest } from '../run/request.ts';
 import type { RunState } from '../run/stages.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { type CliIO, positiveInteger } from './io.ts';
+import type { EvalRunOutcome } from '../vitest/run.ts';
+import type { CliIO } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 interface EvalFlags {
@@ -26,14 +28,6 @@ interface EvalFlags {
   minPassRate?: string;
 }
 
-async function mode(value: string | undefined): Promise<RunMode | undefined> {
-  if (value === undefined) return undefined;
-  const { RUN_MODES } = await import('../run/config.ts');
-  if (!(RUN_MODES as readonly string[]).includes(value))
-    throw new UsageError(`--mode must be one of ${RUN_MODES.join(', ')}, got "${value}"`);
-  return value as RunMode;
-}
-
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function passRate(value: string | undefined): number | undefined {
@@ -42,6 +36,164 @@ function passRate(value: string | undefined): number | undefined {
   if (!Number.isFinite(x) || x < 0 || x > 1)
     throw new UsageError(`--min-pass-rate must be a number in [0, 1], got "${value}"`);
   return x;
+}
+
+/** The run request of `rge eval run`'s flags (a bad one is a usage error naming the flag). */
+async function evalRequest(flags: EvalFlags): Promise<RunRequest> {
+  const { parseRunRequest } = await import('../run/request.ts');
+  return parseRunRequest(
+    {
+      config: flags.config,
+      overrides: flags.set,
+      subjects: flags.subjects,
+      questions: flags.questions,
+      sample: flags.sample,
+      cases: flags.case && flags.case.length > 0 ? flags.case : undefined,
+      runs: flags.runs,
+      mode: flags.mode,
+      resultsDir: flags.resultsDir,
+      reportsDir: flags.reportsDir,
+    },
+    'flags',
+  );
+}
+
+/** Writes JSON to the file `--json FILE` names, or to stdout for a bare `--json`. */
+async function writeJson(io: CliIO, json: boolean | string, value: unknown): Promise<void> {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (typeof json === 'string') await writeFileAtomic(resolve(io.cwd, json), text);
+  else io.out(text);
+}
+
+/** `--dry-run`: the itemised estimate of what the run would call; nothing is called or written. */
+async function dryRun(
+  plan: RunPlan,
+  flags: EvalFlags,
+  io: CliIO,
+  log: (line: string) => void,
+): Promise<void> {
+  const { RunSession } = await import('../run/open.ts');
+  const { estimateRun, formatEstimate } = await import('../run/estimate.ts');
+  const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env: io.env ?? process.env });
+  const estimate = await estimateRun(run);
+  const summary = run.ledger.summary();
+  if (flags.json) return writeJson(io, flags.json, { ...estimate, budget: summary });
+  io.out(
+    `run ${plan.info.runId} (dry run: nothing is called): subjects ${plan.subjects.map((s) => s.id).join(', ')}; ` +
+      `${plan.questions.length} questions x ${plan.runs} runs\n`,
+  );
+  io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: summary.leftUsd }));
+}
+
+/**
+ * The answer and verdict stages, with Ctrl-C stopping cleanly: calls in flight are aborted (their
+ * reservations released), what is stored stays, and the same command resumes. Null when interrupted.
+ */
+async function stagesOf(run: RunSession, log: (line: string) => void): Promise<RunState | null> {
+  const { runStages } = await import('../run/stages.ts');
+  const controller = new AbortController();
+  const onInterrupt = () => {
+    log('interrupted: stopping; stored answers and verdicts are kept, rerun the same command to resume');
+    controller.abort();
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    const { state } = await runStages(run, { log, signal: controller.signal });
+    return controller.signal.aborted ? null : state;
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+}
+
+/** What `rge eval run` says at the end, and the exit code it sets. */
+async function report(
+  run: RunSession,
+  state: RunState,
+  outcome: EvalRunOutcome,
+  flags: EvalFlags,
+  io: CliIO,
+): Promise<void> {
+  const minPassRate = passRate(flags.minPassRate);
+  const spent = run.ledger.refresh();
+  const passed = outcome.cases - outcome.failed;
+  const rate = outcome.cases > 0 ? passed / outcome.cases : 0;
+  const passing =
+    minPassRate === undefined
+      ? outcome.ok
+      : outcome.cases > 0 && rate >= minPassRate && outcome.unhandledErrors === 0;
+  if (flags.json)
+    await writeJson(io, flags.json, {
+      run_id: outcome.runId,
+      total: outcome.cases,
+      passed,
+      failed: outcome.failed,
+      pass_rate: rate,
+      min_pass_rate: minPassRate ?? null,
+      ok: passing && !state.stopped,
+      stopped: state.stopped,
+      cases: outcome.results,
+    });
+  const say = flags.json === true ? io.err : io.out;
+  const resultsDir = run.plan.info.resultsDir;
+  say(
+    `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
+      ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
+      (outcome.runId && outcome.reportsDir
+        ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
+        : '') +
+      `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
+      `; this run spent $${run.ledger.spentByThisProcess.toFixed(4)} (the ledger of ${relative(io.cwd, resultsDir) || resultsDir}: $${spent.spentUsd.toFixed(4)} spent of its $${spent.capUsd.toFixed(2)} cap)\n`,
+  );
+  const { whatWasUsedLine } = await import('../report/markdown.ts');
+  say(`${whatWasUsedLine(run.plan.info.describe)}\n`);
+  if (state.stopped) io.err(`rge: ${state.stopped}\n`);
+  for (const c of outcome.results.filter((r) => r.state === 'failed').slice(0, 20))
+    io.err(`  failed: ${c.name}: ${(c.failures[0] ?? '').split('\n')[0]}\n`);
+  if (outcome.failed > 20) io.err(`  ... ${outcome.failed - 20} more (--json lists every case)\n`);
+  if (!passing || state.stopped) io.exitCode = 1;
+}
+
+/**
+ * `rge eval run`: the request from the flags, planned once here; the stages run in this process (with
+ * progress lines); then the cases run in Vitest, which receives the request and its plan as one value.
+ */
+async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
+  const request = await evalRequest(flags);
+  passRate(flags.minPassRate);
+  const { planFromRequest } = await import('../run/load.ts');
+  const log = (line: string) => io.err(`${line}\n`);
+  const plan = await planFromRequest(request, {
+    root: io.cwd,
+    log,
+    dryRun: flags.dryRun === true,
+    // corpus.allow_download: false forbids downloads as --offline does
+    onConfig: (config) => {
+      if (!config.corpus.allow_download) forbidDownloads();
+    },
+  });
+  for (const note of plan.notes) log(note);
+  if (flags.dryRun) return dryRun(plan, flags, io, log);
+  const { RunSession } = await import('../run/open.ts');
+  const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
+  const state = await stagesOf(run, log);
+  if (state === null) {
+    io.exitCode = 130;
+    return;
+  }
+  if (flags.publish) {
+    const gate = await publishGate(run, state);
+    io.err(`${gate.message}\n`);
+    if (!gate.ok) {
+      io.exitCode = 1;
+      return;
+    }
+  }
+  const { runEvalSuite } = await import('../vitest/run.ts');
+  const outcome = await runEvalSuite({
+    root: io.cwd,
+    handoff: { request: { ...request, stages: 'done' }, plan, plannedBy: process.pid },
+  });
+  await report(run, state, outcome, flags, io);
 }
 
 export function registerEvalCommands(program: Command, io: CliIO): void {
@@ -78,135 +230,7 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       'exit 1 when fewer than this share of cases pass their matchers (default: any failed case fails the run)',
     )
     .option(OFFLINE_FLAG, `${OFFLINE_HELP}; the config's corpus.allow_download: false does the same`)
-    .action(async (flags: EvalFlags) => {
-      const { loadRunConfig } = await import('../run/config.ts');
-      const { prepareRun } = await import('../run/prepare.ts');
-      // corpus.allow_download: false forbids downloads as --offline does (prepareRun reads the config again)
-      const { corpus } = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
-      if (!corpus.allow_download) forbidDownloads();
-      const narrowing = {
-        ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
-        ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
-        ...(flags.sample ? { sample: positiveInteger('sample', flags.sample) as number } : {}),
-        ...(flags.case && flags.case.length > 0 ? { questionIds: flags.case } : {}),
-        ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
-      };
-      const runMode = await mode(flags.mode);
-      const minPassRate = passRate(flags.minPassRate);
-      const resultsDir = resolve(io.cwd, flags.resultsDir ?? 'data/results');
-      const reportsDir = resolve(io.cwd, flags.reportsDir ?? 'reports');
-      const log = (line: string) => io.err(`${line}\n`);
-      const common = {
-        config: flags.config,
-        root: io.cwd,
-        resultsDir,
-        reportsDir,
-        ...(runMode ? { mode: runMode } : {}),
-        ...(flags.set ? { overrides: flags.set } : {}),
-        log,
-        ...narrowing,
-      };
-      if (flags.dryRun) {
-        const { estimateRun, formatEstimate } = await import('../run/estimate.ts');
-        const run = await prepareRun({ ...common, dryRun: true });
-        const estimate = await estimateRun(run);
-        const summary = run.ledger.summary();
-        if (flags.json) {
-          const text = `${JSON.stringify({ ...estimate, budget: summary }, null, 2)}\n`;
-          if (typeof flags.json === 'string') await writeFileAtomic(resolve(io.cwd, flags.json), text);
-          else io.out(text);
-          return;
-        }
-        io.out(
-          `run ${run.info.runId} (dry run: nothing is called): subjects ${run.subjects.map((s) => s.id).join(', ')}; ` +
-            `${run.questions.length} questions x ${run.runs} runs\n`,
-        );
-        io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: summary.leftUsd }));
-        return;
-      }
-      const { runStages } = await import('../run/stages.ts');
-      const { runEvalSuite } = await import('../vitest/run.ts');
-      const run = await prepareRun(common);
-      // Ctrl-C stops cleanly: calls in flight are aborted (their reservations released), what is stored
-      // stays, and the same command resumes.
-      const controller = new AbortController();
-      const onInterrupt = () => {
-        log('interrupted: stopping; stored answers and verdicts are kept, rerun the same command to resume');
-        controller.abort();
-      };
-      process.once('SIGINT', onInterrupt);
-      let state: Awaited<ReturnType<typeof runStages>>['state'];
-      try {
-        ({ state } = await runStages(run, { log, signal: controller.signal }));
-      } finally {
-        process.removeListener('SIGINT', onInterrupt);
-      }
-      if (controller.signal.aborted) {
-        io.exitCode = 130;
-        return;
-      }
-      if (flags.publish) {
-        const gate = await publishGate(run, state);
-        io.err(`${gate.message}\n`);
-        if (!gate.ok) {
-          io.exitCode = 1;
-          return;
-        }
-      }
-      const outcome = await runEvalSuite({
-        root: io.cwd,
-        config: flags.config,
-        resultsDir,
-        reportsDir,
-        stagesDone: true,
-        ...(runMode ? { mode: runMode } : {}),
-        ...(flags.set ? { overrides: flags.set } : {}),
-        ...narrowing,
-      });
-      const spent = run.ledger.refresh();
-      const passed = outcome.cases - outcome.failed;
-      const rate = outcome.cases > 0 ? passed / outcome.cases : 0;
-      const passing =
-        minPassRate === undefined
-          ? outcome.ok
-          : outcome.cases > 0 && rate >= minPassRate && outcome.unhandledErrors === 0;
-      if (flags.json) {
-        const text = `${JSON.stringify(
-          {
-            run_id: outcome.runId,
-            total: outcome.cases,
-            passed,
-            failed: outcome.failed,
-            pass_rate: rate,
-            min_pass_rate: minPassRate ?? null,
-            ok: passing && !state.stopped,
-            stopped: state.stopped,
-            cases: outcome.results,
-          },
-          null,
-          2,
-        )}\n`;
-        if (typeof flags.json === 'string') await writeFileAtomic(resolve(io.cwd, flags.json), text);
-        else io.out(text);
-      }
-      const say = flags.json === true ? io.err : io.out;
-      say(
-        `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
-          ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
-          (outcome.runId && outcome.reportsDir
-            ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
-            : '') +
-          `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
-          `; this run spent $${run.ledger.spentByThisProcess.toFixed(4)} (the ledger of ${relative(io.cwd, resultsDir) || resultsDir}: $${spent.spentUsd.toFixed(4)} spent of its $${spent.capUsd.toFixed(2)} cap)\n`,
-      );
-      const { whatWasUsedLine } = await import('../report/markdown.ts');
-      say(`${whatWasUsedLine(run.info.describe)}\n`);
-      if (state.stopped) io.err(`rge: ${state.stopped}\n`);
-      for (const c of outcome.results.filter((r) => r.state === 'failed').slice(0, 20))
-        io.err(`  failed: ${c.name}: ${(c.failures[0] ?? '').split('\n')[0]}\n`);
-      if (outcome.failed > 20) io.err(`  ... ${outcome.failed - 20} more (--json lists every case)\n`);
-      if (!passing || state.stopped) io.exitCode = 1;
-    });
+    .action((flags: EvalFlags) => evalRun(flags, io));
 }
 
 export function registerBudgetCommands(program: Command, io: CliIO): void {
@@ -296,15 +320,14 @@ function budgetLines(
  * config. Anything else (no labels, a cell below) refuses, saying what to do.
  */
 export async function publishGate(
-  run: PreparedRun,
+  run: RunSession,
   state: RunState,
 ): Promise<{ ok: boolean; message: string }> {
   const { caseRow } = await import('../run/case.ts');
-  const { subjectCells } = await import('../run/work.ts');
-  const { validationMarkdown, validationSummary } = await import('../report/labelling.ts');
-  const { readLabels, readReviews } = await import('../labelling/labels.ts');
+  const { validationMarkdown, validationSummary } = await import('../validation/summary.ts');
+  const { readLabels, readReviews } = await import('../validation/labels.ts');
   const rows = [];
-  for (const cell of await subjectCells(run)) {
+  for (const cell of await run.work.cells()) {
     try {
       rows.push(caseRow(run, cell, state));
     } catch {
@@ -313,10 +336,10 @@ export async function publishGate(
   }
   const v = validationSummary(
     rows,
-    await readLabels(run.info.labelsDir),
-    await readReviews(run.info.labelsDir),
-    run.info.minKappa,
-    run.info.limitation,
+    await readLabels(run.plan.info.labelsDir),
+    await readReviews(run.plan.info.labelsDir),
+    run.plan.info.minKappa,
+    run.plan.info.limitation,
   );
   const table = validationMarkdown(v).join('\n');
   if (v.passes)
@@ -328,7 +351,7 @@ export async function publishGate(
     };
   const why =
     v.labelled === 0
-      ? `no response of this run has a human label in ${run.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge label)`
-      : `cells below the pre-registered ${v.minKappa}: revise the rubric (a new judge_prompt version), re-score the labelled set, or document the limitation in validation.limitation of ${run.info.configFile}`;
+      ? `no response of this run has a human label in ${run.plan.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge label)`
+      : `cells below the pre-registered ${v.minKappa}: revise the rubric (a new judge_prompt version), re-score the labelled set, or document the limitation in validation.limitation of ${run.plan.info.configFile}`;
   return { ok: false, message: `rge: refusing to publish: ${why}.\n${table}` };
 }

@@ -11,6 +11,18 @@ import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Judge } from '../judging/config.ts';
+import { judgeModelOf } from '../judging/config.ts';
+import { type JudgePrompt, resolveJudgePrompt } from '../judging/prompt.ts';
+import { createProvider, isLiveProvider } from '../models/registry.ts';
+import { environment } from '../providers/credentials.ts';
+import type { ProviderLimiter } from '../providers/metered.ts';
+import type { Provider } from '../providers/types.ts';
+import { loadRunConfig, type RunConfig } from '../run/config.ts';
+import { BudgetLedger } from '../run/ledger.ts';
+import { settleCharges } from '../run/sync.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { readTextFile } from '../util/fs.ts';
 import {
   AGREEMENT_FORMATS,
   AGREEMENT_SEED_RULE,
@@ -34,19 +46,7 @@ import {
   saladItems,
   saladSetting,
   subsetsOf,
-} from '../judging/agreement/index.ts';
-import type { Judge } from '../judging/config.ts';
-import { type JudgePromptVersion, judgePromptText } from '../judging/prompt.ts';
-import { createProvider, isLiveProvider } from '../models/registry.ts';
-import { environment } from '../providers/credentials.ts';
-import type { ProviderLimiter } from '../providers/metered.ts';
-import type { Provider } from '../providers/types.ts';
-import { loadRunConfig, type RunConfig } from '../run/config.ts';
-import { BudgetLedger } from '../run/ledger.ts';
-import { judgeModelOf } from '../run/prepare.ts';
-import { settleCharges } from '../run/sync.ts';
-import { RgeError, UsageError } from '../util/errors.ts';
-import { readTextFile } from '../util/fs.ts';
+} from '../validation/index.ts';
 import type { CliIO } from './io.ts';
 
 const DEFAULT_CONFIG = 'configs/fixture.yaml';
@@ -85,7 +85,7 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
     throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
   const minKappa = parseMinKappa(opts.minKappa);
 
-  const { configName, judges, ledger, promptText, promptVersion } = await openJudges(io, {
+  const opened = await openJudges(io, {
     ...(opts.config === undefined ? {} : { config: opts.config }),
     judge: opts.judge ?? [],
     resultsDir: opts.resultsDir,
@@ -96,57 +96,12 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   });
   if (limit !== undefined) items = deterministicSample(items, limit);
 
-  const reports: AgreementReport[] = [];
-  const live = judges.some((j) => isLiveProvider(j.entry.provider));
-  try {
-    for (const { entry, provider } of judges) {
-      const metered = isLiveProvider(entry.provider);
-      const outcomes = await judgeItems(items, provider, {
-        model: judgeModelOf(entry),
-        promptText,
-        promptVersion,
-        concurrent: metered,
-        ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
-      });
-      reports.push(...agreementBySubset(format, entry.id, items, outcomes));
-    }
-  } finally {
-    if (live) await ledger.writeSummary();
-  }
-
+  const reports = await judgeAgreement(opened, format, items);
   const pooled = reports.filter((r) => r.subset === null);
   const below =
     minKappa === undefined ? [] : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
   if (opts.json)
-    io.out(
-      `${JSON.stringify(
-        {
-          format,
-          dimension: FORMAT_DIMENSION[format],
-          subsetKind: FORMAT_SUBSET[format],
-          labels: FORMAT_LABELS[format],
-          config: configName,
-          items: items.length,
-          subsets: subsetsOf(items),
-          judges: judges.map((j) => ({
-            id: j.entry.id,
-            provider: j.provider.id,
-            family: j.entry.family,
-          })),
-          kappaInterval: {
-            method: KAPPA_INTERVAL_METHOD,
-            resamples: KAPPA_RESAMPLES,
-            confidence: KAPPA_CONFIDENCE,
-            seedRule: AGREEMENT_SEED_RULE,
-          },
-          reports,
-          minKappa: minKappa ?? null,
-          belowMinKappa: below.map((r) => ({ judge: r.judge, format, kappa: r.kappa })),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    io.out(`${JSON.stringify(agreementJson(format, opened, items, reports, minKappa, below), null, 2)}\n`);
   else io.out(formatAgreementTable(format, reports));
   if (minKappa === undefined) return;
   if (below.length > 0) {
@@ -158,14 +113,77 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
 }
 
+/**
+ * Every judge judges the items; its agreement with the people, pooled and per subset. Live judges'
+ * calls are settled in the ledger item by item, and its summary is written even when a call fails.
+ */
+async function judgeAgreement(
+  opened: OpenedJudges,
+  format: AgreementFormat,
+  items: readonly AgreementItem[],
+): Promise<AgreementReport[]> {
+  const { judges, ledger, prompt } = opened;
+  const reports: AgreementReport[] = [];
+  const live = judges.some((j) => isLiveProvider(j.entry.provider));
+  try {
+    for (const { entry, provider } of judges) {
+      const metered = isLiveProvider(entry.provider);
+      const outcomes = await judgeItems(items, provider, {
+        model: judgeModelOf(entry),
+        prompt,
+        concurrent: metered,
+        ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
+      });
+      reports.push(...agreementBySubset(format, entry.id, items, outcomes));
+    }
+  } finally {
+    if (live) await ledger.writeSummary();
+  }
+  return reports;
+}
+
+/** `rge judge agree --json`: the set, the judges, how the intervals were computed, every report. */
+function agreementJson(
+  format: AgreementFormat,
+  { configName, judges }: OpenedJudges,
+  items: readonly AgreementItem[],
+  reports: readonly AgreementReport[],
+  minKappa: number | undefined,
+  below: readonly AgreementReport[],
+) {
+  return {
+    format,
+    dimension: FORMAT_DIMENSION[format],
+    subsetKind: FORMAT_SUBSET[format],
+    labels: FORMAT_LABELS[format],
+    config: configName,
+    items: items.length,
+    subsets: subsetsOf(items),
+    judges: judges.map((j) => ({
+      id: j.entry.id,
+      provider: j.provider.id,
+      family: j.entry.family,
+    })),
+    kappaInterval: {
+      method: KAPPA_INTERVAL_METHOD,
+      resamples: KAPPA_RESAMPLES,
+      confidence: KAPPA_CONFIDENCE,
+      seedRule: AGREEMENT_SEED_RULE,
+    },
+    reports,
+    minKappa: minKappa ?? null,
+    belowMinKappa: below.map((r) => ({ judge: r.judge, format, kappa: r.kappa })),
+  };
+}
+
 /** The judges a `rge judge agree|audit` command asks, built through the registry, with the budget ledger. */
 export interface OpenedJudges {
   config: RunConfig;
   configName: string;
   judges: { entry: Judge; provider: Provider }[];
   ledger: BudgetLedger;
-  promptText: string;
-  promptVersion: JudgePromptVersion;
+  /** the config's judge prompt, resolved where every run resolves it */
+  prompt: JudgePrompt;
 }
 
 /**
@@ -215,9 +233,7 @@ export async function openJudges(
   // Every judge is built (and its key checked) before any is asked.
   const judges = [];
   for (const entry of entries) judges.push({ entry, provider: await createProvider(entry, 'judge', ctx) });
-  const promptVersion = config.judge_prompt.version as JudgePromptVersion;
-  const promptText = config.judge_prompt.text ?? judgePromptText(promptVersion);
-  return { config, configName, judges, ledger, promptText, promptVersion };
+  return { config, configName, judges, ledger, prompt: resolveJudgePrompt(config.judge_prompt) };
 }
 
 /**

@@ -1,18 +1,17 @@
 /**
- * `rge judge audit`: replicate stability, order bias and the paradox flag (src/judging/audit.ts) for the
+ * `rge judge audit`: replicate stability, order bias and the paradox flag (src/validation/audit.ts) for the
  * judges of a run config, on a public labelled set (`--format --file`, as `rge judge agree` reads them)
  * or on the human validation set (`--sample` and the labels `rge label` saved).
  */
 import { resolve } from 'node:path';
-import {
-  AGREEMENT_FORMATS,
-  type AgreementFormat,
-  type AgreementItem,
-  deterministicSample,
-  FORMAT_LABELS,
-  judgeItems,
-  verdictLabel,
-} from '../judging/agreement/index.ts';
+import { judgeModelOf } from '../judging/config.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import { isLiveProvider } from '../models/registry.ts';
+import type { JudgeInput } from '../providers/types.ts';
+import { loadQuestions } from '../questions/load.ts';
+import { loadRunConfig } from '../run/config.ts';
+import { settleCharges } from '../run/sync.ts';
+import { UsageError } from '../util/errors.ts';
 import {
   type AuditView,
   dimensionViews,
@@ -22,19 +21,20 @@ import {
   paradox,
   replicateStability,
   type StabilityReport,
-} from '../judging/audit.ts';
-import type { JudgeOutcome } from '../judging/verdict.ts';
-import { loadSample, readLabels } from '../labelling/labels.ts';
-import { isLiveProvider } from '../models/registry.ts';
-import type { JudgeInput } from '../providers/types.ts';
-import { loadQuestions } from '../questions/load.ts';
-import { medianScore } from '../report/labelling.ts';
-import { loadRunConfig } from '../run/config.ts';
-import { judgeModelOf } from '../run/prepare.ts';
-import { settleCharges } from '../run/sync.ts';
-import { UsageError } from '../util/errors.ts';
+} from '../validation/audit.ts';
+import {
+  AGREEMENT_FORMATS,
+  type AgreementFormat,
+  type AgreementItem,
+  deterministicSample,
+  FORMAT_LABELS,
+  judgeItems,
+  verdictLabel,
+} from '../validation/index.ts';
+import { loadSample, readLabels } from '../validation/labels.ts';
+import { medianScore } from '../validation/summary.ts';
 import type { CliIO } from './io.ts';
-import { loadAgreementItems, openJudges } from './judge-agree.ts';
+import { loadAgreementItems, type OpenedJudges, openJudges } from './judge-agree.ts';
 
 export interface AuditFlags {
   config?: string;
@@ -90,6 +90,106 @@ async function humanSet(
   return { items, human };
 }
 
+/** What is audited: the items, the views the paradox flag compares them in, and the report's title. */
+interface AuditSet {
+  items: AgreementItem[];
+  views: AuditView[];
+  title: string;
+}
+
+/** A public labelled set (`--format --file`): a deterministic subsample of `limit` items, one view. */
+async function publicAuditSet(io: CliIO, flags: AuditFlags, limit: number): Promise<AuditSet> {
+  if (!(AGREEMENT_FORMATS as readonly string[]).includes(flags.format as string))
+    throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${flags.format}`);
+  if (flags.file === undefined) throw new UsageError('--format needs --file');
+  const format = flags.format as AgreementFormat;
+  const items = deterministicSample(
+    await loadAgreementItems(format, resolve(io.cwd, flags.file), {
+      ...(flags.docs ? { docs: resolve(io.cwd, flags.docs) } : {}),
+      ...(flags.questions ? { questions: resolve(io.cwd, flags.questions) } : {}),
+    }),
+    limit,
+  );
+  const views: AuditView[] = [
+    {
+      name: format,
+      labels: FORMAT_LABELS[format].map((_, i) => i),
+      human: (i) => items[i]?.human ?? null,
+      judge: (v) => verdictLabel(format, v),
+    },
+  ];
+  return { items, views, title: `${format}, ${items.length} items` };
+}
+
+/** The human validation set (`--sample`): its first `limit` items, one view per rubric dimension. */
+async function humanAuditSet(io: CliIO, flags: AuditFlags, limit: number): Promise<AuditSet> {
+  const set = await humanSet(io, flags);
+  const items = set.items.slice(0, limit);
+  return {
+    items,
+    views: dimensionViews(set.human),
+    title: `human validation set ${flags.sample}, ${items.length} items`,
+  };
+}
+
+/** What the audit measured of every judge: stability, order bias, and its first replicate's outcomes. */
+interface JudgeRuns {
+  stability: StabilityReport[];
+  order: OrderReport[];
+  bases: { id: string; outcomes: readonly JudgeOutcome[] }[];
+}
+
+/**
+ * Each judge judges the items `replicates` times (stability), then with the chunks reversed and with
+ * the answer first (order bias against its first replicate). Live judges' calls are settled in the
+ * ledger as they come, and its summary is written even when a call fails.
+ */
+async function judgeReplicates(
+  opened: OpenedJudges,
+  items: readonly AgreementItem[],
+  clusters: readonly string[],
+  replicates: number,
+): Promise<JudgeRuns> {
+  const { judges, ledger, prompt } = opened;
+  const reversed = items.map((it) => ({
+    ...it,
+    input: { ...it.input, chunks: [...it.input.chunks].reverse() },
+  }));
+  const runs: JudgeRuns = { stability: [], order: [], bases: [] };
+  try {
+    for (const { entry, provider } of judges) {
+      const live = isLiveProvider(entry.provider);
+      const opts = {
+        model: judgeModelOf(entry),
+        prompt,
+        concurrent: live,
+        ...(live
+          ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }
+          : {}),
+      };
+      const replicateRuns: JudgeOutcome[][] = [];
+      for (let r = 0; r < replicates; r++) replicateRuns.push(await judgeItems(items, provider, opts));
+      const base = replicateRuns[0] as JudgeOutcome[];
+      runs.bases.push({ id: entry.id, outcomes: base });
+      runs.stability.push(replicateStability(entry.id, replicateRuns, clusters));
+      runs.order.push(
+        orderBias(entry.id, 'chunks reversed', base, await judgeItems(reversed, provider, opts)),
+      );
+      runs.order.push(
+        orderBias(
+          entry.id,
+          'answer first',
+          base,
+          await judgeItems(items, provider, { ...opts, answerFirst: true }),
+        ),
+      );
+    }
+  } finally {
+    if (judges.some((j) => isLiveProvider(j.entry.provider))) await ledger.writeSummary();
+  }
+  return runs;
+}
+
 /** `rge judge audit` (options in judge-commands.ts). */
 export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<void> {
   const replicates = Number(flags.replicates);
@@ -102,83 +202,19 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
     throw new UsageError(
       'audit either a public labelled set (--format and --file) or the human set (--sample)',
     );
+  const { items, views, title } =
+    flags.format !== undefined
+      ? await publicAuditSet(io, flags, limit)
+      : await humanAuditSet(io, flags, limit);
 
-  let items: AgreementItem[];
-  let views: AuditView[];
-  let title: string;
-  if (flags.format !== undefined) {
-    if (!(AGREEMENT_FORMATS as readonly string[]).includes(flags.format))
-      throw new UsageError(`--format must be one of ${AGREEMENT_FORMATS.join(', ')}, got ${flags.format}`);
-    if (flags.file === undefined) throw new UsageError('--format needs --file');
-    const format = flags.format as AgreementFormat;
-    items = deterministicSample(
-      await loadAgreementItems(format, resolve(io.cwd, flags.file), {
-        ...(flags.docs ? { docs: resolve(io.cwd, flags.docs) } : {}),
-        ...(flags.questions ? { questions: resolve(io.cwd, flags.questions) } : {}),
-      }),
-      limit,
-    );
-    const labelled = items;
-    views = [
-      {
-        name: format,
-        labels: FORMAT_LABELS[format].map((_, i) => i),
-        human: (i) => labelled[i]?.human ?? null,
-        judge: (v) => verdictLabel(format, v),
-      },
-    ];
-    title = `${format}, ${items.length} items`;
-  } else {
-    const set = await humanSet(io, flags);
-    items = set.items.slice(0, limit);
-    views = dimensionViews(set.human);
-    title = `human validation set ${flags.sample}, ${items.length} items`;
-  }
-
-  const { judges, ledger, promptText, promptVersion } = await openJudges(io, {
+  const opened = await openJudges(io, {
     ...(flags.config === undefined ? {} : { config: flags.config }),
     judge: flags.judge ?? [],
     resultsDir: flags.resultsDir,
   });
   // the items' questions: a bootstrap of a kappa resamples whole questions
   const clusters = items.map((it) => (it.input.kind === 'judge' ? it.input.questionId : it.id));
-  const reversed = items.map((it) => ({
-    ...it,
-    input: { ...it.input, chunks: [...it.input.chunks].reverse() },
-  }));
-  const stability: StabilityReport[] = [];
-  const order: OrderReport[] = [];
-  const bases: { id: string; outcomes: readonly JudgeOutcome[] }[] = [];
-  try {
-    for (const { entry, provider } of judges) {
-      const live = isLiveProvider(entry.provider);
-      const opts = {
-        model: judgeModelOf(entry),
-        promptText,
-        promptVersion,
-        concurrent: live,
-        ...(live
-          ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }
-          : {}),
-      };
-      const runs: JudgeOutcome[][] = [];
-      for (let r = 0; r < replicates; r++) runs.push(await judgeItems(items, provider, opts));
-      const base = runs[0] as JudgeOutcome[];
-      bases.push({ id: entry.id, outcomes: base });
-      stability.push(replicateStability(entry.id, runs, clusters));
-      order.push(orderBias(entry.id, 'chunks reversed', base, await judgeItems(reversed, provider, opts)));
-      order.push(
-        orderBias(
-          entry.id,
-          'answer first',
-          base,
-          await judgeItems(items, provider, { ...opts, answerFirst: true }),
-        ),
-      );
-    }
-  } finally {
-    if (judges.some((j) => isLiveProvider(j.entry.provider))) await ledger.writeSummary();
-  }
+  const { stability, order, bases } = await judgeReplicates(opened, items, clusters, replicates);
   const paradoxRows = paradox(views, bases, clusters);
   if (flags.json) io.out(`${JSON.stringify({ title, stability, order, paradox: paradoxRows }, null, 2)}\n`);
   else io.out(formatAudit(title, stability, order, paradoxRows));

@@ -13,7 +13,7 @@ export const HELP_CONSTANTS = {
   /** JUDGE_PROMPT_VERSION and JUDGE_PROMPT_VERSIONS of src/judging/prompt.ts */
   judgePromptVersion: 'v2',
   judgePromptVersions: ['v1', 'v2'],
-  /** AGREEMENT_FORMATS of src/judging/agreement/datasets.ts */
+  /** AGREEMENT_FORMATS of src/validation/datasets.ts */
   agreementFormats: ['attributionbench', 'financebench', 'salad'],
 } as const;
 
@@ -28,7 +28,13 @@ const collectAudit = (value: string, previous: string[] = []) => [...previous, v
 
 export function registerJudgeCommands(program: Command, io: CliIO): void {
   const judge = program.command('judge').description('the judge prompt and the judges against people');
+  registerPromptCommand(judge, io);
+  registerAgreeCommand(judge, io);
+  registerAuditCommand(judge, io);
+}
 
+/** `rge judge prompt`: print, pin or check the judge prompt. */
+function registerPromptCommand(judge: Command, io: CliIO): void {
   judge
     .command('prompt')
     .description(
@@ -44,7 +50,10 @@ export function registerJudgeCommands(program: Command, io: CliIO): void {
       const { judgePromptAction } = await import('./judge.ts');
       await judgePromptAction(opts, io);
     });
+}
 
+/** `rge judge agree`: judges against a human-labelled public set. */
+function registerAgreeCommand(judge: Command, io: CliIO): void {
   judge
     .command('agree')
     .description(
@@ -78,7 +87,10 @@ export function registerJudgeCommands(program: Command, io: CliIO): void {
       const { judgeAgreeAction } = await import('./judge-agree.ts');
       await judgeAgreeAction(opts, io);
     });
+}
 
+/** `rge judge audit`: replicate stability, order bias and the paradox flag. */
+function registerAuditCommand(judge: Command, io: CliIO): void {
   judge
     .command('audit')
     .description(

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { CliIO } from './io.ts';
 import type { LabelFlags, ReviewFlags, SampleFlags } from './labelling.ts';
 
-/** VALIDATION_SIZE of src/labelling/sample.ts, shown in the help; test/cli/startup.test.ts checks it is the library's. */
+/** VALIDATION_SIZE of src/validation/sample.ts, shown in the help; test/cli/startup.test.ts checks it is the library's. */
 export const VALIDATION_SIZE = 50;
 
 const runOptions = (cmd: Command) =>

@@ -9,7 +9,15 @@
  */
 import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { QUESTION_CATEGORIES } from '../questions/schema.ts';
+import { type CaseRow, caseRow } from '../run/case.ts';
+import { openRun, type RunSession } from '../run/open.ts';
+import { parseRunRequest } from '../run/request.ts';
+import type { SubjectCell } from '../run/work.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
 import {
+  type CompletedResponse,
   completedResponses,
   drawValidationSample,
   labelSession,
@@ -17,14 +25,11 @@ import {
   loadSample,
   PersonName,
   reviewSession,
+  type StoredCell,
   startValidationServer,
   type ValidationSample,
   type ValidationServer,
-} from '../labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../run/prepare.ts';
-import { RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+} from '../validation/index.ts';
 import { type CliIO, positiveInteger } from './io.ts';
 
 interface RunFlags {
@@ -76,26 +81,56 @@ function shown(io: CliIO, file: string): string {
 }
 
 /** The run as stored: prepared without calling or writing anything. */
-async function storedRun(flags: RunFlags, io: CliIO): Promise<PreparedRun> {
-  const run = await prepareRun({
+async function storedRun(flags: RunFlags, io: CliIO): Promise<RunSession> {
+  const request = parseRunRequest({
     config: flags.config,
-    root: io.cwd,
     resultsDir: resolve(io.cwd, flags.resultsDir),
+    subjects: flags.subjects,
+    questions: flags.questions,
+    runs: flags.runs,
+    overrides: flags.set,
+  });
+  const run = await openRun(request, {
+    root: io.cwd,
     dryRun: true,
+    calls: false,
     log: (line) => io.err(`${line}\n`),
-    ...(flags.subjects ? { subjects: flags.subjects.split(',').map((s) => s.trim()) } : {}),
-    ...(flags.questions ? { questions: positiveInteger('questions', flags.questions) as number } : {}),
-    ...(flags.runs ? { runs: positiveInteger('runs', flags.runs) as number } : {}),
-    ...(flags.set ? { overrides: flags.set } : {}),
   });
   // the responses to read are a run of this config, which needs its index: say what to run first
   if (!run.index)
     throw new RgeError(
-      `no run of ${flags.config} to read: its index (${shown(io, run.config.corpus.index)}) is not built; ` +
+      `no run of ${flags.config} to read: its index (${shown(io, run.plan.config.corpus.index)}) is not built; ` +
         `run \`rge corpus fetch\`, \`rge corpus ingest --config ${flags.config}\` and \`rge eval run --config ${flags.config}\` first`,
       { file: flags.config },
     );
   return run;
+}
+
+/** The run's cells, each with its case row from the stores (null: its answer or a verdict is not stored). */
+async function storedCells(run: RunSession): Promise<StoredCell<SubjectCell, CaseRow>[]> {
+  const stored: StoredCell<SubjectCell, CaseRow>[] = [];
+  for (const cell of await run.work.cells()) {
+    try {
+      stored.push({ cell, row: caseRow(run, cell) });
+    } catch (err) {
+      if (!(err instanceof RgeError)) throw err;
+      stored.push({ cell, row: null });
+    }
+  }
+  return stored;
+}
+
+/**
+ * A run's completed responses (validation items beside their case rows), read from its stores: nothing
+ * is called and nothing is written. A run with none is an error saying so (exit 1): run it first.
+ */
+export async function runResponses(
+  run: RunSession,
+): Promise<{ responses: CompletedResponse<SubjectCell, CaseRow>[]; missing: number }> {
+  return completedResponses(await storedCells(run), {
+    runId: run.plan.info.runId,
+    resultsDir: run.plan.info.resultsDir,
+  });
 }
 
 /** `rge validation sample`: draws, writes and describes the validation sample; returns it. */
@@ -105,23 +140,23 @@ export async function sampleCommand(
 ): Promise<{ sample: ValidationSample; file: string }> {
   const size = positiveInteger('size', flags.size) as number;
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const sample = drawValidationSample(
     responses.map((r) => r.item),
     {
       size,
-      seed: flags.seed ?? `${run.config.seed}:validation`,
-      subjects: run.subjects.map((s) => s.id),
+      seed: flags.seed ?? `${run.plan.config.seed}:validation`,
+      subjects: run.plan.subjects.map((s) => s.id),
       config: flags.config,
-      configName: run.config.name,
-      runId: run.info.runId,
+      configName: run.plan.config.name,
+      runId: run.plan.info.runId,
       createdAt: new Date().toISOString(),
     },
   );
   const file = resolve(io.cwd, flags.out ?? join('data', 'labels', 'samples', `${sample.sample_id}.json`));
   await writeFileAtomic(file, `${JSON.stringify(sample, null, 2)}\n`);
   const lines = [
-    `sample ${sample.sample_id}: ${sample.items.length} responses of run ${run.info.runId} (seed "${sample.seed}")`,
+    `sample ${sample.sample_id}: ${sample.items.length} responses of run ${run.plan.info.runId} (seed "${sample.seed}")`,
     ...QUESTION_CATEGORIES.map((c) => {
       const bySubject = Object.entries(sample.allocation[c]);
       const n = bySubject.reduce((sum, [, k]) => sum + k, 0);
@@ -162,16 +197,16 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
   const reviewer = personOf('reviewer', flags.reviewer);
   const port = portOf(flags.port);
   const run = await storedRun(flags, io);
-  const { responses, missing } = await completedResponses(run);
+  const { responses, missing } = await runResponses(run);
   const contested = responses
     .filter((r) => r.row.scores.contested)
     .map((r) => ({ item: r.item, contestedDimensions: r.row.scores.contestedDimensions }));
-  const of = `${responses.length} completed responses of run ${run.info.runId}${missing > 0 ? ` (${missing} cell(s) not complete)` : ''}`;
+  const of = `${responses.length} completed responses of run ${run.plan.info.runId}${missing > 0 ? ` (${missing} cell(s) not complete)` : ''}`;
   if (contested.length === 0) {
     io.out(`no contested responses among the ${of}: nothing to review\n`);
     return null;
   }
-  const session = reviewSession(run.info.runId, contested, reviewer, labelsDir);
+  const session = reviewSession(run.plan.info.runId, contested, reviewer, labelsDir);
   const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge review: ${m}\n`) });
   const state = await session.state();
   io.out(

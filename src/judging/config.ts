@@ -4,9 +4,11 @@
 import { z } from 'zod';
 import { LIVE_PROVIDERS } from '../providers/catalogue.ts';
 import { liveFields, modelEntryFields } from '../providers/config.ts';
+import { outputLimit, resolveParameters } from '../providers/contract.ts';
+import type { RequestParameters } from '../providers/types.ts';
 import { type AddIssue, isRecord } from '../util/config-fields.ts';
 import { sha256 } from '../util/fs.ts';
-import { isJudgePromptVersion, JUDGE_PROMPT_VERSIONS } from './prompt.ts';
+import { isJudgePromptVersion, JUDGE_MAX_TOKENS, JUDGE_PROMPT_VERSIONS, type JudgeModel } from './prompt.ts';
 
 export const JUDGE_PROVIDERS = ['heuristic', ...LIVE_PROVIDERS] as const;
 
@@ -15,6 +17,19 @@ export const Judge = z.strictObject({
   ...liveFields,
 });
 export type Judge = z.infer<typeof Judge>;
+
+/** A judge entry as the judge prompt needs it: its parameters and output limit, within its model's contract. */
+export function judgeModelOf(
+  entry: Judge,
+): JudgeModel & { parameters: RequestParameters; maxTokens: number } {
+  return {
+    id: entry.id,
+    model: entry.model,
+    family: entry.family,
+    parameters: resolveParameters(entry.provider, entry.model, entry),
+    maxTokens: outputLimit(entry.provider, entry.model, JUDGE_MAX_TOKENS),
+  };
+}
 
 export const JudgePromptSettings = z.strictObject({
   version: z.string().min(1),

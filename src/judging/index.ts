@@ -1,23 +1,8 @@
 /**
  * Judging: the judge prompt v1 (rubric, hashed), the cross-family panel (the only way judges are
- * chosen), asking a judge and reading its verdict (one retry, then unscored), and the agreement of
- * judges with people.
+ * chosen), asking a judge and reading its verdict (one retry, then unscored). The agreement of judges
+ * with people is src/validation/.
  */
-export {
-  AGREEMENT_FORMATS,
-  type AgreementFormat,
-  type AgreementItem,
-  type AgreementReport,
-  agreement,
-  attributionBenchItems,
-  deterministicSample,
-  FORMAT_LABELS,
-  financeBenchItems,
-  formatAgreement,
-  judgeItems,
-  saladItems,
-  verdictLabel,
-} from './agreement/index.ts';
 export { crossFamilyPanel, PANEL_SIZE, PanelError, type PanelJudge } from './panel.ts';
 export { extractJsonText, judgeCase, MAX_JUDGE_ATTEMPTS, parseVerdict, type VerdictParse } from './parse.ts';
 export {

@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { JudgeInput, ModelRequest, RequestParameters } from '../providers/types.ts';
+import { RgeError } from '../util/errors.ts';
 import { JudgeVerdict } from './verdict.ts';
 
 export const JUDGE_PROMPT_VERSIONS = ['v1', 'v2'] as const;
@@ -113,6 +114,47 @@ const promptTexts = new Map<JudgePromptVersion, string>();
 /** SHA-256 (lowercase hex) of a judge prompt text, by default the canonical one. */
 export function judgePromptHash(text: string = judgePromptText()): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * A judge prompt as a run uses it: the version (which also lays out the case, see
+ * `renderJudgeCaseParts`), the system text and its hash. The three travel together, so that a run pinned
+ * to v1 records v1's hash and lays its cases out as v1 does.
+ */
+export interface JudgePrompt {
+  version: JudgePromptVersion;
+  text: string;
+  hash: string;
+}
+
+/** The built-in judge prompt of a version (default the canonical one). */
+export function builtInJudgePrompt(version: JudgePromptVersion = JUDGE_PROMPT_VERSION): JudgePrompt {
+  const text = judgePromptText(version);
+  return { version, text, hash: judgePromptHash(text) };
+}
+
+/**
+ * The judge prompt a config's `judge_prompt` section asks for, the one place it is resolved: its pinned
+ * text when it has one, else the built-in text of its version; the hash is always the text's own. A
+ * pinned sha256 that is not that text's is an error (the config's schema checks a pinned text; this
+ * checks a pin of a built-in version too).
+ */
+export function resolveJudgePrompt(settings: {
+  version: string;
+  text: string | null;
+  sha256: string | null;
+}): JudgePrompt {
+  if (!isJudgePromptVersion(settings.version))
+    throw new RgeError(
+      `judge_prompt.version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${settings.version}`,
+    );
+  const text = settings.text ?? judgePromptText(settings.version);
+  const hash = judgePromptHash(text);
+  if (settings.sha256 !== null && settings.sha256 !== hash)
+    throw new RgeError(
+      `judge_prompt.sha256 ${settings.sha256} is not the sha256 of the ${settings.text === null ? `built-in ${settings.version} prompt` : 'pinned text'} (${hash})`,
+    );
+  return { version: settings.version, text, hash };
 }
 
 /** The case as the judge reads it (the user message) in a prompt version's layout. */
@@ -219,17 +261,18 @@ function casePartsV2(input: JudgeInput): [string, string] {
 }
 
 /**
- * The request to a judge for one case: the rubric as system text, the case as the user message, the
- * verdict's JSON Schema for structured output, and the typed case (`structured`) for offline judges.
- * `promptText` replaces the canonical rubric (a config's pinned copy); its hash is the caller's to record.
+ * The request to a judge for one case: the prompt's rubric as system text, the case as the user message
+ * in the prompt version's layout, the verdict's JSON Schema for structured output, and the typed case
+ * (`structured`) for offline judges. The prompt is the run's (`resolveJudgePrompt`), by default the
+ * canonical built-in one.
  */
 export function renderJudgeRequest(
   input: JudgeInput,
   judge: JudgeModel,
-  promptText: string = judgePromptText(),
-  version: JudgePromptVersion = JUDGE_PROMPT_VERSION,
+  prompt: JudgePrompt = builtInJudgePrompt(),
   layout: { answerFirst?: boolean } = {},
 ): ModelRequest {
+  const promptText = prompt.text;
   if (layout.answerFirst)
     return {
       model: judge.model,
@@ -240,7 +283,7 @@ export function renderJudgeRequest(
       jsonSchema: judgeVerdictJsonSchema(),
       structured: input,
     };
-  const [shared, answer] = renderJudgeCaseParts(input, version);
+  const [shared, answer] = renderJudgeCaseParts(input, prompt.version);
   return {
     model: judge.model,
     system: promptText,

@@ -216,6 +216,33 @@ export async function createProvider(
   }
 }
 
+/**
+ * What identifies the behaviour of a model entry's provider, for the run's plan: `provider/model` and
+ * the live adapter's version for live providers (nothing is loaded and no key is needed); the provider's
+ * own id and version for offline, heuristic and replay providers (built here: a replay file is read and
+ * checked). A parameter the model's contract refuses is an error naming the entry.
+ */
+export async function providerIdentity(
+  spec: ModelSpec,
+  role: 'subject' | 'judge',
+  ctx: Pick<RegistryContext, 'root'>,
+): Promise<{ id: string; version: string }> {
+  if (isLiveProvider(spec.provider)) {
+    const refused = parameterIssues(spec.provider, spec.model, spec);
+    if (refused.length > 0)
+      throw new RgeError(`${role} ${spec.id}: ${refused.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    return { id: `${spec.provider}/${spec.model}`, version: LIVE_ADAPTER_VERSION };
+  }
+  const provider = await createProvider(spec, role, {
+    root: ctx.root,
+    env: {},
+    settings: {},
+    spender: null,
+    requireKeys: false,
+  });
+  return { id: provider.id, version: provider.version ?? '' };
+}
+
 /** A subject's provider with no budget and no live calls expected (tests, tools); keys are required. */
 export async function createSubjectProvider(spec: ModelSpec, opts: { root: string }): Promise<Provider> {
   return createProvider(spec, 'subject', {

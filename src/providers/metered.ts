@@ -3,7 +3,9 @@
  * case before it is sent, the provider's rate limits (concurrency, requests and tokens per minute, with
  * Bottleneck), retries with exponential backoff and jitter on 429/5xx/529/timeouts that obey the
  * provider's `retry-after` (p-retry, a bounded number of attempts), an AbortSignal, and the price of
- * the reply from the catalogue. The adapters (`./live/*`) only translate requests and replies.
+ * the reply from the catalogue. The adapters (`./live/*`) only translate requests and replies. A batch
+ * is a way to make these calls (`MeteredProvider.batch`, ./metered-batch.ts): it is priced, reserved and
+ * retried here too, so there is one place that reads prices and reserves budget.
  *
  * The reservation is NOT settled here: the caller stores the reply's record first and then settles the
  * charges the reply carries, so a crash in between is recovered from the record (see run/ledger.ts).
@@ -12,26 +14,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import pRetry, { AbortError } from 'p-retry';
 import { withRequestSignal } from '../util/abort.ts';
+import { type Payer, requestTokens, type Spender } from './budget.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
 import { redactSecrets } from './credentials.ts';
 import { CallError, type LiveAdapter, type RawReply } from './live/adapter.ts';
+import { MeteredBatch } from './metered-batch.ts';
 import type { CallOptions, ModelReply, ModelRequest, Provider } from './types.ts';
 
-/** Who pays for a call, as the ledger books it. */
-export interface Payer {
-  provider: string;
-  model: string;
-  role: 'subject' | 'judge';
-}
-
-/** The budget as a provider sees it (implemented by run/ledger.ts). */
-export interface Spender {
-  reserve(usd: number, payer: Payer, kind?: 'call' | 'batch'): Promise<string>;
-  release(id: string): Promise<void>;
-}
+export { type Payer, requestTokens, type Spender } from './budget.ts';
 
 export interface RateLimits {
   /** calls in flight at once */
@@ -102,13 +94,6 @@ export class ProviderLimiter {
   }
 }
 
-/** cl100k tokens of a request's text (system and messages). */
-export function requestTokens(request: Pick<ModelRequest, 'system' | 'messages'>): number {
-  let n = encode(request.system).length;
-  for (const m of request.messages) n += encode(m.content).length + 4;
-  return n;
-}
-
 /** Carries the error of a refused budget reservation through the retry loop untouched. */
 class ReservationRefused extends Error {
   constructor(readonly reason: unknown) {
@@ -140,16 +125,10 @@ export class MeteredProvider implements Provider {
     this.version = opts.version;
   }
 
-  get adapter(): LiveAdapter {
-    return this.opts.adapter;
-  }
-
-  get priced(): PricedModel {
-    return this.opts.priced;
-  }
-
-  get limiter(): ProviderLimiter {
-    return this.opts.limiter;
+  /** The provider's batch API, metered the same way (null when it has none: openai-compatible). */
+  get batch(): MeteredBatch | null {
+    const batch = this.opts.adapter.batch;
+    return batch ? new MeteredBatch(batch, this.payer, this.opts.priced, this.opts.spender) : null;
   }
 
   get payer(): Payer {

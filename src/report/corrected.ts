@@ -17,7 +17,7 @@
  * its GFS by more than the sampling noise of the correction. Pure.
  */
 import { ppiMean } from '../stats/index.ts';
-import type { LabelView } from './labelling.ts';
+import type { LabelView } from '../validation/summary.ts';
 import { ALL, type RowsBySubject } from './scores.ts';
 import type { CaseRowView, GfsWeightsView } from './views.ts';
 

@@ -3,8 +3,8 @@
  * `summary.json` with the same numbers.
  */
 
-import { formatKappa, type KappaShown, kappaFootnote } from './kappa.ts';
-import { validationMarkdown } from './labelling.ts';
+import { formatKappa, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
+import { validationMarkdown } from '../validation/summary.ts';
 import {
   correctedSection,
   pairwisePowerCells,

@@ -26,6 +26,12 @@
  *   labels of the validation sample, per subject and per category with at least 10 labelled cells.
  */
 
+import {
+  type LabelView,
+  type ReviewRecordView,
+  type ValidationSummary,
+  validationSummary,
+} from '../validation/summary.ts';
 import { type CorrectedGfs, correctedGfs } from './corrected.ts';
 import {
   CORRECT_AT,
@@ -34,12 +40,6 @@ import {
   interJudgeAgreement,
   type JudgeAgreement,
 } from './diagnostics.ts';
-import {
-  type LabelView,
-  type ReviewRecordView,
-  type ValidationSummary,
-  validationSummary,
-} from './labelling.ts';
 import {
   type BudgetSection,
   budget,

@@ -13,9 +13,9 @@ import { addUsage, COMPLETE, StopInfo, Usage, ZERO_USAGE } from '../providers/ty
 import { CaseScores, caseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { isJudgeable } from './cells.ts';
-import type { PreparedRun } from './prepare.ts';
+import type { RunSession } from './open.ts';
 import type { RunState } from './stages.ts';
-import { answerStore, judgePrompt, type SubjectCell, verdictCells, verdictStore } from './work.ts';
+import type { SubjectCell } from './work.ts';
 
 export const CaseRow = z.strictObject({
   question_id: z.string(),
@@ -76,33 +76,33 @@ function missing(state: RunState | null, cell: SubjectCell, what: string): RgeEr
 }
 
 /** The case row of a cell from the stores; throws when its answer or a verdict is missing. */
-export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | null = null): CaseRow {
-  const answer = answerStore(run, cell.subject).get(cell.key);
+export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | null = null): CaseRow {
+  const answer = run.answers(cell.subject).get(cell.key);
   if (!answer) throw missing(state, cell, 'answer');
   const verdicts: JudgeOutcome[] = [];
   let judgeUsage = ZERO_USAGE;
   let judgeCost = 0;
   let judgeUncached = 0;
-  for (const { judge, key } of isJudgeable(answer) ? verdictCells(run, cell, answer) : []) {
-    const record = verdictStore(run, judge).get(key);
+  for (const { judge, key } of isJudgeable(answer) ? run.work.verdictCells(cell, answer) : []) {
+    const record = run.verdicts(judge).get(key);
     if (!record) throw missing(state, cell, `verdict of judge ${judge.id}`);
     verdicts.push(record.outcome);
     judgeUsage = addUsage(judgeUsage, record.usage);
     judgeCost += record.outcome.costUsd;
     judgeUncached += uncached(judge.priced.prices, record.usage, record.batch);
   }
-  const weights = run.config.gfs_weights;
+  const weights = run.plan.config.gfs_weights;
   return {
     question_id: cell.question.id,
     category: cell.question.category,
     expected_behavior: cell.question.expected_behavior,
     subject_id: cell.subject.id,
-    model: cell.subject.config.model,
+    model: cell.subject.model,
     family: cell.subject.config.family,
     run_index: cell.runIndex,
     prompt_hash: cell.identity.prompt_hash,
-    subject_prompt_hash: run.subjectPrompt.sha256,
-    judge_prompt_hash: judgePrompt(run).hash,
+    subject_prompt_hash: run.plan.subjectPrompt.sha256,
+    judge_prompt_hash: run.plan.judgePrompt.hash,
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,
     question: {
@@ -135,7 +135,7 @@ export function caseRow(run: PreparedRun, cell: SubjectCell, state: RunState | n
       answer: answer.text,
       chunks: cell.chunks,
       latencyMs: answer.batch ? null : answer.latency_ms,
-      latencyBudgetMs: run.config.latency_budget_ms,
+      latencyBudgetMs: run.plan.config.latency_budget_ms,
     }),
   };
 }

@@ -18,16 +18,9 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
-import type { PreparedRun, RunJudge, RunSubject } from './prepare.ts';
-import {
-  answerStore,
-  judgeInputFor,
-  judgePrompt,
-  panelOf,
-  subjectCells,
-  verdictCells,
-  verdictStore,
-} from './work.ts';
+import type { RunSession } from './open.ts';
+import type { PlannedJudge, PlannedSubject } from './plan.ts';
+import { judgeInputFor } from './work.ts';
 
 export interface EstimateLine {
   provider: string;
@@ -89,36 +82,36 @@ function batchable(provider: string): boolean {
 }
 
 async function callSpecs(
-  run: PreparedRun,
+  run: RunSession,
 ): Promise<{ specs: CallSpec[]; total: number; stored: number; verdictsStored: number }> {
-  const est = run.config.estimate;
-  const batchMode = run.info.mode === 'batch';
+  const est = run.plan.config.estimate;
+  const batchMode = run.plan.info.mode === 'batch';
   const specs: CallSpec[] = [];
-  const judgeSystem = tokens(judgePrompt(run).text);
-  const subjectSystem = tokens(run.subjectPrompt.system);
+  const judgeSystem = tokens(run.plan.judgePrompt.text);
+  const subjectSystem = tokens(run.plan.subjectPrompt.system);
   let total = 0;
   let stored = 0;
   let verdictsStored = 0;
-  const subjectCall = (subject: RunSubject, questionId: string, userTokens: number) =>
+  const subjectCall = (subject: PlannedSubject, questionId: string, userTokens: number) =>
     specs.push({
-      provider: subject.config.provider,
-      model: subject.config.model,
+      provider: subject.provider,
+      model: subject.model,
       role: 'subject',
       priced: subject.priced,
-      batch: batchMode && batchable(subject.config.provider),
+      batch: batchMode && batchable(subject.provider),
       prefixTokens: subjectSystem + userTokens,
       restTokens: 0,
       cacheGroup: `${subject.id}:${questionId}`,
       expectedOutput: est.subject_output_tokens,
       maxOutput: subject.maxTokens,
     });
-  const judgeCall = (judge: RunJudge, questionId: string, sharedTokens: number, answerTokens: number) =>
+  const judgeCall = (judge: PlannedJudge, questionId: string, sharedTokens: number, answerTokens: number) =>
     specs.push({
-      provider: judge.config.provider,
+      provider: judge.provider,
       model: judge.model,
       role: 'judge',
       priced: judge.priced,
-      batch: batchMode && batchable(judge.config.provider),
+      batch: batchMode && batchable(judge.provider),
       prefixTokens: judgeSystem + sharedTokens,
       restTokens: answerTokens + 8,
       cacheGroup: `${judge.id}:${questionId}`,
@@ -128,16 +121,16 @@ async function callSpecs(
 
   if (!run.index) {
     // No index (dry run on a fresh clone): bound the context by k chunks of chunk_tokens, plus headers.
-    const context = run.config.retrieval.k * (run.config.corpus.chunk_tokens + 30);
-    for (const subject of run.subjects)
-      for (const question of run.questions) {
+    const context = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
+    for (const subject of run.plan.subjects)
+      for (const question of run.plan.questions) {
         const shared =
-          tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''), judgePrompt(run).version)[0]) +
+          tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''), run.plan.judgePrompt.version)[0]) +
           context;
-        for (let runIndex = 0; runIndex < run.runs; runIndex++) {
+        for (let runIndex = 0; runIndex < run.plan.runs; runIndex++) {
           total++;
           subjectCall(subject, question.id, tokens(question.text) + context + 30);
-          for (const judge of panelOf(run, subject))
+          for (const judge of run.work.panel(subject))
             judgeCall(judge, question.id, shared, est.subject_output_tokens);
         }
       }
@@ -145,22 +138,22 @@ async function callSpecs(
   }
 
   const sharedTokens = new Map<string, number>();
-  for (const cell of await subjectCells(run)) {
+  for (const cell of await run.work.cells()) {
     total++;
-    const answer = answerStore(run, cell.subject).get(cell.key);
+    const answer = run.answers(cell.subject).get(cell.key);
     if (answer) stored++;
     else subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
     let shared = sharedTokens.get(cell.question.id);
     if (shared === undefined) {
       shared = tokens(
-        renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''), judgePrompt(run).version)[0],
+        renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''), run.plan.judgePrompt.version)[0],
       );
       sharedTokens.set(cell.question.id, shared);
     }
-    const verdicts = answer ? verdictCells(run, cell, answer) : [];
-    for (const [at, judge] of panelOf(run, cell.subject).entries()) {
+    const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
+    for (const [at, judge] of run.work.panel(cell.subject).entries()) {
       const v = verdicts[at];
-      if (v && verdictStore(run, judge).get(v.key)) {
+      if (v && run.verdicts(judge).get(v.key)) {
         verdictsStored++;
         continue;
       }
@@ -170,8 +163,8 @@ async function callSpecs(
   return { specs, total, stored, verdictsStored };
 }
 
-export async function estimateRun(run: PreparedRun): Promise<Estimate> {
-  const est = run.config.estimate;
+export async function estimateRun(run: RunSession): Promise<Estimate> {
+  const est = run.plan.config.estimate;
   const { specs, total, stored, verdictsStored } = await callSpecs(run);
   const lines = new Map<string, EstimateLine>();
   const seen = new Set<string>();
@@ -232,8 +225,8 @@ export async function estimateRun(run: PreparedRun): Promise<Estimate> {
   );
   const sum = (f: (l: EstimateLine) => number) => sorted.reduce((acc, l) => acc + f(l), 0);
   return {
-    runId: run.info.runId,
-    mode: run.info.mode,
+    runId: run.plan.info.runId,
+    mode: run.plan.info.mode,
     lines: sorted,
     totals: {
       calls: sum((l) => l.calls),

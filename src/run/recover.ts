@@ -4,7 +4,7 @@
  */
 import { batchesDir, loadBatchRecords } from './batch-records.ts';
 import { takeDeadInboxes } from './inbox.ts';
-import type { PreparedRun } from './prepare.ts';
+import type { RunSession } from './open.ts';
 
 /**
  * Recovers what crashed processes left open in the ledger: the replies they had received are stored
@@ -12,9 +12,9 @@ import type { PreparedRun } from './prepare.ts';
  * died between reserving and recording, before submitting) is released. Batch reservations that a
  * record names are adopted when their batch is resumed.
  */
-export async function recoverLedger(run: PreparedRun, log?: (line: string) => void): Promise<void> {
+export async function recoverLedger(run: RunSession, log?: (line: string) => void): Promise<void> {
   // first the replies dead processes received and had not stored: their calls are then settled at cost
-  const received = await takeDeadInboxes(run.info.resultsDir, run.cells);
+  const received = await takeDeadInboxes(run.plan.info.resultsDir, run.cells);
   if (received > 0)
     log?.(`stored ${received} repl(ies) a stopped process had received but not stored (not paid again)`);
   if (run.ledger.orphans('call').length > 0) {
@@ -32,7 +32,7 @@ export async function recoverLedger(run: PreparedRun, log?: (line: string) => vo
   }
   const batchOrphans = run.ledger.orphans('batch');
   if (batchOrphans.length > 0) {
-    const named = new Set(loadBatchRecords(batchesDir(run.info.resultsDir)).map((r) => r.reservation));
+    const named = new Set(loadBatchRecords(batchesDir(run.plan.info.resultsDir)).map((r) => r.reservation));
     for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
   }
 }

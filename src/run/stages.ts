@@ -21,10 +21,10 @@ import { writeFileAtomic } from '../util/fs.ts';
 import { runBatches } from './batches.ts';
 import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
 import type { BudgetLedger } from './ledger.ts';
-import type { PreparedRun } from './prepare.ts';
+import type { RunSession } from './open.ts';
 import { recoverLedger } from './recover.ts';
 import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
-import { panelOf, type SubjectCell, subjectCells } from './work.ts';
+import type { SubjectCell } from './work.ts';
 
 export { StageContext, type StageOptions } from './sync.ts';
 
@@ -93,14 +93,14 @@ function stateOf(
   spend: RunState['spend'],
 ): RunState {
   return {
-    run_id: ctx.run.info.runId,
-    mode: ctx.run.info.mode,
+    run_id: ctx.run.plan.info.runId,
+    mode: ctx.run.plan.info.mode,
     started_at: started,
     finished_at: finished,
     estimate,
     errors: Object.fromEntries(ctx.errors),
     stopped: ctx.stopped?.message ?? null,
-    warnings: [...ctx.run.warnings],
+    warnings: [],
     counts: ctx.counts,
     spend,
     budget_warnings: ctx.run.ledger
@@ -124,10 +124,10 @@ export interface StagesOutcome {
  * and writes the run state file. Throws only for a refused pre-flight or a usage problem; call failures
  * are recorded per cell.
  */
-export async function runStages(run: PreparedRun, opts: StageOptions = {}): Promise<StagesOutcome> {
+export async function runStages(run: RunSession, opts: StageOptions = {}): Promise<StagesOutcome> {
   if (run.dryRun) throw new RgeError('a dry run calls nothing');
   const started = new Date().toISOString();
-  const cells = await subjectCells(run);
+  const cells = await run.work.cells();
   const stop = opts.signal ? runSignal(opts.signal, run, cells.length) : null;
   try {
     return await stagesOf(run, new StageContext(run, stop ? { ...opts, signal: stop.signal } : opts), {
@@ -150,11 +150,11 @@ export async function runStages(run: PreparedRun, opts: StageOptions = {}): Prom
  */
 function runSignal(
   outer: AbortSignal,
-  run: PreparedRun,
+  run: RunSession,
   cells: number,
 ): { signal: AbortSignal; detach: () => void } {
   const controller = new AbortController();
-  const panel = Math.max(1, ...run.subjects.map((s) => panelOf(run, s).length));
+  const panel = Math.max(1, ...run.plan.subjects.map((s) => run.work.panel(s).length));
   setMaxListeners(cells * panel + 16, controller.signal);
   const follow = () => controller.abort(outer.reason);
   if (outer.aborted) follow();
@@ -163,7 +163,7 @@ function runSignal(
 }
 
 async function stagesOf(
-  run: PreparedRun,
+  run: RunSession,
   ctx: StageContext,
   { started, cells }: { started: string; cells: SubjectCell[] },
 ): Promise<StagesOutcome> {
@@ -174,22 +174,22 @@ async function stagesOf(
   const estimate = await estimateRun(run);
   const left = run.ledger.refresh().leftUsd;
   if (estimate.totals.calls > 0 && estimate.totals.expectedUsd > 0) {
-    opts.log?.(formatEstimate(estimate, { capUsd: run.config.budget.cap_usd, leftUsd: left }).trimEnd());
+    opts.log?.(formatEstimate(estimate, { capUsd: run.plan.config.budget.cap_usd, leftUsd: left }).trimEnd());
     if (!opts.skipPreflight && estimate.totals.expectedUsd > left)
       throw new RgeError(
         `pre-flight: the estimate of $${estimate.totals.expectedUsd.toFixed(2)} exceeds the $${left.toFixed(2)} left ` +
-          `of the $${run.config.budget.cap_usd} cap; nothing was called. Narrow the run (--subjects, --questions, ` +
-          `--runs) or raise budget.cap_usd in ${run.info.configFile}.`,
+          `of the $${run.plan.config.budget.cap_usd} cap; nothing was called. Narrow the run (--subjects, --questions, ` +
+          `--runs) or raise budget.cap_usd in ${run.plan.info.configFile}.`,
       );
   }
-  await writeRunState(run.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
+  await writeRunState(run.plan.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
   ctx.expectedCalls = estimate.totals.calls;
-  if (run.info.mode === 'batch') await runBatches(ctx, cells);
+  if (run.plan.info.mode === 'batch') await runBatches(ctx, cells);
   else await runSyncCells(ctx, cells);
   ctx.progress(true);
   await run.ledger.writeSummary();
   const spend = spendSince(before.byPayer, before.unaccountedUsd, run.ledger);
   const state = stateOf(ctx, estimate, started, new Date().toISOString(), spend);
-  await writeRunState(run.info.stateFile, state);
+  await writeRunState(run.plan.info.stateFile, state);
   return { state, cells, estimate };
 }

@@ -9,16 +9,9 @@ import type { CallCharge, ModelReply } from '../providers/types.ts';
 import { errorMessage } from '../util/errors.ts';
 import { type AnswerRecord, isJudgeable, type VerdictRecord } from './cells.ts';
 import { BudgetExceededError, type BudgetLedger } from './ledger.ts';
-import type { PreparedRun } from './prepare.ts';
+import type { RunSession } from './open.ts';
 import { recoverLedger } from './recover.ts';
-import {
-  answerStore,
-  panelOf,
-  type SubjectCell,
-  type VerdictCell,
-  verdictCell,
-  verdictStore,
-} from './work.ts';
+import type { SubjectCell, VerdictCell } from './work.ts';
 
 /** Bottleneck priority of subject calls: after judge calls (judging/calls.ts), so that started cells finish. */
 const SUBJECT_PRIORITY = 5;
@@ -48,7 +41,7 @@ export class StageContext {
   private readonly started = Date.now();
 
   constructor(
-    readonly run: PreparedRun,
+    readonly run: RunSession,
     readonly opts: StageOptions,
   ) {}
 
@@ -239,7 +232,7 @@ function storedNow<R>(
  */
 export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<AnswerRecord | null> {
   const run = ctx.run;
-  const store = answerStore(run, cell.subject);
+  const store = run.answers(cell.subject);
   const stored = store.get(cell.key);
   if (stored) return stored;
   if (ctx.stopped) {
@@ -249,7 +242,7 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
   try {
     const lease = new CellLease(ctx, 'answer', cell.key, () => storedNow(store, cell.key));
     const outcome = await underLease(lease, async (beforeSend) => {
-      const reply = await cell.subject.provider.complete(cell.request, {
+      const reply = await run.providerOf('subject', cell.subject.id).complete(cell.request, {
         ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
         priority: SUBJECT_PRIORITY,
         beforeSend,
@@ -286,7 +279,7 @@ export async function syncVerdict(
   first?: ModelReply,
 ): Promise<VerdictRecord | null> {
   const run = ctx.run;
-  const store = verdictStore(run, v.judge);
+  const store = run.verdicts(v.judge);
   const stored = store.get(v.key);
   if (stored) return stored;
   const id = `${v.cell.id}/judge ${v.judge.id}`;
@@ -297,7 +290,7 @@ export async function syncVerdict(
   try {
     const lease = new CellLease(ctx, 'verdict', v.key, () => storedNow(store, v.key));
     const outcome = await underLease(lease, async (beforeSend) => {
-      const { result, unsettled } = await issueJudgeCall(v.judge.provider, v.request, {
+      const { result, unsettled } = await issueJudgeCall(run.providerOf('judge', v.judge.id), v.request, {
         ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
         first,
         // a batch's reply (and its retry) is paid for under the lease the batch holds: stored whatever
@@ -338,9 +331,9 @@ export async function syncVerdict(
  */
 export function missingVerdicts(ctx: StageContext, cell: SubjectCell, answer: AnswerRecord): VerdictCell[] {
   const run = ctx.run;
-  return panelOf(run, cell.subject).flatMap((judge) => {
-    const v = verdictCell(run, cell, answer, judge);
-    if (!verdictStore(run, judge).get(v.key)) return [v];
+  return run.work.panel(cell.subject).flatMap((judge) => {
+    const v = run.work.verdictCell(cell, answer, judge);
+    if (!run.verdicts(judge).get(v.key)) return [v];
     ctx.counts.verdicts.reused++;
     return [];
   });
@@ -348,7 +341,7 @@ export function missingVerdicts(ctx: StageContext, cell: SubjectCell, answer: An
 
 /** A cell end to end in sync mode: its answer, then its panel's verdicts. */
 async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
-  const hadAnswer = answerStore(ctx.run, cell.subject).get(cell.key) !== undefined;
+  const hadAnswer = ctx.run.answers(cell.subject).get(cell.key) !== undefined;
   const answer = await syncAnswer(ctx, cell);
   if (hadAnswer) ctx.counts.answers.reused++;
   if (!answer || !isJudgeable(answer)) return;

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { esbuildFromTsx, ownImportMetaUrl } from '../../scripts/esbuild.mjs';
+import { esbuildFromTsx, ownImportMetaUrl } from './esbuild.mjs';
 import { sha256, writeFileAtomic } from './fs.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -19,9 +19,10 @@ import { createHarness } from 'vitest-evals';
 import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdict.ts';
 import { type CaseRow, caseRow } from '../run/case.ts';
 import type { AnswerRecord } from '../run/cells.ts';
-import type { PreparedRun, RunSubject } from '../run/prepare.ts';
+import type { RunSession } from '../run/open.ts';
+import type { PlannedSubject } from '../run/plan.ts';
 import type { RunState } from '../run/stages.ts';
-import { answerStore, panelOf, type SubjectCell } from '../run/work.ts';
+import type { SubjectCell } from '../run/work.ts';
 
 /** What a case asks the harness for: one (subject, question, run index) cell. */
 export interface RgeCaseInput {
@@ -56,7 +57,7 @@ export class CaseBook {
   private readonly rows = new Map<string, CaseRow>();
 
   constructor(
-    private readonly run: PreparedRun,
+    private readonly run: RunSession,
     cells: readonly SubjectCell[],
     private readonly state: () => RunState | null,
   ) {
@@ -71,7 +72,7 @@ export class CaseBook {
 
   answer(id: string): AnswerRecord {
     const cell = this.cell(id);
-    const answer = answerStore(this.run, cell.subject).get(cell.key);
+    const answer = this.run.answers(cell.subject).get(cell.key);
     if (answer) return answer;
     this.row(id); // throws why the answer is missing
     throw new Error(`${id}: no answer`);
@@ -88,7 +89,7 @@ export class CaseBook {
 }
 
 /** A subject as a vitest-evals harness over the stored answers. */
-export function subjectHarness(run: PreparedRun, subject: RunSubject, book: CaseBook): SubjectHarness {
+export function subjectHarness(run: RunSession, subject: PlannedSubject, book: CaseBook): SubjectHarness {
   const { provider, model } = subject.config;
   return createHarness<RgeCaseInput, string>({
     name: `${subject.id} (${provider}/${model})`,
@@ -127,7 +128,10 @@ export function subjectHarness(run: PreparedRun, subject: RunSubject, book: Case
                 name: 'retrieve',
                 kind: 'custom',
                 status: 'ok',
-                attributes: { 'rge.retrieval.k': run.config.retrieval.k, 'rge.retrieval.chunks': retrieved },
+                attributes: {
+                  'rge.retrieval.k': run.plan.config.retrieval.k,
+                  'rge.retrieval.chunks': retrieved,
+                },
               },
               {
                 name: `answer ${provider}/${model}`,
@@ -215,9 +219,9 @@ export function gfsScore(row: CaseRow, gating?: string): JudgeResult {
  * The subject's cross-family panel as vitest-evals judges: `<judge> <dimension>` for each panel judge and
  * dimension, then `GFS`.
  */
-export function panelScorers(run: PreparedRun, subject: RunSubject, book: CaseBook): PanelScorer[] {
+export function panelScorers(run: RunSession, subject: PlannedSubject, book: CaseBook): PanelScorer[] {
   const judges: PanelScorer[] = [];
-  for (const [at, judge] of panelOf(run, subject).entries())
+  for (const [at, judge] of run.work.panel(subject).entries())
     for (const dimension of DIMENSIONS)
       judges.push({
         name: `${judge.id} ${dimension}`,
@@ -228,7 +232,7 @@ export function panelScorers(run: PreparedRun, subject: RunSubject, book: CaseBo
         },
       });
   // the pass or fail vitest-evals shows is rge's matchers': say what gates it, or that nothing does
-  const gating = gatingNote(run.config.thresholds);
+  const gating = gatingNote(run.plan.config.thresholds);
   judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell), gating) });
   return judges;
 }

@@ -1,19 +1,37 @@
 /**
- * The evals project's global setup, in Vitest's main process before any slice file starts: builds the
- * generated fixture corpus and index if they are missing (a fresh clone). Workers running slices at once
- * would otherwise each build it into the same folders. A built index costs a config read here.
+ * The evals project's global setup, in Vitest's main process before any eval file starts: the front
+ * door of `npx vitest run evals`. It reads the run request from the RGE_* variables (a bad one is a
+ * usage error naming the variable: exit 2), builds the generated fixture corpus and index when they are
+ * missing (a fresh clone; workers running slices at once would otherwise each build it), plans the run
+ * once and provides the plan to every eval file. When `rge eval run` started Vitest, the plan is already
+ * provided and nothing is done here.
  */
-import { isAbsolute, resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { loadRunConfig } from '../run/config.ts';
-import { ensureCorpusIndex } from '../run/corpus-index.ts';
+import { planFromRequest } from '../run/load.ts';
+import { requestFromEnv } from '../run/request.ts';
+import { RgeError } from '../util/errors.ts';
+import { HANDOFF_KEY } from './handoff.ts';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export default async function setup(project: TestProject): Promise<void> {
-  const root = project.config.root;
-  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
-  const overrides = process.env.RGE_SET ? (JSON.parse(process.env.RGE_SET) as string[]) : [];
-  const config = await loadRunConfig(at(process.env.RGE_CONFIG ?? 'configs/fixture.yaml'), { overrides });
-  // corpus.allow_download: false forbids model downloads (as `rge eval run --offline`), in the workers too
-  if (!config.corpus.allow_download) process.env.RGE_OFFLINE = '1';
-  await ensureCorpusIndex(config, at, { log: (line) => process.stderr.write(`${line}\n`) });
+  if (project.getProvidedContext()[HANDOFF_KEY]) return;
+  try {
+    const request = requestFromEnv(process.env);
+    const plan = await planFromRequest(request, {
+      root: project.config.root,
+      log,
+      // corpus.allow_download: false forbids model downloads (as `rge eval run --offline`), in the workers too
+      onConfig: (config) => {
+        if (!config.corpus.allow_download) process.env.RGE_OFFLINE = '1';
+      },
+    });
+    for (const note of plan.notes) log(note);
+    project.provide(HANDOFF_KEY, { request, plan, plannedBy: process.pid });
+  } catch (err) {
+    // A usage or config error is the user's to fix: its message and exit code, not a stack trace.
+    if (!(err instanceof RgeError)) throw err;
+    log(`rge: ${err.message}`);
+    process.exit(err.exitCode);
+  }
 }

@@ -16,10 +16,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Estimate, EstimateLine } from '../run/estimate.ts';
-import type { PreparedRun } from '../run/prepare.ts';
+import type { RunSession } from '../run/open.ts';
+import type { RunPlan } from '../run/plan.ts';
 import { RunState } from '../run/stages.ts';
 import type { SubjectCell } from '../run/work.ts';
-import { answerStore, verdictCells, verdictStore } from '../run/work.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
@@ -44,6 +44,18 @@ export function sliceQuestions<Q>(questions: readonly Q[], slice: Slice): Q[] {
 }
 
 const SLICE_FILE = /^(.+)\.slice-(\d+)-of-(\d+)\.json$/;
+
+/**
+ * The plan of slice i of n of a run: its questions, and its own state file for its stages; the run's
+ * info (run id, folders, cells, the combined state file the report reads) is every case's.
+ */
+export function slicePlan(plan: RunPlan, slice: Slice): RunPlan {
+  return {
+    ...plan,
+    questions: sliceQuestions(plan.questions, slice),
+    info: { ...plan.info, stateFile: sliceStateFile(plan.info.stateFile, slice) },
+  };
+}
 
 export function sliceStateFile(runStateFile: string, slice: Slice): string {
   const runId = basename(runStateFile, '.json');
@@ -202,7 +214,7 @@ export async function combineSliceStates(runStateFile: string, count: number): P
  * difference of one slice would count the others' calls too; the records of its own cells do not.
  */
 export function spendOfCells(
-  run: PreparedRun,
+  run: RunSession,
   cells: readonly SubjectCell[],
   since: string,
 ): Pick<RunState['spend'], 'usd' | 'by_payer'> {
@@ -220,17 +232,14 @@ export function spendOfCells(
     byPayer.set(key, line);
   };
   for (const cell of cells) {
-    const answer = answerStore(run, cell.subject).get(cell.key);
+    const answer = run.answers(cell.subject).get(cell.key);
     if (!answer) continue;
     if (answer.created_at >= since)
-      charge(
-        { provider: cell.subject.config.provider, model: cell.subject.config.model, role: 'subject' },
-        answer.charges,
-      );
-    for (const { judge, key } of verdictCells(run, cell, answer)) {
-      const verdict = verdictStore(run, judge).get(key);
+      charge({ provider: cell.subject.provider, model: cell.subject.model, role: 'subject' }, answer.charges);
+    for (const { judge, key } of run.work.verdictCells(cell, answer)) {
+      const verdict = run.verdicts(judge).get(key);
       if (verdict && verdict.created_at >= since)
-        charge({ provider: judge.config.provider, model: judge.model, role: 'judge' }, verdict.charges);
+        charge({ provider: judge.provider, model: judge.model, role: 'judge' }, verdict.charges);
     }
   }
   const lines = [...byPayer.values()];
@@ -238,7 +247,7 @@ export function spendOfCells(
 }
 
 /** A slice's state as its file keeps it: the stages' outcome, with the spend of the slice's own cells. */
-export function sliceState(run: PreparedRun, cells: readonly SubjectCell[], state: RunState): RunState {
+export function sliceState(run: RunSession, cells: readonly SubjectCell[], state: RunState): RunState {
   // The ledger's difference over the slice's window never undercounts: nothing spent, nothing to look up.
   if (state.spend.usd === 0 && state.spend.by_payer.length === 0) return state;
   const own = spendOfCells(run, cells, state.started_at);

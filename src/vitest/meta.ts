@@ -4,9 +4,9 @@
  * in side files).
  */
 import type { CaseRowView } from '../report/views.ts';
-import type { RunInfo } from '../run/prepare.ts';
+import type { RunInfo } from '../run/plan.ts';
 
-/** The run a case belongs to (src/run/prepare.ts). */
+/** The run a case belongs to (src/run/plan.ts). */
 export type RgeRunInfo = RunInfo;
 
 export interface RgeCaseMeta {
@@ -15,6 +15,8 @@ export interface RgeCaseMeta {
   reused: boolean;
   /** which thresholds gate the case, or that none does (every case then passes: a record) */
   gating: string;
+  /** the process that planned the run (src/vitest/handoff.ts): the same for every case of a run */
+  plannedBy: number;
 }
 
 declare module 'vitest' {

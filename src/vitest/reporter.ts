@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
-import { readLabels, readReviews } from '../labelling/labels.ts';
-import { VALIDATION_MIN_KAPPA } from '../report/labelling.ts';
 import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
 import { summarise } from '../report/summary.ts';
 import type { RunBudgetView } from '../report/views.ts';
 import { writeFileAtomic } from '../util/fs.ts';
+import { readLabels, readReviews } from '../validation/labels.ts';
+import { VALIDATION_MIN_KAPPA } from '../validation/summary.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
 
 /** The run state the stages wrote (estimate, spend), if there is one. */

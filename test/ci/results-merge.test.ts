@@ -11,17 +11,17 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 import { ROOT } from './vitest-child.ts';
 
 const quiet = () => {};
 const ANSWERS = join('cells', 'answers', 'offline__extractive.jsonl');
 
 async function stages(resultsDir: string, questions: number) {
-  const run = await prepareRun({
+  const run = await openTestRun({
     config: 'configs/fixture.yaml',
     root: ROOT,
     resultsDir,

@@ -19,10 +19,10 @@ import { VALIDATION_SIZE as HELP_VALIDATION_SIZE } from '../../src/cli/labelling
 import { buildProgram, main } from '../../src/cli/main.ts';
 import { SYNTHETIC_SEED } from '../../src/fixtures/synthetic.ts';
 import { DEFAULT_MIN_EFFECT } from '../../src/gate/gate.ts';
-import { AGREEMENT_FORMATS } from '../../src/judging/agreement/index.ts';
 import { JUDGE_PROMPT_VERSION, JUDGE_PROMPT_VERSIONS } from '../../src/judging/prompt.ts';
-import { VALIDATION_SIZE } from '../../src/labelling/sample.ts';
 import { DEFAULT_CACHE_DIR } from '../../src/run/corpus-index.ts';
+import { AGREEMENT_FORMATS } from '../../src/validation/index.ts';
+import { VALIDATION_SIZE } from '../../src/validation/sample.ts';
 import { captureIO } from '../helpers/cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -20,8 +20,8 @@ export const SLOW_FILES = [
   'test/run/concurrent-batch.test.ts',
   'test/fixtures/world.test.ts',
   'test/ci/shard-merge.test.ts',
-  'test/report/labelling.test.ts',
-  'test/labelling/sample.test.ts',
+  'test/validation/summary.test.ts',
+  'test/validation/sample.test.ts',
   'test/cli/startup.test.ts',
   'test/vitest/report-ui.test.ts',
 ];

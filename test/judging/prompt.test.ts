@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { pinnedPromptStatus, withPinnedPrompt } from '../../src/cli/judge.ts';
 import {
+  builtInJudgePrompt,
   JUDGE_PROMPT_VERSION,
   judgePromptHash,
   judgePromptText,
@@ -100,8 +101,7 @@ describe('the judge prompt', () => {
     const v1 = renderJudgeRequest(
       INPUT,
       { id: 'j', model: 'm', family: 'f', parameters: { temperature: 0 } },
-      judgePromptText('v1'),
-      'v1',
+      builtInJudgePrompt('v1'),
     );
     expect(v1.messages[0]?.content).toContain(`ANSWER TO JUDGE:\n${INPUT.answer}`);
   });

@@ -156,7 +156,9 @@ describe('createSubjectProvider', () => {
       'subject',
       ctx(env),
     );
-    expect((priced as MeteredProvider).priced.prices.output).toBe(2);
+    // a million output tokens at the config's $2, at its 50% batch discount
+    const usage = { inputTokens: 0, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    expect((priced as MeteredProvider).batch?.charge(usage, null, 'k').usd).toBe(1);
   });
 
   it('an openai-compatible model needs its base URL and reads the key variable it names', async () => {

@@ -70,22 +70,32 @@ describe("the published config's requests are accepted by strict fakes of the th
 
         // batch: each model's requests as the items of one batch, submitted, polled and read back
         for (const r of requests) {
-          const batch = providers.get(r.id)?.adapter.batch;
+          const batch = providers.get(r.id)?.batch;
           if (!batch) throw new Error(`${r.id} has no batch API`);
           const ids = ['item-0', 'item-1'];
+          const tag = `rge-conformance-${r.id}`;
+          const calls = { minBackoffMs: 10 };
+          const hint = () => ({
+            submittedAfterMs: 0,
+            items: 2,
+            customIdPrefix: 'item-',
+            exclude: new Set<string>(),
+          });
           const remote = await batch.submit(
             ids.map((customId, i) => ({
               customId,
               request: { ...r.request, seed: (r.request.seed ?? 0) + i },
             })),
-            `rge-conformance-${r.id}`,
+            tag,
+            hint,
+            calls,
           );
           const progress = await until(
-            () => batch.progress(remote, ids.length),
+            () => batch.progress(tag, remote, ids.length, calls),
             (p) => p.ended,
           );
           expect(progress.ended, r.id).toBe(true);
-          const results = await batch.results(remote, ids);
+          const results = await batch.results(tag, remote, ids, calls);
           expect(
             results.map((x) => (x.ok ? 'ok' : x.error)),
             r.id,

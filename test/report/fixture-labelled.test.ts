@@ -12,14 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { completedResponses, drawValidationSample } from '../../src/labelling/index.ts';
-import type { LabelView } from '../../src/report/labelling.ts';
+import { runResponses } from '../../src/cli/labelling.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
+import { drawValidationSample } from '../../src/validation/index.ts';
+import type { LabelView } from '../../src/validation/summary.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const PER_CATEGORY = 6;
@@ -43,27 +44,27 @@ describe('the fixture run with a labelled validation sample', () => {
         return n < PER_CATEGORY;
       })
       .map((q) => q.id);
-    const run = await prepareRun({
+    const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir: join(dir, 'results'),
       reportsDir: join(dir, 'reports'),
       overrides: await worldOverrides('bm25'),
       log: () => {},
-      questionIds,
+      cases: questionIds,
       runs: 2,
     });
     await runStages(run, { log: () => {} });
-    const { responses } = await completedResponses(run);
+    const { responses } = await runResponses(run);
     const sample = drawValidationSample(
       responses.map((r) => r.item),
       {
         size: 50,
-        seed: `${run.config.seed}:validation`,
-        subjects: run.subjects.map((s) => s.id),
+        seed: `${run.plan.config.seed}:validation`,
+        subjects: run.plan.subjects.map((s) => s.id),
         config: 'configs/fixture.yaml',
-        configName: run.config.name,
-        runId: run.info.runId,
+        configName: run.plan.config.name,
+        runId: run.plan.info.runId,
         createdAt: '2026-01-01T00:00:00.000Z',
       },
     );
@@ -82,18 +83,18 @@ describe('the fixture run with a labelled validation sample', () => {
     summary = summarise(
       responses.map((r) => r.row),
       {
-        seed: run.config.seed,
+        seed: run.plan.config.seed,
         resamples: 2000,
         run: {
-          runId: run.info.runId,
-          configHash: run.info.configHash,
-          indexChecksum: run.info.indexChecksum,
-          questionsHash: run.info.questionsHash,
+          runId: run.plan.info.runId,
+          configHash: run.plan.info.configHash,
+          indexChecksum: run.plan.info.indexChecksum,
+          questionsHash: run.plan.info.questionsHash,
         },
-        describe: run.info.describe,
-        cells: run.info.cells,
-        validation: { labels, reviews: [], minKappa: run.info.minKappa },
-        gfsWeights: run.info.gfsWeights,
+        describe: run.plan.info.describe,
+        cells: run.plan.info.cells,
+        validation: { labels, reviews: [], minKappa: run.plan.info.minKappa },
+        gfsWeights: run.plan.info.gfsWeights,
       },
     );
     md = renderMarkdown(summary);

@@ -4,11 +4,11 @@
  * pairwise comparison at the Bonferroni level, the inputs of `rge plan`, and the ranking's probabilities.
  */
 import { describe, expect, it } from 'vitest';
-import type { LabelView } from '../../src/report/labelling.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 import { minimalDetectableDifference, nestedComponents } from '../../src/stats/index.ts';
+import type { LabelView } from '../../src/validation/summary.ts';
 import { scoredCell } from './scored-cell.ts';
 
 const cell = scoredCell;

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesDir, loadBatchRecords } from '../../src/run/batch-records.ts';
 import { CellLeases } from '../../src/run/leases.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 import { billedCalls, createdBatches, submittedItems } from './concurrent/runs.ts';
 import { buildCorpus, cellCounts, runChild } from './crash/crash.ts';
@@ -62,7 +62,7 @@ describe("a dead owner's batch", () => {
     const logs: string[][] = [[], []];
     const runs = await Promise.all(
       logs.map((log) =>
-        prepareRun({
+        openTestRun({
           config: 'configs/published.yaml',
           root,
           resultsDir,

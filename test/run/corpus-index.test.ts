@@ -12,10 +12,10 @@ import { documentsFromSources, ingest } from '../../src/ingest/ingest.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
 import { loadRunConfig, type RunConfig } from '../../src/run/config.ts';
 import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { runRge } from '../helpers/cli.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -318,7 +318,7 @@ describe('a generated corpus follows its config', () => {
     ];
     const logs: string[] = [];
     const prepare = (chunk: number) =>
-      prepareRun({
+      openTestRun({
         config: 'configs/fixture.yaml',
         root: ROOT,
         overrides: overrides(chunk),

@@ -13,17 +13,17 @@ import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 import { type CaseRow, caseRow } from '../../src/run/case.ts';
 import { estimateRun } from '../../src/run/estimate.ts';
-import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
+import type { RunSession } from '../../src/run/open.ts';
 import { runStages } from '../../src/run/stages.ts';
-import { subjectCells } from '../../src/run/work.ts';
 import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const narrowing = { questions: 40, runs: 2 };
 const quiet = () => {};
 
-async function rowsOf(run: PreparedRun): Promise<CaseRow[]> {
-  return (await subjectCells(run)).map((cell) => caseRow(run, cell));
+async function rowsOf(run: RunSession): Promise<CaseRow[]> {
+  return (await run.work.cells()).map((cell) => caseRow(run, cell));
 }
 
 describe('the eval harness on the fixture world', () => {
@@ -33,7 +33,7 @@ describe('the eval harness on the fixture world', () => {
 
   beforeAll(async () => {
     resultsDir = await mkdtemp(join(tmpdir(), 'rge-results-'));
-    const run = await prepareRun({
+    const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -57,7 +57,7 @@ describe('the eval harness on the fixture world', () => {
   });
 
   it('reuses every cell on a second run, recomputing nothing, and the stores hold each cell once', async () => {
-    const again = await prepareRun({
+    const again = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -80,7 +80,7 @@ describe('the eval harness on the fixture world', () => {
   });
 
   it('reuses cells by what they are, not by run id: a narrower run computes nothing it shares', async () => {
-    const subset = await prepareRun({
+    const subset = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -90,7 +90,7 @@ describe('the eval harness on the fixture world', () => {
       questions: 20,
       runs: 1,
     });
-    const full = await prepareRun({
+    const full = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -98,7 +98,7 @@ describe('the eval harness on the fixture world', () => {
       log: quiet,
       ...narrowing,
     });
-    expect(subset.info.runId).not.toBe(full.info.runId);
+    expect(subset.plan.info.runId).not.toBe(full.plan.info.runId);
     const { state } = await runStages(subset, { log: quiet });
     expect(state.counts.answers.computed).toBe(0);
     expect(state.counts.verdicts.computed).toBe(0);
@@ -147,8 +147,8 @@ describe('the eval harness on the fixture world', () => {
       dryRun: true,
       runs: 1,
     };
-    const sampled = await prepareRun({ ...opts, sample: 20, log: (l: string) => logged.push(l) });
-    const count = (c: string) => sampled.questions.filter((q) => q.category === c).length;
+    const sampled = await openTestRun({ ...opts, sample: 20, log: (l: string) => logged.push(l) });
+    const count = (c: string) => sampled.plan.questions.filter((q) => q.category === c).length;
     // 20 of (45, 45, 65, 45): 4.5, 4.5, 6.5, 4.5 -> floors 4, 4, 6, 4 and two remainders of 0.5, to the first
     expect([
       count('grounded-direct'),
@@ -156,16 +156,18 @@ describe('the eval harness on the fixture world', () => {
       count('adversarial'),
       count('out-of-domain'),
     ]).toEqual([5, 5, 6, 4]);
-    expect(sampled.questions.map((q) => q.id)).not.toEqual(sampled.questions.map((q) => q.id).sort());
-    const again = await prepareRun({ ...opts, sample: 20, log: quiet });
-    expect(again.questions.map((q) => q.id)).toEqual(sampled.questions.map((q) => q.id));
-    expect(again.info.runId).toBe(sampled.info.runId);
-    const first20 = await prepareRun({ ...opts, questions: 20, log: quiet });
-    expect(first20.info.runId).not.toBe(sampled.info.runId);
+    expect(sampled.plan.questions.map((q) => q.id)).not.toEqual(
+      sampled.plan.questions.map((q) => q.id).sort(),
+    );
+    const again = await openTestRun({ ...opts, sample: 20, log: quiet });
+    expect(again.plan.questions.map((q) => q.id)).toEqual(sampled.plan.questions.map((q) => q.id));
+    expect(again.plan.info.runId).toBe(sampled.plan.info.runId);
+    const first20 = await openTestRun({ ...opts, questions: 20, log: quiet });
+    expect(first20.plan.info.runId).not.toBe(sampled.plan.info.runId);
     expect(logged.join('\n')).toMatch(
       /questions: a stratified sample \(seed [^)]+:questions:sample\) of 20 of 200 questions: grounded-direct 5 of 45, grounded-multihop 5 of 45, adversarial 6 of 65, out-of-domain 4 of 45/,
     );
-    await expect(prepareRun({ ...opts, sample: 20, questions: 5, log: quiet })).rejects.toThrow(
+    await expect(openTestRun({ ...opts, sample: 20, questions: 5, log: quiet })).rejects.toThrow(
       /--sample draws its own questions/,
     );
   });

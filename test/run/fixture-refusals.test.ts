@@ -11,17 +11,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isRefusal } from '../../src/analysis/index.ts';
 import { caseRow } from '../../src/run/case.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
-import { subjectCells } from '../../src/run/work.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('out-of-domain refusals on the fixture run', () => {
   it('a correct refusal is grounded (2), calibrated (2) and correct (2) for both judges, GFS 1', async () => {
     const resultsDir = await mkdtemp(join(tmpdir(), 'rge-refusals-'));
-    const run = await prepareRun({
+    const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -31,7 +30,7 @@ describe('out-of-domain refusals on the fixture run', () => {
       log: () => {},
     });
     await runStages(run, { log: () => {} });
-    const rows = (await subjectCells(run))
+    const rows = (await run.work.cells())
       .map((c) => caseRow(run, c))
       .filter((r) => r.category === 'out-of-domain');
     expect(rows).toHaveLength(45);

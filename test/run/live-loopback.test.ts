@@ -12,12 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/run/batch-records.ts';
 import { caseRow } from '../../src/run/case.ts';
 import { BudgetLedger } from '../../src/run/ledger.ts';
-import { type PrepareOptions, prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
-import { subjectCells } from '../../src/run/work.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
+import { openTestRun, type TestRunOptions } from '../helpers/open-run.ts';
 import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
 const quiet = () => {};
@@ -29,7 +28,7 @@ async function servers(opts: LoopbackOptions = {}): Promise<LoopbackServers> {
   return startLoopbackServers(opts, serverKeys);
 }
 
-function options(s: LoopbackServers, resultsDir: string, over: Partial<PrepareOptions> = {}): PrepareOptions {
+function options(s: LoopbackServers, resultsDir: string, over: Partial<TestRunOptions> = {}): TestRunOptions {
   return {
     config: 'configs/published.yaml',
     root,
@@ -65,13 +64,13 @@ describe('live providers against loopback servers', () => {
   });
 
   it('a sync run of the published config completes through all three SDKs, with caching recorded', async () => {
-    const run = await prepareRun(options(s, resultsDir));
+    const run = await openTestRun(options(s, resultsDir));
     const { state } = await runStages(run, { log: quiet });
     // 3 subjects x 3 questions x 2 runs, each judged by the two other families
     expect(state.counts.answers).toEqual({ computed: 18, reused: 0, failed: 0 });
     expect(state.counts.verdicts).toEqual({ computed: 36, reused: 0, failed: 0 });
     expect(state.stopped).toBeNull();
-    const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
     for (const row of rows) {
       expect(row.verdicts.map((v) => v.status)).toEqual(['scored', 'scored']);
       expect(row.answer).toMatch(/\[[a-z0-9-]+-FY\d\d-[0-9a-f]{8}\]/); // cites a retrieved chunk
@@ -119,7 +118,7 @@ describe('live providers against loopback servers', () => {
       { questions: 2 },
       { runs: 1, subjects: ['gemini', 'claude'] },
     ]) {
-      const run = await prepareRun(options(s, resultsDir, over));
+      const run = await openTestRun(options(s, resultsDir, over));
       const { state } = await runStages(run, { log: quiet });
       expect(state.counts.answers.computed + state.counts.verdicts.computed).toBe(0);
     }
@@ -129,12 +128,12 @@ describe('live providers against loopback servers', () => {
   it('a batch run completes through the three batch APIs and lands in the same stores', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-live-batch-'));
     const before = { batches: s.anthropic.requests.filter((r) => r.path.includes('batches')).length };
-    const run = await prepareRun(options(s, dir, { mode: 'batch', questions: 2 }));
+    const run = await openTestRun(options(s, dir, { mode: 'batch', questions: 2 }));
     const { state } = await runStages(run, { log: quiet });
     expect(state.counts.answers.computed).toBe(12);
     expect(state.counts.verdicts.computed).toBe(24);
     expect(state.counts.batches).toBe(6); // answers and verdicts, for each of the three models
-    const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
     expect(rows.every((r) => r.batch)).toBe(true);
     expect(rows.every((r) => r.checks.latency.passed === null)).toBe(true);
     expect(s.anthropic.requests.filter((r) => r.path.includes('batches')).length).toBeGreaterThan(
@@ -157,7 +156,7 @@ describe('live providers against loopback servers', () => {
     const requests = () => s.anthropic.requests.length + s.openai.requests.length + s.gemini.requests.length;
     const requestsBefore = requests();
     const logs: string[] = [];
-    const again = await runStages(await prepareRun(options(s, dir, { mode: 'batch', questions: 2 })), {
+    const again = await runStages(await openTestRun(options(s, dir, { mode: 'batch', questions: 2 })), {
       log: (line) => logs.push(line),
     });
     expect(again.state.counts.answers.computed + again.state.counts.verdicts.computed).toBe(0);
@@ -172,7 +171,7 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
   it('sends OpenAI and Gemini a seed per question and run (Anthropic has none), reproducibly', async () => {
     const s = await servers();
     try {
-      const run = await prepareRun(
+      const run = await openTestRun(
         options(s, await mkdtemp(join(tmpdir(), 'rge-live-seed-')), { questions: 2 }),
       );
       await runStages(run, { log: quiet });
@@ -197,10 +196,10 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
     const s = await servers({ batch: { completeAfterMs: 20, expire: () => n++ % 3 === 0 } });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'rge-live-expire-'));
-      const run = await prepareRun(options(s, dir, { mode: 'batch', questions: 2 }));
+      const run = await openTestRun(options(s, dir, { mode: 'batch', questions: 2 }));
       const { state } = await runStages(run, { log: quiet });
       expect(state.errors).toEqual({});
-      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      const rows = (await run.work.cells()).map((c) => caseRow(run, c));
       expect(rows).toHaveLength(12);
       expect(rows.some((r) => !r.batch)).toBe(true); // some answers came by sync fallback
       expect(rows.some((r) => r.batch)).toBe(true);
@@ -227,16 +226,16 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
         'subjects.0.prices={input: 0, output: 0, cache_read: 0, cache_write: 0, batch_discount: 0}',
       ];
       const env = { ...liveEnv(s), LOCAL_LLM_KEY: serverKeys.openai.apiKey };
-      const run = await prepareRun(
+      const run = await openTestRun(
         options(s, dir, { overrides, env, questions: 2, runs: 1, subjects: ['claude'] }),
       );
-      expect(run.subjects[0]?.provider.id).toBe('openai-compatible/llama-3.1-8b-instruct');
+      expect(run.providerOf('subject', 'claude').id).toBe('openai-compatible/llama-3.1-8b-instruct');
       const { state } = await runStages(run, { log: quiet });
       expect(state.counts.answers.computed).toBe(2);
       expect(state.counts.verdicts.computed).toBe(4);
       expect(s.openai.calls.filter((c) => c.model === 'llama-3.1-8b-instruct')).toHaveLength(2);
       // its panel: two judges of other families (meta is judged by anthropic and openai)
-      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      const rows = (await run.work.cells()).map((c) => caseRow(run, c));
       expect(rows.every((r) => r.cost_usd > 0 && r.usage.inputTokens > 0)).toBe(true);
     } finally {
       await s.close();
@@ -256,11 +255,11 @@ describe('live providers under faults, caps and bad keys', () => {
     });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'rge-live-faults-'));
-      const run = await prepareRun(options(s, dir, { questions: 6 }));
+      const run = await openTestRun(options(s, dir, { questions: 6 }));
       const { state } = await runStages(run, { log: quiet });
       expect(state.errors).toEqual({});
       expect(state.counts.answers.computed).toBe(36);
-      const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+      const rows = (await run.work.cells()).map((c) => caseRow(run, c));
       const verdicts = rows.flatMap((r) => r.verdicts);
       expect(verdicts).toHaveLength(72);
       const retried = verdicts.filter((v) => v.attempts === 2);
@@ -288,7 +287,7 @@ describe('live providers under faults, caps and bad keys', () => {
       const cap = 0.05;
       const warnings: string[] = [];
       const log = (l: string) => warnings.push(l);
-      const run = await prepareRun(
+      const run = await openTestRun(
         options(s, dir, {
           overrides: liveOverrides({ capUsd: cap, warnUsd: 0.02 }),
           questions: 10,
@@ -318,7 +317,7 @@ describe('live providers under faults, caps and bad keys', () => {
     const s = await servers();
     try {
       const dir = await mkdtemp(join(tmpdir(), 'rge-live-preflight-'));
-      const run = await prepareRun(
+      const run = await openTestRun(
         options(s, dir, { overrides: liveOverrides({ capUsd: 0.01, warnUsd: 0.005 }) }),
       );
       await expect(runStages(run, { log: quiet })).rejects.toThrow(
@@ -334,7 +333,7 @@ describe('live providers under faults, caps and bad keys', () => {
     const s = await startLoopbackServers({ apiKey: 'the-right-key-0000' });
     try {
       const dir = await mkdtemp(join(tmpdir(), 'rge-live-401-'));
-      const run = await prepareRun(options(s, dir, { questions: 1, runs: 1 }));
+      const run = await openTestRun(options(s, dir, { questions: 1, runs: 1 }));
       const { state } = await runStages(run, { log: quiet });
       const messages = Object.values(state.errors);
       expect(messages).toHaveLength(3);
@@ -355,7 +354,7 @@ describe('live providers under faults, caps and bad keys', () => {
       const dir = await mkdtemp(join(tmpdir(), 'rge-live-nokey-'));
       const env = liveEnv(s);
       delete (env as Record<string, string | undefined>).OPENAI_API_KEY;
-      await expect(prepareRun(options(s, dir, { env }))).rejects.toThrow(
+      await expect(openTestRun(options(s, dir, { env }))).rejects.toThrow(
         'subject gpt needs an API key: set OPENAI_API_KEY in the environment or in .env (nothing was called)',
       );
       expect(calls(s)).toBe(0);

@@ -10,11 +10,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stopCounts, stopSection } from '../../src/report/stops.ts';
 import { caseRow } from '../../src/run/case.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
 import { runStages } from '../../src/run/stages.ts';
-import { answerStore, subjectCells } from '../../src/run/work.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 import { defaultReply, type LoopbackCall, userTextOf } from '../loopback/common.ts';
 import { startLoopbackServers } from '../loopback/index.ts';
 
@@ -39,7 +38,7 @@ describe('replies that did not end on their own are recorded as what they are, n
       };
       const s = await startLoopbackServers({ latencyMs: 1, respond }, serverKeys);
       try {
-        const run = await prepareRun({
+        const run = await openTestRun({
           config: 'configs/published.yaml',
           root,
           resultsDir: await mkdtemp(join(tmpdir(), `rge-live-stops-${mode}-`)),
@@ -51,8 +50,8 @@ describe('replies that did not end on their own are recorded as what they are, n
           runs: 2,
           mode,
         });
-        firstQuestion = run.questions[0]?.text ?? '';
-        expect(run.subjects.map((x) => x.id)).toEqual(['claude', 'gpt', 'gemini']);
+        firstQuestion = run.plan.questions[0]?.text ?? '';
+        expect(run.plan.subjects.map((x) => x.id)).toEqual(['claude', 'gpt', 'gemini']);
         const { state } = await runStages(run, { log: quiet });
         expect(state.counts.answers).toEqual({ computed: 18, reused: 0, failed: 0 });
         // only Claude's four complete answers are judged, by the GPT and Gemini judges
@@ -63,9 +62,10 @@ describe('replies that did not end on their own are recorded as what they are, n
         expect(s.gemini.calls.filter((c) => c.schema !== null)).toHaveLength(4);
 
         const stops = (id: string) => {
-          const subject = run.subjects.find((x) => x.id === id);
+          const subject = run.plan.subjects.find((x) => x.id === id);
           if (!subject) throw new Error(`no subject ${id}`);
-          return answerStore(run, subject)
+          return run
+            .answers(subject)
             .records()
             .map((r) => r.stop?.kind)
             .sort();
@@ -81,7 +81,7 @@ describe('replies that did not end on their own are recorded as what they are, n
         expect(new Set(stops('gpt'))).toEqual(new Set(['truncated']));
         expect(new Set(stops('gemini'))).toEqual(new Set(['safety']));
 
-        const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+        const rows = (await run.work.cells()).map((c) => caseRow(run, c));
         for (const row of rows.filter((r) => r.answer_stop?.kind !== 'complete')) {
           expect(row.verdicts).toEqual([]);
           expect(row.scores.unscored).toBe(true);

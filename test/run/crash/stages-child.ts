@@ -3,8 +3,9 @@
  * servers (as the environment says) and runs its stages. The parent kills it with SIGKILL at random
  * points and starts it again. Settings come as JSON in RGE_CHILD.
  */
-import { prepareRun } from '../../../src/run/prepare.ts';
+
 import { runStages } from '../../../src/run/stages.ts';
+import { openTestRun } from '../../helpers/open-run.ts';
 
 interface ChildSettings {
   root: string;
@@ -19,7 +20,7 @@ interface ChildSettings {
 
 const settings = JSON.parse(process.env.RGE_CHILD ?? '{}') as ChildSettings;
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const run = await prepareRun({
+const run = await openTestRun({
   config: 'configs/published.yaml',
   root: settings.root,
   resultsDir: settings.resultsDir,

@@ -12,7 +12,7 @@
  *   outcome, when a reviewer recorded one. The judges' raw outputs are never changed.
  */
 import { cohenKappa, kappaInterval } from '../stats/index.ts';
-import { formatKappa, kappaFootnote } from './kappa.ts';
+import { formatKappa, kappaFootnote } from './kappa-format.ts';
 
 /** The pre-registered threshold of methodology 5.4: kappa >= 0.75 on every (judge x dimension) cell. */
 export const VALIDATION_MIN_KAPPA = 0.75;

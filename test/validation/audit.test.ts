@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { formatAudit, orderBias, paradox, replicateStability } from '../../src/judging/audit.ts';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
+import { formatAudit, orderBias, paradox, replicateStability } from '../../src/validation/audit.ts';
 import { runRge } from '../helpers/cli.ts';
 import { startOpenAIServer } from '../loopback/index.ts';
+import { handSample, writeHandSample } from './hand-sample.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -215,5 +216,64 @@ describe('rge judge audit', () => {
       else process.env.OPENAI_API_KEY = before;
       await server.close();
     }
+  });
+
+  it('audits the human validation set: one view per dimension, over the labelled items of the first --limit', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-audit-human-'));
+    const labelsDir = join(dir, 'labels');
+    const sampleFile = await writeHandSample(labelsDir, 10);
+    const sample = handSample(10);
+    // items 0-5 labelled by two people, 6-7 unlabelled, 8-9 labelled but beyond --limit 8; and a label
+    // of another sample, which joins nothing
+    const label = (i: number, labeller: string, sampleId = sample.sample_id) => {
+      const item = sample.items[i] as (typeof sample.items)[number];
+      return JSON.stringify({
+        kind: 'label',
+        sample_id: sampleId,
+        item_id: item.item_id,
+        answer_key: item.answer_key,
+        labeller,
+        correctness: i % 3,
+        grounding: 2,
+        calibration: (i + 1) % 3,
+        rationale: 'by hand',
+        labelled_at: '2026-01-02T00:00:00.000Z',
+      });
+    };
+    const lines = [0, 1, 2, 3, 4, 5, 8, 9].flatMap((i) => [label(i, 'ann'), label(i, 'bo')]);
+    await writeFile(join(labelsDir, `labels-${sample.sample_id}.jsonl`), `${lines.join('\n')}\n`);
+    await writeFile(join(labelsDir, 'labels-other.jsonl'), `${label(6, 'cy', 'other-sample')}\n`);
+    // from the repository: the config's questions file is read from the working folder
+    const run = await runRge(
+      ROOT,
+      'judge',
+      'audit',
+      '--sample',
+      sampleFile,
+      '--labels-dir',
+      labelsDir,
+      '--replicates',
+      '2',
+      '--limit',
+      '8',
+      '--results-dir',
+      join(dir, 'results'),
+      '--json',
+    );
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    const audit = JSON.parse(run.out);
+    expect(audit.title).toBe(`human validation set ${sampleFile}, 8 items`);
+    expect(audit.stability.map((r: { judge: string; n: number }) => [r.judge, r.n])).toEqual([
+      ['numeric', 8],
+      ['lexical', 8],
+    ]);
+    expect(audit.order).toHaveLength(4); // chunks reversed and answer first, per judge
+    const rows = audit.paradox as { view: string; a: string; b: string; n: number }[];
+    expect(rows.map((r) => [r.view, r.a, r.b, r.n])).toEqual([
+      ['correctness', 'numeric', 'lexical', 6],
+      ['grounding', 'numeric', 'lexical', 6],
+      ['calibration', 'numeric', 'lexical', 6],
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startLabelling } from '../../src/cli/labelling.ts';
+import { RgeError } from '../../src/util/errors.ts';
 import {
   ContestedReview,
   HumanLabel,
@@ -23,8 +24,7 @@ import {
   reviewsFile,
   startValidationServer,
   type ValidationServer,
-} from '../../src/labelling/index.ts';
-import { RgeError } from '../../src/util/errors.ts';
+} from '../../src/validation/index.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { handItem, handSample, JUDGE_MARK, judgeOutcome, writeHandSample } from './hand-sample.ts';
 

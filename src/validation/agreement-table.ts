@@ -5,15 +5,15 @@
  * computed and seeded (`formatAgreementTable`).
  */
 
-import { FEW_MARK, formatKappa as formatKappaShown } from '../../report/kappa.ts';
-import { KAPPA_MIN_N } from '../../stats/index.ts';
+import { KAPPA_MIN_N } from '../stats/index.ts';
+import { AGREEMENT_SEED_RULE, type AgreementReport, POOLED } from './agreement.ts';
 import { type AgreementFormat, FORMAT_DIMENSION, FORMAT_SUBSET } from './datasets.ts';
-import { AGREEMENT_SEED_RULE, type AgreementReport, POOLED } from './kappa.ts';
+import { FEW_MARK, formatKappa as formatKappaShown } from './kappa-format.ts';
 
 const fixed = (x: number, d: number) => (Number.isFinite(x) ? x.toFixed(d) : 'n/a');
 
 /**
- * Kappa and its interval as every rge table prints them (`formatKappa` of src/report/kappa.ts):
+ * Kappa and its interval as every rge table prints them (`formatKappa` of src/validation/kappa-format.ts):
  * `0.412 [0.310, 0.508]`, `n/a (one score only)`, with `⚠ few` below KAPPA_MIN_N items.
  */
 export function formatKappa(

@@ -6,9 +6,10 @@
  * Kappa's interval: a bootstrap over the items of the cell (`kappaInterval`), seeded by
  * `agreementSeed(judge, format, subset)`, so the same labels and verdicts give the same interval.
  */
-import { cohenKappa, type KappaInterval, kappaInterval } from '../../stats/index.ts';
-import { linearPercentile } from '../../stats/percentile.ts';
-import type { JudgeOutcome } from '../verdict.ts';
+
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import { cohenKappa, type KappaInterval, kappaInterval } from '../stats/index.ts';
+import { linearPercentile } from '../stats/percentile.ts';
 import {
   type AgreementFormat,
   type AgreementItem,

@@ -4,18 +4,20 @@ import { JUDGE_PROMPT_TEXT } from '../../src/judging/prompt.ts';
 import {
   answerParts,
   bestLine,
-  caseView,
   citedChunkIds,
   goldSpans,
-  largestRemainder,
   markChunk,
   markSupport,
   reflow,
+  sentenceSpans,
+} from '../../src/validation/evidence.ts';
+import {
+  caseView,
+  largestRemainder,
   rubricFromPrompt,
   sampleId,
-  sentenceSpans,
   stratumQuotas,
-} from '../../src/labelling/index.ts';
+} from '../../src/validation/index.ts';
 import { handItem } from './hand-sample.ts';
 
 describe('evidence marks', () => {

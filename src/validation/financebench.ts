@@ -10,8 +10,8 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { parseFinanceBenchFigure } from '../../questions/financebench.ts';
-import { RgeError } from '../../util/errors.ts';
+import { parseFinanceBenchFigure } from '../questions/financebench.ts';
+import { RgeError } from '../util/errors.ts';
 import {
   type AgreementItem,
   FORMAT_LABELS,

@@ -8,9 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
-import { RgeError } from '../../util/errors.ts';
-import type { JudgeVerdict } from '../verdict.ts';
+import type { JudgeVerdict } from '../judging/verdict.ts';
+import type { ContextChunk, JudgeInput } from '../providers/types.ts';
+import { RgeError } from '../util/errors.ts';
 
 export const AGREEMENT_FORMATS = ['attributionbench', 'financebench', 'salad'] as const;
 export type AgreementFormat = (typeof AGREEMENT_FORMATS)[number];

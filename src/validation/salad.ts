@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import { z } from 'zod';
-import { RgeError } from '../../util/errors.ts';
+import { RgeError } from '../util/errors.ts';
 import { type AgreementItem, labelledInput, parseWith, referenceChunk } from './datasets.ts';
 
 const SaladAnnotations = z.array(

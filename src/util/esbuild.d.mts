@@ -1,4 +1,4 @@
-/** Types of scripts/esbuild.mjs, for src/util/bundle.ts. */
+/** Types of src/util/esbuild.mjs, for src/util/bundle.ts (scripts/build-dist.mjs imports it as plain JavaScript). */
 export interface EsbuildPlugin {
   name: string;
   setup(build: unknown): void;

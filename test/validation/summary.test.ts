@@ -9,19 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { caseRow } from '../../src/run/case.ts';
+import { runStages } from '../../src/run/stages.ts';
+
 import {
   type LabelView,
   medianScore,
   type ValidationRowView,
   validationMarkdown,
   validationSummary,
-} from '../../src/report/labelling.ts';
-import { caseRow } from '../../src/run/case.ts';
-import { prepareRun } from '../../src/run/prepare.ts';
-import { runStages } from '../../src/run/stages.ts';
-import { subjectCells } from '../../src/run/work.ts';
+} from '../../src/validation/summary.ts';
 import { spawnRge } from '../helpers/cli.ts';
 import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -121,7 +121,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
     const narrowing = { questions: 40, runs: 1 };
     // the use-lite world: its retrieval misses make the heuristic judges disagree (a contested case);
     // on the bm25 world of configs/fixture.yaml every gold chunk is retrieved and none is contested
-    const run = await prepareRun({
+    const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -130,7 +130,7 @@ describe('the report of a run with labels, and the publishing gate', () => {
       ...narrowing,
     });
     await runStages(run, { log: () => {} });
-    const rows = (await subjectCells(run)).map((c) => caseRow(run, c));
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
     const contested = rows.find((r) => r.scores.contested);
     expect(contested).toBeDefined();
     // people label every response as the numeric judge scored it: numeric agrees perfectly, lexical less

@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
-import { type ValidationItem, ValidationSample } from '../../src/labelling/index.ts';
+import { type ValidationItem, ValidationSample } from '../../src/validation/index.ts';
 
 export const JUDGE_MARK = 'JUDGE-SAID';
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgreementItems } from '../../src/cli/judge-agree.ts';
+import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import {
   type AgreementFormat,
   type AgreementItem,
@@ -17,8 +18,7 @@ import {
   deterministicSample,
   formatAgreementTable,
   judgeItems,
-} from '../../src/judging/agreement/index.ts';
-import { HEURISTIC_JUDGES, heuristicJudge } from '../../src/judging/heuristic/index.ts';
+} from '../../src/validation/index.ts';
 import { sharedLabels } from '../helpers/shared.ts';
 
 const LABELS = sharedLabels ?? '';

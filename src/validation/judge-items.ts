@@ -2,31 +2,29 @@
  * Running a judge over a labelled dataset: each item through the same prompt rendering and parser as a
  * run's judges (one retry on an unparseable reply, then unscored), one after the other or all at once.
  */
-import type { CallCharge, Provider } from '../../providers/types.ts';
-import { type JudgedCase, judgeCaseCharged } from '../parse.ts';
+
+import { type JudgedCase, judgeCaseCharged } from '../judging/parse.ts';
 import {
-  JUDGE_PROMPT_VERSION,
+  builtInJudgePrompt,
   type JudgeModel,
-  type JudgePromptVersion,
-  judgePromptText,
+  type JudgePrompt,
   renderJudgeRequest,
-} from '../prompt.ts';
-import type { JudgeOutcome } from '../verdict.ts';
+} from '../judging/prompt.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
+import type { CallCharge, Provider } from '../providers/types.ts';
 import type { AgreementItem } from './datasets.ts';
 
 export interface JudgeItemsOptions {
   /** the judge as the prompt names it (a run config's judge entry); default from the provider */
   model?: JudgeModel;
-  /** the rubric (a run config's pinned copy); default the canonical judge prompt */
-  promptText?: string;
+  /** the judge prompt (a run config's, `resolveJudgePrompt`); default the canonical built-in one */
+  prompt?: JudgePrompt;
   /**
    * ask about every item at once (live judges: the provider's limiter paces the calls); default one
    * item after the other. The first error stops the calls still waiting and is thrown once every call
    * has ended, so that what was billed is settled.
    */
   concurrent?: boolean;
-  /** the judge prompt version whose layout renders the case (default canonical) */
-  promptVersion?: JudgePromptVersion;
   /** the answer before the retrieved chunks (the judge audit's position probe) */
   answerFirst?: boolean;
   /** called with each item's billed calls as soon as it is judged (to settle them in a ledger) */
@@ -48,11 +46,10 @@ export async function judgeItems(
     family: judge.family,
     parameters: { temperature: 0 },
   };
-  const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
-  const promptText = opts.promptText ?? judgePromptText(version);
+  const prompt = opts.prompt ?? builtInJudgePrompt();
   const controller = new AbortController();
   const one = async (item: AgreementItem): Promise<JudgeOutcome> => {
-    const request = renderJudgeRequest(item.input, model, promptText, version, {
+    const request = renderJudgeRequest(item.input, model, prompt, {
       answerFirst: opts.answerFirst === true,
     });
     const judged = await judgeCaseCharged(judge, request, {

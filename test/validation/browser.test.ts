@@ -23,7 +23,7 @@ import {
   reviewsFile,
   startValidationServer,
   ValidationSample,
-} from '../../src/labelling/index.ts';
+} from '../../src/validation/index.ts';
 import { handItem, handSample, JUDGE_MARK, judgeOutcome, longItem, writeHandSample } from './hand-sample.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

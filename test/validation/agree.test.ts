@@ -5,6 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadAgreementItems, parseMinKappa } from '../../src/cli/judge-agree.ts';
+import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
+import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
+import { BudgetLedger } from '../../src/run/ledger.ts';
+import { cohenKappa } from '../../src/stats/index.ts';
 import {
   type AgreementFormat,
   type AgreementItem,
@@ -24,11 +28,7 @@ import {
   saladSetting,
   saladSupported,
   verdictLabel,
-} from '../../src/judging/agreement/index.ts';
-import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
-import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
-import { BudgetLedger } from '../../src/run/ledger.ts';
-import { cohenKappa } from '../../src/stats/index.ts';
+} from '../../src/validation/index.ts';
 import { runRge } from '../helpers/cli.ts';
 import { startOpenAIServer } from '../loopback/index.ts';
 

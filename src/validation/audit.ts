@@ -13,9 +13,10 @@
  *
  * Pure: outcomes in, numbers out. Unscored outcomes are left out of every comparison they are part of.
  */
-import { formatKappa, type KappaShown } from '../report/kappa.ts';
+
+import { DIMENSIONS, type Dimension, type JudgeOutcome, type JudgeVerdict } from '../judging/verdict.ts';
 import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
-import { DIMENSIONS, type Dimension, type JudgeOutcome, type JudgeVerdict } from './verdict.ts';
+import { formatKappa, type KappaShown } from './kappa-format.ts';
 
 export const PARADOX_AGREEMENT = 0.6;
 export const PARADOX_GAP = 0.2;

@@ -10,22 +10,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { runResponses, sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
+import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
+import type { CaseRow } from '../../src/run/case.ts';
+import type { RunSession } from '../../src/run/open.ts';
+import { runStages } from '../../src/run/stages.ts';
+import type { SubjectCell } from '../../src/run/work.ts';
 import {
   type CompletedResponse,
   ContestedReview,
-  completedResponses,
   drawValidationSample,
   judgeOutcomesHash,
   loadSample,
   reviewsFile,
   type ValidationSample,
-} from '../../src/labelling/index.ts';
-import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import { type PreparedRun, prepareRun } from '../../src/run/prepare.ts';
-import { runStages } from '../../src/run/stages.ts';
+} from '../../src/validation/index.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quiet = () => {};
@@ -33,8 +35,8 @@ const SUBJECTS = ['extractive', 'eager'];
 
 describe('rge validation sample, from a real run of the fixture world', () => {
   let resultsDir: string;
-  let run: PreparedRun;
-  let responses: CompletedResponse[];
+  let run: RunSession;
+  let responses: CompletedResponse<SubjectCell, CaseRow>[];
   let overrides: string[];
 
   const draw = (seed: string): ValidationSample =>
@@ -46,7 +48,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
         subjects: SUBJECTS,
         config: 'configs/fixture.yaml',
         configName: 'fixture',
-        runId: run.info.runId,
+        runId: run.plan.info.runId,
         createdAt: '2026-01-01T00:00:00.000Z',
       },
     );
@@ -56,7 +58,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
     // the test run's use-lite fixture world (built once, in a temporary folder): its retrieval misses
     // give contested responses to review; on the bm25 world of configs/fixture.yaml there are none
     overrides = await worldOverrides('use-lite');
-    run = await prepareRun({
+    run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
       resultsDir,
@@ -67,7 +69,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
       log: quiet,
     });
     await runStages(run, { log: quiet });
-    ({ responses } = await completedResponses(run));
+    ({ responses } = await runResponses(run));
   }, 600_000);
 
   it('draws 10 grounded-direct, 10 grounded-multihop, 20 adversarial, 10 out-of-domain, split evenly by subject', () => {
@@ -125,11 +127,11 @@ describe('rge validation sample, from a real run of the fixture world', () => {
     const stored = await loadSample(out);
     expect(stored).toEqual(sample);
     expect(stored.seed).toBe('rge-fixture-v1:validation');
-    expect(stored.run_id).toBe(run.info.runId);
+    expect(stored.run_id).toBe(run.plan.info.runId);
     expect(stored.sample_id).toMatch(/^fixture-[0-9a-f]{12}$/);
     expect(stored.allocation.adversarial).toEqual({ extractive: 10, eager: 10 });
     expect(JSON.parse(readFileSync(out, 'utf8')).items).toHaveLength(50);
-    expect(io.text).toContain(`sample ${stored.sample_id}: 50 responses of run ${run.info.runId}`);
+    expect(io.text).toContain(`sample ${stored.sample_id}: 50 responses of run ${run.plan.info.runId}`);
     expect(io.text).toMatch(/adversarial\s+20 {2}extractive 10, eager 10/);
     // the same seed again: the same items
     const again = drawValidationSample(
@@ -140,7 +142,7 @@ describe('rge validation sample, from a real run of the fixture world', () => {
         subjects: SUBJECTS,
         config: 'configs/fixture.yaml',
         configName: 'fixture',
-        runId: run.info.runId,
+        runId: run.plan.info.runId,
         createdAt: stored.created_at,
       },
     );

@@ -3,6 +3,10 @@
  * esbuild, reached through tsx's own dependency (esbuild is not one of ours), and the plugin that keeps
  * each bundled source's `import.meta.url` its own file's URL, so what a module reads beside itself
  * (prompts, page assets, the PDF worker, package.json) resolves as under tsx.
+ *
+ * Plain JavaScript (typed by esbuild.d.mts beside it) because scripts/build-dist.mjs runs under bare
+ * node at `npm ci` (the `prepare` script), before anything could load TypeScript; it lives in src/ so
+ * that src/ imports nothing outside src/ (.dependency-cruiser.cjs, src-imports-nothing-outside-src).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,0 +1,117 @@
+/**
+ * A provider's batch API as a way to make metered calls (Anthropic Message Batches, OpenAI Batch + Files,
+ * Gemini batch mode): the batch's worst case is priced from the catalogue at the batch discount and
+ * reserved in the budget before it is submitted; each reply is priced at the batch rate; every call to
+ * the batch API (submit, look-up, poll, results) is retried on transient failures like a sync call.
+ * What a batch is for a run (its record, leases, resume, the sync fallback) is the run's (run/batches.ts).
+ */
+import { type Payer, requestTokens, retrying, type Spender } from './budget.ts';
+import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
+import type { BatchAdapter, BatchHint, BatchItem, BatchItemResult, BatchProgress } from './live/adapter.ts';
+import type { CallCharge, ModelRequest, Usage } from './types.ts';
+
+/** How the calls to a batch API are retried: the run's signal, the first backoff, where retries are said. */
+export interface BatchCallOptions {
+  signal?: AbortSignal | undefined;
+  /** the first backoff (a run polls every poll_interval_ms: no longer than that) */
+  minBackoffMs: number;
+  onRetry?: ((message: string) => void) | undefined;
+}
+
+/** Attempts per batch API call, the first included; backoff doubles up to a minute. */
+const BATCH_ATTEMPTS = 6;
+const BATCH_MAX_BACKOFF_MS = 60_000;
+
+export class MeteredBatch {
+  constructor(
+    private readonly adapter: BatchAdapter,
+    /** who pays, as the ledger books it */
+    readonly payer: Payer,
+    private readonly priced: PricedModel,
+    private readonly spender: Spender | null,
+  ) {}
+
+  /** Largest number of items and bytes of requests one batch may hold. */
+  get limits(): { items: number; bytes: number } {
+    return this.adapter.limits;
+  }
+
+  /** What a batch of these requests can cost at most: every item at its max_tokens, at the batch price. */
+  worstCaseUsd(requests: readonly ModelRequest[]): number {
+    return requests.reduce(
+      (sum, r) => sum + worstCaseUsd(this.priced, requestTokens(r), r.maxTokens, { batch: true }),
+      0,
+    );
+  }
+
+  /**
+   * Reserves the batch's worst case before it is submitted; refused (the spender's error) when the cap
+   * would be crossed. Returns the reservation and what it holds.
+   */
+  async reserve(requests: readonly ModelRequest[]): Promise<{ reservation: string; usd: number }> {
+    if (!this.spender)
+      throw new Error(`${this.payer.provider}/${this.payer.model}: no budget to reserve from`);
+    const usd = this.worstCaseUsd(requests);
+    return { reservation: await this.spender.reserve(usd, this.payer, 'batch'), usd };
+  }
+
+  /** Frees a batch's reservation (a batch never submitted, or abandoned). */
+  async release(reservation: string): Promise<void> {
+    await this.spender?.release(reservation);
+  }
+
+  /** The charge of one item's reply, at the batch price, on the batch's reservation. */
+  charge(usage: Usage, reservation: string | null, key: string): CallCharge {
+    return { reservation, key, usd: costUsd(usage, this.priced.prices, { batch: true }) };
+  }
+
+  private call<T>(what: string, opts: BatchCallOptions, fn: (signal: AbortSignal | undefined) => Promise<T>) {
+    return retrying(what, fn, {
+      maxAttempts: BATCH_ATTEMPTS,
+      minBackoffMs: opts.minBackoffMs,
+      maxBackoffMs: BATCH_MAX_BACKOFF_MS,
+      signal: opts.signal,
+      onRetry: opts.onRetry,
+    });
+  }
+
+  /**
+   * Submits the items under `tag`; when an attempt fails, the batch may still have been created, so the
+   * next attempt first looks for it by its tag (`hint` narrows the search).
+   */
+  submit(
+    items: readonly BatchItem[],
+    tag: string,
+    hint: () => BatchHint,
+    opts: BatchCallOptions,
+  ): Promise<string> {
+    let attempt = 0;
+    return this.call(`batch ${tag} submit`, opts, async (signal) => {
+      if (attempt++ > 0) {
+        const existing = await this.adapter.findByTag(tag, hint());
+        if (existing) return existing;
+      }
+      return this.adapter.submit(items, tag, signal);
+    });
+  }
+
+  /** The id of a batch submitted with `tag`, if the provider has one (a stop between submit and record). */
+  findByTag(tag: string, hint: BatchHint, opts: BatchCallOptions): Promise<string | null> {
+    return this.call(`batch ${tag} lookup`, opts, () => this.adapter.findByTag(tag, hint));
+  }
+
+  progress(tag: string, batchId: string, items: number, opts: BatchCallOptions): Promise<BatchProgress> {
+    return this.call(`batch ${tag} poll`, opts, (signal) => this.adapter.progress(batchId, items, signal));
+  }
+
+  results(
+    tag: string,
+    batchId: string,
+    customIds: readonly string[],
+    opts: BatchCallOptions,
+  ): Promise<BatchItemResult[]> {
+    return this.call(`batch ${tag} results`, opts, (signal) =>
+      this.adapter.results(batchId, customIds, signal),
+    );
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * One batch's life against its provider, for a run (run/batches.ts): submitted (recorded before and
+ * after), resumed after a stop, polled until it ends, collected into the cell stores. The provider's
+ * side (the worst case, the reservation, the batch price, retries of the batch API) is the metered
+ * batch's (providers/metered-batch.ts); what is here is the record, the leases and the ledger's adopt
+ * and settle, which the run owns.
+ */
+import { redactSecrets } from '../providers/credentials.ts';
+import type { BatchItemResult } from '../providers/live/adapter.ts';
+import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.ts';
+import type { ModelReply, ModelRequest } from '../providers/types.ts';
+import { errorMessage } from '../util/errors.ts';
+import { sha256 } from '../util/fs.ts';
+import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from './batch-records.ts';
+import { BudgetExceededError } from './ledger.ts';
+import { type StageContext, settleCharges } from './sync.ts';
+
+/** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
+export interface WorkItem {
+  key: string;
+  request: ModelRequest;
+  /** stores the reply's record (and settles any sync retry); false when it could not be stored */
+  handle: (reply: ModelReply) => Promise<boolean>;
+  /** falls back to a sync call */
+  fallback: () => Promise<void>;
+}
+
+/** One model's batch work: its metered batch API, its items, and what its cell store holds. */
+export interface BatchGroup {
+  batch: MeteredBatch;
+  /** the leases of its cells (run/leases.ts) */
+  stage: 'answer' | 'verdict';
+  items: WorkItem[];
+  /** is a cell of this model's store already stored (by this or another run, as last read)? */
+  isStored: (key: string) => boolean;
+  /** reads what other processes stored */
+  refresh: () => void;
+}
+
+const fmtUsd = (x: number) => `$${x.toFixed(x >= 1 ? 2 : 4)}`;
+
+/** Waits `ms`, or less when the run is stopped; the abort listener goes with the wait (one per poll otherwise). */
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** How a run's batch API calls are retried: its signal, a first backoff no longer than its poll interval. */
+export function batchCallOptions(ctx: StageContext): BatchCallOptions {
+  return {
+    signal: ctx.opts.signal,
+    minBackoffMs: Math.min(1000, ctx.run.plan.config.batch.poll_interval_ms),
+    onRetry: (line) => ctx.log(line),
+  };
+}
+
+const what = (role: string) => (role === 'subject' ? 'answers' : 'verdicts');
+
+/** The worst case reserved, or null (the failure recorded) when the cap refuses it. */
+async function reserved(ctx: StageContext, group: BatchGroup, items: WorkItem[]) {
+  const payer = group.batch.payer;
+  try {
+    return await group.batch.reserve(items.map((i) => i.request));
+  } catch (err) {
+    if (!(err instanceof BudgetExceededError)) throw err;
+    ctx.fail(`batch of ${items.length} ${what(payer.role)} for ${payer.provider}/${payer.model}`, err);
+    return null;
+  }
+}
+
+/** Submits one batch, recorded before and after; returns the record (status submitted or failed). */
+export async function submit(
+  ctx: StageContext,
+  group: BatchGroup,
+  items: WorkItem[],
+  dir: string,
+): Promise<BatchRecord | null> {
+  const run = ctx.run;
+  const payer = group.batch.payer;
+  const n = ctx.counts.batches++;
+  const id = `rge-${run.plan.info.runId}-${payer.role}-${sha256(`${payer.provider}/${payer.model}:${Date.now()}:${process.pid}:${n}`).slice(0, 10)}`;
+  const reservation = await reserved(ctx, group, items);
+  if (!reservation) return null;
+  // the record is this process's to poll from the moment it exists
+  await run.leases.claim('batch', [id]);
+  const now = new Date().toISOString();
+  const record: BatchRecord = {
+    id,
+    run_id: run.plan.info.runId,
+    provider: payer.provider,
+    model: payer.model,
+    role: payer.role,
+    status: 'submitting',
+    remote_id: null,
+    reservation: reservation.reservation,
+    reserved_usd: reservation.usd,
+    submitted_after_ms: Date.now(),
+    items: items.map((item, i) => ({ custom_id: `${customIdPrefix(id)}${i}`, key: item.key })),
+    error: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await saveBatchRecord(dir, record);
+  ctx.log(
+    `batch ${id}: submitting ${items.length} ${what(payer.role)} to ${payer.provider}/${payer.model}` +
+      ` (worst case ${fmtUsd(reservation.usd)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap)`,
+  );
+  try {
+    const batchItems = record.items.map((item, i) => ({
+      customId: item.custom_id,
+      request: (items[i] as WorkItem).request,
+    }));
+    record.remote_id = await group.batch.submit(
+      batchItems,
+      id,
+      () => hintOf(record, dir),
+      batchCallOptions(ctx),
+    );
+    record.status = 'submitted';
+  } catch (err) {
+    record.status = 'failed';
+    record.error = redactSecrets(errorMessage(err));
+    await group.batch.release(reservation.reservation);
+    ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
+  }
+  await saveBatchRecord(dir, record);
+  return record;
+}
+
+/** Takes over a batch record left by a stopped run: adopts its reservation, finds a lost submission. */
+export async function resume(
+  ctx: StageContext,
+  group: BatchGroup,
+  record: BatchRecord,
+  dir: string,
+): Promise<BatchRecord> {
+  const run = ctx.run;
+  if (record.reservation) await run.ledger.adopt(record.reservation);
+  if (record.status !== 'submitting') {
+    ctx.log(`batch ${record.id}: resuming (submitted before a stop; not paid again)`);
+    return record;
+  }
+  const found = await group.batch.findByTag(record.id, hintOf(record, dir), batchCallOptions(ctx));
+  if (found) {
+    record.remote_id = found;
+    record.status = 'submitted';
+    ctx.log(
+      `batch ${record.id}: found at ${group.batch.payer.provider} as ${found} after a stop; polling it`,
+    );
+  } else {
+    record.status = 'abandoned';
+    record.error = 'never reached the provider (the run stopped while submitting)';
+    if (record.reservation) await group.batch.release(record.reservation);
+  }
+  await saveBatchRecord(dir, record);
+  return record;
+}
+
+/** Polls batches until each has ended (or the wait limit), printing a line per batch as it changes. */
+export async function waitFor(
+  ctx: StageContext,
+  group: BatchGroup,
+  records: BatchRecord[],
+): Promise<Set<string>> {
+  const ended = new Set<string>();
+  const last = new Map<string, string>();
+  const { max_wait_hours, poll_interval_ms } = ctx.run.plan.config.batch;
+  const deadline = Date.now() + max_wait_hours * 3_600_000;
+  while (ended.size < records.length) {
+    for (const r of records) {
+      if (ended.has(r.id) || !r.remote_id) continue;
+      const p = await group.batch.progress(r.id, r.remote_id, r.items.length, batchCallOptions(ctx));
+      const line = `batch ${r.id} (${r.provider}/${r.model}, ${what(r.role)}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
+      if (last.get(r.id) !== line) ctx.log(line);
+      last.set(r.id, line);
+      if (p.ended) ended.add(r.id);
+    }
+    if (ended.size === records.length || ctx.opts.signal?.aborted) break;
+    if (Date.now() > deadline) {
+      ctx.log(`batches still running after ${max_wait_hours} h; rerun the same command to collect them`);
+      break;
+    }
+    await sleep(poll_interval_ms, ctx.opts.signal);
+  }
+  return ended;
+}
+
+/** Gives up a record whose remote batch turned out not to be its own; its items run again. */
+async function abandonForeign(
+  ctx: StageContext,
+  group: BatchGroup,
+  record: BatchRecord,
+  work: Map<string, WorkItem>,
+  dir: string,
+): Promise<WorkItem[]> {
+  record.status = 'abandoned';
+  record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
+  if (record.reservation) await group.batch.release(record.reservation);
+  await saveBatchRecord(dir, record);
+  ctx.log(`batch ${record.id}: ${record.error}`);
+  return record.items.flatMap((i) => {
+    const item = work.get(i.key);
+    return item && !group.isStored(i.key) ? [item] : [];
+  });
+}
+
+/**
+ * Stores what an ended batch returned and settles each item in the ledger; returns the work items that
+ * must fall back to sync calls. Items of another run's cells are left for that run (the batch stays
+ * `submitted` until every item is stored or failed); an item stored before a stop is settled again,
+ * which the ledger ignores if it already was.
+ */
+export async function collect(
+  ctx: StageContext,
+  group: BatchGroup,
+  record: BatchRecord,
+  work: Map<string, WorkItem>,
+  dir: string,
+): Promise<WorkItem[]> {
+  const run = ctx.run;
+  const ids = record.items.map((i) => i.custom_id);
+  const results: BatchItemResult[] = await group.batch.results(
+    record.id,
+    record.remote_id as string,
+    ids,
+    batchCallOptions(ctx),
+  );
+  const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
+  // A batch adopted after a stop (looked up without an id) must carry this record's items.
+  const foreign = results.filter((r) => r.ok && !keyOf.has(r.customId)).length;
+  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing')))
+    return abandonForeign(ctx, group, record, work, dir);
+  const fallback: WorkItem[] = [];
+  const failedKeys = new Set<string>();
+  for (const result of results) {
+    const key = keyOf.get(result.customId);
+    if (key === undefined) continue;
+    const item = work.get(key);
+    if (!result.ok) {
+      failedKeys.add(key);
+      if (item && !group.isStored(key)) fallback.push(item);
+      continue;
+    }
+    const charge = group.batch.charge(
+      result.reply.usage,
+      record.reservation,
+      `batch:${record.id}:${result.customId}`,
+    );
+    if (!group.isStored(key)) {
+      if (!item) continue;
+      await item.handle({
+        text: result.reply.text,
+        usage: result.reply.usage,
+        latencyMs: 0,
+        costUsd: charge.usd,
+        model: result.reply.model,
+        charges: [charge],
+        batch: true,
+        stop: result.reply.stop,
+      });
+    }
+    await settleCharges(run.ledger, [charge], { close: false });
+  }
+  if (record.items.every((i) => group.isStored(i.key) || failedKeys.has(i.key))) {
+    record.status = 'collected';
+    if (record.reservation) await run.ledger.settle(record.reservation, [], { close: true });
+  }
+  await saveBatchRecord(dir, record);
+  if (failedKeys.size > 0)
+    ctx.log(
+      `batch ${record.id}: ${failedKeys.size} item(s) failed or expired; ${fallback.length} run as sync calls`,
+    );
+  return fallback;
+}

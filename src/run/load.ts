@@ -1,0 +1,127 @@
+/**
+ * What a front door does before a run is planned: read the request's config, build the fixture world's
+ * index when the config generates it (a fresh clone), read the question set and the subject prompt, and
+ * learn the providers' identities; then `planRun` (plan.ts). Building the index is its own step
+ * (`prepareIndex`), so a front door that has built it (the evals' global setup) does not build it again.
+ */
+import { readFile } from 'node:fs/promises';
+import { priceOf, providerIdentity } from '../models/registry.ts';
+import { loadQuestions } from '../questions/load.ts';
+import { readIndexManifest } from '../retrieval/index.ts';
+import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt } from '../subject/prompt.ts';
+import { RgeError } from '../util/errors.ts';
+import { sha256 } from '../util/fs.ts';
+import { loadRunConfig, type RunConfig } from './config.ts';
+import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import {
+  checkRequest,
+  chosenModels,
+  type ProviderIdentity,
+  planRun,
+  type RunPlan,
+  resolveFrom,
+} from './plan.ts';
+import type { RunRequest } from './request.ts';
+
+export interface LoadContext {
+  /** the folder the request's relative paths are resolved against */
+  root: string;
+  /** where notices go (an index build's progress) */
+  log?: (line: string) => void;
+  /** a dry run: an index that is not built stays unbuilt (the estimate bounds its context) */
+  dryRun?: boolean;
+  /** called with the config once it is read, before anything is built (e.g. to forbid downloads) */
+  onConfig?: (config: RunConfig) => void;
+}
+
+/** The request's config, read with its overrides; a usage error the config alone shows is thrown here. */
+export async function loadRequestConfig(
+  request: RunRequest,
+  root: string,
+): Promise<{ config: RunConfig; configFile: string }> {
+  const configFile = resolveFrom(root, request.config);
+  const config = await loadRunConfig(configFile, { overrides: request.overrides });
+  checkRequest(request, config);
+  return { config, configFile };
+}
+
+/**
+ * The config's index folder, built first when the config generates its corpus and it is missing or
+ * stale; null for a dry run whose index is not built (a fetched corpus is never ingested implicitly).
+ */
+export async function prepareIndex(
+  config: RunConfig,
+  ctx: LoadContext & { configFile?: string },
+): Promise<string | null> {
+  const at = (p: string) => resolveFrom(ctx.root, p);
+  const dir = at(config.corpus.index);
+  if (ctx.dryRun && !indexExists(dir) && !config.corpus.generated_from) return null;
+  await ensureCorpusIndex(config, at, {
+    ...(ctx.configFile ? { configFile: ctx.configFile } : {}),
+    ...(ctx.log ? { log: ctx.log } : {}),
+  });
+  return dir;
+}
+
+/** The identities of the providers a request's plan needs (chosen subjects, their panels' judges). */
+async function identities(
+  request: RunRequest,
+  config: RunConfig,
+  root: string,
+  configFile: string,
+): Promise<Record<string, ProviderIdentity>> {
+  const { subjects, judges } = chosenModels(request, config);
+  const out: Record<string, ProviderIdentity> = {};
+  for (const [role, entries] of [
+    ['subject', subjects],
+    ['judge', judges],
+  ] as const)
+    for (const entry of entries)
+      out[`${role}:${entry.id}`] = await inConfig(configFile, () => providerIdentity(entry, role, { root }));
+  return out;
+}
+
+/**
+ * Runs `make`; an error that names no file (a missing API key, a refused parameter) is given the
+ * config's, so the one error line says which run config asked for that model.
+ */
+export async function inConfig<T>(configFile: string, make: () => Promise<T>): Promise<T> {
+  try {
+    return await make();
+  } catch (err) {
+    if (err instanceof RgeError && err.file === undefined)
+      throw new RgeError(err.message, { file: configFile, exitCode: err.exitCode, cause: err });
+    throw err;
+  }
+}
+
+/**
+ * The plan of a request: its config read, its index built when the config generates it (unless
+ * `indexBuilt`), its questions and subject prompt read, its providers identified, then planned.
+ */
+export async function planFromRequest(request: RunRequest, ctx: LoadContext): Promise<RunPlan> {
+  const { config, configFile } = await loadRequestConfig(request, ctx.root);
+  ctx.onConfig?.(config);
+  const indexDir = await prepareIndex(config, { ...ctx, configFile: request.config });
+  const manifest = indexDir === null ? null : await readIndexManifest(indexDir);
+  if (indexDir !== null && manifest === null) throw new RgeError(`no index at ${indexDir}`);
+  const questionsFile = resolveFrom(ctx.root, config.questions.file);
+  const subjectPrompt =
+    config.subject_prompt.file === null
+      ? BUILTIN_SUBJECT_PROMPT
+      : await loadSubjectPrompt(resolveFrom(ctx.root, config.subject_prompt.file));
+  return planRun({
+    request,
+    root: ctx.root,
+    configFile,
+    config,
+    questionsFile,
+    allQuestions: (await loadQuestions(questionsFile)).map((r) => r.value),
+    questionsHash: sha256(await readFile(questionsFile)),
+    subjectPrompt,
+    index: manifest ? { checksum: manifest.checksum } : null,
+    identities: await identities(request, config, ctx.root, configFile),
+    priceOf,
+    dryRun: ctx.dryRun === true,
+  });
+}
