@@ -10,7 +10,8 @@
 const LAYERS = [
   ['cli'], // the rge command
   ['vitest'], // the eval suite's cases, matchers and reporters
-  ['run'], // orchestration: config, stages, cell stores, ledger, resume
+  ['run'], // orchestration: request, plan, session, stages (sync and batch), estimate, case rows
+  ['store'], // the results folder: its layout, cell stores, ledger, leases, inbox, batch records, rows, run states, merging
   ['fixtures'], // the synthetic fixture world (facts, PDFs, questions)
   ['models'], // the registry: builds subjects and judges from a config entry
   ['report'], // the report's sections and markdown (shows validation's section)

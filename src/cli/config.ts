@@ -29,7 +29,7 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .description('write the JSON Schema of run configs (for editor completion)')
     .option('--out <file>', 'where to write it; - for stdout', DEFAULT_SCHEMA)
     .action(async (opts: { out: string }) => {
-      const { runConfigJsonSchemaText } = await import('../run/config.ts');
+      const { runConfigJsonSchemaText } = await import('../run/config-schema.ts');
       const text = runConfigJsonSchemaText();
       if (opts.out === '-') {
         io.out(text);

@@ -1,10 +1,10 @@
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { LedgerSummary } from '../run/ledger.ts';
 import type { RunSession } from '../run/open.ts';
 import type { RunPlan } from '../run/plan.ts';
 import type { RunRequest } from '../run/request.ts';
-import type { RunState } from '../run/stages.ts';
+import type { LedgerSummary } from '../store/ledger.ts';
+import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import type { EvalRunOutcome } from '../vitest/run.ts';
@@ -73,7 +73,8 @@ async function dryRun(
   log: (line: string) => void,
 ): Promise<void> {
   const { RunSession } = await import('../run/open.ts');
-  const { estimateRun, formatEstimate } = await import('../run/estimate.ts');
+  const { estimateRun } = await import('../run/estimate.ts');
+  const { formatEstimate } = await import('../run/estimate-format.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env: io.env ?? process.env });
   const estimate = await estimateRun(run);
   const summary = run.ledger.summary();
@@ -250,7 +251,7 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
     .action(async (flags: { config?: string; set?: string[]; resultsDir: string; json?: boolean }) => {
       if (flags.set && !flags.config)
         throw new UsageError('--set needs --config: it overrides a field of the config to compare with');
-      const { BudgetLedger } = await import('../run/ledger.ts');
+      const { BudgetLedger } = await import('../store/ledger.ts');
       const ledger = BudgetLedger.reader(resolve(io.cwd, flags.resultsDir));
       const recorded = ledger.recordedCap();
       let compared: { capUsd: number; warnUsd: number; source: string } | null = null;

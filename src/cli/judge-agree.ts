@@ -19,8 +19,7 @@ import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
 import { loadRunConfig, type RunConfig } from '../run/config.ts';
-import { BudgetLedger } from '../run/ledger.ts';
-import { settleCharges } from '../run/sync.ts';
+import { BudgetLedger } from '../store/ledger.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile } from '../util/fs.ts';
 import {
@@ -132,7 +131,7 @@ async function judgeAgreement(
         model: judgeModelOf(entry),
         prompt,
         concurrent: metered,
-        ...(metered ? { onJudged: (charges) => settleCharges(ledger, charges) } : {}),
+        ...(metered ? { onJudged: (charges) => ledger.settleCharges(charges) } : {}),
       });
       reports.push(...agreementBySubset(format, entry.id, items, outcomes));
     }

@@ -7,10 +7,9 @@ import { resolve } from 'node:path';
 import { judgeModelOf } from '../judging/config.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { isLiveProvider } from '../models/registry.ts';
-import type { JudgeInput } from '../providers/types.ts';
+import type { CallCharge, JudgeInput } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { loadRunConfig } from '../run/config.ts';
-import { settleCharges } from '../run/sync.ts';
 import { UsageError } from '../util/errors.ts';
 import {
   type AuditView,
@@ -163,9 +162,7 @@ async function judgeReplicates(
         model: judgeModelOf(entry),
         prompt,
         concurrent: live,
-        ...(live
-          ? { onJudged: (charges: Parameters<typeof settleCharges>[1]) => settleCharges(ledger, charges) }
-          : {}),
+        ...(live ? { onJudged: (charges: readonly CallCharge[]) => ledger.settleCharges(charges) } : {}),
       };
       const replicateRuns: JudgeOutcome[][] = [];
       for (let r = 0; r < replicates; r++) replicateRuns.push(await judgeItems(items, provider, opts));

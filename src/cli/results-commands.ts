@@ -22,7 +22,7 @@ export function registerResultsCommands(program: Command, io: CliIO): void {
     .action(async (shardDirs: string[], flags: { into: string; allowConflicts?: boolean }) => {
       const into = resolve(io.cwd, flags.into);
       const shards = shardDirs.map((d) => resolve(io.cwd, d));
-      const { mergeResults } = await import('./results.ts');
+      const { mergeResults } = await import('../store/merge.ts');
       const outcome = await mergeResults(into, shards);
       const show = (dir: string) => {
         const rel = relative(io.cwd, dir);

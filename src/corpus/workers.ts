@@ -78,10 +78,11 @@ export interface PagesJob {
 }
 
 /** What an extraction thread sends back for one page range (`id` is the pool's). */
-export type PagesReply =
-  | { id: number; ok: true; result: ExtractedPages }
-  | { id: number; ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
-  | { id: number; ok: false; crash: string };
+export type PagesReply = { id: number } & (
+  | { ok: true; result: ExtractedPages }
+  | { ok: false; pdfError: { kind: PdfErrorKind; file: string; detail: string } }
+  | { ok: false; crash: string }
+);
 
 export interface ChunkJob {
   /** the document's pages, or the page cache file (JSON) that holds them */

@@ -60,8 +60,11 @@ export async function retrying<T>(
         maxTimeout: policy.maxBackoffMs,
         randomize: true,
         ...(policy.signal ? { signal: policy.signal } : {}),
-        onFailedAttempt: ({ error, retriesLeft }) => {
-          if (retriesLeft > 0) policy.onRetry?.(redactSecrets(`${what}: ${error.message}; retrying`));
+        onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+          if (retriesLeft > 0)
+            policy.onRetry?.(
+              redactSecrets(`${what}: attempt ${attemptNumber} failed (${error.message}); retrying`),
+            );
         },
       },
     );

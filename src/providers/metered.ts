@@ -14,9 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Bottleneck from 'bottleneck';
-import pRetry, { AbortError } from 'p-retry';
-import { withRequestSignal } from '../util/abort.ts';
-import { type Payer, requestTokens, type Spender } from './budget.ts';
+import { type Payer, requestTokens, retrying, type Spender } from './budget.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
 import { redactSecrets } from './credentials.ts';
 import { CallError, type LiveAdapter, type RawReply } from './live/adapter.ts';
@@ -187,53 +185,38 @@ export class MeteredProvider implements Provider {
     onSlot: () => Promise<void> = async () => {},
   ): Promise<RawReply> {
     const { adapter, limiter } = this.opts;
-    const limits = limiter.limits;
+    const attempt = (signal: AbortSignal | undefined) =>
+      limiter.run(tokens, options.priority ?? 5, async () => {
+        try {
+          await onSlot();
+        } catch (err) {
+          // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
+          // call failure: never retried, passed on as is.
+          throw new ReservationRefused(err);
+        }
+        try {
+          const raw = await adapter.complete(request, signal);
+          if (raw.pauseMs) limiter.pause(raw.pauseMs);
+          return raw;
+        } catch (err) {
+          const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
+          if (e.retryable && e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
+          throw e;
+        }
+      });
+    const { limits } = limiter;
     try {
-      return await pRetry(
-        async () => {
-          try {
-            return await limiter.run(tokens, options.priority ?? 5, async () => {
-              try {
-                await onSlot();
-              } catch (err) {
-                // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
-                // call failure: never retried, passed on as is.
-                throw new AbortError(new ReservationRefused(err));
-              }
-              const raw = await withRequestSignal(options.signal, (signal) =>
-                adapter.complete(request, signal),
-              );
-              if (raw.pauseMs) limiter.pause(raw.pauseMs);
-              return raw;
-            });
-          } catch (err) {
-            if (err instanceof AbortError) throw err;
-            const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
-            if (!e.retryable) throw new AbortError(e);
-            if (e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
-            throw e;
-          }
-        },
-        {
-          retries: limits.maxAttempts - 1,
-          factor: 2,
-          minTimeout: limits.minBackoffMs,
-          maxTimeout: limits.maxBackoffMs,
-          randomize: true,
-          ...(options.signal ? { signal: options.signal } : {}),
-          onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-            if (retriesLeft > 0)
-              this.opts.onRetry?.(
-                redactSecrets(`${this.id}: attempt ${attemptNumber} failed (${error.message}); retrying`),
-              );
-          },
-        },
-      );
+      return await retrying(this.id, attempt, {
+        maxAttempts: limits.maxAttempts,
+        minBackoffMs: limits.minBackoffMs,
+        maxBackoffMs: limits.maxBackoffMs,
+        signal: options.signal,
+        onRetry: this.opts.onRetry,
+      });
     } catch (err) {
-      const inner = err instanceof AbortError ? err.originalError : err;
-      if (inner instanceof ReservationRefused) throw inner.reason;
-      const message = redactSecrets(inner instanceof Error ? inner.message : String(inner));
-      const status = inner instanceof CallError ? inner.status : null;
+      if (err instanceof ReservationRefused) throw err.reason;
+      const message = redactSecrets(err instanceof Error ? err.message : String(err));
+      const status = err instanceof CallError ? err.status : null;
       throw new CallError(`${this.id}: ${message}`, status, false, null);
     }
   }

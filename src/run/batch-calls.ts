@@ -9,11 +9,11 @@ import { redactSecrets } from '../providers/credentials.ts';
 import type { BatchItemResult } from '../providers/live/adapter.ts';
 import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.ts';
 import type { ModelReply, ModelRequest } from '../providers/types.ts';
+import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../store/batch-records.ts';
+import { BudgetExceededError } from '../store/ledger.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from './batch-records.ts';
-import { BudgetExceededError } from './ledger.ts';
-import { type StageContext, settleCharges } from './sync.ts';
+import type { StageContext } from './stage-context.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
 export interface WorkItem {
@@ -191,23 +191,13 @@ export async function waitFor(
   return ended;
 }
 
-/** Gives up a record whose remote batch turned out not to be its own; its items run again. */
-async function abandonForeign(
-  ctx: StageContext,
-  group: BatchGroup,
-  record: BatchRecord,
-  work: Map<string, WorkItem>,
-  dir: string,
-): Promise<WorkItem[]> {
+/** Gives up a record whose remote batch turned out not to be its own (its items run again). */
+async function abandonForeign(ctx: StageContext, batch: MeteredBatch, record: BatchRecord, dir: string) {
   record.status = 'abandoned';
   record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
-  if (record.reservation) await group.batch.release(record.reservation);
+  if (record.reservation) await batch.release(record.reservation);
   await saveBatchRecord(dir, record);
   ctx.log(`batch ${record.id}: ${record.error}`);
-  return record.items.flatMap((i) => {
-    const item = work.get(i.key);
-    return item && !group.isStored(i.key) ? [item] : [];
-  });
 }
 
 /**
@@ -234,8 +224,13 @@ export async function collect(
   const keyOf = new Map(record.items.map((i) => [i.custom_id, i.key]));
   // A batch adopted after a stop (looked up without an id) must carry this record's items.
   const foreign = results.filter((r) => r.ok && !keyOf.has(r.customId)).length;
-  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing')))
-    return abandonForeign(ctx, group, record, work, dir);
+  if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing'))) {
+    await abandonForeign(ctx, group.batch, record, dir);
+    return record.items.flatMap((i) => {
+      const item = work.get(i.key);
+      return item && !group.isStored(i.key) ? [item] : [];
+    });
+  }
   const fallback: WorkItem[] = [];
   const failedKeys = new Set<string>();
   for (const result of results) {
@@ -265,7 +260,7 @@ export async function collect(
         stop: result.reply.stop,
       });
     }
-    await settleCharges(run.ledger, [charge], { close: false });
+    await run.ledger.settleCharges([charge], { close: false });
   }
   if (record.items.every((i) => group.isStored(i.key) || failedKeys.has(i.key))) {
     record.status = 'collected';

@@ -6,9 +6,10 @@
  * awaited and collected, and what failed runs as sync calls; the cells another live process holds are
  * waited for, never paid twice.
  */
+
+import { type BatchRecord, batchesDir, loadBatchRecords } from '../store/batch-records.ts';
 import { type BatchGroup, collect, resume, sleep, submit, type WorkItem, waitFor } from './batch-calls.ts';
-import { type BatchRecord, batchesDir, loadBatchRecords } from './batch-records.ts';
-import type { StageContext } from './sync.ts';
+import type { StageContext } from './stage-context.ts';
 
 /** Splits items so that each batch respects the provider's item and byte limits. */
 export function chunked(items: WorkItem[], limits: { items: number; bytes: number }): WorkItem[][] {

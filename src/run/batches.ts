@@ -22,18 +22,12 @@
 import { MeteredProvider } from '../providers/metered.ts';
 import type { MeteredBatch } from '../providers/metered-batch.ts';
 import type { Provider } from '../providers/types.ts';
+import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
+import { isJudgeable } from '../store/cells.ts';
 import type { BatchGroup } from './batch-calls.ts';
 import { runGroup } from './batch-group.ts';
-import { batchesDir, loadBatchRecords, saveBatchRecord } from './batch-records.ts';
-import { isJudgeable } from './cells.ts';
-import {
-  answerRecordFrom,
-  missingVerdicts,
-  type StageContext,
-  settleCharges,
-  syncAnswer,
-  syncVerdict,
-} from './sync.ts';
+import type { StageContext } from './stage-context.ts';
+import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
 /** The metered batch API of a provider, or null when its calls cannot go in a batch (offline, openai-compatible). */
@@ -65,7 +59,7 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
       const charges = record.items.flatMap((i) =>
         (store.get(i.key)?.charges ?? []).filter((c) => c.reservation === record.reservation),
       );
-      await settleCharges(run.ledger, charges, { close: false });
+      await run.ledger.settleCharges(charges, { close: false });
       await run.ledger.settle(record.reservation, [], { close: true });
     }
     record.status = 'collected';

@@ -3,67 +3,21 @@
  * assembled from the completed stores — the subject's answer, the deterministic checks on it, both
  * panel judges' verdicts and the scores. Nothing is called here; the stages (stages.ts) fill the stores.
  * A cell the stages could not complete is an error that says why (the call's error, the budget cap, a
- * batch still running).
+ * batch still running). The row's schema is the store's (store/rows.ts): it is a published file.
  */
-import { z } from 'zod';
-import { CheckResults, runChecks } from '../checks/index.ts';
-import { JudgeOutcome } from '../judging/verdict.ts';
+import { runChecks } from '../checks/index.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
-import { addUsage, COMPLETE, StopInfo, Usage, ZERO_USAGE } from '../providers/types.ts';
-import { CaseScores, caseScores } from '../scoring/index.ts';
+import { addUsage, COMPLETE, type Usage, ZERO_USAGE } from '../providers/types.ts';
+import { caseScores } from '../scoring/index.ts';
+import { isJudgeable } from '../store/cells.ts';
+import type { CaseRow } from '../store/rows.ts';
+import type { RunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
-import { isJudgeable } from './cells.ts';
 import type { RunSession } from './open.ts';
-import type { RunState } from './stages.ts';
 import type { SubjectCell } from './work.ts';
 
-export const CaseRow = z.strictObject({
-  question_id: z.string(),
-  category: z.string(),
-  expected_behavior: z.string(),
-  /** what a reader of the case needs beside the answer (absent in rows written before rge recorded it) */
-  question: z
-    .strictObject({ text: z.string(), gold_answer: z.string(), gold_quotes: z.array(z.string()) })
-    .optional(),
-  subject_id: z.string(),
-  model: z.string(),
-  family: z.string(),
-  run_index: z.number().int().min(0),
-  /** sha256 of the exact subject request (system, messages, model, temperature) */
-  prompt_hash: z.string(),
-  subject_prompt_hash: z.string(),
-  judge_prompt_hash: z.string(),
-  /** the answer's identity in the cell store */
-  answer_key: z.string(),
-  retrieved_ids: z.array(z.string()),
-  /** the question's gold chunks (none for out-of-domain questions) */
-  gold_chunk_ids: z.array(z.string()),
-  /** present when the question's gold is not traced to a source here (`gold_source` untraced) */
-  gold_untraced: z.literal(true).optional(),
-  /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
-  retrieval_hit: z.boolean().nullable(),
-  answer: z.string(),
-  /**
-   * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
-   * refusal, a safety stop) is not judged: the case is unscored (absent in rows written before rge
-   * recorded it: complete)
-   */
-  answer_stop: StopInfo.optional(),
-  /** the subject call's tokens */
-  usage: Usage,
-  /** the judge calls' tokens, all attempts */
-  judge_usage: Usage,
-  latency_ms: z.number().min(0),
-  /** subject and judge calls */
-  cost_usd: z.number().min(0),
-  /** what the same calls would have cost without prompt caching */
-  uncached_cost_usd: z.number().min(0),
-  batch: z.boolean(),
-  verdicts: z.array(JudgeOutcome),
-  scores: CaseScores,
-  checks: CheckResults,
-});
-export type CaseRow = z.infer<typeof CaseRow>;
+export { CaseRow } from '../store/rows.ts';
 
 /** Why a cell has no row: the stage's error for it, or a generic hint. */
 function missing(state: RunState | null, cell: SubjectCell, what: string): RgeError {

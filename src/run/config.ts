@@ -17,18 +17,19 @@ import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { SourcesFileError, type SourcesIssue, yamlErrorMessage } from '../corpus/sources.ts';
 import { ThresholdSettings } from '../gate/config.ts';
-import { CorpusSettings, corpusIssues } from '../ingest/config.ts';
-import { Judge, JudgePromptSettings, judgePromptIssues } from '../judging/config.ts';
+import { CorpusSettings } from '../ingest/config.ts';
+import { Judge, JudgePromptSettings } from '../judging/config.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
-import { modelEntryIssues, ProvidersSettings } from '../providers/config.ts';
+import { ProvidersSettings } from '../providers/config.ts';
 import { QuestionsSettings } from '../questions/config.ts';
 import { RetrievalSettings } from '../retrieval/config.ts';
-import { GfsWeightsSettings, gfsWeightsIssues } from '../scoring/config.ts';
-import { Subject, SubjectPromptSettings, subjectIssues } from '../subject/config.ts';
-import { type AddIssue, type ConfigCtx, isRecord, Path, records } from '../util/config-fields.ts';
-import { errorMessage, RgeError, UsageError } from '../util/errors.ts';
+import { GfsWeightsSettings } from '../scoring/config.ts';
+import { Subject, SubjectPromptSettings } from '../subject/config.ts';
+import { isRecord, Path } from '../util/config-fields.ts';
+import { RgeError, UsageError } from '../util/errors.ts';
 import { readInputFile } from '../util/fs.ts';
 import { locateIssue } from '../util/yaml-paths.ts';
+import { crossFieldIssues } from './config-rules.ts';
 
 export const RUN_MODES = ['sync', 'batch'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -107,57 +108,6 @@ export const RunConfig = z
   .superRefine((config, ctx) => crossFieldIssues(config, ctx), { when: () => true });
 export type RunConfig = z.infer<typeof RunConfig>;
 export type RunConfigInput = z.input<typeof RunConfig>;
-
-/** Rules across fields; written over unknown data, since they run on partly invalid configs too. */
-function crossFieldIssues(value: unknown, ctx: ConfigCtx): void {
-  if (!isRecord(value)) return;
-  const issue: AddIssue = (path, message) =>
-    ctx.addIssue({ code: 'custom', path, message, input: undefined });
-
-  corpusIssues(value.corpus, issue);
-
-  const budget = value.budget;
-  if (isRecord(budget) && typeof budget.cap_usd === 'number' && typeof budget.warn_usd === 'number') {
-    const offline = budget.cap_usd === 0 && budget.warn_usd === 0;
-    if (!offline && budget.warn_usd >= budget.cap_usd)
-      issue(
-        ['budget', 'warn_usd'],
-        `must be less than cap_usd (${budget.cap_usd}); only a 0 cap allows a 0 warning`,
-      );
-  }
-
-  gfsWeightsIssues(value.gfs_weights, issue);
-  judgePromptIssues(value.judge_prompt, issue);
-
-  const subjects = records(value.subjects);
-  const judges = records(value.judges);
-  const lists = [
-    ['subjects', subjects],
-    ['judges', judges],
-  ] as const;
-  for (const [key, list] of lists) {
-    const first = new Map<unknown, number>();
-    for (const [i, item] of list) {
-      if (typeof item.id !== 'string') continue;
-      const at = first.get(item.id);
-      if (at === undefined) first.set(item.id, i);
-      else issue([key, i, 'id'], `duplicate id ${item.id} (first at ${key}[${at}])`);
-    }
-  }
-  for (const [key, list] of lists) for (const [i, m] of list) modelEntryIssues(key, i, m, issue);
-  for (const [i, s] of subjects) {
-    subjectIssues(i, s, issue);
-    if (typeof s.family !== 'string' || judges.length === 0) continue;
-    const candidates = judges.flatMap(([, j]) =>
-      typeof j.family === 'string' ? [{ id: String(j.id), family: j.family }] : [],
-    );
-    try {
-      crossFamilyPanel(s.family, candidates);
-    } catch (err) {
-      issue(['subjects', i, 'family'], errorMessage(err));
-    }
-  }
-}
 
 /**
  * A subject's two judges in a config, chosen by `crossFamilyPanel` of src/judging/panel.ts (the only way
@@ -312,50 +262,4 @@ export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
       s.replay_file === undefined ? s : { ...s, replay_file: abs(s.replay_file) },
     ),
   };
-}
-
-/** The JSON Schema of a config file for editors (what a YAML file may say, so defaulted fields are optional). */
-export function runConfigJsonSchema(): Record<string, unknown> {
-  return {
-    ...z.toJSONSchema(RunConfig, { io: 'input', target: 'draft-07' }),
-    title: 'rge run config',
-    description:
-      'A run config of rge (configs/*.yaml). Paths are relative to the repository root (the working folder). ' +
-      'Generated from src/run/config.ts by `rge config schema`; do not edit by hand.',
-  };
-}
-
-/** The schema as committed: two-space JSON laid out as Biome formats it, newline-terminated. */
-export function runConfigJsonSchemaText(): string {
-  return `${formattedJson(runConfigJsonSchema(), 0, 0)}\n`;
-}
-
-const LINE_WIDTH = 110;
-
-/**
- * JSON with two-space indentation where arrays of scalars stay on one line when they fit the line
- * width (as Biome formats JSON), so the written file passes `biome check` unchanged.
- * `column` is where the value starts on its line.
- */
-function formattedJson(value: unknown, depth: number, column: number): string {
-  const pad = '  '.repeat(depth + 1);
-  const end = '  '.repeat(depth);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const scalars = value.every((v) => v === null || typeof v !== 'object');
-    const inline = `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
-    if (scalars && column + inline.length + 1 <= LINE_WIDTH) return inline;
-    const items = value.map((v) => `${pad}${formattedJson(v, depth + 1, pad.length)}`);
-    return `[\n${items.join(',\n')}\n${end}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return '{}';
-    const items = entries.map(([k, v]) => {
-      const key = `${JSON.stringify(k)}: `;
-      return `${pad}${key}${formattedJson(v, depth + 1, pad.length + key.length)}`;
-    });
-    return `{\n${items.join(',\n')}\n${end}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -18,41 +18,12 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
+import type { ContextChunk } from '../providers/types.ts';
+import type { Question } from '../questions/schema.ts';
+import type { Estimate, EstimateLine } from '../store/run-state.ts';
 import type { RunSession } from './open.ts';
 import type { PlannedJudge, PlannedSubject } from './plan.ts';
 import { judgeInputFor } from './work.ts';
-
-export interface EstimateLine {
-  provider: string;
-  model: string;
-  role: 'subject' | 'judge';
-  batch: boolean;
-  calls: number;
-  inputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  outputTokens: number;
-  expectedUsd: number;
-  naiveUsd: number;
-  worstUsd: number;
-  priceSource: string;
-}
-
-export interface Estimate {
-  runId: string;
-  mode: string;
-  lines: EstimateLine[];
-  totals: { calls: number; expectedUsd: number; naiveUsd: number; worstUsd: number };
-  /** cells of the run, and how many are already stored */
-  cells: { total: number; stored: number; verdictsStored: number };
-  assumptions: {
-    subjectOutputTokens: number;
-    judgeOutputTokens: number;
-    cacheHitRate: number;
-    /** true when the context was bounded by k x chunk_tokens (no index) */
-    contextBounded: boolean;
-  };
-}
 
 /** One call to estimate. */
 interface CallSpec {
@@ -81,86 +52,119 @@ function batchable(provider: string): boolean {
   return isLiveProvider(provider) && provider !== 'openai-compatible';
 }
 
-async function callSpecs(
-  run: RunSession,
-): Promise<{ specs: CallSpec[]; total: number; stored: number; verdictsStored: number }> {
-  const est = run.plan.config.estimate;
-  const batchMode = run.plan.info.mode === 'batch';
-  const specs: CallSpec[] = [];
-  const judgeSystem = tokens(run.plan.judgePrompt.text);
-  const subjectSystem = tokens(run.plan.subjectPrompt.system);
-  let total = 0;
-  let stored = 0;
-  let verdictsStored = 0;
-  const subjectCall = (subject: PlannedSubject, questionId: string, userTokens: number) =>
-    specs.push({
-      provider: subject.provider,
-      model: subject.model,
-      role: 'subject',
-      priced: subject.priced,
-      batch: batchMode && batchable(subject.provider),
-      prefixTokens: subjectSystem + userTokens,
-      restTokens: 0,
-      cacheGroup: `${subject.id}:${questionId}`,
-      expectedOutput: est.subject_output_tokens,
-      maxOutput: subject.maxTokens,
-    });
-  const judgeCall = (judge: PlannedJudge, questionId: string, sharedTokens: number, answerTokens: number) =>
-    specs.push({
-      provider: judge.provider,
-      model: judge.model,
-      role: 'judge',
-      priced: judge.priced,
-      batch: batchMode && batchable(judge.provider),
-      prefixTokens: judgeSystem + sharedTokens,
-      restTokens: answerTokens + 8,
-      cacheGroup: `${judge.id}:${questionId}`,
-      expectedOutput: est.judge_output_tokens,
-      maxOutput: judge.maxTokens,
-    });
+/** The calls a run still has to make, as they are counted: one spec per call, and the cells seen. */
+class CallSpecs {
+  readonly specs: CallSpec[] = [];
+  total = 0;
+  stored = 0;
+  verdictsStored = 0;
+  private readonly batchMode: boolean;
+  private readonly judgeSystem: number;
+  private readonly subjectSystem: number;
 
-  if (!run.index) {
-    // No index (dry run on a fresh clone): bound the context by k chunks of chunk_tokens, plus headers.
-    const context = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
-    for (const subject of run.plan.subjects)
-      for (const question of run.plan.questions) {
-        const shared =
-          tokens(renderJudgeCaseParts(judgeInputFor(question, [], ''), run.plan.judgePrompt.version)[0]) +
-          context;
-        for (let runIndex = 0; runIndex < run.plan.runs; runIndex++) {
-          total++;
-          subjectCall(subject, question.id, tokens(question.text) + context + 30);
-          for (const judge of run.work.panel(subject))
-            judgeCall(judge, question.id, shared, est.subject_output_tokens);
-        }
-      }
-    return { specs, total, stored, verdictsStored };
+  constructor(private readonly run: RunSession) {
+    this.batchMode = run.plan.info.mode === 'batch';
+    this.judgeSystem = tokens(run.plan.judgePrompt.text);
+    this.subjectSystem = tokens(run.plan.subjectPrompt.system);
   }
 
+  private get assumed() {
+    return this.run.plan.config.estimate;
+  }
+
+  /** One call of a subject or judge of the run, with its cacheable prefix and the rest of its input. */
+  private call(
+    m: PlannedSubject | PlannedJudge,
+    role: 'subject' | 'judge',
+    questionId: string,
+    tokens: { prefix: number; rest: number; output: number },
+  ): void {
+    this.specs.push({
+      provider: m.provider,
+      model: m.model,
+      role,
+      priced: m.priced,
+      batch: this.batchMode && batchable(m.provider),
+      prefixTokens: tokens.prefix,
+      restTokens: tokens.rest,
+      cacheGroup: `${m.id}:${questionId}`,
+      expectedOutput: tokens.output,
+      maxOutput: m.maxTokens,
+    });
+  }
+
+  subjectCall(subject: PlannedSubject, questionId: string, userTokens: number): void {
+    this.call(subject, 'subject', questionId, {
+      prefix: this.subjectSystem + userTokens,
+      rest: 0,
+      output: this.assumed.subject_output_tokens,
+    });
+  }
+
+  /** A judge call; `answerTokens` null when the answer is not in yet (the expected subject output). */
+  judgeCall(
+    judge: PlannedJudge,
+    questionId: string,
+    sharedTokens: number,
+    answerTokens: number | null,
+  ): void {
+    this.call(judge, 'judge', questionId, {
+      prefix: this.judgeSystem + sharedTokens,
+      rest: (answerTokens ?? this.assumed.subject_output_tokens) + 8,
+      output: this.assumed.judge_output_tokens,
+    });
+  }
+}
+
+/** The judge case's shared part (everything but the answer), in tokens. */
+function sharedCaseTokens(run: RunSession, question: Question, chunks: readonly ContextChunk[]): number {
+  return tokens(renderJudgeCaseParts(judgeInputFor(question, chunks, ''), run.plan.judgePrompt.version)[0]);
+}
+
+/** No index (a dry run on a fresh clone): each context bounded by k chunks of chunk_tokens, plus headers. */
+function boundedSpecs(run: RunSession, calls: CallSpecs): void {
+  const context = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
+  for (const subject of run.plan.subjects)
+    for (const question of run.plan.questions) {
+      const shared = sharedCaseTokens(run, question, []) + context;
+      for (let runIndex = 0; runIndex < run.plan.runs; runIndex++) {
+        calls.total++;
+        calls.subjectCall(subject, question.id, tokens(question.text) + context + 30);
+        for (const judge of run.work.panel(subject)) calls.judgeCall(judge, question.id, shared, null);
+      }
+    }
+}
+
+/** The calls of the run's cells that are not stored, on their rendered requests. */
+async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
   const sharedTokens = new Map<string, number>();
   for (const cell of await run.work.cells()) {
-    total++;
+    calls.total++;
     const answer = run.answers(cell.subject).get(cell.key);
-    if (answer) stored++;
-    else subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
+    if (answer) calls.stored++;
+    else calls.subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
     let shared = sharedTokens.get(cell.question.id);
     if (shared === undefined) {
-      shared = tokens(
-        renderJudgeCaseParts(judgeInputFor(cell.question, cell.chunks, ''), run.plan.judgePrompt.version)[0],
-      );
+      shared = sharedCaseTokens(run, cell.question, cell.chunks);
       sharedTokens.set(cell.question.id, shared);
     }
     const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
     for (const [at, judge] of run.work.panel(cell.subject).entries()) {
       const v = verdicts[at];
       if (v && run.verdicts(judge).get(v.key)) {
-        verdictsStored++;
+        calls.verdictsStored++;
         continue;
       }
-      judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : est.subject_output_tokens);
+      calls.judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : null);
     }
   }
-  return { specs, total, stored, verdictsStored };
+}
+
+async function callSpecs(run: RunSession): Promise<CallSpecs> {
+  const calls = new CallSpecs(run);
+  if (run.index) await cellSpecs(run, calls);
+  else boundedSpecs(run, calls);
+  return calls;
 }
 
 export async function estimateRun(run: RunSession): Promise<Estimate> {
@@ -242,76 +246,4 @@ export async function estimateRun(run: RunSession): Promise<Estimate> {
       contextBounded: run.index === null,
     },
   };
-}
-
-/** Dollars at one precision: cents, or four places below a dollar (a loopback run's fractions of a cent). */
-export const usd = (x: number) => `$${x.toFixed(Math.abs(x) >= 1 ? 2 : 4)}`;
-const num = (x: number) => x.toLocaleString('en');
-const pctOf = (a: number, b: number) => (b === 0 ? 'none' : `${Math.round((100 * a) / b)}%`);
-
-/** The estimate as a table for the terminal. */
-export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: number }): string {
-  const rows = e.lines.map((l) => [
-    l.role,
-    `${l.provider}/${l.model}`,
-    l.batch ? 'batch' : 'sync',
-    num(l.calls),
-    num(l.inputTokens),
-    num(l.cacheReadTokens),
-    num(l.cacheWriteTokens),
-    num(l.outputTokens),
-    usd(l.expectedUsd),
-    usd(l.naiveUsd),
-    usd(l.worstUsd),
-  ]);
-  const header = [
-    'role',
-    'model',
-    'mode',
-    'calls',
-    'input',
-    'cache read',
-    'cache write',
-    'output',
-    'expected',
-    'naive sync',
-    'worst case',
-  ];
-  const all = [
-    header,
-    ...rows,
-    [
-      'total',
-      '',
-      '',
-      num(e.totals.calls),
-      '',
-      '',
-      '',
-      '',
-      usd(e.totals.expectedUsd),
-      usd(e.totals.naiveUsd),
-      usd(e.totals.worstUsd),
-    ],
-  ];
-  const cacheRead = e.lines.reduce((a, l) => a + l.cacheReadTokens, 0);
-  const cacheWrite = e.lines.reduce((a, l) => a + l.cacheWriteTokens, 0);
-  const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  const fmtRow = (r: string[]) =>
-    r.map((c, i) => (i <= 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  const out = [
-    `estimate for run ${e.runId} (${e.mode}): ${num(e.cells.total)} cells, ${num(e.cells.stored)} answers and ${num(e.cells.verdictsStored)} verdicts already stored`,
-    ...all.map(fmtRow),
-    `tokens: input counted with cl100k x each model's token ratio${e.assumptions.contextBounded ? '; the index is not built, so each context is bounded by k x chunk_tokens' : ''}; ` +
-      `expected output ${e.assumptions.subjectOutputTokens} (subject) / ${e.assumptions.judgeOutputTokens} (judge) tokens a call, ` +
-      `cache hit rate ${e.assumptions.cacheHitRate}; worst case at max_tokens, which the ledger reserves call by call`,
-    `cache: each prompt prefix (per model and question: the system prompt and the question's chunks, shared by its runs) is written by the first call; a later call reads ${e.assumptions.cacheHitRate} of it and writes the rest again, so cache reads are ${pctOf(cacheRead, cacheRead + cacheWrite)} of cache tokens here`,
-    `budget: cap ${usd(budget.capUsd)}, ${usd(budget.leftUsd)} left`,
-    ...(e.totals.worstUsd > budget.leftUsd
-      ? [
-          `warning: the worst case (${usd(e.totals.worstUsd)}) is above what the cap leaves (${usd(budget.leftUsd)}): every call and batch reserves its worst case before it is sent, so the run can stop at the cap before its end; a rerun goes on from there`,
-        ]
-      : []),
-  ];
-  return `${out.join('\n')}\n`;
 }

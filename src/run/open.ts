@@ -13,11 +13,12 @@ import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
 import { type Index, openIndex } from '../retrieval/index.ts';
-import { CellStores } from './cells.ts';
+import type { CellStores } from '../store/cells.ts';
+import { ResultsFolder } from '../store/folder.ts';
+import type { ReplyInbox } from '../store/inbox.ts';
+import type { CellLeases } from '../store/leases.ts';
+import type { BudgetLedger } from '../store/ledger.ts';
 import { capSourceOf } from './config.ts';
-import { ReplyInbox } from './inbox.ts';
-import { CellLeases } from './leases.ts';
-import { BudgetLedger } from './ledger.ts';
 import { inConfig, type LoadContext, planFromRequest } from './load.ts';
 import type { PlannedJudge, PlannedSubject, RunPlan } from './plan.ts';
 import { resolveFrom } from './plan.ts';
@@ -41,10 +42,8 @@ export interface OpenContext {
 interface RunResources {
   root: string;
   index: Index | null;
-  cells: CellStores;
-  ledger: BudgetLedger;
-  leases: CellLeases;
-  inbox: ReplyInbox;
+  /** the results folder: its cell stores, ledger, leases and this process's inbox */
+  folder: ResultsFolder;
   /** providers by `subject:<id>` / `judge:<id>`; null when the session only reads */
   providers: ReadonlyMap<string, Provider> | null;
   dryRun: boolean;
@@ -68,15 +67,16 @@ export class RunSession {
   static async open(plan: RunPlan, ctx: OpenContext): Promise<RunSession> {
     const dryRun = ctx.dryRun === true;
     const log = ctx.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const resultsDir = plan.info.resultsDir;
-    const ledger = new BudgetLedger(resultsDir, {
-      capUsd: plan.config.budget.cap_usd,
-      warnUsd: plan.config.budget.warn_usd,
-      configFile: plan.info.configFile,
-      capSource: capSourceOf(plan.request.config, plan.request.overrides),
-      onWarn: log,
+    const folder = new ResultsFolder(plan.info.resultsDir, {
+      readOnly: dryRun,
+      ledger: {
+        capUsd: plan.config.budget.cap_usd,
+        warnUsd: plan.config.budget.warn_usd,
+        configFile: plan.info.configFile,
+        capSource: capSourceOf(plan.request.config, plan.request.overrides),
+        onWarn: log,
+      },
     });
-    const leases = new CellLeases(resultsDir);
     const indexDir = resolveFrom(ctx.root, plan.config.corpus.index);
     const index = plan.info.indexChecksum === 'not-built' ? null : await openIndex(indexDir);
     if (index && index.checksum !== plan.info.indexChecksum)
@@ -88,11 +88,8 @@ export class RunSession {
     return new RunSession(plan, {
       root: ctx.root,
       index,
-      cells: new CellStores(resultsDir, dryRun),
-      ledger,
-      leases,
-      inbox: new ReplyInbox(resultsDir, leases.owner),
-      providers: calls ? await buildProviders(plan, ctx, dryRun ? null : ledger, log) : null,
+      folder,
+      providers: calls ? await buildProviders(plan, ctx, dryRun ? null : folder.ledger, log) : null,
       dryRun,
       log,
       retrieval: new RunRetrieval(index, plan.config.retrieval.k),
@@ -110,17 +107,24 @@ export class RunSession {
   get index(): Index | null {
     return this.resources.index;
   }
+  /** the results folder the session's stores are in */
+  get resultsDir(): string {
+    return this.plan.info.resultsDir;
+  }
+  get folder(): ResultsFolder {
+    return this.resources.folder;
+  }
   get cells(): CellStores {
-    return this.resources.cells;
+    return this.resources.folder.cells;
   }
   get ledger(): BudgetLedger {
-    return this.resources.ledger;
+    return this.resources.folder.ledger;
   }
   get leases(): CellLeases {
-    return this.resources.leases;
+    return this.resources.folder.leases;
   }
   get inbox(): ReplyInbox {
-    return this.resources.inbox;
+    return this.resources.folder.inbox;
   }
   get dryRun(): boolean {
     return this.resources.dryRun;

@@ -15,53 +15,19 @@
  * cell not computed fails with the ledger's message.
  */
 import { setMaxListeners } from 'node:events';
-import { z } from 'zod';
+import type { BudgetLedger } from '../store/ledger.ts';
+import { recoverLedger } from '../store/recover.ts';
+import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
 import { runBatches } from './batches.ts';
-import { type Estimate, estimateRun, formatEstimate } from './estimate.ts';
-import type { BudgetLedger } from './ledger.ts';
+import { estimateRun } from './estimate.ts';
+import { formatEstimate } from './estimate-format.ts';
 import type { RunSession } from './open.ts';
-import { recoverLedger } from './recover.ts';
-import { runSyncCells, StageContext, type StageOptions } from './sync.ts';
+import { StageContext, type StageOptions } from './stage-context.ts';
+import { runSyncCells } from './sync.ts';
 import type { SubjectCell } from './work.ts';
 
-export { StageContext, type StageOptions } from './sync.ts';
-
-/** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
-export const RunState = z.strictObject({
-  run_id: z.string(),
-  mode: z.string(),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
-  estimate: z.unknown().nullable(),
-  /** cell id (`subject/question/run n`) -> why it has no answer or verdict */
-  errors: z.record(z.string(), z.string()),
-  stopped: z.string().nullable(),
-  warnings: z.array(z.string()),
-  counts: z.object({
-    answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
-    verdicts: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
-    batches: z.number(),
-  }),
-  /** what this run spent, from the ledger (after minus before), by provider, model and role */
-  spend: z.object({
-    usd: z.number(),
-    unaccounted_usd: z.number(),
-    by_payer: z.array(
-      z.object({
-        provider: z.string(),
-        model: z.string(),
-        role: z.string(),
-        usd: z.number(),
-        calls: z.number(),
-      }),
-    ),
-  }),
-  /** the budget warnings in the ledger when the run ended */
-  budget_warnings: z.array(z.string()),
-});
-export type RunState = z.infer<typeof RunState>;
+export { StageContext, type StageOptions } from './stage-context.ts';
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 
@@ -107,10 +73,6 @@ function stateOf(
       .summary()
       .warnings.map((w) => `$${w.spent.toFixed(4)} spent passed the warning level of $${w.warn} (${w.at})`),
   };
-}
-
-export async function writeRunState(file: string, state: RunState): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
 }
 
 export interface StagesOutcome {

@@ -18,7 +18,6 @@ import {
 } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { Index } from '../retrieval/index.ts';
-import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import {
   type AnswerIdentity,
   type AnswerRecord,
@@ -26,7 +25,8 @@ import {
   identityHash,
   type VerdictIdentity,
   verdictKey,
-} from './cells.ts';
+} from '../store/cells.ts';
+import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
 
 /** One (subject, question, run index) of a run. */

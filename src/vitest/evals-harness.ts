@@ -18,11 +18,11 @@ import type { Harness, Judge, JudgeContext, JudgeResult } from 'vitest-evals';
 import { createHarness } from 'vitest-evals';
 import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdict.ts';
 import { type CaseRow, caseRow } from '../run/case.ts';
-import type { AnswerRecord } from '../run/cells.ts';
 import type { RunSession } from '../run/open.ts';
 import type { PlannedSubject } from '../run/plan.ts';
-import type { RunState } from '../run/stages.ts';
 import type { SubjectCell } from '../run/work.ts';
+import type { AnswerRecord } from '../store/cells.ts';
+import type { RunState } from '../store/run-state.ts';
 
 /** What a case asks the harness for: one (subject, question, run index) cell. */
 export interface RgeCaseInput {

@@ -14,8 +14,9 @@
  *
  * It must come before the artifact and rge reporters in the config's list.
  */
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import { resultsLayout } from '../store/layout.ts';
 import type { RgeRunInfo } from './meta.ts';
 
 /** The run as this machine sees it: its results folder (and the run's state file in it) and reports folder. */
@@ -26,7 +27,7 @@ export function relocateRun(
 ): void {
   if (env.RGE_RESULTS_DIR) {
     run.resultsDir = resolve(cwd, env.RGE_RESULTS_DIR);
-    run.stateFile = join(run.resultsDir, '.runs', basename(run.stateFile));
+    run.stateFile = resultsLayout(run.resultsDir).runState(basename(run.stateFile, '.json'));
   }
   if (env.RGE_REPORTS_DIR) run.reportsDir = resolve(cwd, env.RGE_REPORTS_DIR);
 }

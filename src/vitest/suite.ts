@@ -25,9 +25,12 @@ import { describeEval } from 'vitest-evals';
 import { CaseRow } from '../run/case.ts';
 import { planFromRequest } from '../run/load.ts';
 import { RunSession } from '../run/open.ts';
+import type { RunPlan } from '../run/plan.ts';
 import { requestFromEnv } from '../run/request.ts';
-import { ResultsStore, type RunHeader, resultsFile } from '../run/results.ts';
-import { RunState, runStages, writeRunState } from '../run/stages.ts';
+import { runStages } from '../run/stages.ts';
+import type { SubjectCell } from '../run/work.ts';
+import { ResultsStore, type RunHeader, resultsFile } from '../store/rows.ts';
+import { combineSliceStates, RunState, type Slice, writeRunState } from '../store/run-state.ts';
 import { withFileLock } from '../util/lock.ts';
 import {
   CaseBook,
@@ -37,7 +40,7 @@ import {
   panelScorers,
   subjectHarness,
 } from './evals-harness.ts';
-import { combineSliceStates, type Slice, slicePlan, sliceState } from './evals-slices.ts';
+import { slicePlan, sliceState } from './evals-slices.ts';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
 import { installRgeMatchers } from './matchers.ts';
 import './meta.ts';
@@ -101,6 +104,57 @@ function openWorkerRun(root: string): Promise<WorkerRun> {
   return opening;
 }
 
+/** The published rows of a run, per subject (`data/results/<subject>_<run_id>.jsonl`), or why one could not open. */
+type Artifacts = Map<string, ResultsStore<CaseRow> | Error>;
+
+/**
+ * Opens each subject's published rows of the run, under a lock (the slices of a run write the same
+ * files); a file that cannot be opened is kept as its error, for the cases of that subject to fail with.
+ */
+async function openArtifacts(plan: RunPlan): Promise<Artifacts> {
+  const { info } = plan;
+  const artifacts: Artifacts = new Map();
+  for (const subject of plan.subjects) {
+    const header: RunHeader = {
+      kind: 'run',
+      run_id: info.runId,
+      subject_id: subject.id,
+      seed: plan.config.seed,
+      config_hash: info.configHash,
+      index_checksum: info.indexChecksum,
+      questions_hash: info.questionsHash,
+      created_at: new Date().toISOString(),
+    };
+    const file = resultsFile(info.resultsDir, subject.id, info.runId);
+    try {
+      artifacts.set(subject.id, await withFileLock(file, () => ResultsStore.open(file, header, CaseRow)));
+    } catch (err) {
+      artifacts.set(subject.id, err as Error);
+    }
+  }
+  return artifacts;
+}
+
+/**
+ * The stages of a suite's part of the run (its slice), or, when another process ran them, the run's
+ * state; a slice's outcome goes to its own state file, and the run's is combined again from the slices.
+ */
+async function stagesOf(
+  given: RgeRunHandoff,
+  part: RunSession,
+  cells: readonly SubjectCell[],
+  slice: Slice | undefined,
+): Promise<RunState | null> {
+  const runStateFile = given.plan.info.stateFile;
+  if (given.request.stages === 'done') return readState(runStateFile);
+  const { state } = await runStages(part, { log });
+  if (slice) {
+    await writeRunState(part.plan.info.stateFile, sliceState(part, cells, state));
+    await combineSliceStates(runStateFile, slice[1]);
+  }
+  return state;
+}
+
 export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<RunSession> {
   installRgeMatchers();
   const { handoff: given, session: run } = await openWorkerRun(opts.root ?? process.cwd());
@@ -113,37 +167,10 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
   const cells = await part.work.cells();
   let state: RunState | null = null;
   const book = new CaseBook(part, cells, () => state);
-  // The run's rows, joined, as the published artifact: data/results/<subject>_<run_id>.jsonl (opened
-  // under a lock: the slices of a run write the same files).
-  const artifacts = new Map<string, ResultsStore<CaseRow> | Error>();
+  let artifacts: Artifacts = new Map();
   beforeAll(async () => {
-    if (given.request.stages === 'done') state = readState(info.stateFile);
-    else {
-      const outcome = await runStages(part, { log });
-      state = outcome.state;
-      if (slice) {
-        await writeRunState(part.plan.info.stateFile, sliceState(part, cells, outcome.state));
-        await combineSliceStates(info.stateFile, slice[1]);
-      }
-    }
-    for (const subject of plan.subjects) {
-      const header: RunHeader = {
-        kind: 'run',
-        run_id: info.runId,
-        subject_id: subject.id,
-        seed: plan.config.seed,
-        config_hash: info.configHash,
-        index_checksum: info.indexChecksum,
-        questions_hash: info.questionsHash,
-        created_at: new Date().toISOString(),
-      };
-      const file = resultsFile(info.resultsDir, subject.id, info.runId);
-      try {
-        artifacts.set(subject.id, await withFileLock(file, () => ResultsStore.open(file, header, CaseRow)));
-      } catch (err) {
-        artifacts.set(subject.id, err as Error);
-      }
-    }
+    state = await stagesOf(given, part, cells, slice);
+    artifacts = await openArtifacts(plan);
   }, STAGES_TIMEOUT_MS);
   const artifactOf = (subjectId: string): ResultsStore<CaseRow> => {
     const store = artifacts.get(subjectId);
@@ -151,6 +178,7 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
     if (store instanceof Error) throw store;
     return store;
   };
+  const gating = gatingNote(plan.config.thresholds);
 
   if (cells.length === 0 && slice)
     test.skip(`slice ${slice[0]} of ${slice[1]}: no question of this run falls in it`, () => {});
@@ -165,7 +193,7 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
         judgeThreshold: null,
       },
       (it) => {
-        for (const cell of own) {
+        for (const cell of own)
           it(`${cell.question.category} › ${cell.question.id} › run ${cell.runIndex}`, async ({
             run: answer,
             task,
@@ -178,20 +206,14 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
             artifactOf(subject.id).put(row);
             const startedAt = (state as RunState | null)?.started_at ?? '';
             const reused = part.answers(subject).get(row.answer_key)?.created_at;
-            task.meta.rge = {
-              run: info,
-              row,
-              reused: reused !== undefined && reused < startedAt,
-              gating: gatingNote(plan.config.thresholds),
-              plannedBy: given.plannedBy,
-            };
+            const wasReused = reused !== undefined && reused < startedAt;
+            task.meta.rge = { run: info, row, reused: wasReused, gating, plannedBy: given.plannedBy };
             const gated = { ...row, thresholds: plan.config.thresholds };
             expect(gated).toBeCorrect();
             expect(gated).toBeGrounded();
             expect(gated).toBeCalibrated();
             expect(gated).toMeetExpectedBehavior();
           });
-        }
       },
     );
   }

@@ -7,7 +7,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BudgetLedger, LEDGER_JOURNAL, type Payer } from '../../src/run/ledger.ts';
+import { BudgetLedger, LEDGER_JOURNAL, type Payer } from '../../src/store/ledger.ts';
 import { runRge } from '../helpers/cli.ts';
 import { root } from '../helpers/live.ts';
 import { deadPid, scratchDirs } from '../helpers/scratch.ts';

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/models/registry.ts';
 import type { MeteredProvider, RateLimits } from '../../src/providers/index.ts';
 import type { ModelRequest } from '../../src/providers/types.ts';
-import { BudgetLedger } from '../../src/run/ledger.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
 import { startAnthropicServer, startOpenAIServer } from '../loopback/index.ts';
 
 const KEY = 'sk-test-metered-0123456789';

@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BudgetLedger } from '../../src/run/ledger.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
 import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 import { buildCorpus, type CrashSettings, runChild } from './crash/crash.ts';

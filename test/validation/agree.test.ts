@@ -7,8 +7,8 @@ import { parse, stringify } from 'yaml';
 import { loadAgreementItems, parseMinKappa } from '../../src/cli/judge-agree.ts';
 import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
-import { BudgetLedger } from '../../src/run/ledger.ts';
 import { cohenKappa } from '../../src/stats/index.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
 import {
   type AgreementFormat,
   type AgreementItem,

@@ -8,15 +8,14 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunState } from '../../src/run/stages.ts';
 import {
-  checkSlice,
   combineRunStates,
   combineSliceStates,
   parseSliceFile,
-  sliceQuestions,
+  type RunState,
   sliceStateFile,
-} from '../../src/vitest/evals-slices.ts';
+} from '../../src/store/run-state.ts';
+import { checkSlice, sliceQuestions } from '../../src/vitest/evals-slices.ts';
 
 const line = (model: string, calls: number, usd: number) => ({
   provider: 'openai',

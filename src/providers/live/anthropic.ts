@@ -66,8 +66,9 @@ export function messageParams(
 
 export class AnthropicAdapter implements live.LiveAdapter {
   readonly provider = 'anthropic';
-  private readonly client: Anthropic;
+  /** Message Batches, through the same client and request mapping */
   readonly batch: live.BatchAdapter;
+  private readonly client: Anthropic;
 
   constructor(private readonly opts: AnthropicAdapterOptions) {
     this.client = new Anthropic(live.sdkClientOptions(opts));

@@ -10,10 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { batchesDir, loadBatchRecords } from '../../../src/run/batch-records.ts';
-import { CellStores } from '../../../src/run/cells.ts';
-import { CellLeases } from '../../../src/run/leases.ts';
-import { BudgetLedger, type LedgerSummary } from '../../../src/run/ledger.ts';
+import { batchesDir, loadBatchRecords } from '../../../src/store/batch-records.ts';
+import { CellStores } from '../../../src/store/cells.ts';
+import { CellLeases } from '../../../src/store/leases.ts';
+import { BudgetLedger, type LedgerSummary } from '../../../src/store/ledger.ts';
 import { worldOverrides } from '../../helpers/fixture-world.ts';
 import {
   liveEnv,

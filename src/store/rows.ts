@@ -6,9 +6,64 @@
  * appended to, and nothing else is rewritten.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { z } from 'zod';
+import { CheckResults } from '../checks/index.ts';
+import { JudgeOutcome } from '../judging/verdict.ts';
+import { StopInfo, Usage } from '../providers/types.ts';
+import { CaseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
+import { parseJsonl, parseRecord } from './jsonl.ts';
+import { resultsLayout } from './layout.ts';
+
+/** One case of a run, as the published rows and the report read it (computed by run/case.ts). */
+export const CaseRow = z.strictObject({
+  question_id: z.string(),
+  category: z.string(),
+  expected_behavior: z.string(),
+  /** what a reader of the case needs beside the answer (absent in rows written before rge recorded it) */
+  question: z
+    .strictObject({ text: z.string(), gold_answer: z.string(), gold_quotes: z.array(z.string()) })
+    .optional(),
+  subject_id: z.string(),
+  model: z.string(),
+  family: z.string(),
+  run_index: z.number().int().min(0),
+  /** sha256 of the exact subject request (system, messages, model, temperature) */
+  prompt_hash: z.string(),
+  subject_prompt_hash: z.string(),
+  judge_prompt_hash: z.string(),
+  /** the answer's identity in the cell store */
+  answer_key: z.string(),
+  retrieved_ids: z.array(z.string()),
+  /** the question's gold chunks (none for out-of-domain questions) */
+  gold_chunk_ids: z.array(z.string()),
+  /** present when the question's gold is not traced to a source here (`gold_source` untraced) */
+  gold_untraced: z.literal(true).optional(),
+  /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
+  retrieval_hit: z.boolean().nullable(),
+  answer: z.string(),
+  /**
+   * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
+   * refusal, a safety stop) is not judged: the case is unscored (absent in rows written before rge
+   * recorded it: complete)
+   */
+  answer_stop: StopInfo.optional(),
+  /** the subject call's tokens */
+  usage: Usage,
+  /** the judge calls' tokens, all attempts */
+  judge_usage: Usage,
+  latency_ms: z.number().min(0),
+  /** subject and judge calls */
+  cost_usd: z.number().min(0),
+  /** what the same calls would have cost without prompt caching */
+  uncached_cost_usd: z.number().min(0),
+  batch: z.boolean(),
+  verdicts: z.array(JudgeOutcome),
+  scores: CaseScores,
+  checks: CheckResults,
+});
+export type CaseRow = z.infer<typeof CaseRow>;
 
 export const RunHeader = z.strictObject({
   kind: z.literal('run'),
@@ -41,7 +96,7 @@ export interface StoreOpen<Row> {
 }
 
 export function resultsFile(dir: string, subjectId: string, runId: string): string {
-  return join(dir, `${subjectId.replace(/[^A-Za-z0-9._-]+/g, '_')}_${runId}.jsonl`);
+  return resultsLayout(dir).rows(subjectId, runId);
 }
 
 /**
@@ -115,46 +170,26 @@ function readResults<Row>(
   readOnly = false,
 ): StoreOpen<Row> {
   const text = readFileSync(file, 'utf8');
-  let tornLine: string | null = null;
-  let body = text;
-  if (!text.endsWith('\n')) {
-    const cut = text.lastIndexOf('\n') + 1;
-    const tail = text.slice(cut);
-    tornLine = `${file}:${text.slice(0, cut).split('\n').length}: ignored a torn last line (${tail.length} bytes, no newline)`;
-    if (!readOnly) truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
-    body = text.slice(0, cut);
-  }
-  const lines = body.split('\n');
-  const rows: Row[] = [];
-  for (const [i, raw] of lines.entries()) {
-    if (raw.trim() === '') continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      throw new RgeError(`not JSON (${(err as Error).message}); the results file is damaged`, {
+  const firstEnd = text.indexOf('\n');
+  const headLine = firstEnd < 0 ? text : text.slice(0, firstEnd);
+  if (firstEnd >= 0 && headLine.trim() !== '')
+    checkHeader(parseRecord(headLine, RunHeader, file, 1), header, file);
+  const { records, torn, whole } = parseJsonl(firstEnd < 0 ? '' : text.slice(firstEnd + 1), file, schema, 2);
+  const tornAt = firstEnd < 0 ? (text === '' ? null : { bytes: Buffer.byteLength(text), at: 1 }) : torn;
+  if (tornAt && !readOnly)
+    truncateSync(file, firstEnd < 0 ? 0 : Buffer.byteLength(text.slice(0, firstEnd + 1 + whole)));
+  const tornLine = tornAt
+    ? `${file}:${tornAt.at}: ignored a torn last line (${tornAt.bytes} bytes, no newline)`
+    : null;
+  return { rows: records, tornLine };
+}
+
+/** A stored run header must be this run's: the rows of another run are never mixed in. */
+function checkHeader(stored: RunHeader, header: RunHeader, file: string): void {
+  for (const field of ['run_id', 'config_hash', 'index_checksum', 'questions_hash'] as const)
+    if (stored[field] !== header[field])
+      throw new RgeError(`${field} ${stored[field]} differs from this run's ${header[field]}`, {
         file,
-        line: i + 1,
+        line: 1,
       });
-    }
-    if (i === 0) {
-      const stored = RunHeader.safeParse(json);
-      if (!stored.success) throw new RgeError('not a run header', { file, line: 1 });
-      for (const field of ['run_id', 'config_hash', 'index_checksum', 'questions_hash'] as const) {
-        if (stored.data[field] !== header[field])
-          throw new RgeError(`${field} ${stored.data[field]} differs from this run's ${header[field]}`, {
-            file,
-            line: 1,
-          });
-      }
-      continue;
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RgeError(`${issue?.path.join('.')}: ${issue?.message}`, { file, line: i + 1 });
-    }
-    rows.push(parsed.data);
-  }
-  return { rows, tornLine };
 }

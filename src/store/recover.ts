@@ -3,18 +3,26 @@
  * before a run's first call and whenever a run takes over a stopped process's leases.
  */
 import { batchesDir, loadBatchRecords } from './batch-records.ts';
+import type { CellStores } from './cells.ts';
 import { takeDeadInboxes } from './inbox.ts';
-import type { RunSession } from './open.ts';
+import type { BudgetLedger } from './ledger.ts';
+
+/** What recovery works on: a results folder's cell stores and budget ledger. */
+export interface RecoverySite {
+  resultsDir: string;
+  cells: CellStores;
+  ledger: BudgetLedger;
+}
 
 /**
  * Recovers what crashed processes left open in the ledger: the replies they had received are stored
- * (run/inbox.ts); a call reservation is settled from its stored record, else written off as unaccounted; a batch reservation that no batch record names (the process
+ * (inbox.ts); a call reservation is settled from its stored record, else written off as unaccounted; a batch reservation that no batch record names (the process
  * died between reserving and recording, before submitting) is released. Batch reservations that a
  * record names are adopted when their batch is resumed.
  */
-export async function recoverLedger(run: RunSession, log?: (line: string) => void): Promise<void> {
+export async function recoverLedger(run: RecoverySite, log?: (line: string) => void): Promise<void> {
   // first the replies dead processes received and had not stored: their calls are then settled at cost
-  const received = await takeDeadInboxes(run.plan.info.resultsDir, run.cells);
+  const received = await takeDeadInboxes(run.resultsDir, run.cells);
   if (received > 0)
     log?.(`stored ${received} repl(ies) a stopped process had received but not stored (not paid again)`);
   if (run.ledger.orphans('call').length > 0) {
@@ -32,7 +40,7 @@ export async function recoverLedger(run: RunSession, log?: (line: string) => voi
   }
   const batchOrphans = run.ledger.orphans('batch');
   if (batchOrphans.length > 0) {
-    const named = new Set(loadBatchRecords(batchesDir(run.plan.info.resultsDir)).map((r) => r.reservation));
+    const named = new Set(loadBatchRecords(batchesDir(run.resultsDir)).map((r) => r.reservation));
     for (const o of batchOrphans) if (!named.has(o.id)) await run.ledger.release(o.id);
   }
 }

@@ -24,9 +24,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { CallCharge } from '../providers/types.ts';
-import { Journal } from '../util/journal.ts';
 import { processAlive } from '../util/owner.ts';
 import { AnswerRecord, type CellStore, type CellStores, VerdictRecord } from './cells.ts';
+import { Journal } from './jsonl.ts';
+import { resultsLayout } from './layout.ts';
 import { LeaseOwner } from './leases.ts';
 
 export const InboxLine = z.discriminatedUnion('t', [
@@ -37,7 +38,7 @@ export const InboxLine = z.discriminatedUnion('t', [
 export type InboxLine = z.infer<typeof InboxLine>;
 
 export function inboxDir(resultsDir: string): string {
-  return join(resultsDir, 'cells', '.inbox');
+  return resultsLayout(resultsDir).inbox;
 }
 
 /** One process's inbox. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ResultsStore, type RunHeader, resultsFile } from '../../src/run/results.ts';
+import { ResultsStore, type RunHeader, resultsFile } from '../../src/store/rows.ts';
 
 const Row = z.object({
   question_id: z.string(),

@@ -11,7 +11,7 @@ import {
   type LedgerEvent,
   type LedgerOptions,
   type Payer,
-} from '../../src/run/ledger.ts';
+} from '../../src/store/ledger.ts';
 import { deadPid } from '../helpers/scratch.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };

@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdirSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CellLeases, LEASES_JOURNAL, type LeaseEvent, type LeaseOwner } from '../../src/run/leases.ts';
+import { CellLeases, LEASES_JOURNAL, type LeaseEvent, type LeaseOwner } from '../../src/store/leases.ts';
 import { bundledModule } from '../../src/util/bundle.ts';
 import { root } from '../helpers/live.ts';
 import { deadPid, scratchDirs } from '../helpers/scratch.ts';
@@ -112,8 +112,8 @@ describe('CellLeases', () => {
   it('four processes claiming the same 40 keys at once: each key is won by exactly one', async () => {
     const dir = freshDir();
     const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
-    const bundle = await bundledModule(join(root, 'test/run/leases/claim-child.ts'));
-    const args = bundle ? [bundle] : ['--import', 'tsx', join(root, 'test/run/leases/claim-child.ts')];
+    const bundle = await bundledModule(join(root, 'test/store/leases/claim-child.ts'));
+    const args = bundle ? [bundle] : ['--import', 'tsx', join(root, 'test/store/leases/claim-child.ts')];
     const children = Array.from({ length: 4 }, (_, i) =>
       spawn(process.execPath, args, {
         cwd: root,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { BatchHint } from '../providers/live/adapter.ts';
 import { sha256, writeFileAtomic } from '../util/fs.ts';
+import { resultsLayout } from './layout.ts';
 
 export const BatchRecord = z.strictObject({
   id: z.string(),
@@ -28,7 +29,7 @@ export const BatchRecord = z.strictObject({
 export type BatchRecord = z.infer<typeof BatchRecord>;
 
 export function batchesDir(resultsDir: string): string {
-  return join(resultsDir, '.batches');
+  return resultsLayout(resultsDir).batches;
 }
 
 export async function saveBatchRecord(dir: string, record: BatchRecord): Promise<void> {

@@ -24,15 +24,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import type { z } from 'zod';
-import { CaseRow } from '../run/case.ts';
-import { AnswerRecord, VerdictRecord } from '../run/cells.ts';
-import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from '../run/ledger.ts';
-import { cellKey, RunHeader } from '../run/results.ts';
-import { RunState } from '../run/stages.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
-import { combineSliceStates, parseSliceFile, sliceCountsOf } from '../vitest/evals-slices.ts';
+import { AnswerRecord, VerdictRecord } from './cells.ts';
+import { parseJsonl, toJsonl } from './jsonl.ts';
+import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from './ledger.ts';
+import { CaseRow, cellKey, RunHeader } from './rows.ts';
+import { combineSliceStates, parseSliceFile, RunState, sliceCountsOf } from './run-state.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
@@ -55,39 +54,8 @@ export interface MergeOutcome {
   notes: string[];
 }
 
-interface JsonlFile<T> {
-  records: T[];
-  torn: string | null;
-}
-
-/**
- * A JSONL text's records (validated; `firstLine` numbers its first line in the file): a torn last line
- * (a writer killed mid-line) is skipped and reported, anything else damaged is an error naming the line.
- */
-function parseJsonl<T>(text: string, file: string, schema: z.ZodType<T>, firstLine = 1): JsonlFile<T> {
-  const cut = text.endsWith('\n') || text === '' ? text.length : text.lastIndexOf('\n') + 1;
-  const torn = cut < text.length ? `${file}: skipped a torn last line (${text.length - cut} bytes)` : null;
-  const records: T[] = [];
-  for (const [i, raw] of text.slice(0, cut).split('\n').entries()) {
-    if (raw.trim() === '') continue;
-    const line = firstLine + i;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      throw new RgeError(`not JSON (${(err as Error).message})`, { file, line });
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RgeError(`${issue?.path.join('.') || '(record)'}: ${issue?.message}`, { file, line });
-    }
-    records.push(parsed.data);
-  }
-  return { records, torn };
-}
-
-const jsonl = (records: readonly unknown[]) => records.map((r) => `${JSON.stringify(r)}\n`).join('');
+/** What a merge says of a torn last line it skipped. */
+const tornNote = (file: string, bytes: number) => `${file}: skipped a torn last line (${bytes} bytes)`;
 
 /** Regular files directly in `dir` whose names pass `keep`, sorted. */
 function filesIn(dir: string, keep: (name: string) => boolean): string[] {
@@ -117,7 +85,7 @@ class Merger {
 
   private read<T>(file: string, schema: z.ZodType<T>): T[] {
     const { records, torn } = parseJsonl(readFileSync(file, 'utf8'), file, schema);
-    if (torn) this.outcome.notes.push(torn);
+    if (torn) this.outcome.notes.push(tornNote(file, torn.bytes));
     return records;
   }
 
@@ -164,7 +132,7 @@ class Merger {
             }
           }
         }
-        this.plan(rel, jsonl(merged), merged.length, overlaps);
+        this.plan(rel, toJsonl(merged), merged.length, overlaps);
       }
     }
   }
@@ -195,7 +163,7 @@ class Merger {
         events.push(event);
       }
     }
-    if (any) this.plan(LEDGER_JOURNAL, jsonl(events), events.length, overlaps);
+    if (any) this.plan(LEDGER_JOURNAL, toJsonl(events), events.length, overlaps);
     return limits;
   }
 
@@ -270,7 +238,7 @@ class Merger {
           continue;
         }
         const { records, torn } = parseJsonl(rest.join('\n'), file, CaseRow, 2);
-        if (torn) this.outcome.notes.push(torn);
+        if (torn) this.outcome.notes.push(tornNote(file, torn.bytes));
         for (const row of records) {
           const key = cellKey(row);
           const there = rows.get(key);
@@ -281,7 +249,12 @@ class Merger {
         }
       }
       if (header)
-        this.plan(name, jsonl([header.value, ...[...rows.values()].map((r) => r.row)]), rows.size, overlaps);
+        this.plan(
+          name,
+          toJsonl([header.value, ...[...rows.values()].map((r) => r.row)]),
+          rows.size,
+          overlaps,
+        );
     }
   }
 

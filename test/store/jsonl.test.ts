@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { Journal } from '../../src/store/jsonl.ts';
 import { RgeError } from '../../src/util/errors.ts';
-import { Journal } from '../../src/util/journal.ts';
 import { LOCK_STALE_MS, withFileLock } from '../../src/util/lock.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -169,7 +169,7 @@ describe('Journal', () => {
   it('transactions of three processes are serialised by the file lock: 300 records, counters 0..299', async () => {
     const file = fresh();
     mkdirSync(join(file, '..'), { recursive: true });
-    const journalUrl = new URL('../../src/util/journal.ts', import.meta.url).href;
+    const journalUrl = new URL('../../src/store/jsonl.ts', import.meta.url).href;
     const script = `
       const { Journal } = await import(${JSON.stringify(journalUrl)});
       // the parent checks every line against Rec; the children need no zod (a faster start)

@@ -22,11 +22,13 @@ import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Journal } from '../util/journal.ts';
+import { Journal } from './jsonl.ts';
+import { resultsLayout, safeName } from './layout.ts';
+
+export { LEASES_JOURNAL } from './layout.ts';
+
 import { heartbeatFresh, startHeartbeat } from '../util/lock.ts';
 import { processAlive } from '../util/owner.ts';
-
-export const LEASES_JOURNAL = '.leases.jsonl';
 
 /** How long an owner's heartbeat may go unrefreshed before its leases are taken over. */
 export const LEASE_SILENT_MS = 30_000;
@@ -85,7 +87,7 @@ export class CellLeases {
     opts: LeaseOptions = {},
   ) {
     this.silentAfterMs = opts.silentAfterMs ?? LEASE_SILENT_MS;
-    this.journal = new Journal(join(dir, LEASES_JOURNAL), LeaseEvent, (e) => this.fold(e));
+    this.journal = new Journal(resultsLayout(dir).leases, LeaseEvent, (e) => this.fold(e));
     this.journal.catchUp();
   }
 
@@ -105,12 +107,7 @@ export class CellLeases {
 
   /** Where an owner's heartbeat lives. */
   heartbeatFile(owner: LeaseOwner): string {
-    return join(
-      this.dir,
-      '.leases',
-      'owners',
-      `${owner.host}_${owner.pid}_${owner.token}`.replace(/[^A-Za-z0-9._-]+/g, '_'),
-    );
+    return join(resultsLayout(this.dir).leaseOwners, safeName(`${owner.host}_${owner.pid}_${owner.token}`));
   }
 
   /** Is the owner there: this table, or a process that runs and keeps its heartbeat? */

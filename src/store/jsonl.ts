@@ -1,14 +1,68 @@
 /**
- * An append-only JSONL file that several processes append to under a file lock, each keeping an
- * in-memory view that it brings up to date by reading only the bytes added since it last looked.
- * A torn last line (a process killed mid-write) is cut off by the next writer, under the lock, before
- * it appends; a reader that is not holding the lock ignores it. A line that is not JSON or fails the
- * schema anywhere else is an error naming the file and line.
+ * The JSONL files of a results folder, read and written in one way (every store of the folder uses
+ * this module): a record per line, validated by its schema on reading and on writing. A torn last line
+ * (a process killed mid-write) is never a record: a writer cuts it off under the lock before it appends,
+ * a reader skips it and says so; a line that is not JSON or fails the schema anywhere else is an error
+ * naming the file and line.
+ *
+ * `Journal` is an append-only file that several processes append to under a file lock, each keeping an
+ * in-memory view that it brings up to date by reading only the bytes added since it last looked;
+ * `parseJsonl` reads a whole text at once (merging folders, a run's published rows).
  */
 import { closeSync, existsSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import type { z } from 'zod';
-import { RgeError } from './errors.ts';
-import { withFileLock } from './lock.ts';
+import { RgeError } from '../util/errors.ts';
+import { withFileLock } from '../util/lock.ts';
+
+/** One line's record, validated; an error naming the file and line when it is not JSON or not the schema's. */
+export function parseRecord<T>(raw: string, schema: z.ZodType<T>, file: string, line: number): T {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (err) {
+    throw new RgeError(`not JSON (${(err as Error).message}); the file is damaged`, { file, line });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new RgeError(`${issue?.path.join('.') || '(record)'}: ${issue?.message}`, { file, line });
+  }
+  return parsed.data;
+}
+
+/** A JSONL text's records, and a description of its torn last line when it has one. */
+export interface JsonlText<T> {
+  records: T[];
+  /** the bytes after the last newline (a writer killed mid-line), or null */
+  torn: { bytes: number; at: number } | null;
+  /** the length of the text without its torn last line */
+  whole: number;
+}
+
+/**
+ * The records of a JSONL text (blank lines skipped; `firstLine` numbers its first line in the file); a
+ * torn last line is left out and reported, anything else damaged is an error naming the line.
+ */
+export function parseJsonl<T>(text: string, file: string, schema: z.ZodType<T>, firstLine = 1): JsonlText<T> {
+  const whole = text.endsWith('\n') || text === '' ? text.length : text.lastIndexOf('\n') + 1;
+  const body = text.slice(0, whole);
+  const lines = body.split('\n');
+  const torn =
+    whole < text.length
+      ? { bytes: Buffer.byteLength(text.slice(whole)), at: firstLine + lines.length - 1 }
+      : null;
+  const records: T[] = [];
+  for (const [i, raw] of lines.entries()) {
+    if (raw.trim() === '') continue;
+    records.push(parseRecord(raw, schema, file, firstLine + i));
+  }
+  return { records, torn, whole };
+}
+
+/** The records of a JSONL text with a per-line key order: JSON.stringify of each record, a newline each. */
+export function toJsonl(records: readonly unknown[]): string {
+  return records.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
 
 export class Journal<T> {
   /** bytes of the file already read into the view (always at a line boundary) */
@@ -54,24 +108,7 @@ export class Journal<T> {
   }
 
   private parse(raw: string, line: number): T {
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (err) {
-      throw new RgeError(`not JSON (${(err as Error).message}); the file is damaged`, {
-        file: this.file,
-        line,
-      });
-    }
-    const parsed = this.schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new RgeError(`${issue?.path.join('.') || '(record)'}: ${issue?.message}`, {
-        file: this.file,
-        line,
-      });
-    }
-    return parsed.data;
+    return parseRecord(raw, this.schema, this.file, line);
   }
 
   /**
@@ -100,7 +137,7 @@ export class Journal<T> {
           );
       }
       if (records.length > 0) {
-        const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
+        const text = toJsonl(records);
         const fd = openSync(this.file, 'a');
         try {
           const buf = Buffer.from(text, 'utf8');

@@ -7,9 +7,9 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AnswerRecord, CellStores } from '../../src/run/cells.ts';
-import { ReplyInbox, takeDeadInboxes } from '../../src/run/inbox.ts';
-import { BudgetLedger } from '../../src/run/ledger.ts';
+import { type AnswerRecord, CellStores } from '../../src/store/cells.ts';
+import { ReplyInbox, takeDeadInboxes } from '../../src/store/inbox.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
 import { deadPid, scratchDirs } from '../helpers/scratch.ts';
 
 const CLAUDE = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' } as const;

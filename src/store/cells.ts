@@ -12,13 +12,13 @@
  * the first record of a key wins.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { sha256 } from '../util/fs.ts';
-import { Journal } from '../util/journal.ts';
+import { Journal } from './jsonl.ts';
+import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -28,10 +28,15 @@ export function identityHash(value: unknown): string {
   return sha256(canonicalize(value) ?? 'null');
 }
 
-export const AnswerIdentity = z.strictObject({
+/** The model a cell's record comes from: provider and model, and the version of rge's code or data for it. */
+const CellModel = {
   provider: z.string(),
   model: z.string(),
   provider_version: z.string(),
+};
+
+export const AnswerIdentity = z.strictObject({
+  ...CellModel,
   question_id: z.string(),
   questions_version: z.number().int(),
   run_index: z.number().int().min(0),
@@ -43,10 +48,15 @@ export const AnswerIdentity = z.strictObject({
 });
 export type AnswerIdentity = z.infer<typeof AnswerIdentity>;
 
-export const AnswerRecord = z.strictObject({
-  kind: z.literal('answer'),
+/** The head of every cell record: its kind, its key (the hash of its identity) and that identity. */
+const recordHead = <K extends string, I extends z.ZodType>(kind: K, identity: I) => ({
+  kind: z.literal(kind),
   key: z.string(),
-  identity: AnswerIdentity,
+  identity,
+});
+
+export const AnswerRecord = z.strictObject({
+  ...recordHead('answer', AnswerIdentity),
   /** the subject (config id) that first asked for it; informative only */
   subject_id: z.string(),
   text: z.string(),
@@ -66,9 +76,7 @@ export type AnswerRecord = z.infer<typeof AnswerRecord>;
 
 export const VerdictIdentity = z.strictObject({
   answer_key: z.string(),
-  provider: z.string(),
-  model: z.string(),
-  provider_version: z.string(),
+  ...CellModel,
   /** the temperature sent; absent when none is (e.g. Claude under API version 2026-10-21) */
   temperature: z.number().optional(),
   judge_prompt_hash: z.string(),
@@ -78,9 +86,7 @@ export const VerdictIdentity = z.strictObject({
 export type VerdictIdentity = z.infer<typeof VerdictIdentity>;
 
 export const VerdictRecord = z.strictObject({
-  kind: z.literal('verdict'),
-  key: z.string(),
-  identity: VerdictIdentity,
+  ...recordHead('verdict', VerdictIdentity),
   judge_id: z.string(),
   outcome: JudgeOutcome,
   usage: Usage,
@@ -104,10 +110,10 @@ export function isJudgeable(answer: Pick<AnswerRecord, 'stop'>): boolean {
 
 /** A file-name-safe form of `provider/model`. */
 export function storeName(provider: string, model: string): string {
-  return `${provider}__${model}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return safeName(`${provider}__${model}`);
 }
 
-type CellRecord = { key: string; charges: CallCharge[] };
+export type CellRecord = { key: string; charges: CallCharge[] };
 
 /** One store file: records by key, the first record of a key wins; duplicates are counted, not kept. */
 export class CellStore<R extends CellRecord> {
@@ -189,37 +195,42 @@ export class CellStores {
   private readonly answerStores = new Map<string, CellStore<AnswerRecord>>();
   private readonly verdictStores = new Map<string, CellStore<VerdictRecord>>();
 
+  private readonly layout: ResultsLayout;
+
   constructor(
     readonly dir: string,
     private readonly readOnly = false,
-  ) {}
+  ) {
+    this.layout = resultsLayout(dir);
+  }
 
   answers(provider: string, model: string): CellStore<AnswerRecord> {
     return this.answerStore(storeName(provider, model));
-  }
-
-  private answerStore(name: string): CellStore<AnswerRecord> {
-    let store = this.answerStores.get(name);
-    if (!store) {
-      store = new CellStore(join(this.dir, 'cells', 'answers', `${name}.jsonl`), AnswerRecord, this.readOnly);
-      this.answerStores.set(name, store);
-    }
-    return store;
   }
 
   verdicts(provider: string, model: string): CellStore<VerdictRecord> {
     return this.verdictStore(storeName(provider, model));
   }
 
+  private answerStore(name: string): CellStore<AnswerRecord> {
+    return this.opened(this.answerStores, 'answers', name, AnswerRecord);
+  }
+
   private verdictStore(name: string): CellStore<VerdictRecord> {
-    let store = this.verdictStores.get(name);
+    return this.opened(this.verdictStores, 'verdicts', name, VerdictRecord);
+  }
+
+  /** The store `name` of a kind, opened on first use. */
+  private opened<R extends CellRecord>(
+    stores: Map<string, CellStore<R>>,
+    kind: CellKind,
+    name: string,
+    schema: z.ZodType<R>,
+  ): CellStore<R> {
+    let store = stores.get(name);
     if (!store) {
-      store = new CellStore(
-        join(this.dir, 'cells', 'verdicts', `${name}.jsonl`),
-        VerdictRecord,
-        this.readOnly,
-      );
-      this.verdictStores.set(name, store);
+      store = new CellStore(this.layout.cellStore(kind, name), schema, this.readOnly);
+      stores.set(name, store);
     }
     return store;
   }
@@ -230,7 +241,7 @@ export class CellStores {
       ['answers', (name: string) => this.answerStore(name)],
       ['verdicts', (name: string) => this.verdictStore(name)],
     ] as const) {
-      const dir = join(this.dir, 'cells', kind);
+      const dir = this.layout.cells(kind);
       if (!existsSync(dir)) continue;
       for (const file of readdirSync(dir)) if (file.endsWith('.jsonl')) open(file.slice(0, -'.jsonl'.length));
     }

@@ -4,7 +4,7 @@
  * them until its parent closes its stdin, so that the others see it alive.
  */
 import seedrandom from 'seedrandom';
-import { CellLeases } from '../../../src/run/leases.ts';
+import { CellLeases } from '../../../src/store/leases.ts';
 
 const keys = JSON.parse(process.env.RGE_LEASE_KEYS ?? '[]') as string[];
 const random = seedrandom(process.env.RGE_LEASE_SEED ?? '');

@@ -18,15 +18,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { z } from 'zod';
+import type { CallCharge } from '../providers/types.ts';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import { Journal } from '../util/journal.ts';
 import { processAlive } from '../util/owner.ts';
+import { Journal } from './jsonl.ts';
+import { resultsLayout } from './layout.ts';
 
-export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
-export const LEDGER_SUMMARY = '.budget_ledger.json';
+export { LEDGER_JOURNAL, LEDGER_SUMMARY } from './layout.ts';
 
 const Usd = z.number().min(0);
 const Owner = z.strictObject({ pid: z.number().int(), host: z.string() });
@@ -166,7 +166,7 @@ export class BudgetLedger {
     readonly dir: string,
     private readonly opts: LedgerOptions,
   ) {
-    this.journal = new Journal(join(dir, LEDGER_JOURNAL), LedgerEvent, (e) => this.fold(e));
+    this.journal = new Journal(resultsLayout(dir).ledger, LedgerEvent, (e) => this.fold(e));
     this.journal.catchUp();
   }
 
@@ -345,6 +345,25 @@ export class BudgetLedger {
     await this.afterSpend();
   }
 
+  /**
+   * Settles the charges a stored record carries, by reservation (each sync reservation closes with its
+   * call; a batch's stays open, `close: false`, until the batch is collected).
+   */
+  async settleCharges(
+    charges: readonly CallCharge[],
+    opts: { close: boolean } = { close: true },
+  ): Promise<void> {
+    const byReservation = new Map<string, { key: string; usd: number }[]>();
+    for (const c of charges) {
+      if (!c.reservation) continue;
+      byReservation.set(c.reservation, [
+        ...(byReservation.get(c.reservation) ?? []),
+        { key: c.key, usd: c.usd },
+      ]);
+    }
+    for (const [reservation, spends] of byReservation) await this.settle(reservation, spends, opts);
+  }
+
   /** Frees a reservation whose call was never sent or was not billed. */
   async release(id: string): Promise<void> {
     await this.settle(id, [], { close: true });
@@ -420,6 +439,9 @@ export class BudgetLedger {
 
   /** Writes the human-readable summary file (`.budget_ledger.json`). */
   async writeSummary(): Promise<void> {
-    await writeFileAtomic(join(this.dir, LEDGER_SUMMARY), `${JSON.stringify(this.summary(), null, 2)}\n`);
+    await writeFileAtomic(
+      resultsLayout(this.dir).ledgerSummary,
+      `${JSON.stringify(this.summary(), null, 2)}\n`,
+    );
   }
 }

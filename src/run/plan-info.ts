@@ -1,0 +1,106 @@
+/**
+ * What a run's plan says of the run for the report and the cases (`RunInfo`): its identity, its folders,
+ * the validation settings the report needs, and the description of what was run (the report's first
+ * table). Pure.
+ */
+import type { Judge } from '../judging/config.ts';
+import type { JudgePrompt } from '../judging/prompt.ts';
+import { describeParameters, temperatureDeviation } from '../providers/contract.ts';
+import type { Question } from '../questions/schema.ts';
+import { resultsLayout } from '../store/layout.ts';
+import type { Subject } from '../subject/config.ts';
+import {
+  type DescribedModel,
+  type PlanInputs,
+  type PlannedJudge,
+  type PlannedSubject,
+  type RunInfo,
+  resolveFrom,
+} from './plan-types.ts';
+
+function described(m: (PlannedSubject | PlannedJudge) & { config: Subject | Judge }): DescribedModel {
+  return {
+    id: m.id,
+    provider: m.provider,
+    model: m.model,
+    family: m.family,
+    parameters: m.parameters,
+    sent: describeParameters(m.parameters),
+    maxTokens: m.maxTokens,
+    deviation: temperatureDeviation(m.provider, m.model, m.parameters),
+  };
+}
+
+/** How many questions take their gold from each kind of source; nothing when the set states none. */
+function goldOrigins(questions: readonly Question[]): {
+  gold?: { xbrl: number; untraced: number; absent: number; unstated: number };
+} {
+  const gold = { xbrl: 0, untraced: 0, absent: 0, unstated: 0 };
+  for (const q of questions) gold[q.gold_source?.kind ?? 'unstated']++;
+  return gold.unstated === questions.length ? {} : { gold };
+}
+
+/** The run's info, from its inputs and what the plan chose. */
+export function runInfo(
+  inputs: PlanInputs,
+  chosen: {
+    identity: { runId: string; configHash: string; indexChecksum: string };
+    questions: readonly Question[];
+    subjects: readonly PlannedSubject[];
+    judges: readonly PlannedJudge[];
+    runs: number;
+    judgePrompt: JudgePrompt;
+    slice: string | null;
+  },
+): RunInfo {
+  const { request, config } = inputs;
+  const { runId, configHash, indexChecksum } = chosen.identity;
+  const at = (p: string) => resolveFrom(inputs.root, p);
+  const resultsDir = at(request.resultsDir);
+  const mode = request.mode ?? config.mode;
+  return {
+    runId,
+    seed: config.seed,
+    configHash,
+    indexChecksum,
+    questionsHash: inputs.questionsHash,
+    reportsDir: at(request.reportsDir),
+    resultsDir,
+    stateFile: resultsLayout(resultsDir).runState(runId),
+    labelsDir: at(config.validation.labels_dir),
+    minKappa: config.validation.min_kappa,
+    limitation: config.validation.limitation,
+    gfsWeights: { ...config.gfs_weights },
+    mode,
+    configFile: inputs.configFile,
+    cells: chosen.subjects.length * chosen.questions.length * chosen.runs,
+    describe: {
+      config: config.name,
+      subjects: chosen.subjects.map(described),
+      judges: chosen.judges.map(described),
+      corpus: {
+        embedder: config.corpus.embedder,
+        chunkTokens: config.corpus.chunk_tokens,
+        overlapTokens: config.corpus.overlap_tokens,
+        k: config.retrieval.k,
+        index: indexChecksum,
+      },
+      questions: {
+        file: config.questions.file,
+        version: config.questions.version,
+        n: chosen.questions.length,
+        ...goldOrigins(chosen.questions),
+        ...(chosen.slice ? { slice: chosen.slice } : {}),
+      },
+      runs: chosen.runs,
+      mode,
+      thresholds: config.thresholds,
+      subjectPrompt: {
+        version: inputs.subjectPrompt.version,
+        sha256: inputs.subjectPrompt.sha256,
+        file: config.subject_prompt.file,
+      },
+      judgePrompt: { version: chosen.judgePrompt.version, sha256: chosen.judgePrompt.hash },
+    },
+  };
+}
