@@ -110,96 +110,135 @@ function scaleOf(word: string): number {
 
 const isWordChar = (c: string | undefined): boolean => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
 
+/** Where a quantity runs in the masked text, and what was read around its number so far. */
+interface Span {
+  start: number;
+  end: number;
+  negative: boolean;
+  unit: QuantityUnit | null;
+  scale: number;
+}
+
 /** Every quantity in the text, in order of appearance. */
 export function extractQuantities(text: string): Quantity[] {
   const masked = mask(text);
   const out: Quantity[] = [];
   for (const m of masked.matchAll(NUMBER)) {
-    const core = m[0];
-    let start = m.index;
-    let end = start + core.length;
-    const prev = masked[start - 1];
-    // digits glued to a word or id (FY24, One97, tCO2e, 1a2b...), or the tail of a decimal
-    if (isWordChar(prev) || prev === '.') continue;
-    if (prev === '-' && isWordChar(masked[start - 2])) continue;
-    const next = masked[end];
-    if (isWordChar(next) && !SCALE_AFTER.test(masked.slice(end)) && !PERCENT_AFTER.test(masked.slice(end)))
-      continue;
-    let magnitude = Number(core.replace(/,/g, ''));
-    if (!Number.isFinite(magnitude)) continue;
-
-    // sign: "-1.20", "−1.20", "Rs -999.99"
-    let negative = false;
-    if ((prev === '-' || prev === '−') && !isWordChar(masked[start - 2])) {
-      negative = true;
-      start -= 1;
-    }
-    // currency before (possibly before the sign)
-    let unit: QuantityUnit | null = null;
-    const before = CURRENCY_BEFORE.exec(masked.slice(Math.max(0, start - 8), start));
-    if (before) {
-      unit = /^(USD|US\$|\$)/.test(before[0]) ? 'USD' : 'INR';
-      start -= before[0].length;
-      const p = masked[start - 1];
-      if (!negative && (p === '-' || p === '−') && !isWordChar(masked[start - 2])) {
-        negative = true;
-        start -= 1;
-      }
-    }
-
-    // scale and unit after
-    let scale = 1;
-    let tail = masked.slice(end);
-    const sc = SCALE_AFTER.exec(tail);
-    if (sc) {
-      scale = scaleOf(sc[1] ?? '');
-      end += sc[0].length;
-      tail = masked.slice(end);
-    }
-    const pct = PERCENT_AFTER.exec(tail);
-    const tco = pct ? null : TCO2E_AFTER.exec(tail);
-    const cur = pct || tco ? null : CURRENCY_AFTER.exec(tail);
-    if (pct) {
-      unit = '%';
-      end += pct[0].length;
-    } else if (tco) {
-      unit = 'tCO2e';
-      end += tco[0].length;
-    } else if (cur) {
-      unit = /^(INR|rupees)$/i.test(cur[1] ?? '') ? 'INR' : 'USD';
-      end += cur[0].length;
-    }
-    tail = masked.slice(end);
-    const ps = unit === '%' || unit === 'tCO2e' ? null : PER_SHARE_AFTER.exec(tail);
-    if (ps && (unit === 'INR' || unit === null)) {
-      unit = 'per-share';
-      end += ps[0].length;
-    }
-
-    // accounting parentheses: "(2,724)" is negative; "(1)" is list numbering
-    if (!negative && unit === null && scale === 1 && masked[m.index - 1] === '(' && masked[end] === ')') {
-      if (/[,.]/.test(core) || core.length >= 3) {
-        negative = true;
-        start = m.index - 1;
-        end += 1;
-      } else continue;
-    }
-
-    // a bare four-digit year: "Rules, 2015", "renamed in 2025"
-    if (
-      unit === null &&
-      scale === 1 &&
-      !negative &&
-      /^\d{4}$/.test(core) &&
-      magnitude >= 1900 &&
-      magnitude <= 2100
-    )
-      continue;
-
-    if (negative) magnitude = -magnitude;
-    out.push({ raw: text.slice(start, end), value: magnitude * scale, unit, scale, start, end });
+    const q = quantityAt(masked, m[0], m.index);
+    if (q)
+      out.push({
+        raw: text.slice(q.start, q.end),
+        value: q.value,
+        unit: q.unit,
+        scale: q.scale,
+        start: q.start,
+        end: q.end,
+      });
   }
   return out;
+}
+
+/** The quantity whose number `core` stands at `index` of the masked text, or null when it is none. */
+function quantityAt(masked: string, core: string, index: number): (Span & { value: number }) | null {
+  if (!standsAlone(masked, index, index + core.length)) return null;
+  const magnitude = Number(core.replace(/,/g, ''));
+  if (!Number.isFinite(magnitude)) return null;
+  const span: Span = { start: index, end: index + core.length, negative: false, unit: null, scale: 1 };
+  readSignAndCurrency(masked, span);
+  readScaleAndUnit(masked, span);
+  if (!readAccountingParentheses(masked, core, index, span)) return null;
+  if (isBareYear(core, magnitude, span)) return null;
+  return { ...span, value: (span.negative ? -magnitude : magnitude) * span.scale };
+}
+
+/**
+ * Whether the number is not part of a word or id (FY24, One97, tCO2e, 1a2b...) or the tail of a
+ * decimal; a word right after it may only be a scale or a percent.
+ */
+function standsAlone(masked: string, start: number, end: number): boolean {
+  const prev = masked[start - 1];
+  if (isWordChar(prev) || prev === '.') return false;
+  if (prev === '-' && isWordChar(masked[start - 2])) return false;
+  const next = masked[end];
+  return !(
+    isWordChar(next) &&
+    !SCALE_AFTER.test(masked.slice(end)) &&
+    !PERCENT_AFTER.test(masked.slice(end))
+  );
+}
+
+const isMinus = (c: string | undefined) => c === '-' || c === '−';
+
+/** A sign before the number ("-1.20", "−1.20"), and a currency marker before it (possibly before the sign: "Rs -999.99", "-Rs 5"). */
+function readSignAndCurrency(masked: string, span: Span): void {
+  if (isMinus(masked[span.start - 1]) && !isWordChar(masked[span.start - 2])) {
+    span.negative = true;
+    span.start -= 1;
+  }
+  const before = CURRENCY_BEFORE.exec(masked.slice(Math.max(0, span.start - 8), span.start));
+  if (!before) return;
+  span.unit = /^(USD|US\$|\$)/.test(before[0]) ? 'USD' : 'INR';
+  span.start -= before[0].length;
+  if (!span.negative && isMinus(masked[span.start - 1]) && !isWordChar(masked[span.start - 2])) {
+    span.negative = true;
+    span.start -= 1;
+  }
+}
+
+/** A scale word after the number, then a unit (percent, tCO2e or a currency), then "per share". */
+function readScaleAndUnit(masked: string, span: Span): void {
+  let tail = masked.slice(span.end);
+  const sc = SCALE_AFTER.exec(tail);
+  if (sc) {
+    span.scale = scaleOf(sc[1] ?? '');
+    span.end += sc[0].length;
+    tail = masked.slice(span.end);
+  }
+  const pct = PERCENT_AFTER.exec(tail);
+  const tco = pct ? null : TCO2E_AFTER.exec(tail);
+  const cur = pct || tco ? null : CURRENCY_AFTER.exec(tail);
+  if (pct) {
+    span.unit = '%';
+    span.end += pct[0].length;
+  } else if (tco) {
+    span.unit = 'tCO2e';
+    span.end += tco[0].length;
+  } else if (cur) {
+    span.unit = /^(INR|rupees)$/i.test(cur[1] ?? '') ? 'INR' : 'USD';
+    span.end += cur[0].length;
+  }
+  tail = masked.slice(span.end);
+  const ps = span.unit === '%' || span.unit === 'tCO2e' ? null : PER_SHARE_AFTER.exec(tail);
+  if (ps && (span.unit === 'INR' || span.unit === null)) {
+    span.unit = 'per-share';
+    span.end += ps[0].length;
+  }
+}
+
+/**
+ * Accounting parentheses around a plain number: "(2,724)" is negative. False for "(1)", which is list
+ * numbering, not a quantity.
+ */
+function readAccountingParentheses(masked: string, core: string, index: number, span: Span): boolean {
+  if (span.negative || span.unit !== null || span.scale !== 1) return true;
+  if (masked[index - 1] !== '(' || masked[span.end] !== ')') return true;
+  if (!(/[,.]/.test(core) || core.length >= 3)) return false;
+  span.negative = true;
+  span.start = index - 1;
+  span.end += 1;
+  return true;
+}
+
+/** A bare four-digit year: "Rules, 2015", "renamed in 2025". */
+function isBareYear(core: string, magnitude: number, span: Span): boolean {
+  return (
+    span.unit === null &&
+    span.scale === 1 &&
+    !span.negative &&
+    /^\d{4}$/.test(core) &&
+    magnitude >= 1900 &&
+    magnitude <= 2100
+  );
 }
 
 /** Whether two units may describe the same figure (a rupee amount per share is still rupees). */

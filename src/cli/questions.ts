@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ImportFormat } from '../questions/index.ts';
+import type { ImportFormat, Question, ValidationReport } from '../questions/index.ts';
+import type { RunConfig } from '../run/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
-import { writeFileAtomic } from '../util/fs.ts';
+import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues } from '../util/jsonl.ts';
 import type { CliIO } from './io.ts';
 
@@ -15,7 +16,18 @@ const DEFAULTS = {
 
 export function registerQuestionCommands(program: Command, io: CliIO): void {
   const questions = program.command('questions').description('validate and import question sets');
+  registerValidateCommand(questions, io);
+  registerImportCommand(questions, io);
+  registerAuthorCommand(questions, io);
+}
 
+interface ValidateFlags {
+  questions?: string;
+  config?: string;
+  index?: string;
+}
+
+function registerValidateCommand(questions: Command, io: CliIO): void {
   questions
     .command('validate')
     .description(
@@ -34,70 +46,94 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
       '--index <dir>',
       `built index folder (default: the config's corpus.index, else ${DEFAULTS.index})`,
     )
-    .action(async (opts: { questions?: string; config?: string; index?: string }) => {
-      const {
-        formatCounts,
-        formatTraceability,
-        loadIndexChunks,
-        NO_QUESTIONS,
-        readQuestionLines,
-        validateQuestions,
-      } = await import('../questions/index.ts');
-      const { loadRunConfig } = await import('../run/config.ts');
-      const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
-      const at = (p: string) => resolve(io.cwd, p);
-      // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
-      // No flags: the default config, when there is one here; else say what to pass.
-      const configFile = opts.config ?? (opts.questions || opts.index ? undefined : DEFAULTS.config);
-      if (!opts.config && configFile && !existsSync(at(configFile)))
-        throw new UsageError(
-          `no ${DEFAULTS.config} here: pass --config FILE, or --questions FILE and --index DIR`,
-        );
-      const config = configFile ? await loadRunConfig(at(configFile)) : undefined;
-      const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
-      const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
-      if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
-      // --questions alone and no index here: check what needs none (gold chunk ids are then errors)
-      const noIndex = !opts.index && !config && !existsSync(join(indexDir, 'manifest.json'));
-      if (config && !opts.index)
-        await ensureCorpusIndex(config, at, { configFile, log: (l) => io.err(`${l}\n`) });
-      const lines = await readQuestionLines(file);
-      // gold chunk ids cannot be checked without the index: that needs one named
-      if (noIndex && lines.some((l) => (l.question?.gold_chunk_ids.length ?? 0) > 0))
-        throw new UsageError(
-          `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
-        );
-      const chunks = noIndex ? null : await loadIndexChunks(indexDir);
-      const { readIndexManifest } = await import('../retrieval/store.ts');
-      const manifest = noIndex ? null : await readIndexManifest(indexDir);
-      const report = validateQuestions(lines, {
-        chunks,
-        indexChecksum: manifest?.checksum,
-        ...(config ? { expectedVersion: config.questions.version } : {}),
-      });
-      io.out(`${formatCounts(report)}\n`);
-      // a set that says where its gold comes from (the fixture and imported sets do not)
-      const t = report.traceability;
-      if (t.xbrl + t.untraced + t.absent > 0) io.out(`${formatTraceability(report.traceability)}\n`);
-      if (noIndex)
-        io.out(`no index at ${relative(io.cwd, indexDir) || indexDir}: gold chunk ids not checked\n`);
-      const shown = relative(io.cwd, file) || file;
-      if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
-      const [first] = report.issues;
-      if (first) {
-        io.out(`${formatIssues(shown, report.issues)}\n`);
-        io.out(`${report.issues.length} error(s)\n`);
-        // one error line on stderr: the first, pointing at the full list above
-        const more =
-          report.issues.length > 1 ? ` (first of ${report.issues.length} errors, listed above)` : '';
-        throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}${more}`, {
-          file: shown,
-          line: first.line,
-        });
-      }
-      io.out('ok: no errors\n');
-    });
+    .action((opts: ValidateFlags) => validateAction(io, opts));
+}
 
+/** What `rge questions validate` checks: the questions file, the run config if any, and the index. */
+interface ValidationTarget {
+  config: RunConfig | undefined;
+  configFile: string | undefined;
+  file: string;
+  indexDir: string;
+  /** no index named or found: gold chunk ids cannot be checked */
+  noIndex: boolean;
+}
+
+async function validationTarget(io: CliIO, opts: ValidateFlags): Promise<ValidationTarget> {
+  const { loadRunConfig } = await import('../run/config.ts');
+  const at = (p: string) => resolve(io.cwd, p);
+  // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
+  // No flags: the default config, when there is one here; else say what to pass.
+  const configFile = opts.config ?? (opts.questions || opts.index ? undefined : DEFAULTS.config);
+  if (!opts.config && configFile && !existsSync(at(configFile)))
+    throw new UsageError(
+      `no ${DEFAULTS.config} here: pass --config FILE, or --questions FILE and --index DIR`,
+    );
+  const config = configFile ? await loadRunConfig(at(configFile)) : undefined;
+  const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
+  const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
+  if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
+  // --questions alone and no index here: check what needs none (gold chunk ids are then errors)
+  const noIndex = !opts.index && !config && !existsSync(join(indexDir, 'manifest.json'));
+  return { config, configFile, file, indexDir, noIndex };
+}
+
+async function validateAction(io: CliIO, opts: ValidateFlags): Promise<void> {
+  const { loadIndexChunks, readQuestionLines, validateQuestions } = await import('../questions/index.ts');
+  const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
+  const { config, configFile, file, indexDir, noIndex } = await validationTarget(io, opts);
+  if (config && !opts.index)
+    await ensureCorpusIndex(config, (p) => resolve(io.cwd, p), {
+      configFile,
+      log: (l) => io.err(`${l}\n`),
+    });
+  const lines = await readQuestionLines(file);
+  // gold chunk ids cannot be checked without the index: that needs one named
+  if (noIndex && lines.some((l) => (l.question?.gold_chunk_ids.length ?? 0) > 0))
+    throw new UsageError(
+      `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
+    );
+  const chunks = noIndex ? null : await loadIndexChunks(indexDir);
+  const { readIndexManifest } = await import('../retrieval/store.ts');
+  const manifest = noIndex ? null : await readIndexManifest(indexDir);
+  const report = validateQuestions(lines, {
+    chunks,
+    indexChecksum: manifest?.checksum,
+    ...(config ? { expectedVersion: config.questions.version } : {}),
+  });
+  await printValidation(io, report, { file, indexDir, noIndex });
+}
+
+/** The counts, traceability and every error; the first error, pointing at the list, as the thrown one. */
+async function printValidation(
+  io: CliIO,
+  report: ValidationReport,
+  where: { file: string; indexDir: string; noIndex: boolean },
+): Promise<void> {
+  const { formatCounts, formatTraceability, NO_QUESTIONS } = await import('../questions/index.ts');
+  io.out(`${formatCounts(report)}\n`);
+  // a set that says where its gold comes from (the fixture and imported sets do not)
+  const t = report.traceability;
+  if (t.xbrl + t.untraced + t.absent > 0) io.out(`${formatTraceability(report.traceability)}\n`);
+  if (where.noIndex)
+    io.out(`no index at ${relative(io.cwd, where.indexDir) || where.indexDir}: gold chunk ids not checked\n`);
+  const shown = relative(io.cwd, where.file) || where.file;
+  if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
+  const [first] = report.issues;
+  if (first) {
+    io.out(`${formatIssues(shown, report.issues)}\n`);
+    io.out(`${report.issues.length} error(s)\n`);
+    // one error line on stderr: the first, pointing at the full list above
+    const more = report.issues.length > 1 ? ` (first of ${report.issues.length} errors, listed above)` : '';
+    throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}${more}`, {
+      file: shown,
+      line: first.line,
+    });
+  }
+  io.out('ok: no errors\n');
+}
+
+function registerImportCommand(questions: Command, io: CliIO): void {
   questions
     .command('import')
     .description(
@@ -111,34 +147,51 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     .requiredOption('--format <format>', 'financebench | erc')
     .requiredOption('--index <dir>', 'built index folder holding the documents')
     .option('--out <file>', 'questions JSONL to write (default data/questions/<format>.jsonl)')
-    .action(async (file: string, opts: { format: string; index: string; out?: string }) => {
-      const {
-        formatImportSummary,
-        IMPORT_FORMATS,
-        importQuestions,
-        loadIndexChunks,
-        parseQuestionLines,
-        validateQuestions,
-      } = await import('../questions/index.ts');
-      if (!(IMPORT_FORMATS as readonly string[]).includes(opts.format))
-        throw new UsageError(`unknown --format "${opts.format}" (financebench or erc)`);
-      const format = opts.format as ImportFormat;
-      const at = (p: string) => resolve(io.cwd, p);
-      const out = at(opts.out ?? `data/questions/${format}.jsonl`);
-      const chunks = await loadIndexChunks(at(opts.index));
-      const { questions: imported, summary } = await importQuestions(format, at(file), chunks);
-      const jsonl = imported.map((q) => `${JSON.stringify(q)}\n`).join('');
-      // The importer's output must validate; check before writing so that a bad file never lands.
-      const report = validateQuestions(parseQuestionLines(jsonl), { chunks });
-      if (report.issues.length > 0)
-        throw new RgeError(
-          `the imported questions do not validate (a bug in the importer):\n${formatIssues(out, report.issues)}`,
-        );
-      await writeFileAtomic(out, jsonl);
-      io.out(formatImportSummary(summary, relative(io.cwd, out) || out));
-      if (imported.length === 0) io.exitCode = 1;
-    });
+    .action((file: string, opts: { format: string; index: string; out?: string }) =>
+      importAction(io, file, opts),
+    );
+}
 
+async function importAction(
+  io: CliIO,
+  file: string,
+  opts: { format: string; index: string; out?: string },
+): Promise<void> {
+  const {
+    formatImportSummary,
+    IMPORT_FORMATS,
+    importQuestions,
+    loadIndexChunks,
+    parseQuestionLines,
+    validateQuestions,
+  } = await import('../questions/index.ts');
+  if (!(IMPORT_FORMATS as readonly string[]).includes(opts.format))
+    throw new UsageError(`unknown --format "${opts.format}" (financebench or erc)`);
+  const format = opts.format as ImportFormat;
+  const at = (p: string) => resolve(io.cwd, p);
+  const out = at(opts.out ?? `data/questions/${format}.jsonl`);
+  const chunks = await loadIndexChunks(at(opts.index));
+  const { questions: imported, summary } = await importQuestions(format, at(file), chunks);
+  const jsonl = imported.map((q) => `${JSON.stringify(q)}\n`).join('');
+  // The importer's output must validate; check before writing so that a bad file never lands.
+  const report = validateQuestions(parseQuestionLines(jsonl), { chunks });
+  if (report.issues.length > 0)
+    throw new RgeError(
+      `the imported questions do not validate (a bug in the importer):\n${formatIssues(out, report.issues)}`,
+    );
+  await writeFileAtomic(out, jsonl);
+  io.out(formatImportSummary(summary, relative(io.cwd, out) || out));
+  if (imported.length === 0) io.exitCode = 1;
+}
+
+interface AuthorFlags {
+  facts: string;
+  untraced: string;
+  out: string;
+  check?: boolean;
+}
+
+function registerAuthorCommand(questions: Command, io: CliIO): void {
   questions
     .command('author')
     .description(
@@ -153,37 +206,35 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
     )
     .option('--out <file>', 'questions file to write', 'data/questions/questions.jsonl')
     .option('--check', 'write nothing; exit 1 if the file differs from what would be written')
-    .action(async (opts: { facts: string; untraced: string; out: string; check?: boolean }) => {
-      const { authorQuestions, parseUntracedFigures } = await import('../questions/authoring.ts');
-      const { Question } = await import('../questions/schema.ts');
-      const { loadFacts } = await import('../fixtures/build.ts');
-      const { readTextFile } = await import('../util/fs.ts');
-      const at = (p: string) => resolve(io.cwd, p);
-      const facts = await loadFacts(at(opts.facts));
-      const untraced = parseUntracedFigures(await readTextFile(at(opts.untraced)), at(opts.untraced));
-      const names = Object.fromEntries(facts.companies.map((c) => [c.slug, shortName(c.name)]));
-      const written = authorQuestions({
-        names,
-        facts: facts.numeric,
-        untraced,
-      }).map((q) => Question.parse(q));
-      const text = `${written.map((q) => JSON.stringify(q)).join('\n')}\n`;
-      const out = at(opts.out);
-      if (opts.check) {
-        const current = existsSync(out) ? await readTextFile(out) : '';
-        io.out(
-          current === text
-            ? `${opts.out} is up to date\n`
-            : `${opts.out} differs from what would be written\n`,
-        );
-        if (current !== text) io.exitCode = 1;
-        return;
-      }
-      await writeFileAtomic(out, text);
-      io.out(
-        `wrote ${written.length} questions to ${opts.out} (unresolved: run \`rge questions resolve\`)\n`,
-      );
-    });
+    .action((opts: AuthorFlags) => authorAction(io, opts));
+}
+
+async function authorAction(io: CliIO, opts: AuthorFlags): Promise<void> {
+  const at = (p: string) => resolve(io.cwd, p);
+  const written = await authoredQuestions(at(opts.facts), at(opts.untraced));
+  const text = `${written.map((q) => JSON.stringify(q)).join('\n')}\n`;
+  const out = at(opts.out);
+  if (opts.check) {
+    const current = existsSync(out) ? await readTextFile(out) : '';
+    io.out(
+      current === text ? `${opts.out} is up to date\n` : `${opts.out} differs from what would be written\n`,
+    );
+    if (current !== text) io.exitCode = 1;
+    return;
+  }
+  await writeFileAtomic(out, text);
+  io.out(`wrote ${written.length} questions to ${opts.out} (unresolved: run \`rge questions resolve\`)\n`);
+}
+
+/** The question set over the real reports, from the facts file's XBRL figures and the untraced ones. */
+async function authoredQuestions(factsFile: string, untracedFile: string): Promise<Question[]> {
+  const { authorQuestions, parseUntracedFigures } = await import('../questions/authoring.ts');
+  const { Question } = await import('../questions/schema.ts');
+  const { loadFacts } = await import('../fixtures/build.ts');
+  const facts = await loadFacts(factsFile);
+  const untraced = parseUntracedFigures(await readTextFile(untracedFile), untracedFile);
+  const names = Object.fromEntries(facts.companies.map((c) => [c.slug, shortName(c.name)]));
+  return authorQuestions({ names, facts: facts.numeric, untraced }).map((q) => Question.parse(q));
 }
 
 /** "Reliance Industries Limited" -> "Reliance Industries"; "One97 Communications Limited (Paytm)" -> "Paytm". */

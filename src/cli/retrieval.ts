@@ -89,30 +89,53 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
   const index = program
     .command('index')
     .description('inspect the retrieval index (built by `rge corpus ingest`)');
+  registerChecksumCommand(index, io);
+  registerRetrieveCommand(program, io);
+}
 
+function registerChecksumCommand(index: Command, io: CliIO): void {
   index
     .command('checksum')
     .description('print the index checksum: sha256 over the embedder id, the chunk ids and their vectors')
     .option('--index <dir>', 'index folder', DEFAULT_INDEX)
     .option('--verify', 'recompute the checksum from the stored vectors; exit 1 on mismatch')
-    .action(async (opts: { index: string; verify?: boolean }) => {
-      const { openIndex, verifyIndex } = await import('../retrieval/index.ts');
-      const dir = resolve(io.cwd, opts.index);
-      if (!opts.verify) {
-        const idx = await openIndex(dir);
-        io.out(`${idx.checksum}\n`);
-        return;
-      }
-      const result = await verifyIndex(dir);
-      if (result.ok) {
-        io.out(`${result.stored}\nok: recomputed checksum matches\n`);
-        return;
-      }
-      io.out(`${result.stored}\n`);
-      for (const p of result.problems) io.err(`rge: ${dir}: ${p}\n`);
-      io.exitCode = 1;
-    });
+    .action((opts: { index: string; verify?: boolean }) => checksumAction(io, opts));
+}
 
+async function checksumAction(io: CliIO, opts: { index: string; verify?: boolean }): Promise<void> {
+  const { openIndex, verifyIndex } = await import('../retrieval/index.ts');
+  const dir = resolve(io.cwd, opts.index);
+  if (!opts.verify) {
+    const idx = await openIndex(dir);
+    io.out(`${idx.checksum}\n`);
+    return;
+  }
+  const result = await verifyIndex(dir);
+  if (result.ok) {
+    io.out(`${result.stored}\nok: recomputed checksum matches\n`);
+    return;
+  }
+  io.out(`${result.stored}\n`);
+  for (const p of result.problems) io.err(`rge: ${dir}: ${p}\n`);
+  io.exitCode = 1;
+}
+
+interface RetrieveFlags {
+  index: string;
+  k: number;
+  company?: string;
+  fy?: string;
+  modelDir?: string;
+  json?: boolean;
+  width: number;
+  color?: boolean;
+  explain?: boolean;
+  explainChunk?: string[];
+  explainPage?: number;
+  scope?: boolean;
+}
+
+function registerRetrieveCommand(program: Command, io: CliIO): void {
   program
     .command('retrieve')
     .description('print the chunks the index retrieves for a question, best first')
@@ -153,69 +176,64 @@ export function registerRetrievalCommands(program: Command, io: CliIO): void {
     .option('--color', "mark the question's words in bold (the default on a terminal; else **word**)")
     .option('--no-color', "mark the question's words as **word** even on a terminal")
     .option(OFFLINE_FLAG, OFFLINE_HELP)
-    .action(
-      async (
-        question: string,
-        opts: {
-          index: string;
-          k: number;
-          company?: string;
-          fy?: string;
-          modelDir?: string;
-          json?: boolean;
-          width: number;
-          color?: boolean;
-          explain?: boolean;
-          explainChunk?: string[];
-          explainPage?: number;
-          scope?: boolean;
-        },
-      ) => {
-        if (question.trim() === '') throw new UsageError('the question is empty');
-        if ((opts.explainChunk || opts.explainPage) && !opts.explain)
-          throw new UsageError('--explain-chunk and --explain-page go with --explain');
-        const { openIndex } = await import('../retrieval/index.ts');
-        const idx = await openIndex(resolve(io.cwd, opts.index), {
-          embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
-        });
-        const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope === true };
-        if (opts.explain) {
-          await explainRetrieval(io, idx, question, filters, opts);
-          return;
-        }
-        const hits = await idx.retrieve(question, filters);
-        if (opts.json) {
-          const rows = hits.map((c) => ({
-            id: c.id,
-            company: c.company,
-            fy: c.fy,
-            source: c.source,
-            heading: c.heading,
-            pages: [c.pages[0], c.pages[1]],
-            score: c.score,
-            text: c.text,
-          }));
-          io.out(`${JSON.stringify(rows, null, 2)}\n`);
-          return;
-        }
-        if (hits.length === 0) {
-          io.out('no chunks matched\n');
-          return;
-        }
-        const { ansiBoldMark, excerpt, markdownMark } = await import('../retrieval/excerpt.ts');
-        const env = io.env ?? process.env;
-        const bold = opts.color ?? (Boolean(process.stdout.isTTY) && !env.CI && env.NO_COLOR === undefined);
-        const mark = bold ? ansiBoldMark : markdownMark;
-        const names = companyNames(idx.manifest);
-        hits.forEach((c, i) => {
-          const company = names.get(c.company);
-          const who = `${company ? `${company} (${c.company})` : c.company}${c.fy ? ` ${c.fy}` : ''}`;
-          io.out(
-            `${i + 1}. ${c.id}  ${pages(c)}  score ${score(c.score)}\n` +
-              `   ${who} · ${c.heading ?? '(no heading)'}\n` +
-              `   ${excerpt(c.text, question, { width: opts.width, mark })}\n`,
-          );
-        });
-      },
+    .action((question: string, opts: RetrieveFlags) => retrieveAction(io, question, opts));
+}
+
+async function retrieveAction(io: CliIO, question: string, opts: RetrieveFlags): Promise<void> {
+  if (question.trim() === '') throw new UsageError('the question is empty');
+  if ((opts.explainChunk || opts.explainPage) && !opts.explain)
+    throw new UsageError('--explain-chunk and --explain-page go with --explain');
+  const { openIndex } = await import('../retrieval/index.ts');
+  const idx = await openIndex(resolve(io.cwd, opts.index), {
+    embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
+  });
+  const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope === true };
+  if (opts.explain) {
+    await explainRetrieval(io, idx, question, filters, opts);
+    return;
+  }
+  const hits = await idx.retrieve(question, filters);
+  if (opts.json) {
+    const rows = hits.map((c) => ({
+      id: c.id,
+      company: c.company,
+      fy: c.fy,
+      source: c.source,
+      heading: c.heading,
+      pages: [c.pages[0], c.pages[1]],
+      score: c.score,
+      text: c.text,
+    }));
+    io.out(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  if (hits.length === 0) {
+    io.out('no chunks matched\n');
+    return;
+  }
+  await printHits(io, idx, question, hits, opts);
+}
+
+/** Each chunk retrieved: rank, id, pages and score; whose report and which heading; an excerpt. */
+async function printHits(
+  io: CliIO,
+  idx: Index,
+  question: string,
+  hits: Awaited<ReturnType<Index['retrieve']>>,
+  opts: { color?: boolean; width: number },
+): Promise<void> {
+  const { ansiBoldMark, excerpt, markdownMark } = await import('../retrieval/excerpt.ts');
+  const env = io.env ?? process.env;
+  const bold = opts.color ?? (Boolean(process.stdout.isTTY) && !env.CI && env.NO_COLOR === undefined);
+  const mark = bold ? ansiBoldMark : markdownMark;
+  const names = companyNames(idx.manifest);
+  hits.forEach((c, i) => {
+    const company = names.get(c.company);
+    const who = `${company ? `${company} (${c.company})` : c.company}${c.fy ? ` ${c.fy}` : ''}`;
+    io.out(
+      `${i + 1}. ${c.id}  ${pages(c)}  score ${score(c.score)}\n` +
+        `   ${who} · ${c.heading ?? '(no heading)'}\n` +
+        `   ${excerpt(c.text, question, { width: opts.width, mark })}\n`,
     );
+  });
 }

@@ -182,6 +182,125 @@ function chunkMeta(doc: IngestDocument): DocumentMeta {
   return { company: doc.company, fy: doc.fy, source: doc.source };
 }
 
+/** The documents before extraction: each one's sha256, the pages its page cache holds, those left to extract. */
+interface ExtractionPlan {
+  hashes: (string | null)[];
+  /** pages from the page cache, by document index */
+  cached: Map<number, PageText[]>;
+  /** indices of the documents to extract */
+  toExtract: number[];
+}
+
+/**
+ * Hashes each document and reads its page cache; a missing file, or one whose sha256 is not the pinned
+ * one, is an error of its slot. `extracted` is told of each document done here (in the cache, or failed).
+ */
+async function planExtraction(
+  docs: readonly IngestDocument[],
+  results: readonly Prepared[],
+  cacheDir: string,
+  tables: TablesMode,
+  extracted: (source: string) => void,
+): Promise<ExtractionPlan> {
+  const hashes: (string | null)[] = [];
+  const cached = new Map<number, PageText[]>();
+  const toExtract: number[] = [];
+  for (const [i, doc] of docs.entries()) {
+    const slot = results[i] as Prepared;
+    if (!existsSync(doc.path)) {
+      slot.error = `${doc.path}: file not found${doc.sha256 !== undefined ? ' (run `rge corpus fetch` first)' : ''}`;
+      hashes.push(null);
+      extracted(doc.source);
+      continue;
+    }
+    const hash = await sha256File(doc.path);
+    hashes.push(hash);
+    slot.sha256 = hash;
+    if (doc.sha256 && doc.sha256 !== hash) {
+      slot.error = `${doc.path}: sha256 ${hash} does not match the pinned ${doc.sha256}; refusing to ingest it`;
+      extracted(doc.source);
+      continue;
+    }
+    const pages = await readPageCache(pageCachePath(cacheDir, hash, tables));
+    if (pages) {
+      cached.set(i, pages);
+      slot.fromCache = true;
+      extracted(doc.source);
+      continue;
+    }
+    toExtract.push(i);
+  }
+  return { hashes, cached, toExtract };
+}
+
+/** The worker threads, or null when nothing is to extract and the cached pages are few (chunked here). */
+function corpusWorkers(
+  plan: ExtractionPlan,
+  opts: Pick<IngestOptions, 'concurrency' | 'rangePages'>,
+): CorpusWorkers | null {
+  let cachedPages = 0;
+  for (const pages of plan.cached.values()) cachedPages += pages.length;
+  const inThread = plan.toExtract.length === 0 && cachedPages < CHUNK_IN_THREAD_PAGES;
+  return inThread
+    ? null
+    : new CorpusWorkers({
+        ...(opts.concurrency ? { size: opts.concurrency } : {}),
+        ...(opts.rangePages ? { rangePages: opts.rangePages } : {}),
+      });
+}
+
+function countPages(slot: Prepared, pages: readonly PageText[]): void {
+  slot.pages = pages.length;
+  slot.tablePages = pages.filter((p) => p.method === 'table').length;
+}
+
+/**
+ * A document's extraction, in: its page cache written (while others extract) and its page counts kept;
+ * its pages are then dropped here, and its chunking thread reads them back from that file (`chunkFrom`).
+ */
+async function keepExtracted(
+  r: ExtractManyResult,
+  slot: Prepared,
+  cacheFile: string,
+  timings: IngestTimings,
+  chunkFrom: (file: string) => void,
+): Promise<void> {
+  if (r.error || !r.result) {
+    slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
+    return;
+  }
+  timings.parseMs += r.timings?.parseMs ?? 0;
+  timings.layoutMs += r.timings?.layoutMs ?? 0;
+  const pages = r.result.pages;
+  await writeFileAtomic(cacheFile, JSON.stringify(pages));
+  countPages(slot, pages);
+  chunkFrom(cacheFile);
+}
+
+/** Chunks a document from its pages in hand or its page cache file: on a worker thread, or here without a pool. */
+async function chunkInto(
+  slot: Prepared,
+  source: PageText[] | string,
+  pool: CorpusWorkers | null,
+  chunking: ChunkOptions | undefined,
+  timings: IngestTimings,
+): Promise<void> {
+  const meta = chunkMeta(slot.doc);
+  if (!pool) {
+    if (typeof source === 'string')
+      throw new Error(`${source}: pages to chunk in this thread must be in hand`);
+    // loaded here only: the tokenizer stays out of a process that chunks on its worker threads
+    const { chunkDocument } = await import('../corpus/chunk.ts');
+    const t0 = performance.now();
+    slot.chunks = chunkDocument(source, meta, chunking);
+    timings.chunkMs += performance.now() - t0;
+    return;
+  }
+  const chunked = await pool.chunkDocument(source, meta, chunking);
+  slot.chunks = chunked.chunks;
+  timings.chunkMs += chunked.chunkMs;
+}
+
 /**
  * Extracts (or loads the cached pages of) every document and chunks it, on worker threads
  * (corpus/workers.ts): a document's pages are extracted in ranges on every thread and its page cache
@@ -203,101 +322,33 @@ async function extractAndChunk(
     chunks: [],
     fromCache: false,
   }));
-  const hashes: (string | null)[] = [];
-  const cached = new Map<number, PageText[]>();
-  const toExtract: number[] = [];
   let done = 0;
-  for (const [i, doc] of docs.entries()) {
-    const slot = results[i] as Prepared;
-    if (!existsSync(doc.path)) {
-      slot.error = `${doc.path}: file not found${doc.sha256 !== undefined ? ' (run `rge corpus fetch` first)' : ''}`;
-      hashes.push(null);
-      opts.onStage?.('extract', ++done, docs.length, doc.source);
-      continue;
-    }
-    const hash = await sha256File(doc.path);
-    hashes.push(hash);
-    slot.sha256 = hash;
-    if (doc.sha256 && doc.sha256 !== hash) {
-      slot.error = `${doc.path}: sha256 ${hash} does not match the pinned ${doc.sha256}; refusing to ingest it`;
-      opts.onStage?.('extract', ++done, docs.length, doc.source);
-      continue;
-    }
-    const pages = await readPageCache(pageCachePath(opts.cacheDir, hash, tables));
-    if (pages) {
-      cached.set(i, pages);
-      slot.fromCache = true;
-      opts.onStage?.('extract', ++done, docs.length, doc.source);
-      continue;
-    }
-    toExtract.push(i);
-  }
-  let cachedPages = 0;
-  for (const pages of cached.values()) cachedPages += pages.length;
-  const inThread = toExtract.length === 0 && cachedPages < CHUNK_IN_THREAD_PAGES;
-  const pool = inThread
-    ? null
-    : new CorpusWorkers({
-        ...(opts.concurrency ? { size: opts.concurrency } : {}),
-        ...(opts.rangePages ? { rangePages: opts.rangePages } : {}),
-      });
+  const plan = await planExtraction(docs, results, opts.cacheDir, tables, (source) =>
+    opts.onStage?.('extract', ++done, docs.length, source),
+  );
+  const pool = corpusWorkers(plan, opts);
   timings.threads = pool?.size ?? 0;
   /** each document's pages for the chunker: in hand (from the cache, read above) or its page cache file */
   const toChunk = new Map<number, PageText[] | string>();
-  const counted = (i: number, pages: PageText[]) => {
-    const slot = results[i] as Prepared;
-    slot.pages = pages.length;
-    slot.tablePages = pages.filter((p) => p.method === 'table').length;
-  };
-  for (const [i, pages] of cached) {
-    counted(i, pages);
+  for (const [i, pages] of plan.cached) {
+    countPages(results[i] as Prepared, pages);
     toChunk.set(i, pages);
   }
-  const chunk = async (i: number, source: PageText[] | string) => {
-    const slot = results[i] as Prepared;
-    const meta = chunkMeta(slot.doc);
-    if (!pool) {
-      if (typeof source === 'string')
-        throw new Error(`${source}: pages to chunk in this thread must be in hand`);
-      // loaded here only: the tokenizer stays out of a process that chunks on its worker threads
-      const { chunkDocument } = await import('../corpus/chunk.ts');
-      const t0 = performance.now();
-      slot.chunks = chunkDocument(source, meta, opts.chunking);
-      timings.chunkMs += performance.now() - t0;
-      return;
-    }
-    const chunked = await pool.chunkDocument(source, meta, opts.chunking);
-    slot.chunks = chunked.chunks;
-    timings.chunkMs += chunked.chunkMs;
-  };
-  // a document's page cache is written as soon as its pages are in, while others extract; its pages
-  // are then dropped here, and its chunking thread reads them back from that file
-  const extracted = async (r: ExtractManyResult, j: number): Promise<void> => {
-    const i = toExtract[j] as number;
-    const slot = results[i] as Prepared;
-    opts.onStage?.('extract', ++done, docs.length);
-    if (r.error || !r.result) {
-      slot.error = r.error ? errorMessage(r.error) : `${slot.doc.path}: extraction failed`;
-      return;
-    }
-    timings.parseMs += r.timings?.parseMs ?? 0;
-    timings.layoutMs += r.timings?.layoutMs ?? 0;
-    const pages = r.result.pages;
-    const file = pageCachePath(opts.cacheDir, hashes[i] as string, tables);
-    await writeFileAtomic(file, JSON.stringify(pages));
-    counted(i, pages);
-    toChunk.set(i, file);
-  };
   const writes: Promise<void>[] = [];
   try {
-    if (pool && toExtract.length > 0) {
+    if (pool && plan.toExtract.length > 0) {
       await extractEach(
         pool,
-        toExtract.map((i) => (docs[i] as IngestDocument).path),
+        plan.toExtract.map((i) => (docs[i] as IngestDocument).path),
         {
           tables,
           onDocument: (r, j) => {
-            const w = extracted(r, j);
+            const i = plan.toExtract[j] as number;
+            opts.onStage?.('extract', ++done, docs.length);
+            const cacheFile = pageCachePath(opts.cacheDir, plan.hashes[i] as string, tables);
+            const w = keepExtracted(r, results[i] as Prepared, cacheFile, timings, (file) =>
+              toChunk.set(i, file),
+            );
             w.catch(() => {}); // awaited below with the others; not an unhandled rejection meanwhile
             writes.push(w);
           },
@@ -308,7 +359,11 @@ async function extractAndChunk(
     // extraction, then chunking: the extraction threads have exited before the chunking threads
     // start, so their memory never adds up (docs/adr/0019, amendment)
     await pool?.closeExtraction();
-    await Promise.all([...toChunk].map(([i, source]) => chunk(i, source)));
+    await Promise.all(
+      [...toChunk].map(([i, source]) =>
+        chunkInto(results[i] as Prepared, source, pool, opts.chunking, timings),
+      ),
+    );
   } finally {
     await pool?.close();
   }

@@ -320,78 +320,93 @@ function combine(d: {
 }
 
 function multihop(facts: Facts, input: AuthoringInput): Draft[] {
+  const ofOneCompany = facts.companies.flatMap((c) => {
+    const name = input.names[c] ?? c;
+    return [
+      ...['revenue_from_operations', 'profit_for_period'].map((metric) =>
+        changeDraft(facts, c, name, metric),
+      ),
+      ...['FY23', 'FY24'].flatMap((fy) => [
+        netMarginDraft(facts, c, name, fy),
+        consolidationGapDraft(facts, c, name, fy),
+      ]),
+    ];
+  });
+  return [...ofOneCompany, ...revenueComparisons(facts, input)].filter((d): d is Draft => d !== null);
+}
+
+/** A consolidated metric's change from FY23 to FY24, in rupees and per cent. */
+function changeDraft(facts: Facts, c: string, name: string, metric: string): Draft | null {
+  const now = facts.get(c, 'FY24', metric);
+  const before = facts.get(c, 'FY23', metric);
+  if (!now || !before || before.value === 0) return null;
+  const change = ((now.value - before.value) / Math.abs(before.value)) * 100;
+  const words = METRICS[metric]?.words ?? metric;
+  return combine({
+    template: `gm-yoy-${metric}`,
+    text: `By how much did ${name}'s consolidated ${words} change from FY23 to FY24, in rupees and in per cent?`,
+    gold_answer: `It ${change >= 0 ? 'rose' : 'fell'} by Rs ${formatInr(Math.abs(now.value - before.value))} crore, from ${shown(before)} in FY23 to ${shown(now)} in FY24, a change of ${pct(change)}.`,
+    figures: [now, before],
+    fiscal_years: ['FY23', 'FY24'],
+    difficulty: 'medium',
+    arithmetic: `(${now.value} - ${before.value}) / |${before.value}| x 100 = ${change.toFixed(4)}%`,
+    must_include: pct(change).replace('%', ''),
+    gold: { label: `change in ${words}`, value: Number(change.toFixed(4)), unit: '%', tolerance: 0.02 },
+  });
+}
+
+/** Consolidated profit as a share of revenue from operations in one year. */
+function netMarginDraft(facts: Facts, c: string, name: string, fy: string): Draft | null {
+  const pat = facts.get(c, fy, 'profit_for_period');
+  const rev = facts.get(c, fy, 'revenue_from_operations');
+  if (!pat || !rev || rev.value <= 0) return null;
+  const margin = (pat.value / rev.value) * 100;
+  return combine({
+    template: 'gm-net-margin',
+    text: `What was ${name}'s consolidated profit for the year as a share of its revenue from operations in ${fy}?`,
+    gold_answer: `${pct(margin)}: a profit of ${shown(pat)} on revenue from operations of ${shown(rev)}.`,
+    figures: [pat, rev],
+    fiscal_years: [fy],
+    difficulty: 'medium',
+    arithmetic: `${pat.value} / ${rev.value} x 100 = ${margin.toFixed(4)}%`,
+    must_include: pct(margin).replace('%', ''),
+    gold: {
+      label: 'profit as a share of revenue',
+      value: Number(margin.toFixed(4)),
+      unit: '%',
+      tolerance: 0.02,
+    },
+  });
+}
+
+/** Consolidated less standalone revenue from operations in one year. */
+function consolidationGapDraft(facts: Facts, c: string, name: string, fy: string): Draft | null {
+  const rev = facts.get(c, fy, 'revenue_from_operations');
+  const sa = facts.get(c, fy, 'revenue_from_operations', 'standalone');
+  if (!rev || !sa || rev.value === sa.value) return null;
+  const gap = rev.value - sa.value;
+  return combine({
+    template: 'gm-consolidation-gap',
+    text: `How much more (or less) revenue from operations did ${name} report consolidated than standalone for ${fy}?`,
+    gold_answer: `Rs ${formatInr(Math.abs(gap))} crore ${gap >= 0 ? 'more' : 'less'}: ${shown(rev)} consolidated against ${shown(sa)} standalone.`,
+    figures: [rev, sa],
+    fiscal_years: [fy],
+    difficulty: 'medium',
+    arithmetic: `${rev.value} - ${sa.value} = ${gap.toFixed(2)}`,
+    must_include: formatInr(Math.abs(gap)),
+    gold: {
+      label: 'consolidated less standalone revenue',
+      value: Number(gap.toFixed(2)),
+      unit: 'INR crore',
+      tolerance: 0.01,
+    },
+  });
+}
+
+/** Every pair of companies (banks aside), FY24 then FY23: which reported the higher revenue, by how much. */
+function revenueComparisons(facts: Facts, input: AuthoringInput): Draft[] {
   const out: Draft[] = [];
   const cs = facts.companies;
-  for (const c of cs) {
-    const name = input.names[c] ?? c;
-    for (const metric of ['revenue_from_operations', 'profit_for_period']) {
-      const now = facts.get(c, 'FY24', metric);
-      const before = facts.get(c, 'FY23', metric);
-      if (!now || !before || before.value === 0) continue;
-      const change = ((now.value - before.value) / Math.abs(before.value)) * 100;
-      const words = METRICS[metric]?.words ?? metric;
-      out.push(
-        combine({
-          template: `gm-yoy-${metric}`,
-          text: `By how much did ${name}'s consolidated ${words} change from FY23 to FY24, in rupees and in per cent?`,
-          gold_answer: `It ${change >= 0 ? 'rose' : 'fell'} by Rs ${formatInr(Math.abs(now.value - before.value))} crore, from ${shown(before)} in FY23 to ${shown(now)} in FY24, a change of ${pct(change)}.`,
-          figures: [now, before],
-          fiscal_years: ['FY23', 'FY24'],
-          difficulty: 'medium',
-          arithmetic: `(${now.value} - ${before.value}) / |${before.value}| x 100 = ${change.toFixed(4)}%`,
-          must_include: pct(change).replace('%', ''),
-          gold: { label: `change in ${words}`, value: Number(change.toFixed(4)), unit: '%', tolerance: 0.02 },
-        }),
-      );
-    }
-    for (const fy of ['FY23', 'FY24']) {
-      const pat = facts.get(c, fy, 'profit_for_period');
-      const rev = facts.get(c, fy, 'revenue_from_operations');
-      if (pat && rev && rev.value > 0) {
-        const margin = (pat.value / rev.value) * 100;
-        out.push(
-          combine({
-            template: 'gm-net-margin',
-            text: `What was ${name}'s consolidated profit for the year as a share of its revenue from operations in ${fy}?`,
-            gold_answer: `${pct(margin)}: a profit of ${shown(pat)} on revenue from operations of ${shown(rev)}.`,
-            figures: [pat, rev],
-            fiscal_years: [fy],
-            difficulty: 'medium',
-            arithmetic: `${pat.value} / ${rev.value} x 100 = ${margin.toFixed(4)}%`,
-            must_include: pct(margin).replace('%', ''),
-            gold: {
-              label: 'profit as a share of revenue',
-              value: Number(margin.toFixed(4)),
-              unit: '%',
-              tolerance: 0.02,
-            },
-          }),
-        );
-      }
-      const sa = facts.get(c, fy, 'revenue_from_operations', 'standalone');
-      if (rev && sa && rev.value !== sa.value) {
-        const gap = rev.value - sa.value;
-        out.push(
-          combine({
-            template: 'gm-consolidation-gap',
-            text: `How much more (or less) revenue from operations did ${name} report consolidated than standalone for ${fy}?`,
-            gold_answer: `Rs ${formatInr(Math.abs(gap))} crore ${gap >= 0 ? 'more' : 'less'}: ${shown(rev)} consolidated against ${shown(sa)} standalone.`,
-            figures: [rev, sa],
-            fiscal_years: [fy],
-            difficulty: 'medium',
-            arithmetic: `${rev.value} - ${sa.value} = ${gap.toFixed(2)}`,
-            must_include: formatInr(Math.abs(gap)),
-            gold: {
-              label: 'consolidated less standalone revenue',
-              value: Number(gap.toFixed(2)),
-              unit: 'INR crore',
-              tolerance: 0.01,
-            },
-          }),
-        );
-      }
-    }
-  }
   for (const [i, a] of cs.entries())
     for (const b of cs.slice(i + 1))
       for (const fy of ['FY24', 'FY23']) {

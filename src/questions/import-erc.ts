@@ -118,7 +118,15 @@ function sharePage(chunks: readonly Chunk[]): boolean {
   return first <= last;
 }
 
-export async function importErc(file: string, chunks: readonly Chunk[]): Promise<ImportResult> {
+/** A round's questions, the organisers' answers (position by position) and the documents by company name. */
+interface ErcRound {
+  asked: { question: string }[];
+  answers: ErcAnswer[];
+  shasByName: Map<string, string[]>;
+}
+
+/** Reads questions.json with answers.json and dataset.csv beside it. */
+async function readErcRound(file: string): Promise<ErcRound> {
   const dir = dirname(file);
   const answersPath = join(dir, 'answers.json');
   const datasetPath = join(dir, 'dataset.csv');
@@ -140,96 +148,94 @@ export async function importErc(file: string, chunks: readonly Chunk[]): Promise
   const answers = z.array(ErcAnswer).safeParse(await readJson(answersPath));
   if (!answers.success) throw new RgeError('not an ERC answers list', { file: answersPath });
   const shasByName = parseErcDataset(await readFile(datasetPath, 'utf8'));
-  const byDoc = chunksByDocument(chunks);
+  return { asked: asked.data, answers: answers.data, shasByName };
+}
+
+/** The index's chunks, and by document (sha1). */
+interface IndexedDocuments {
+  chunks: readonly Chunk[];
+  byDoc: Map<string, Chunk[]>;
+}
+
+/** What became of one ERC question: a question, a reason to skip it, or a document not in the index. */
+type ErcOutcome = { question: Question } | { skip: string } | 'not-in-index';
+
+export async function importErc(file: string, chunks: readonly Chunk[]): Promise<ImportResult> {
+  const round = await readErcRound(file);
+  const docs: IndexedDocuments = { chunks, byDoc: chunksByDocument(chunks) };
   const summary = emptySummary('erc');
   const questions: Question[] = [];
-
-  for (const [i, asked1] of asked.data.entries()) {
+  for (const [i, asked] of round.asked.entries()) {
     summary.considered++;
-    const ref = `round1/questions.json#${i}`;
-    const a = answers.data[i];
-    if (!a || a.question !== asked1.question) {
-      summary.skipped.push({
-        ref,
-        reason: 'answers.json has no entry with the same question at this position',
-      });
-      continue;
-    }
-    const names = ercCompanyNames(a.question);
-    const docs = names.map((n) => (shasByName.get(n) ?? []).find((sha) => byDoc.has(sha)));
-    if (names.length === 0 || docs.some((d) => d === undefined)) {
-      summary.notInIndex++;
-      continue;
-    }
-    const slugs = docs as string[];
-    const values = a.answer === null ? [] : Array.isArray(a.answer) ? a.answer : [a.answer];
-    const given = values.filter((v) => typeof v === 'number' || !isNotApplicableAnswer(v));
-    const naAccepted = values.length === 0 || given.length < values.length;
-    const id = `erc-${String(i + 1).padStart(3, '0')}`;
-    const comment = a.comment ? normaliseWhitespace(a.comment) : '';
-    const origin = `Imported from Enterprise RAG Challenge round 1, question ${i} (category ${a.category ?? 'none'}, answer schema ${a.schema}); companies ${names.join(', ')} = documents ${slugs.join(', ')}.${comment ? ` Organisers' comment: ${comment}` : ''}`;
-    const base = {
-      version: QUESTION_VERSION as typeof QUESTION_VERSION,
-      id,
-      text: a.question,
-      companies: [...new Set(slugs)],
-      fiscal_years: ercFiscalYears(a.question),
-      must_include: [] as string[],
-      must_not_include: [] as string[],
-      distractor: null,
-      source: { dataset: 'erc' as const, ref },
-    };
-    if (given.length === 0) {
-      const q = outOfDomainQuestion(
-        base,
-        `N/A${comment ? `: ${comment}` : ': the reports do not state it'}`,
-        origin,
-      );
+    const outcome = ercQuestion(i, asked.question, round, docs);
+    if (outcome === 'not-in-index') summary.notInIndex++;
+    else if ('skip' in outcome) summary.skipped.push({ ref: ercRef(i), reason: outcome.skip });
+    else {
+      const q = outcome.question;
+      // each gold chunk was found by a line printing a figure: one figure quote each
+      summary.quotes.figure += q.gold_chunk_ids.length;
       questions.push(q);
       summary.imported++;
       summary.byCategory[q.category]++;
-      continue;
     }
+  }
+  return { questions, summary };
+}
 
-    // ERC gives no evidence pages: locate the answer's figures (or the figures the comment cites) in
-    // the named documents, preferring pages the comment names.
-    const figures = [
-      ...new Set([
-        ...given.filter((v): v is number => typeof v === 'number').flatMap(figureRenderings),
-        ...commentFigures(comment),
-      ]),
-    ];
-    const hinted = commentPages(comment);
-    const goldIds = new Set<string>();
-    const quotes: string[] = [];
-    for (const slug of new Set(slugs)) {
-      const docChunks = byDoc.get(slug) ?? [];
-      const onHinted = docChunks.filter((c) => hinted.some((p) => c.pages[0] <= p && p <= c.pages[1]));
-      for (const pool of [onHinted, docChunks]) {
-        let found = false;
-        for (const figure of figures)
-          for (const c of pool) {
-            const line = lineWithFigure(c, figure);
-            if (!line || goldIds.has(c.id)) continue;
-            goldIds.add(c.id);
-            if (!quotes.includes(line)) quotes.push(line);
-            summary.quotes.figure++;
-            found = true;
-            break; // the first chunk that prints this figure is enough
-          }
-        if (found) break;
-      }
-    }
-    if (goldIds.size === 0) {
-      summary.skipped.push({
-        ref,
-        reason: `no chunk of ${slugs.join(', ')} prints the answer's figures (${figures.join('; ') || 'none'})`,
-      });
-      continue;
-    }
-    const goldChunks = chunks.filter((c) => goldIds.has(c.id));
-    const answerText = given.map(String).join(' or ');
-    const q: Question = {
+const ercRef = (i: number) => `round1/questions.json#${i}`;
+
+/** Question `i` of the round with the organisers' answer at the same position. */
+function ercQuestion(i: number, asked: string, round: ErcRound, docs: IndexedDocuments): ErcOutcome {
+  const a = round.answers[i];
+  if (!a || a.question !== asked)
+    return { skip: 'answers.json has no entry with the same question at this position' };
+  const names = ercCompanyNames(a.question);
+  const found = names.map((n) => (round.shasByName.get(n) ?? []).find((sha) => docs.byDoc.has(sha)));
+  if (names.length === 0 || found.some((d) => d === undefined)) return 'not-in-index';
+  const slugs = found as string[];
+  const values = a.answer === null ? [] : Array.isArray(a.answer) ? a.answer : [a.answer];
+  const given = values.filter((v) => typeof v === 'number' || !isNotApplicableAnswer(v));
+  const naAccepted = values.length === 0 || given.length < values.length;
+  const comment = a.comment ? normaliseWhitespace(a.comment) : '';
+  const origin = `Imported from Enterprise RAG Challenge round 1, question ${i} (category ${a.category ?? 'none'}, answer schema ${a.schema}); companies ${names.join(', ')} = documents ${slugs.join(', ')}.${comment ? ` Organisers' comment: ${comment}` : ''}`;
+  const base = {
+    version: QUESTION_VERSION as typeof QUESTION_VERSION,
+    id: `erc-${String(i + 1).padStart(3, '0')}`,
+    text: a.question,
+    companies: [...new Set(slugs)],
+    fiscal_years: ercFiscalYears(a.question),
+    must_include: [] as string[],
+    must_not_include: [] as string[],
+    distractor: null,
+    source: { dataset: 'erc' as const, ref: ercRef(i) },
+  };
+  if (given.length === 0)
+    return {
+      question: outOfDomainQuestion(
+        base,
+        `N/A${comment ? `: ${comment}` : ': the reports do not state it'}`,
+        origin,
+      ),
+    };
+
+  // ERC gives no evidence pages: locate the answer's figures (or the figures the comment cites) in
+  // the named documents, preferring pages the comment names.
+  const figures = [
+    ...new Set([
+      ...given.filter((v): v is number => typeof v === 'number').flatMap(figureRenderings),
+      ...commentFigures(comment),
+    ]),
+  ];
+  const hinted = commentPages(comment);
+  const { goldIds, quotes } = chunksPrintingFigures(slugs, docs.byDoc, figures, hinted);
+  if (goldIds.size === 0)
+    return {
+      skip: `no chunk of ${slugs.join(', ')} prints the answer's figures (${figures.join('; ') || 'none'})`,
+    };
+  const goldChunks = docs.chunks.filter((c) => goldIds.has(c.id));
+  const answerText = given.map(String).join(' or ');
+  return {
+    question: {
       ...base,
       category: new Set(slugs).size > 1 || !sharePage(goldChunks) ? 'grounded-multihop' : 'grounded-direct',
       gold_answer: naAccepted ? `${answerText} (the organisers also accept N/A)` : answerText,
@@ -239,10 +245,38 @@ export async function importErc(file: string, chunks: readonly Chunk[]): Promise
       difficulty: 'hard',
       authoring_notes: `${origin} ERC gives no evidence pages: the gold chunks are those that print the figures ${figures.join('; ')}${hinted.length ? ` (pages the comment names: ${hinted.join(', ')})` : ''}; quotes are the lines holding them.`,
       numeric_gold: [],
-    };
-    questions.push(q);
-    summary.imported++;
-    summary.byCategory[q.category]++;
+    },
+  };
+}
+
+/**
+ * In each named document, the first chunk that prints each figure (on the pages the comment names if
+ * any chunk there prints one, else anywhere in the document), and the lines that print them.
+ */
+function chunksPrintingFigures(
+  slugs: readonly string[],
+  byDoc: Map<string, Chunk[]>,
+  figures: readonly string[],
+  hinted: readonly number[],
+): { goldIds: Set<string>; quotes: string[] } {
+  const goldIds = new Set<string>();
+  const quotes: string[] = [];
+  for (const slug of new Set(slugs)) {
+    const docChunks = byDoc.get(slug) ?? [];
+    const onHinted = docChunks.filter((c) => hinted.some((p) => c.pages[0] <= p && p <= c.pages[1]));
+    for (const pool of [onHinted, docChunks]) {
+      let found = false;
+      for (const figure of figures)
+        for (const c of pool) {
+          const line = lineWithFigure(c, figure);
+          if (!line || goldIds.has(c.id)) continue;
+          goldIds.add(c.id);
+          if (!quotes.includes(line)) quotes.push(line);
+          found = true;
+          break; // the first chunk that prints this figure is enough
+        }
+      if (found) break;
+    }
   }
-  return { questions, summary };
+  return { goldIds, quotes };
 }

@@ -55,31 +55,7 @@ function convertFinanceBench(
   byDoc: Map<string, Chunk[]>,
   summary: ImportSummary,
 ): { question: Question } | { skip: string } {
-  const companies = [...new Set([q.doc_name, ...q.evidence.map((e) => e.doc_name)])].map(
-    financeBenchDocumentSlug,
-  );
-  const fiscalYears = [
-    ...new Set(
-      [q.doc_name, ...q.evidence.map((e) => e.doc_name)]
-        .map(financeBenchFiscalYear)
-        .filter((fy): fy is string => fy !== null),
-    ),
-  ];
-  const base = {
-    version: QUESTION_VERSION as typeof QUESTION_VERSION,
-    id: financeBenchQuestionId(q.financebench_id),
-    text: q.question,
-    companies,
-    fiscal_years: fiscalYears,
-    must_include: [] as string[],
-    must_not_include: [] as string[],
-    distractor: null,
-    source: { dataset: 'financebench' as const, ref: q.financebench_id },
-  };
-  const origin = `Imported from FinanceBench ${q.financebench_id} (${q.question_type ?? 'no question_type'}${
-    typeof q.question_reasoning === 'string' ? `; ${q.question_reasoning}` : ''
-  }), document ${q.doc_name}.`;
-
+  const { base, origin } = financeBenchBase(q);
   if (isNotApplicableAnswer(q.answer)) {
     return {
       question: outOfDomainQuestion(
@@ -89,7 +65,62 @@ function convertFinanceBench(
       ),
     };
   }
+  const { goldIds, quotes, notes, pagesSeen } = evidenceGold(q, byDoc, summary);
+  if (goldIds.size === 0) return { skip: 'no chunk covers any evidence page' };
+  if (quotes.length === 0) return { skip: 'no evidence passage appears in the chunks of its pages' };
 
+  const figure = parseFinanceBenchFigure(q.answer ?? '', q.question);
+  const numeric: NumericGold[] = figure
+    ? [{ label: 'FinanceBench gold answer', value: figure.value, unit: figure.unit, tolerance: 0.01 }]
+    : [];
+  const multihop = pagesSeen.size > 1;
+  const pagesNote = `Evidence pages (1-indexed): ${[...pagesSeen].join(', ')}.`;
+  const justification =
+    typeof q.justification === 'string' && q.justification.trim() !== ''
+      ? ` Justification: ${normaliseWhitespace(q.justification)}`
+      : '';
+  return {
+    question: {
+      ...base,
+      category: multihop ? 'grounded-multihop' : 'grounded-direct',
+      gold_answer: q.answer ?? '',
+      gold_chunk_ids: [...goldIds].sort(),
+      gold_quotes: quotes,
+      expected_behavior: 'answer',
+      difficulty: multihop ? 'hard' : q.question_type === 'metrics-generated' ? 'medium' : 'easy',
+      authoring_notes: [origin, pagesNote, ...notes].join(' ') + justification,
+      numeric_gold: numeric,
+    },
+  };
+}
+
+/** The fields of a FinanceBench question that do not depend on its answer, and where it came from. */
+function financeBenchBase(q: FinanceBenchQuestion) {
+  const documents = [q.doc_name, ...q.evidence.map((e) => e.doc_name)];
+  const base = {
+    version: QUESTION_VERSION as typeof QUESTION_VERSION,
+    id: financeBenchQuestionId(q.financebench_id),
+    text: q.question,
+    companies: [...new Set(documents)].map(financeBenchDocumentSlug),
+    fiscal_years: [
+      ...new Set(documents.map(financeBenchFiscalYear).filter((fy): fy is string => fy !== null)),
+    ],
+    must_include: [] as string[],
+    must_not_include: [] as string[],
+    distractor: null,
+    source: { dataset: 'financebench' as const, ref: q.financebench_id },
+  };
+  const origin = `Imported from FinanceBench ${q.financebench_id} (${q.question_type ?? 'no question_type'}${
+    typeof q.question_reasoning === 'string' ? `; ${q.question_reasoning}` : ''
+  }), document ${q.doc_name}.`;
+  return { base, origin };
+}
+
+/**
+ * Each evidence page's chunks (gold), and the passage of its evidence text they hold (the quote):
+ * verbatim, else its longest sentence or run of words there; notes on the evidence that has none.
+ */
+function evidenceGold(q: FinanceBenchQuestion, byDoc: Map<string, Chunk[]>, summary: ImportSummary) {
   const goldIds = new Set<string>();
   const quotes: string[] = [];
   const notes: string[] = [];
@@ -119,32 +150,7 @@ function convertFinanceBench(
         `evidence ${i + 1} (${e.doc_name} p. ${page}): the whole evidence text is not verbatim in the chunks; quoted its longest ${found.match === 'sentence' ? 'complete sentence' : 'run of words'} that is.`,
       );
   }
-  if (goldIds.size === 0) return { skip: 'no chunk covers any evidence page' };
-  if (quotes.length === 0) return { skip: 'no evidence passage appears in the chunks of its pages' };
-
-  const figure = parseFinanceBenchFigure(q.answer ?? '', q.question);
-  const numeric: NumericGold[] = figure
-    ? [{ label: 'FinanceBench gold answer', value: figure.value, unit: figure.unit, tolerance: 0.01 }]
-    : [];
-  const multihop = pagesSeen.size > 1;
-  const pagesNote = `Evidence pages (1-indexed): ${[...pagesSeen].join(', ')}.`;
-  const justification =
-    typeof q.justification === 'string' && q.justification.trim() !== ''
-      ? ` Justification: ${normaliseWhitespace(q.justification)}`
-      : '';
-  return {
-    question: {
-      ...base,
-      category: multihop ? 'grounded-multihop' : 'grounded-direct',
-      gold_answer: q.answer ?? '',
-      gold_chunk_ids: [...goldIds].sort(),
-      gold_quotes: quotes,
-      expected_behavior: 'answer',
-      difficulty: multihop ? 'hard' : q.question_type === 'metrics-generated' ? 'medium' : 'easy',
-      authoring_notes: [origin, pagesNote, ...notes].join(' ') + justification,
-      numeric_gold: numeric,
-    },
-  };
+  return { goldIds, quotes, notes, pagesSeen };
 }
 
 // ---------------------------------------------------------------------------------------------

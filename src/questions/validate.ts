@@ -6,7 +6,7 @@
 import type { Chunk } from '../corpus/schema.ts';
 import type { JsonlIssue } from '../util/jsonl.ts';
 import { normaliseWhitespace, type QuestionLine } from './load.ts';
-import { QUESTION_CATEGORIES, type QuestionCategory } from './schema.ts';
+import { QUESTION_CATEGORIES, type Question, type QuestionCategory } from './schema.ts';
 
 export interface ValidateOptions {
   /** the version every question must carry (a run config's questions.version); default: the first line's */
@@ -64,11 +64,10 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     QuestionCategory,
     number
   >;
-  const chunkById = new Map((opts.chunks ?? []).map((c) => [c.id, c]));
+  const chunkById = opts.chunks === null ? null : new Map((opts.chunks ?? []).map((c) => [c.id, c]));
   const traceability: Traceability = { xbrl: 0, untraced: 0, absent: 0, unstated: 0, unresolved: 0 };
   const firstLineOfId = new Map<string, number>();
-  let reference: { version: number; line: number } | undefined =
-    opts.expectedVersion === undefined ? undefined : { version: opts.expectedVersion, line: 0 };
+  const checkVersion = versionCheck(opts.expectedVersion);
 
   for (const l of lines) {
     const { line, json } = l;
@@ -86,18 +85,7 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     if (typeof obj.category === 'string' && (QUESTION_CATEGORIES as readonly string[]).includes(obj.category))
       counts[obj.category as QuestionCategory]++;
 
-    if (versionIsNumber) {
-      if (!reference) reference = { version, line };
-      else if (version !== reference.version)
-        issues.push({
-          line,
-          field: 'version',
-          message:
-            reference.line === 0
-              ? `version ${version} does not match the expected version ${reference.version}`
-              : `version ${version} differs from version ${reference.version} of line ${reference.line}`,
-        });
-    }
+    if (versionIsNumber) issues.push(...checkVersion(version, line));
 
     if (typeof obj.id === 'string') {
       const first = firstLineOfId.get(obj.id);
@@ -109,41 +97,85 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     if (q) {
       traceability[q.gold_source?.kind ?? 'unstated']++;
       if (q.gold_evidence !== undefined && q.resolved_on === null) traceability.unresolved++;
-      if (q.resolved_on && opts.indexChecksum && q.resolved_on !== opts.indexChecksum)
-        issues.push({
-          line,
-          field: 'resolved_on',
-          message: `gold resolved on index ${q.resolved_on.slice(0, 12)}, but the index is ${opts.indexChecksum.slice(0, 12)}: run \`rge questions resolve --config <config> --write\``,
-        });
+      issues.push(...resolvedOnIssues(q, line, opts.indexChecksum));
     }
     if (!q || q.category === 'out-of-domain') continue;
-    if (opts.chunks === null) {
-      if (q.gold_chunk_ids.length > 0)
-        issues.push({
-          line,
-          field: 'gold_chunk_ids',
-          message: 'no index to check the gold chunk ids against: pass --index',
-        });
-      continue;
-    }
-    const gold: Chunk[] = [];
-    q.gold_chunk_ids.forEach((id, i) => {
-      const chunk = chunkById.get(id);
-      if (chunk) gold.push(chunk);
-      else issues.push({ line, field: `gold_chunk_ids.${i}`, message: `chunk ${id} is not in the index` });
-    });
-    if (gold.length === 0) continue; // the quotes cannot be checked against chunks that do not exist
-    const texts = gold.map((c) => normaliseWhitespace(c.text));
-    q.gold_quotes.forEach((quote, i) => {
-      const wanted = normaliseWhitespace(quote);
-      if (!texts.some((t) => t.includes(wanted)))
-        issues.push({
-          line,
-          field: `gold_quotes.${i}`,
-          message: `quote "${wanted.length > 60 ? `${wanted.slice(0, 57)}...` : wanted}" is not in any of the question's gold chunks`,
-        });
-    });
+    issues.push(...goldIssues(q, line, chunkById));
   }
   issues.sort((a, b) => a.line - b.line);
   return { counts, total: lines.length, issues, traceability };
+}
+
+/**
+ * The check that every question carries one version: the expected one when given, else the first
+ * line's (the reference is the first version seen).
+ */
+function versionCheck(expected: number | undefined): (version: number, line: number) => JsonlIssue[] {
+  let reference: { version: number; line: number } | undefined =
+    expected === undefined ? undefined : { version: expected, line: 0 };
+  return (version, line) => {
+    if (!reference) {
+      reference = { version, line };
+      return [];
+    }
+    if (version === reference.version) return [];
+    return [
+      {
+        line,
+        field: 'version',
+        message:
+          reference.line === 0
+            ? `version ${version} does not match the expected version ${reference.version}`
+            : `version ${version} differs from version ${reference.version} of line ${reference.line}`,
+      },
+    ];
+  };
+}
+
+/** Gold resolved on another index than this one (`resolved_on` against the index checksum). */
+function resolvedOnIssues(q: Question, line: number, indexChecksum: string | undefined): JsonlIssue[] {
+  if (!q.resolved_on || !indexChecksum || q.resolved_on === indexChecksum) return [];
+  return [
+    {
+      line,
+      field: 'resolved_on',
+      message: `gold resolved on index ${q.resolved_on.slice(0, 12)}, but the index is ${indexChecksum.slice(0, 12)}: run \`rge questions resolve --config <config> --write\``,
+    },
+  ];
+}
+
+/**
+ * Gold chunk ids not in the index (every id an error when there is no index), and gold quotes in none
+ * of the question's gold chunks.
+ */
+function goldIssues(q: Question, line: number, chunkById: Map<string, Chunk> | null): JsonlIssue[] {
+  if (chunkById === null)
+    return q.gold_chunk_ids.length > 0
+      ? [
+          {
+            line,
+            field: 'gold_chunk_ids',
+            message: 'no index to check the gold chunk ids against: pass --index',
+          },
+        ]
+      : [];
+  const issues: JsonlIssue[] = [];
+  const gold: Chunk[] = [];
+  q.gold_chunk_ids.forEach((id, i) => {
+    const chunk = chunkById.get(id);
+    if (chunk) gold.push(chunk);
+    else issues.push({ line, field: `gold_chunk_ids.${i}`, message: `chunk ${id} is not in the index` });
+  });
+  if (gold.length === 0) return issues; // the quotes cannot be checked against chunks that do not exist
+  const texts = gold.map((c) => normaliseWhitespace(c.text));
+  q.gold_quotes.forEach((quote, i) => {
+    const wanted = normaliseWhitespace(quote);
+    if (!texts.some((t) => t.includes(wanted)))
+      issues.push({
+        line,
+        field: `gold_quotes.${i}`,
+        message: `quote "${wanted.length > 60 ? `${wanted.slice(0, 57)}...` : wanted}" is not in any of the question's gold chunks`,
+      });
+  });
+  return issues;
 }

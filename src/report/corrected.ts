@@ -19,17 +19,11 @@
 import { ppiMean } from '../stats/index.ts';
 import type { LabelView } from '../validation/summary.ts';
 import { ALL, type RowsBySubject } from './scores.ts';
-import type { CaseRowView } from './views.ts';
+import type { CaseRowView, GfsWeightsView } from './views.ts';
 
 /** A category's corrected GFS is reported from this many labelled cells of the subject on. */
 export const MIN_LABELLED_PER_CATEGORY = 10;
 export const CORRECTED_ALPHA = 0.05;
-
-export interface GfsWeightsView {
-  correctness: number;
-  grounding: number;
-  calibration: number;
-}
 
 /** The methodology's weights (grounding 0.40, correctness 0.35, calibration 0.25). */
 export const METHODOLOGY_WEIGHTS: GfsWeightsView = { correctness: 0.35, grounding: 0.4, calibration: 0.25 };

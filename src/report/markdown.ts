@@ -20,6 +20,11 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
+/** A markdown table's header row and the rule under it. */
+const tableHead = (columns: readonly string[]) => [
+  `| ${columns.join(' | ')} |`,
+  `|${columns.map(() => '---').join('|')}|`,
+];
 const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
@@ -37,12 +42,30 @@ function labelLines(name: string, width: number, size: number): string[] {
   return lines;
 }
 
-/**
- * A bar chart of primary GFS per model and category with its 95 % interval as an error bar and the
- * mean above each bar; category labels centred under their group (broken at hyphens to fit), axis
- * titles, and a legend that wraps. Wide enough for its title and every label: no two texts overlap.
- */
-export function gfsChartSvg(summary: Summary): string {
+/** Where everything of the GFS chart goes: the plot, the category labels, the legend. */
+interface ChartLayout {
+  cats: string[];
+  models: string[];
+  font: number;
+  title: string;
+  /** a bar's width; a group of bars (one a model) stands over a category, groupGap apart */
+  bar: number;
+  groupGap: number;
+  groupWidth: number;
+  left: number;
+  top: number;
+  plotWidth: number;
+  width: number;
+  height: number;
+  /** the y coordinate of a GFS value */
+  y: (v: number) => number;
+  labelTop: number;
+  xTitleY: number;
+  legendY: number;
+  legendRows: { m: string; x: number; row: number }[];
+}
+
+function chartLayout(summary: Summary): ChartLayout {
   const cats = [
     ...summary.categories,
     'all',
@@ -70,8 +93,37 @@ export function gfsChartSvg(summary: Summary): string {
   const y = (v: number) => top + plotHeight - v * plotHeight;
   const labelTop = y(0) + 14;
   const xTitleY = labelTop + maxLines * 13 + 6;
-  // the legend, wrapped to the width
-  const legendRows: { m: string; x: number; row: number }[] = [];
+  const { rows: legendRows, lastRow } = legendLayout(legend, left, width);
+  const legendY = xTitleY + 20;
+  const height = legendY + (lastRow + 1) * 16 + 4;
+  return {
+    cats,
+    models,
+    font,
+    title,
+    bar,
+    groupGap,
+    groupWidth,
+    left,
+    top,
+    plotWidth,
+    width,
+    height,
+    y,
+    labelTop,
+    xTitleY,
+    legendY,
+    legendRows,
+  };
+}
+
+/** The legend's entries from `left`, wrapped to the chart's width. */
+function legendLayout(
+  legend: readonly { m: string; w: number }[],
+  left: number,
+  width: number,
+): { rows: ChartLayout['legendRows']; lastRow: number } {
+  const rows: ChartLayout['legendRows'] = [];
   let lx = left;
   let row = 0;
   for (const l of legend) {
@@ -79,15 +131,48 @@ export function gfsChartSvg(summary: Summary): string {
       row++;
       lx = left;
     }
-    legendRows.push({ m: l.m, x: lx, row });
+    rows.push({ m: l.m, x: lx, row });
     lx += l.w;
   }
-  const legendY = xTitleY + 20;
-  const height = legendY + (row + 1) * 16 + 4;
-  const colours = ['#4472c4', '#ed7d31', '#70ad47', '#7f7f7f', '#ffc000', '#5b9bd5'];
+  return { rows, lastRow: row };
+}
+
+const CHART_COLOURS = ['#4472c4', '#ed7d31', '#70ad47', '#7f7f7f', '#ffc000', '#5b9bd5'];
+
+/** A category's group: each model's bar with its interval and mean, then the label under the group. */
+function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string): string[] {
+  const { bar, y } = l;
+  const parts: string[] = [];
+  const g = l.left + l.groupGap / 2 + ci * (l.groupWidth + l.groupGap);
+  const bars = g + (l.groupWidth - l.models.length * bar) / 2;
+  for (const [i, m] of l.models.entries()) {
+    const iv = summary.gfs[m]?.[c]?.primary;
+    const x = bars + i * bar + 2;
+    if (!iv) continue;
+    parts.push(
+      `<rect x="${x}" y="${y(iv.estimate)}" width="${bar - 4}" height="${y(0) - y(iv.estimate)}" fill="${CHART_COLOURS[i % CHART_COLOURS.length]}"/>`,
+      `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="#000"/>`,
+      `<text x="${x + (bar - 4) / 2}" y="${Math.max(l.top - 2, y(iv.high) - 3)}" font-size="8" text-anchor="middle">${iv.estimate.toFixed(2)}</text>`,
+    );
+  }
+  for (const [li, line] of labelLines(c, l.groupWidth, l.font).entries())
+    parts.push(
+      `<text x="${g + l.groupWidth / 2}" y="${l.labelTop + li * 13}" text-anchor="middle">${line}</text>`,
+    );
+  return parts;
+}
+
+/**
+ * A bar chart of primary GFS per model and category with its 95 % interval as an error bar and the
+ * mean above each bar; category labels centred under their group (broken at hyphens to fit), axis
+ * titles, and a legend that wraps. Wide enough for its title and every label: no two texts overlap.
+ */
+export function gfsChartSvg(summary: Summary): string {
+  const l = chartLayout(summary);
+  const { left, plotWidth, y } = l;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="${font}">`,
-    `<text x="10" y="16" font-size="13">${title}</text>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}">`,
+    `<text x="10" y="16" font-size="13">${l.title}</text>`,
     `<text x="10" y="31">GFS (0 to 1)</text>`,
     `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="#000"/>`,
   ];
@@ -95,32 +180,15 @@ export function gfsChartSvg(summary: Summary): string {
     parts.push(`<text x="${left - 8}" y="${y(t) + 4}" text-anchor="end">${t.toFixed(2)}</text>`);
     parts.push(`<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#ddd"/>`);
   }
-  for (const [ci, c] of cats.entries()) {
-    const g = left + groupGap / 2 + ci * (groupWidth + groupGap);
-    const bars = g + (groupWidth - models.length * bar) / 2;
-    for (const [i, m] of models.entries()) {
-      const iv = summary.gfs[m]?.[c]?.primary;
-      const x = bars + i * bar + 2;
-      if (!iv) continue;
-      parts.push(
-        `<rect x="${x}" y="${y(iv.estimate)}" width="${bar - 4}" height="${y(0) - y(iv.estimate)}" fill="${colours[i % colours.length]}"/>`,
-        `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="#000"/>`,
-        `<text x="${x + (bar - 4) / 2}" y="${Math.max(top - 2, y(iv.high) - 3)}" font-size="8" text-anchor="middle">${iv.estimate.toFixed(2)}</text>`,
-      );
-    }
-    for (const [li, line] of labelLines(c, groupWidth, font).entries())
-      parts.push(
-        `<text x="${g + groupWidth / 2}" y="${labelTop + li * 13}" text-anchor="middle">${line}</text>`,
-      );
-  }
+  for (const [ci, c] of l.cats.entries()) parts.push(...categoryGroup(summary, l, ci, c));
   parts.push(
-    `<text x="${left + plotWidth / 2}" y="${xTitleY}" text-anchor="middle">question category</text>`,
+    `<text x="${left + plotWidth / 2}" y="${l.xTitleY}" text-anchor="middle">question category</text>`,
   );
-  for (const [i, l] of legendRows.entries()) {
-    const ly = legendY + l.row * 16;
+  for (const [i, entry] of l.legendRows.entries()) {
+    const ly = l.legendY + entry.row * 16;
     parts.push(
-      `<rect x="${l.x}" y="${ly - 9}" width="10" height="10" fill="${colours[i % colours.length]}"/>`,
-      `<text x="${l.x + 14}" y="${ly}">${l.m}</text>`,
+      `<rect x="${entry.x}" y="${ly - 9}" width="10" height="10" fill="${CHART_COLOURS[i % CHART_COLOURS.length]}"/>`,
+      `<text x="${entry.x + 14}" y="${ly}">${entry.m}</text>`,
     );
   }
   parts.push('</svg>');
@@ -129,9 +197,32 @@ export function gfsChartSvg(summary: Summary): string {
 }
 
 export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = {}): string {
-  const out: string[] = [];
   const s = summary;
-  out.push(`# rge run ${s.run.runId}`, '');
+  const out: string[] = [
+    ...runHeader(s),
+    ...describeRun(s),
+    ...gfsSection(s, opts.chartFile),
+    ...correctedSection(s),
+    ...rankingSection(s),
+    ...pairwiseSection(s),
+    ...varianceSection(s),
+    ...agreementSection(s),
+    ...retrievalSection(s),
+    ...checksSection(s),
+    ...stopSection(s.stops),
+    ...latencySection(s),
+    ...cachingSection(s),
+    ...budgetSection(s),
+    ...validationMarkdown(s.validation),
+    ...drilldownSection(s),
+    ...errorsSection(s),
+  ];
+  return `${out.join('\n')}\n`;
+}
+
+/** The title, a partial report's note, and the counts of cases. */
+function runHeader(s: Summary): string[] {
+  const out: string[] = [`# rge run ${s.run.runId}`, ''];
   if (s.partial)
     out.push(
       `**Partial report**: ${s.partial.cases} of the run's ${s.partial.cells} cases (a filtered run, e.g. \`-t\`); the full report of this run is not overwritten.`,
@@ -141,120 +232,182 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     `${s.cases.total} cases (${s.models.length} subjects), ${s.cases.scored} scored, ${s.cases.unscored} unscored, ${s.cases.contested} contested, ${s.diagnostics.errors.count} errors (cases without a result).`,
     '',
   );
-  out.push(...describeRun(s));
-  out.push('## Grounding Fidelity Score', '');
-  out.push(
-    `GFS primary = (0.40 grounding + 0.35 correctness + 0.25 calibration) / 2; equal = (c + g + k) / 6. Mean over scored cases with a BCa 95% interval (${s.run.resamples.toLocaleString('en')} resamples of questions, runs kept together).`,
-    '',
-  );
-  if (opts.chartFile) out.push(`![GFS per model and category](${opts.chartFile})`, '');
+  return out;
+}
+
+/** Primary and equal-weight GFS per subject and category, with their intervals (and the chart). */
+function gfsSection(s: Summary, chartFile: string | undefined): string[] {
   // `traced`: every question whose gold is traced to a source here, when some are not
   const cats = [...s.categories, 'all', ...(s.models.some((m) => s.gfs[m]?.traced) ? ['traced'] : [])];
-  out.push(`| subject | weighting | ${cats.join(' | ')} |`, `|---|---|${cats.map(() => '---').join('|')}|`);
-  for (const m of s.models) {
-    for (const w of ['primary', 'equal'] as const)
-      out.push(`| ${m} | ${w} | ${cats.map((c) => ci(s.gfs[m]?.[c]?.[w] ?? null)).join(' | ')} |`);
-  }
-  out.push('');
-  out.push(...correctedSection(s));
-  out.push('## Ranking', '');
-  out.push(`Primary: ${s.ranking.primary.join(' > ')}. Equal: ${s.ranking.equal.join(' > ')}.`);
-  out.push(`Robust: **${s.ranking.robust ? 'yes' : 'no'}** (${s.ranking.reason}).`, '');
-  out.push(...rankProbabilitiesLines(s));
-  out.push('## Pairwise comparison (McNemar, Bonferroni-corrected)', '');
-  out.push(
+  return [
+    '## Grounding Fidelity Score',
+    '',
+    `GFS primary = (0.40 grounding + 0.35 correctness + 0.25 calibration) / 2; equal = (c + g + k) / 6. Mean over scored cases with a BCa 95% interval (${s.run.resamples.toLocaleString('en')} resamples of questions, runs kept together).`,
+    '',
+    ...(chartFile ? [`![GFS per model and category](${chartFile})`, ''] : []),
+    ...tableHead(['subject', 'weighting', ...cats]),
+    ...s.models.flatMap((m) =>
+      (['primary', 'equal'] as const).map(
+        (w) => `| ${m} | ${w} | ${cats.map((c) => ci(s.gfs[m]?.[c]?.[w] ?? null)).join(' | ')} |`,
+      ),
+    ),
+    '',
+  ];
+}
+
+function rankingSection(s: Summary): string[] {
+  return [
+    '## Ranking',
+    '',
+    `Primary: ${s.ranking.primary.join(' > ')}. Equal: ${s.ranking.equal.join(' > ')}.`,
+    `Robust: **${s.ranking.robust ? 'yes' : 'no'}** (${s.ranking.reason}).`,
+    '',
+    ...rankProbabilitiesLines(s),
+  ];
+}
+
+function pairwiseSection(s: Summary): string[] {
+  const rows = s.pairwise.map(
+    (p) =>
+      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
+  );
+  return [
+    '## Pairwise comparison (McNemar, Bonferroni-corrected)',
+    '',
     "On binarised correctness at the (question, run) level: a cell is correct when the judges' mean correctness is at least 1.5. 'a only' counts cells a got right and b did not.",
     '',
-  );
-  out.push(
-    '| a | b | paired cells | a only | b only | p | p (Bonferroni) | test | GFS a \u2212 b | MDD |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-  );
-  for (const p of s.pairwise)
-    out.push(
-      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
-    );
-  out.push('');
-  out.push(...pairwisePowerNote(s));
-  out.push('## Variance across runs', '');
-  out.push('| subject | runs | within-question SD | between-question variance |', '|---|---|---|---|');
-  for (const [m, v] of Object.entries(s.variance))
-    out.push(`| ${m} | ${v.runs} | ${f3(v.withinQuestionSD)} | ${f3(v.betweenQuestionVariance)} |`);
-  out.push('');
-  out.push(...agreementSection(s));
-  out.push(...retrievalSection(s));
-  out.push('## Deterministic checks (pass rate where applicable)', '');
+    ...tableHead([
+      'a',
+      'b',
+      'paired cells',
+      'a only',
+      'b only',
+      'p',
+      'p (Bonferroni)',
+      'test',
+      'GFS a \u2212 b',
+      'MDD',
+    ]),
+    ...rows,
+    '',
+    ...pairwisePowerNote(s),
+  ];
+}
+
+function varianceSection(s: Summary): string[] {
+  return [
+    '## Variance across runs',
+    '',
+    ...tableHead(['subject', 'runs', 'within-question SD', 'between-question variance']),
+    ...Object.entries(s.variance).map(
+      ([m, v]) => `| ${m} | ${v.runs} | ${f3(v.withinQuestionSD)} | ${f3(v.betweenQuestionVariance)} |`,
+    ),
+    '',
+  ];
+}
+
+function checksSection(s: Summary): string[] {
   const names = [...new Set(Object.values(s.checkPassRates).flatMap((r) => Object.keys(r)))].sort();
-  out.push(`| subject | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`);
-  for (const m of s.models) {
-    out.push(
-      `| ${m} | ${names
-        .map((n) => {
-          const r = s.checkPassRates[m]?.[n];
-          return r?.rate === null || r === undefined
-            ? 'n/a'
-            : `${(100 * r.rate).toFixed(1)}% (${r.applicable})`;
-        })
-        .join(' | ')} |`,
-    );
-  }
-  out.push('');
-  out.push(...stopSection(s.stops));
-  out.push('## Latency and cost', '');
-  out.push('| subject | p50 ms | p95 ms | cost USD |', '|---|---|---|---|');
-  for (const m of s.models)
-    out.push(
-      `| ${m} | ${f2(s.latency[m]?.p50 ?? Number.NaN)} | ${f2(s.latency[m]?.p95 ?? Number.NaN)} | ${(s.cost[m] ?? 0).toFixed(4)} |`,
-    );
-  out.push('');
-  out.push('## Cost and prompt caching', '');
-  out.push(
+  const passRate = (m: string, name: string) => {
+    const r = s.checkPassRates[m]?.[name];
+    return r?.rate === null || r === undefined ? 'n/a' : `${(100 * r.rate).toFixed(1)}% (${r.applicable})`;
+  };
+  return [
+    '## Deterministic checks (pass rate where applicable)',
+    '',
+    // no tableHead: with no check, the header keeps an empty column
+    `| subject | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---').join('|')}|`,
+    ...s.models.map((m) => `| ${m} | ${names.map((n) => passRate(m, n)).join(' | ')} |`),
+    '',
+  ];
+}
+
+function latencySection(s: Summary): string[] {
+  return [
+    '## Latency and cost',
+    '',
+    ...tableHead(['subject', 'p50 ms', 'p95 ms', 'cost USD']),
+    ...s.models.map(
+      (m) =>
+        `| ${m} | ${f2(s.latency[m]?.p50 ?? Number.NaN)} | ${f2(s.latency[m]?.p95 ?? Number.NaN)} | ${(s.cost[m] ?? 0).toFixed(4)} |`,
+    ),
+    '',
+  ];
+}
+
+function cachingSection(s: Summary): string[] {
+  const n = (x: number) => x.toLocaleString('en');
+  const rows = s.models.flatMap((m) => {
+    const c = s.caching[m];
+    return c
+      ? [
+          `| ${m} | ${c.costUsd.toFixed(4)} | ${c.uncachedUsd.toFixed(4)} | ${c.savedUsd.toFixed(4)} | ${n(c.tokens.inputTokens)} | ${n(c.tokens.cacheReadTokens)} | ${n(c.tokens.cacheWriteTokens)} | ${n(c.tokens.outputTokens)} | ${(100 * c.batchShare).toFixed(0)}% |`,
+        ]
+      : [];
+  });
+  return [
+    '## Cost and prompt caching',
+    '',
     "Cost of each subject's cases (its answers and both judges' verdicts), at the catalogue's prices; 'without caching' prices every cached token at the input price, so the difference is what caching saved.",
+    '',
+    ...tableHead([
+      'subject',
+      'cost USD',
+      'without caching',
+      'saved',
+      'input tokens',
+      'cache read',
+      'cache write',
+      'output tokens',
+      'batch',
+    ]),
+    ...rows,
+    '',
+  ];
+}
+
+/** The pre-flight estimate against what the run spent, line by line; nothing when the run has no budget. */
+function budgetSection(s: Summary): string[] {
+  if (!s.budget) return [];
+  const b = s.budget;
+  const ratio = (actual: number, expected: number) =>
+    expected > 0 ? `${(actual / expected).toFixed(2)}x` : 'n/a';
+  const out: string[] = [
+    `## Budget: the pre-flight estimate against what the run spent (${b.mode} mode)`,
+    '',
+  ];
+  out.push(
+    ...tableHead([
+      'role',
+      'model',
+      'calls estimated',
+      'expected USD',
+      'worst case USD',
+      'calls made',
+      'spent USD',
+      'spent / expected',
+    ]),
+  );
+  for (const l of b.lines)
+    out.push(
+      `| ${l.role} | ${l.provider}/${l.model} | ${l.calls} | ${l.expectedUsd.toFixed(4)} | ${l.worstUsd.toFixed(4)} | ${l.actualCalls} | ${l.actualUsd.toFixed(4)} | ${ratio(l.actualUsd, l.expectedUsd)} |`,
+    );
+  out.push(
+    `| total | | | ${b.totals.expectedUsd.toFixed(4)} | ${b.totals.worstUsd.toFixed(4)} | | ${b.totals.actualUsd.toFixed(4)} | ${ratio(b.totals.actualUsd, b.totals.expectedUsd)} |`,
     '',
   );
   out.push(
-    '| subject | cost USD | without caching | saved | input tokens | cache read | cache write | output tokens | batch |',
-    '|---|---|---|---|---|---|---|---|---|',
+    `Naive sync calls without caching were estimated at $${b.totals.naiveUsd.toFixed(4)}.` +
+      (b.totals.unaccountedUsd > 0
+        ? ` $${b.totals.unaccountedUsd.toFixed(4)} is unaccounted (calls in flight when a process was killed, counted at their worst case).`
+        : ''),
+    '',
   );
-  const n = (x: number) => x.toLocaleString('en');
-  for (const m of s.models) {
-    const c = s.caching[m];
-    if (!c) continue;
-    out.push(
-      `| ${m} | ${c.costUsd.toFixed(4)} | ${c.uncachedUsd.toFixed(4)} | ${c.savedUsd.toFixed(4)} | ${n(c.tokens.inputTokens)} | ${n(c.tokens.cacheReadTokens)} | ${n(c.tokens.cacheWriteTokens)} | ${n(c.tokens.outputTokens)} | ${(100 * c.batchShare).toFixed(0)}% |`,
-    );
-  }
-  out.push('');
-  if (s.budget) {
-    const b = s.budget;
-    out.push(`## Budget: the pre-flight estimate against what the run spent (${b.mode} mode)`, '');
-    out.push(
-      '| role | model | calls estimated | expected USD | worst case USD | calls made | spent USD | spent / expected |',
-      '|---|---|---|---|---|---|---|---|',
-    );
-    for (const l of b.lines)
-      out.push(
-        `| ${l.role} | ${l.provider}/${l.model} | ${l.calls} | ${l.expectedUsd.toFixed(4)} | ${l.worstUsd.toFixed(4)} | ${l.actualCalls} | ${l.actualUsd.toFixed(4)} | ${l.expectedUsd > 0 ? `${(l.actualUsd / l.expectedUsd).toFixed(2)}x` : 'n/a'} |`,
-      );
-    out.push(
-      `| total | | | ${b.totals.expectedUsd.toFixed(4)} | ${b.totals.worstUsd.toFixed(4)} | | ${b.totals.actualUsd.toFixed(4)} | ${b.totals.expectedUsd > 0 ? `${(b.totals.actualUsd / b.totals.expectedUsd).toFixed(2)}x` : 'n/a'} |`,
-      '',
-    );
-    out.push(
-      `Naive sync calls without caching were estimated at $${b.totals.naiveUsd.toFixed(4)}.` +
-        (b.totals.unaccountedUsd > 0
-          ? ` $${b.totals.unaccountedUsd.toFixed(4)} is unaccounted (calls in flight when a process was killed, counted at their worst case).`
-          : ''),
-      '',
-    );
-    for (const w of b.warnings) out.push(`- Budget warning: ${w}`);
-    if (b.stopped) out.push(`- **The run stopped at the budget cap**: ${b.stopped}`);
-    if (b.warnings.length > 0 || b.stopped) out.push('');
-  }
-  out.push(...validationMarkdown(s.validation));
-  out.push(...drilldownSection(s));
-  out.push(...errorsSection(s));
-  return `${out.join('\n')}\n`;
+  for (const w of b.warnings) out.push(`- Budget warning: ${w}`);
+  if (b.stopped) out.push(`- **The run stopped at the budget cap**: ${b.stopped}`);
+  if (b.warnings.length > 0 || b.stopped) out.push('');
+  return out;
 }
 
 const DIMS = ['correctness', 'grounding', 'calibration'] as const;
@@ -318,10 +471,7 @@ function agreementSection(s: Summary): string[] {
     "Per subject, Cohen's kappa between its two judges (its cross-family panel) over its responses, and the mean over subjects (methodology 8.4's figure). Then per pair of judges, pooled over the subjects it judged: on the whole run, and on the responses people labelled (the same figure `rge judge audit` prints); a difference above 0.15 between the two is flagged.",
     '',
   );
-  out.push(
-    `| figure | judges | ${DIMS.join(' | ')} | n |`,
-    `|---|---|${DIMS.map(() => '---').join('|')}|---|`,
-  );
+  out.push(...tableHead(['figure', 'judges', ...DIMS, 'n']));
   const row = (what: string, judges: string, cells: Record<string, KappaShown>, note = (_d: string) => '') =>
     `| ${what} | ${judges} | ${DIMS.map((d) => `${formatKappa(cells[d] as KappaShown)}${note(d)}`).join(' | ')} | ${cells.correctness?.n ?? 0} |`;
   for (const [subject, x] of Object.entries(a.bySubject))
@@ -353,7 +503,7 @@ function retrievalSection(s: Summary): string[] {
     'Per question (the same chunks for every subject and run); out-of-domain questions have no gold chunk.',
     '',
   );
-  out.push('| category | questions | gold in top k | hit rate |', '|---|---|---|---|');
+  out.push(...tableHead(['category', 'questions', 'gold in top k', 'hit rate']));
   for (const c of cats) {
     const x = r[c] as { questions: number; hits: number; rate: number | null };
     out.push(
@@ -389,7 +539,7 @@ function drilldownSection(s: Summary): string[] {
       `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,
       '',
     );
-    out.push('| judge | dimension | score | evidence (quoted first) | rationale |', '|---|---|---|---|---|');
+    out.push(...tableHead(['judge', 'dimension', 'score', 'evidence (quoted first)', 'rationale']));
     for (const v of c.verdicts) {
       if (!v.scores) {
         out.push(`| ${v.judge} | all | ${v.status} | | |`);

@@ -32,7 +32,7 @@ import {
   type ValidationSummary,
   validationSummary,
 } from '../validation/summary.ts';
-import { type CorrectedGfs, correctedGfs, type GfsWeightsView } from './corrected.ts';
+import { type CorrectedGfs, correctedGfs } from './corrected.ts';
 import {
   CORRECT_AT,
   type Diagnostics,
@@ -64,7 +64,7 @@ import {
   variance,
 } from './scores.ts';
 import { type StopCounts, stopCounts } from './stops.ts';
-import type { CaseRowView, RunBudgetView, RunDescription } from './views.ts';
+import type { CaseRowView, GfsWeightsView, RunBudgetView, RunDescription } from './views.ts';
 
 export interface SummaryOptions {
   seed: string;

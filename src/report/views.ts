@@ -25,6 +25,13 @@ export interface TokenView {
   cacheWriteTokens: number;
 }
 
+/** The run's GFS weights (the run config's gfs_weights; src/scoring's GfsWeights). */
+export interface GfsWeightsView {
+  correctness: number;
+  grounding: number;
+  calibration: number;
+}
+
 /** What the stages of the run recorded (the run state file): the pre-flight estimate and the spend. */
 export interface RunBudgetView {
   mode: string;

@@ -91,16 +91,16 @@ function withHeader(chunk: Chunk, titles: readonly string[]): string {
   return `${header}\n${chunk.text}`;
 }
 
+/** What the representations of a build add up to: the checksum, the embedding counts and time, the dimensions. */
+type Representations = Omit<BuildIndexResult, 'chunks'> & { dimensions: number | null };
+
 export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Promise<BuildIndexResult> {
   const dir = resolve(opts.dir);
   const embedder =
     typeof opts.embedder === 'string'
       ? await createEmbedder(opts.embedder, opts.embedderOptions)
       : opts.embedder;
-  const sorted = [...chunks].sort((a, b) => compareIds(a.id, b.id));
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]?.id === sorted[i - 1]?.id) throw new RgeError(`duplicate chunk id ${sorted[i]?.id}`);
-  }
+  const sorted = inIdOrder(chunks);
   await assertReplaceable(dir);
 
   const total = sorted.length;
@@ -111,33 +111,7 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
   );
   await mkdir(tmp, { recursive: true });
   try {
-    let result: Omit<BuildIndexResult, 'chunks'> & { dimensions: number | null };
-    if (embedder.kind === 'dense') {
-      result = await writeDense(
-        tmp,
-        sorted,
-        embedder,
-        resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
-        opts,
-      );
-    } else if (embedder.kind === 'lexical') {
-      result = await writeLexical(tmp, sorted, embedder, opts);
-    } else {
-      // hybrid: both representations side by side, one checksum over the two
-      const dense = await writeDense(
-        tmp,
-        sorted,
-        embedder.dense,
-        resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR),
-        opts,
-      );
-      const lexical = await writeLexical(tmp, sorted, embedder.lexical, { ...opts, onProgress: undefined });
-      result = {
-        ...dense,
-        checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum),
-        embedMs: dense.embedMs + lexical.embedMs,
-      };
-    }
+    const result = await writeRepresentations(tmp, sorted, embedder, opts);
     // JSON.stringify(sorted) + newline, written and hashed in pieces (never one string of the whole corpus)
     const chunksHash = createHash('sha256');
     await writeFileAtomic(join(tmp, CHUNKS), jsonArrayPieces(sorted, chunksHash));
@@ -172,6 +146,34 @@ export async function buildIndex(chunks: Chunk[], opts: BuildIndexOptions): Prom
     await rm(tmp, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** The chunks sorted by id; two chunks with one id are an error. */
+function inIdOrder(chunks: readonly Chunk[]): Chunk[] {
+  const sorted = [...chunks].sort((a, b) => compareIds(a.id, b.id));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]?.id === sorted[i - 1]?.id) throw new RgeError(`duplicate chunk id ${sorted[i]?.id}`);
+  }
+  return sorted;
+}
+
+/** Dense vectors, bm25 statistics, or for hybrid both side by side with one checksum over the two. */
+async function writeRepresentations(
+  tmp: string,
+  sorted: Chunk[],
+  embedder: Embedder,
+  opts: BuildIndexOptions,
+): Promise<Representations> {
+  const cacheDir = () => resolve(opts.cacheDir ?? DEFAULT_EMBEDDING_CACHE_DIR);
+  if (embedder.kind === 'dense') return writeDense(tmp, sorted, embedder, cacheDir(), opts);
+  if (embedder.kind === 'lexical') return writeLexical(tmp, sorted, embedder, opts);
+  const dense = await writeDense(tmp, sorted, embedder.dense, cacheDir(), opts);
+  const lexical = await writeLexical(tmp, sorted, embedder.lexical, { ...opts, onProgress: undefined });
+  return {
+    ...dense,
+    checksum: hybridChecksum(embedder.id, dense.checksum, lexical.checksum),
+    embedMs: dense.embedMs + lexical.embedMs,
+  };
 }
 
 /** Refuses to replace a folder that has files but is not an rge index (it may be the user's data). */

@@ -267,13 +267,58 @@ export async function downloadBgeM3(opts: DownloadOptions): Promise<string> {
   return p;
 }
 
+type Transformers = typeof import('@huggingface/transformers');
+
+/** What the hub told a download: the commit it resolved the revision to, the address a fetch failed on. */
+interface HubReplies {
+  commit: string | null;
+  failedUrl: string | null;
+}
+
 async function runDownload(final: string, opts: DownloadOptions): Promise<string> {
   const { hub, revision, dtype } = opts;
   const tf = await import('@huggingface/transformers');
   const staging = join(opts.cacheDir, `.rge-download-${process.pid}-${randomBytes(4).toString('hex')}`);
   const staged = revision === 'main' ? join(staging, BGE_M3_MODEL) : join(staging, BGE_M3_MODEL, revision);
-  const seen: { commit: string | null; failedUrl: string | null } = { commit: null, failedUrl: null };
-  const saved = {
+  const seen: HubReplies = { commit: null, failedUrl: null };
+  const saved = transformersSettings(tf);
+  const fail = downloadFailure(opts, seen);
+  pointAtHub(tf, hub, staging, seen);
+  try {
+    await mkdir(staging, { recursive: true });
+    const { files, total } = await hubFiles(tf, opts, staging, fail);
+    opts.stream.write(
+      `bge-m3: downloading ${BGE_M3_MODEL} (revision ${revision}, ${dtype}) from ${hub}: ${files.length} files, ` +
+        `${formatBytes(total)}, into ${final}\n`,
+    );
+    await fetchIntoStaging(tf, opts, staging, files, total, fail);
+    const absent = files.filter((f) => !existsSync(join(staged, f)));
+    if (absent.length > 0)
+      throw fail(`the download is incomplete: ${absent.join(', ')} did not arrive`, undefined);
+    const record: DownloadRecord = {
+      model: BGE_M3_MODEL,
+      revision,
+      commit: seen.commit,
+      hub,
+      dtype,
+      files: files.map((f) => ({ path: f, bytes: statSync(join(staged, f)).size })),
+      downloadedAt: new Date().toISOString(),
+    };
+    await writeFile(join(staged, DOWNLOAD_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+    await moveIntoPlace(staged, final);
+    opts.stream.write(
+      `bge-m3: downloaded ${formatBytes(total)} to ${final}${seen.commit ? ` (commit ${seen.commit})` : ''}\n`,
+    );
+    return final;
+  } finally {
+    Object.assign(tf.env, saved);
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The transformers.js settings a download changes, to put back after it. */
+function transformersSettings(tf: Transformers) {
+  return {
     remoteHost: tf.env.remoteHost,
     remotePathTemplate: tf.env.remotePathTemplate,
     allowRemoteModels: tf.env.allowRemoteModels,
@@ -284,14 +329,28 @@ async function runDownload(final: string, opts: DownloadOptions): Promise<string
     cacheDir: tf.env.cacheDir,
     fetch: tf.env.fetch,
   };
-  const baseFetch = saved.fetch;
-  const fail = (what: string, err: unknown) =>
+}
+
+/** The error of a failed download: what failed and why, and what to do about it. */
+function downloadFailure(
+  { hub, revision }: DownloadOptions,
+  seen: HubReplies,
+): (what: string, err: unknown) => RgeError {
+  return (what, err) =>
     new RgeError(
       `bge-m3: could not download ${BGE_M3_MODEL} (revision ${revision}) from ${hub}: ${what}${err === undefined ? '' : describeFailure(err, seen.failedUrl)}\n` +
         'Check the network (or HF_ENDPOINT, the hub address) and run again; or download the files on another ' +
         'machine, point RGE_BGE_M3_DIR at the folder and use --offline.',
       err === undefined ? {} : { cause: err },
     );
+}
+
+/**
+ * Points transformers.js at the hub, with `staging` as its only cache, and notes in `seen` the commit
+ * the hub names (`x-repo-commit`) and the address of a fetch that failed.
+ */
+function pointAtHub(tf: Transformers, hub: string, staging: string, seen: HubReplies): void {
+  const baseFetch = tf.env.fetch;
   Object.assign(tf.env, {
     remoteHost: hub,
     remotePathTemplate: '{model}/resolve/{revision}/',
@@ -314,86 +373,91 @@ async function runDownload(final: string, opts: DownloadOptions): Promise<string
       }
     },
   });
+}
+
+/**
+ * The files to fetch (the weights' external data too, for fp32, where the hub has it) and their total
+ * size, from the hub's metadata (a one-byte range request a file); a wanted file the hub lacks is an error.
+ */
+async function hubFiles(
+  tf: Transformers,
+  { hub, revision, dtype }: DownloadOptions,
+  staging: string,
+  fail: (what: string, err: unknown) => RgeError,
+): Promise<{ files: string[]; total: number }> {
+  const weights = WEIGHT_FILES[dtype];
+  const wanted = ['config.json', 'tokenizer.json', 'tokenizer_config.json', weights];
+  const optional = dtype === 'fp32' ? [`${weights}_data`] : [];
+  const options = { revision, cache_dir: staging };
+  let metadata: { exists: boolean; size?: number }[];
   try {
-    await mkdir(staging, { recursive: true });
-    const weights = WEIGHT_FILES[dtype];
-    const wanted = ['config.json', 'tokenizer.json', 'tokenizer_config.json', weights];
-    const optional = dtype === 'fp32' ? [`${weights}_data`] : [];
-    const options = { revision, cache_dir: staging };
-    let metadata: { exists: boolean; size?: number }[];
-    try {
-      metadata = await Promise.all(
-        [...wanted, ...optional].map((f) => tf.ModelRegistry.get_file_metadata(BGE_M3_MODEL, f, options)),
-      );
-    } catch (err) {
-      throw fail('', err);
-    }
-    const missing = wanted.filter((_, i) => !metadata[i]?.exists);
-    if (missing.length > 0) {
-      throw fail(
-        `not found on the hub (HTTP 404): ${missing.map((f) => hubUrl(hub, revision, f)).join(', ')}`,
-        undefined,
-      );
-    }
-    const files = [...wanted, ...optional.filter((_, i) => metadata[wanted.length + i]?.exists)];
-    const sizes = new Map(files.map((f) => [f, metadata[[...wanted, ...optional].indexOf(f)]?.size ?? 0]));
-    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
-    opts.stream.write(
-      `bge-m3: downloading ${BGE_M3_MODEL} (revision ${revision}, ${dtype}) from ${hub}: ${files.length} files, ` +
-        `${formatBytes(total)}, into ${final}\n`,
+    metadata = await Promise.all(
+      [...wanted, ...optional].map((f) => tf.ModelRegistry.get_file_metadata(BGE_M3_MODEL, f, options)),
     );
-    const loadedByFile = new Map<string, number>();
-    const bar = byteProgress(opts.stream, opts.env, total);
-    let pipe: { dispose(): Promise<unknown> };
-    try {
-      pipe = (await tf.pipeline('feature-extraction', BGE_M3_MODEL, {
-        dtype,
-        revision,
-        cache_dir: staging,
-        ...(files.includes(`${weights}_data`) ? { use_external_data_format: true } : {}),
-        progress_callback: (info: { status: string; file?: string; loaded?: number }) => {
-          if (info.status !== 'progress' || !info.file || typeof info.loaded !== 'number') return;
-          loadedByFile.set(info.file, info.loaded);
-          bar.update([...loadedByFile.values()].reduce((a, b) => a + b, 0));
-        },
-      })) as unknown as { dispose(): Promise<unknown> };
-    } catch (err) {
-      throw fail('', err);
-    } finally {
-      bar.done();
-    }
-    await pipe.dispose();
-    const absent = files.filter((f) => !existsSync(join(staged, f)));
-    if (absent.length > 0)
-      throw fail(`the download is incomplete: ${absent.join(', ')} did not arrive`, undefined);
-    const record: DownloadRecord = {
-      model: BGE_M3_MODEL,
-      revision,
-      commit: seen.commit,
-      hub,
+  } catch (err) {
+    throw fail('', err);
+  }
+  const missing = wanted.filter((_, i) => !metadata[i]?.exists);
+  if (missing.length > 0) {
+    throw fail(
+      `not found on the hub (HTTP 404): ${missing.map((f) => hubUrl(hub, revision, f)).join(', ')}`,
+      undefined,
+    );
+  }
+  const files = [...wanted, ...optional.filter((_, i) => metadata[wanted.length + i]?.exists)];
+  const sizes = new Map(files.map((f) => [f, metadata[[...wanted, ...optional].indexOf(f)]?.size ?? 0]));
+  const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+  return { files, total };
+}
+
+/**
+ * Loads the pipeline from the staging cache, which fetches every file into it (so the model is known to
+ * load), with a progress bar over all the bytes.
+ */
+async function fetchIntoStaging(
+  tf: Transformers,
+  opts: DownloadOptions,
+  staging: string,
+  files: readonly string[],
+  total: number,
+  fail: (what: string, err: unknown) => RgeError,
+): Promise<void> {
+  const { revision, dtype } = opts;
+  const loadedByFile = new Map<string, number>();
+  const bar = byteProgress(opts.stream, opts.env, total);
+  let pipe: { dispose(): Promise<unknown> };
+  try {
+    pipe = (await tf.pipeline('feature-extraction', BGE_M3_MODEL, {
       dtype,
-      files: files.map((f) => ({ path: f, bytes: statSync(join(staged, f)).size })),
-      downloadedAt: new Date().toISOString(),
-    };
-    await writeFile(join(staged, DOWNLOAD_RECORD), `${JSON.stringify(record, null, 2)}\n`);
-    await mkdir(dirname(final), { recursive: true });
-    try {
-      await rename(staged, final);
-    } catch (err) {
-      // another process finished first: use its copy when it is complete
-      if (!isBgeM3Folder(final)) {
-        throw new RgeError(
-          `bge-m3: ${final} exists but is not a complete model folder (config.json, tokenizer.json and onnx weights); remove it and run again`,
-          { cause: err },
-        );
-      }
-    }
-    opts.stream.write(
-      `bge-m3: downloaded ${formatBytes(total)} to ${final}${seen.commit ? ` (commit ${seen.commit})` : ''}\n`,
-    );
-    return final;
+      revision,
+      cache_dir: staging,
+      ...(files.includes(`${WEIGHT_FILES[dtype]}_data`) ? { use_external_data_format: true } : {}),
+      progress_callback: (info: { status: string; file?: string; loaded?: number }) => {
+        if (info.status !== 'progress' || !info.file || typeof info.loaded !== 'number') return;
+        loadedByFile.set(info.file, info.loaded);
+        bar.update([...loadedByFile.values()].reduce((a, b) => a + b, 0));
+      },
+    })) as unknown as { dispose(): Promise<unknown> };
+  } catch (err) {
+    throw fail('', err);
   } finally {
-    Object.assign(tf.env, saved);
-    await rm(staging, { recursive: true, force: true });
+    bar.done();
+  }
+  await pipe.dispose();
+}
+
+/** Renames the staged folder into place; when another process finished first, its copy is used if complete. */
+async function moveIntoPlace(staged: string, final: string): Promise<void> {
+  await mkdir(dirname(final), { recursive: true });
+  try {
+    await rename(staged, final);
+  } catch (err) {
+    // another process finished first: use its copy when it is complete
+    if (!isBgeM3Folder(final)) {
+      throw new RgeError(
+        `bge-m3: ${final} exists but is not a complete model folder (config.json, tokenizer.json and onnx weights); remove it and run again`,
+        { cause: err },
+      );
+    }
   }
 }

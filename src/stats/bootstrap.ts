@@ -574,6 +574,35 @@ export function clusterBootstrapCI(
   assertArray(fn, 'rows', rows);
   if (rows.length === 0) throw new RangeError(`${fn}: rows is empty`);
   const r = resolveOptions(fn, opts);
+  const clusters = clustersOf(fn, rows);
+  const statistic = opts.statistic;
+  const estimate = statistic
+    ? checkStatistic(fn, statistic(clusters.grouped.slice()), 'the data')
+    : meanOf(clusters.values);
+  const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
+  if (clusters.sums.length < 2 || allEqual(clusters.values))
+    return { low: estimate, high: estimate, ...base, degenerate: true };
+  return statistic
+    ? clusterStatisticCI(fn, r, clusters, estimate, statistic)
+    : clusterMeanCI(fn, r, clusters, estimate);
+}
+
+/** Rows grouped by cluster, clusters numbered in order of first appearance. */
+interface Clusters {
+  /** the rows' values in input order */
+  values: Float64Array;
+  /** the values regrouped cluster by cluster: offsets[c]..offsets[c + 1] are cluster c's rows */
+  grouped: Float64Array;
+  offsets: Int32Array;
+  /** each cluster's sum and number of rows */
+  sums: Float64Array;
+  sizes: Float64Array;
+  /** the most rows of a cluster */
+  largest: number;
+}
+
+/** Checks each row (an object, a string cluster, a finite value) and groups the rows by cluster. */
+function clustersOf(fn: string, rows: readonly { cluster: string; value: number }[]): Clusters {
   const clusterIndex = new Map<string, number>();
   const members: number[][] = [];
   const values = new Float64Array(rows.length);
@@ -593,7 +622,6 @@ export function clusterBootstrapCI(
     (members[c] as number[]).push(i);
   });
   const k = members.length;
-  // rows regrouped cluster by cluster; offsets[c]..offsets[c + 1] are cluster c's rows
   const grouped = new Float64Array(rows.length);
   const offsets = new Int32Array(k + 1);
   const sums = new Float64Array(k);
@@ -610,48 +638,68 @@ export function clusterBootstrapCI(
   offsets[k] = at;
   let largest = 0;
   for (let c = 0; c < k; c++) largest = Math.max(largest, sizes[c] as number);
-  const statistic = opts.statistic;
-  const estimate = statistic ? checkStatistic(fn, statistic(grouped.slice()), 'the data') : meanOf(values);
-  const base = { estimate, method: r.method, resamples: r.resamples, seed: r.seed };
-  if (k < 2 || allEqual(values)) return { low: estimate, high: estimate, ...base, degenerate: true };
+  return { values, grouped, offsets, sums, sizes, largest };
+}
 
+/**
+ * The default statistic, the mean over all rows: each resample's sum of the drawn clusters' sums over
+ * the sum of their sizes (`resampleClusterSums`), in integer units on a score grid (exact ties); the
+ * cluster-level jackknife gives the acceleration.
+ */
+function clusterMeanCI(fn: string, r: Resolved, clusters: Clusters, estimate: number): BootstrapResult {
+  const { values, grouped, offsets, sums, sizes, largest } = clusters;
+  const k = sums.length;
   const dist = new Float64Array(r.resamples);
   let totalSum = 0;
   for (let c = 0; c < k; c++) totalSum += sums[c] as number;
-  if (!statistic) {
-    const influence = () => {
-      const jackknife = new Float64Array(k);
-      for (let c = 0; c < k; c++) {
-        jackknife[c] = (totalSum - (sums[c] as number)) / (rows.length - (sizes[c] as number));
-      }
-      return influenceFromJackknife(jackknife);
-    };
-    const sizesDrawn = new Float64Array(r.resamples);
-    const grid = scoreGrid(values);
-    if (grid) {
-      // per-cluster sums of integer units: exact, so is every resample's sum
-      const unitSums = new Float64Array(k);
-      let units = 0;
-      for (let c = 0; c < k; c++) {
-        for (let i = offsets[c] as number; i < (offsets[c + 1] as number); i++) {
-          unitSums[c] = (unitSums[c] as number) + Math.round((grouped[i] as number) * grid.denominator);
-        }
-        units += unitSums[c] as number;
-      }
-      resampleClusterSums(unitSums, sizes, resamplingState(r.seed), dist, sizesDrawn);
-      for (let b = 0; b < dist.length; b++) {
-        dist[b] = (dist[b] as number) / (grid.denominator * (sizesDrawn[b] as number));
-      }
-      const tieEstimate = units / (grid.denominator * rows.length);
-      return finish(fn, r, estimate, dist, influence, { estimate: tieEstimate, tolerance: 0 });
+  const influence = () => {
+    const jackknife = new Float64Array(k);
+    for (let c = 0; c < k; c++) {
+      jackknife[c] = (totalSum - (sums[c] as number)) / (values.length - (sizes[c] as number));
     }
-    resampleClusterSums(sums, sizes, resamplingState(r.seed), dist, sizesDrawn);
-    for (let b = 0; b < dist.length; b++) dist[b] = (dist[b] as number) / (sizesDrawn[b] as number);
-    return finish(fn, r, estimate, dist, influence, {
-      estimate,
-      tolerance: summationTolerance(k * largest, maxAbs(values)),
-    });
+    return influenceFromJackknife(jackknife);
+  };
+  const sizesDrawn = new Float64Array(r.resamples);
+  const grid = scoreGrid(values);
+  if (grid) {
+    // per-cluster sums of integer units: exact, so is every resample's sum
+    const unitSums = new Float64Array(k);
+    let units = 0;
+    for (let c = 0; c < k; c++) {
+      for (let i = offsets[c] as number; i < (offsets[c + 1] as number); i++) {
+        unitSums[c] = (unitSums[c] as number) + Math.round((grouped[i] as number) * grid.denominator);
+      }
+      units += unitSums[c] as number;
+    }
+    resampleClusterSums(unitSums, sizes, resamplingState(r.seed), dist, sizesDrawn);
+    for (let b = 0; b < dist.length; b++) {
+      dist[b] = (dist[b] as number) / (grid.denominator * (sizesDrawn[b] as number));
+    }
+    const tieEstimate = units / (grid.denominator * values.length);
+    return finish(fn, r, estimate, dist, influence, { estimate: tieEstimate, tolerance: 0 });
   }
+  resampleClusterSums(sums, sizes, resamplingState(r.seed), dist, sizesDrawn);
+  for (let b = 0; b < dist.length; b++) dist[b] = (dist[b] as number) / (sizesDrawn[b] as number);
+  return finish(fn, r, estimate, dist, influence, {
+    estimate,
+    tolerance: summationTolerance(k * largest, maxAbs(values)),
+  });
+}
+
+/**
+ * A custom statistic: each resample's rows (clusters in drawn order, rows in input order) in one reused
+ * buffer; the jackknife leaves one cluster out at a time.
+ */
+function clusterStatisticCI(
+  fn: string,
+  r: Resolved,
+  clusters: Clusters,
+  estimate: number,
+  statistic: (xs: ArrayLike<number>) => number,
+): BootstrapResult {
+  const { values, grouped, offsets, largest } = clusters;
+  const k = clusters.sums.length;
+  const dist = new Float64Array(r.resamples);
   const [even, odd] = resamplingStreams(r.seed);
   const buffer = new Float64Array(largest * k);
   for (let b = 0; b < r.resamples; b++) {
@@ -674,7 +722,7 @@ export function clusterBootstrapCI(
       for (let c = 0; c < k; c++) {
         const from = offsets[c] as number;
         const to = offsets[c + 1] as number;
-        const leaveOut = new Float64Array(rows.length - (to - from));
+        const leaveOut = new Float64Array(values.length - (to - from));
         leaveOut.set(grouped.subarray(0, from), 0);
         leaveOut.set(grouped.subarray(to), from);
         jackknife[c] = checkStatistic(fn, statistic(leaveOut), `the jackknife sample without cluster ${c}`);

@@ -151,12 +151,52 @@ export function kappaInterval(
     throw new RangeError(`${fn}: ${opts.clusters.length} clusters for ${a.length} items`);
   if (opts.strata !== undefined && opts.strata.length !== a.length)
     throw new RangeError(`${fn}: ${opts.strata.length} strata for ${a.length} items`);
-  const labels = Array.from({ length: labelCount }, (_, i) => i);
   const cells = labelCount * labelCount;
   const strata = opts.strata ?? a.map(() => 0);
   const strataCount = Math.max(...strata) + 1;
   // an item is one number, stratum x a x b, so that resampling items keeps each pair together
   const codes = a.map((x, i) => (strata[i] as number) * cells + x * labelCount + (b[i] as number));
+  const statisticOf = stratifiedKappa(labelCount, strataCount);
+  const estimate = statisticOf(codes);
+  if (Number.isNaN(estimate)) return null;
+  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
+  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
+  const resampled = undefinedAsEstimate(statisticOf, estimate, resamples);
+  const options = {
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    confidence,
+    seed: opts.seed,
+    statistic: resampled.statistic,
+  } as const;
+  const clusters = opts.clusters;
+  const ci = clusters
+    ? clusterBootstrapCI(
+        codes.map((value, i) => ({ cluster: clusters[i] as string, value })),
+        options,
+      )
+    : bootstrapCI(codes, options);
+  return {
+    low: ci.low,
+    high: ci.high,
+    confidence,
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    seed: opts.seed,
+    clusters: clusters ? new Set(clusters).size : a.length,
+    undefinedResamples: resampled.undefinedResamples(),
+    degenerate: ci.degenerate === true,
+  };
+}
+
+/**
+ * The statistic of `kappaInterval` over items coded stratum x a x b (`labelCount` labels): the mean over
+ * strata of each stratum's kappa, strata where it is undefined left out (NaN when it is undefined in
+ * all). Kappa depends only on a stratum's a x b counts, so it is computed once per distinct table.
+ */
+function stratifiedKappa(labelCount: number, strataCount: number): (codes: ArrayLike<number>) => number {
+  const labels = Array.from({ length: labelCount }, (_, i) => i);
+  const cells = labelCount * labelCount;
   const counts = new Array<number>(strataCount * cells);
   const known = new Map<string, number>();
   const tableKappa = (from: number): number => {
@@ -174,7 +214,7 @@ export function kappaInterval(
     known.set(key, kappa);
     return kappa;
   };
-  const statisticOf = (xs: ArrayLike<number>): number => {
+  return (xs) => {
     counts.fill(0);
     for (let i = 0; i < xs.length; i++) {
       const code = xs[i] as number;
@@ -190,43 +230,26 @@ export function kappaInterval(
     }
     return defined === 0 ? Number.NaN : sum / defined;
   };
-  const estimate = statisticOf(codes);
-  if (Number.isNaN(estimate)) return null;
-  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
-  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
+}
+
+/**
+ * The statistic as the bootstrap calls it: where it is undefined it counts as the estimate, and the
+ * resamples on which it was are counted (call 1 is the data itself, then the resamples, then, for BCa,
+ * the jackknife samples).
+ */
+function undefinedAsEstimate(
+  statisticOf: (xs: ArrayLike<number>) => number,
+  estimate: number,
+  resamples: number,
+): { statistic: (xs: ArrayLike<number>) => number; undefinedResamples: () => number } {
   let calls = 0;
   let undefinedResamples = 0;
   const statistic = (xs: ArrayLike<number>) => {
     calls++;
     const value = statisticOf(xs);
     if (!Number.isNaN(value)) return value;
-    // call 1 is the data itself, then the resamples, then (BCa) the jackknife samples
     if (calls > 1 && calls <= resamples + 1) undefinedResamples++;
     return estimate;
   };
-  const options = {
-    method: KAPPA_INTERVAL_METHOD,
-    resamples,
-    confidence,
-    seed: opts.seed,
-    statistic,
-  } as const;
-  const clusters = opts.clusters;
-  const ci = clusters
-    ? clusterBootstrapCI(
-        codes.map((value, i) => ({ cluster: clusters[i] as string, value })),
-        options,
-      )
-    : bootstrapCI(codes, options);
-  return {
-    low: ci.low,
-    high: ci.high,
-    confidence,
-    method: KAPPA_INTERVAL_METHOD,
-    resamples,
-    seed: opts.seed,
-    clusters: clusters ? new Set(clusters).size : a.length,
-    undefinedResamples,
-    degenerate: ci.degenerate === true,
-  };
+  return { statistic, undefinedResamples: () => undefinedResamples };
 }

@@ -8,28 +8,41 @@ export function shuffle<T>(items: readonly T[], random: () => number): T[] {
   return out;
 }
 
-/**
- * Up to `n` items, taken round-robin over their groups (`groupOf`, groups in sorted order) after a
- * seeded shuffle, so that every group is represented before any gives a second item.
- */
-export function pickRoundRobin<T>(
+/** The items by group (`groupOf`), groups in order of first appearance, items in input order. */
+function groupItems<T>(items: Iterable<T>, groupOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = groupOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** A seeded draw of up to `n` of `items` (with `random`) that weighs their groups (`groupOf`). */
+export type GroupedDraw = <T>(
   items: readonly T[],
   n: number,
   random: () => number,
   groupOf: (item: T) => string,
-): T[] {
-  const groups = new Map<string, T[]>();
-  for (const item of shuffle(items, random))
-    groups.set(groupOf(item), [...(groups.get(groupOf(item)) ?? []), item]);
-  const queues = [...groups.keys()].sort().map((k) => groups.get(k) as T[]);
-  const out: T[] = [];
+) => T[];
+
+/**
+ * Up to `n` items, taken round-robin over their groups (`groupOf`, groups in sorted order) after a
+ * seeded shuffle, so that every group is represented before any gives a second item.
+ */
+export const pickRoundRobin: GroupedDraw = (items, n, random, groupOf) => {
+  const groups = groupItems(shuffle(items, random), groupOf);
+  const queues = [...groups.keys()].sort().map((k) => groups.get(k) ?? []);
+  const out: (typeof items)[number][] = [];
   while (out.length < n && queues.some((q) => q.length > 0))
     for (const q of queues) {
       const item = q.shift();
       if (item !== undefined && out.length < n) out.push(item);
     }
   return out;
-}
+};
 
 /** Largest-remainder allocation of n over weights (floors, then the largest remainders; ties by order). */
 export function largestRemainder(n: number, weights: readonly number[]): number[] {
@@ -54,23 +67,16 @@ export function largestRemainder(n: number, weights: readonly number[]): number[
  * share of n in proportion to its size (`largestRemainder`), drawn after a seeded shuffle of the group;
  * the sample keeps the items' input order. All of them when n is at least their number.
  */
-export function stratifiedSample<T>(
-  items: readonly T[],
-  n: number,
-  random: () => number,
-  groupOf: (item: T) => string,
-): T[] {
+export const stratifiedSample: GroupedDraw = (items, n, random, groupOf) => {
   if (n >= items.length) return [...items];
-  const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(groupOf(item), [...(groups.get(groupOf(item)) ?? []), item]);
-  const members = [...groups.values()];
+  const members = [...groupItems(items, groupOf).values()];
   const shares = largestRemainder(
     n,
     members.map((g) => g.length),
   );
-  const chosen = new Set<T>();
+  const chosen = new Set<(typeof items)[number]>();
   members.forEach((g, i) => {
     for (const item of shuffle(g, random).slice(0, shares[i])) chosen.add(item);
   });
   return items.filter((item) => chosen.has(item));
-}
+};
