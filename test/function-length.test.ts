@@ -2,9 +2,8 @@
  * No function in src/ is longer than 80 lines (issue 36), counted from its first line to its last with
  * the TypeScript compiler API: function declarations and expressions, arrow functions, methods,
  * constructors and accessors, nested ones counted on their own. The only exceptions are numeric kernels
- * whose ADR says why they stay whole (`EXEMPT`), and, for now, the functions other branches of issue 36
- * are splitting (`PENDING`). Both lists must match a function that is still too long, so neither goes
- * stale. Shown to fail on planted files.
+ * whose ADR says why they stay whole (`EXEMPT`); an exemption must match a function that is still too
+ * long, so the list cannot go stale. Shown to fail on planted files.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,16 +23,6 @@ const MAX_FUNCTION_LINES = 80;
  */
 const EXEMPT: readonly { fn: string; adr: string }[] = [];
 
-/**
- * TEMPORARY: the functions over the limit that issue 36's other branches were splitting while this
- * test was written (prepareRun, registerEvalCommands and its action, defineGroundingSuite, callSpecs,
- * judgeAuditAction, registerJudgeCommands, judgeAgreeAction; then planRun). Each branch removed its
- * entries as it merged: an entry whose function is no longer over the limit fails the test, so the list
- * could only shrink. Empty since the merge of main of 2026-12-03, when the last of them landed; delete
- * it, and its handling in `problems`, once no branch of issue 36 is still in flight.
- */
-const PENDING: readonly string[] = [];
-
 interface LongFunction {
   /** relative to the folder checked, with forward slashes */
   file: string;
@@ -44,7 +33,7 @@ interface LongFunction {
 
 /** `file:line name (N lines)`, as the failures list them. */
 const where = (f: LongFunction) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`;
-/** The key of a function in EXEMPT and PENDING: its file and name, not its line, which moves. */
+/** The key of a function in EXEMPT: its file and name, not its line, which moves. */
 const key = (f: LongFunction) => `${f.file} ${f.name}`;
 
 function sourceFiles(dir: string): string[] {
@@ -88,28 +77,24 @@ function longFunctions(base: string, folder: string, limit = MAX_FUNCTION_LINES)
 }
 
 /**
- * What is wrong with the long functions found, given the exemptions and the pending list: a function
- * in neither; an exemption or a pending entry that matches no long function; an exemption whose ADR
- * does not name it.
+ * What is wrong with the long functions found, given the exemptions: a function not exempt; an
+ * exemption that matches no long function; an exemption whose ADR does not name it.
  */
 function problems(
   found: readonly LongFunction[],
-  lists: { exempt: readonly { fn: string; adr: string }[]; pending: readonly string[] },
+  exempt: readonly { fn: string; adr: string }[],
   readAdr: (path: string) => string | null,
 ): string[] {
   const keys = new Set(found.map(key));
-  const allowed = new Set([...lists.exempt.map((e) => e.fn), ...lists.pending]);
+  const allowed = new Set(exempt.map((e) => e.fn));
   return [
     ...found
       .filter((f) => !allowed.has(key(f)))
       .map((f) => `${where(f)}: over ${MAX_FUNCTION_LINES} lines; split it`),
-    ...lists.pending
-      .filter((p) => !keys.has(p))
-      .map((p) => `PENDING ${p}: no longer over ${MAX_FUNCTION_LINES} lines; remove it from PENDING`),
-    ...lists.exempt
+    ...exempt
       .filter((e) => !keys.has(e.fn))
       .map((e) => `EXEMPT ${e.fn}: no longer over ${MAX_FUNCTION_LINES} lines; remove it from EXEMPT`),
-    ...lists.exempt
+    ...exempt
       .filter((e) => !readAdr(e.adr)?.includes(e.fn.split(' ').at(-1) as string))
       .map((e) => `EXEMPT ${e.fn}: ${e.adr} does not say why it stays whole`),
   ];
@@ -124,8 +109,8 @@ const readAdr = (path: string) => {
 };
 
 describe(`functions in src/ (at most ${MAX_FUNCTION_LINES} lines)`, () => {
-  it('are all within the limit, but for numeric kernels their ADR exempts and the pending splits', () => {
-    expect(problems(longFunctions(root, 'src'), { exempt: EXEMPT, pending: PENDING }, readAdr)).toEqual([]);
+  it('are all within the limit, but for numeric kernels their ADR exempts', () => {
+    expect(problems(longFunctions(root, 'src'), EXEMPT, readAdr)).toEqual([]);
   });
 
   it('has exemptions only for numeric kernels (src/stats) that name an ADR', () => {
@@ -155,35 +140,38 @@ describe(`functions in src/ (at most ${MAX_FUNCTION_LINES} lines)`, () => {
       ]);
     });
 
-    it('lists each offender as file:line name (N lines), and a stale PENDING or EXEMPT entry', () => {
+    it('lists each offender as file:line name (N lines), and a stale or unexplained exemption', () => {
       const found = longFunctions(planted, '.');
       expect(
         problems(
           found,
-          {
-            exempt: [{ fn: 'long.ts gone', adr: 'docs/adr/0004-statistics.md' }],
-            pending: ['long.ts outer', 'long.ts (anonymous in outer)', 'long.ts atTheLimit'],
-          },
+          [
+            { fn: 'long.ts gone', adr: 'docs/adr/0004-statistics.md' },
+            { fn: 'long.ts outer', adr: 'docs/adr/0004-statistics.md' },
+          ],
           readAdr,
         ),
       ).toEqual([
         'long.ts:2 planted (81 lines): over 80 lines; split it',
-        'PENDING long.ts atTheLimit: no longer over 80 lines; remove it from PENDING',
+        'long.ts:163 (anonymous in outer) (83 lines): over 80 lines; split it',
         'EXEMPT long.ts gone: no longer over 80 lines; remove it from EXEMPT',
         'EXEMPT long.ts gone: docs/adr/0004-statistics.md does not say why it stays whole',
+        'EXEMPT long.ts outer: docs/adr/0004-statistics.md does not say why it stays whole',
       ]);
     });
 
-    it('passes when every offender is exempt with an ADR that names it, or pending', () => {
+    it('passes when every offender is exempt with an ADR that names it', () => {
       const found = longFunctions(planted, '.');
+      const adr = 'docs/adr/planted.md';
       expect(
         problems(
           found,
-          {
-            exempt: [{ fn: 'long.ts planted', adr: 'docs/adr/planted.md' }],
-            pending: ['long.ts outer', 'long.ts (anonymous in outer)'],
-          },
-          (path) => (path === 'docs/adr/planted.md' ? 'planted stays whole because...' : null),
+          [
+            { fn: 'long.ts planted', adr },
+            { fn: 'long.ts outer', adr },
+            { fn: 'long.ts (anonymous in outer)', adr },
+          ],
+          (path) => (path === adr ? 'planted, outer and (anonymous in outer) stay whole because...' : null),
         ),
       ).toEqual([]);
     });
