@@ -17,4 +17,5 @@ export {
   type SystemUnderTest,
 } from './contract.ts';
 export { SystemFailure } from './failure.ts';
+export { checkReachable, type HttpSystemOptions, httpSystem } from './http.ts';
 export { loadModuleSystem, type ModuleSystemOptions, type SystemFunction } from './module.ts';
