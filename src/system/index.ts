@@ -6,6 +6,7 @@
  * answer that does not fit is a `ContractError`: that cell's failure, never a crash. The public surface
  * of the folder; the modules behind it are private.
  */
+export { type CommandSystemOptions, checkProgram, commandSystem } from './command.ts';
 export {
   ContractError,
   checkAnswer,

@@ -16,7 +16,12 @@ import {
 } from '../../src/system/index.ts';
 import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
 
-const question = (id = 'gd-001'): SystemQuestion => ({ id, text: 'What was revenue?', run_index: 2, seed: 5 });
+const question = (id = 'gd-001'): SystemQuestion => ({
+  id,
+  text: 'What was revenue?',
+  run_index: 2,
+  seed: 5,
+});
 const ANSWER = { answer: 'Revenue was 10 [c1].', contexts: [{ id: 'c1', text: 'Revenue: 10', page: 3 }] };
 const KEY = 'sk-rge-test-4f9c2a7b1e8d';
 
@@ -94,7 +99,9 @@ describe('httpSystem: the request and the answer', () => {
     const err = await failureOf(sut.answer(question('gd-1')));
     expect(err).toBeInstanceOf(ContractError);
     expect((err as unknown as ContractError).issues.map((i) => i.path)).toEqual(['answer', '']);
-    expect(err.message).toMatch(/^question gd-1: the answer does not fit the contract: answer: .*not part of the contract: confidence/);
+    expect(err.message).toMatch(
+      /^question gd-1: the answer does not fit the contract: answer: .*not part of the contract: confidence/,
+    );
     await expect(sut.answer(question('gd-2'))).rejects.toThrow(
       'question gd-2: the answer does not fit the contract: contexts.1.id: duplicate context id "c1"',
     );
@@ -175,8 +182,10 @@ describe('httpSystem: retries', () => {
 
   it('a dropped connection and an attempt with no reply in time are retried', async () => {
     const server = await endpoint((req, res, _body, n) => {
-      if (n === 1) req.socket.destroy(); // no reply at all
-      else if (n === 2) return; // never replies: the attempt times out
+      if (n === 1)
+        req.socket.destroy(); // no reply at all
+      else if (n === 2)
+        return; // never replies: the attempt times out
       else json(res, 200, ANSWER);
     });
     const retries: string[] = [];
@@ -229,7 +238,11 @@ describe('httpSystem: limits and keys', () => {
   it('rpm spaces the requests (60 s / rpm apart)', async () => {
     const server = await endpoint((_req, res) => json(res, 200, ANSWER));
     const sut = system(server.url('/ask'), { rpm: 120, concurrency: 3 });
-    await Promise.all([sut.answer(question('r-1')), sut.answer(question('r-2')), sut.answer(question('r-3'))]);
+    await Promise.all([
+      sut.answer(question('r-1')),
+      sut.answer(question('r-2')),
+      sut.answer(question('r-3')),
+    ]);
     const at = server.seen.map((s) => s.at);
     // 500 ms apart when sent; a loopback request cannot arrive 150 ms early
     expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(350);
