@@ -31,6 +31,7 @@ export {
   numbersTraced,
   refusalAccuracy,
 } from './deterministic.ts';
+export { type EvidenceRecall, evidenceRecall } from './evidence.ts';
 export {
   CHECK_NAMES,
   type CheckName,

@@ -16,6 +16,7 @@
  */
 import { citationMarkers } from '../analysis/claims.ts';
 import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
+import { type FailureCause, failing, failureCause } from './evidence.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
@@ -192,6 +193,8 @@ export interface DrillDownCase {
   question: { text: string; expected_behavior: string; gold_answer: string; gold_quotes: string[] } | null;
   why: 'worst' | 'contested';
   gfs: number | null;
+  /** a failing case's cause by what its passages held (null: not failing, or no gold evidence measured) */
+  cause: FailureCause | null;
   answer: string;
   cited: string[];
   retrieved: readonly string[];
@@ -246,6 +249,7 @@ function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
       : null,
     why,
     gfs: r.scores.gfsPrimary,
+    cause: failing(r) ? failureCause(r) : null,
     answer,
     cited: [...new Set(citationMarkers(answer))],
     retrieved: row.retrieved_ids ?? [],

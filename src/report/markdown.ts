@@ -5,12 +5,14 @@
 
 import { formatKappa, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
 import { validationMarkdown } from '../validation/summary.ts';
+import { evidenceMarkdown } from './evidence.ts';
 import {
   correctedSection,
   pairwisePowerCells,
   pairwisePowerNote,
   rankProbabilitiesLines,
 } from './markdown-stats.ts';
+import { tableHead } from './markdown-table.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
 import type { Summary } from './summary.ts';
@@ -20,11 +22,6 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
-/** A markdown table's header row and the rule under it. */
-const tableHead = (columns: readonly string[]) => [
-  `| ${columns.join(' | ')} |`,
-  `|${columns.map(() => '---').join('|')}|`,
-];
 const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
@@ -208,6 +205,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     ...varianceSection(s),
     ...agreementSection(s),
     ...retrievalSection(s),
+    ...evidenceMarkdown(s.evidence),
     ...checksSection(s),
     ...stopSection(s.stops),
     ...latencySection(s),
@@ -522,7 +520,7 @@ function drilldownSection(s: Summary): string[] {
   const out = ['## Where the models fail: the worst and the contested cases', ''];
   for (const c of cases) {
     out.push(
-      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)})`,
+      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)}${c.cause ? `, ${c.cause}` : ''})`,
       '',
       ...(c.question
         ? [

@@ -40,6 +40,7 @@ import {
   interJudgeAgreement,
   type JudgeAgreement,
 } from './diagnostics.ts';
+import { type EvidenceSection, evidenceSection } from './evidence.ts';
 import {
   type BudgetSection,
   budget,
@@ -120,6 +121,8 @@ export interface Summary {
   validation: ValidationSummary;
   /** retrieval hit@k, the worst and contested cases in detail, errors, every cell's scores */
   diagnostics: Diagnostics;
+  /** per subject and category, the gold evidence its passages held; its failing cases by cause */
+  evidence: EvidenceSection | null;
   /** how the answers and verdict replies ended, per model */
   stops: StopCounts;
   /** what was run (from the run's description), and whether the report is partial */
@@ -193,6 +196,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     caching: caching(bySubject),
     budget: budget(opts.budget ?? null),
     diagnostics: diagnostics(rows, opts.errors ?? []),
+    evidence: evidenceSection(rows),
     stops: stopCounts(rows),
     describe: opts.describe ?? null,
     partial: partial(rows, opts),

@@ -40,8 +40,20 @@ export const CaseRow = z.strictObject({
   gold_chunk_ids: z.array(z.string()),
   /** present when the question's gold is not traced to a source here (`gold_source` untraced) */
   gold_untraced: z.literal(true).optional(),
-  /** whether a gold chunk was in the retrieved top-k; null without gold chunks */
+  /** whether a gold chunk was in the retrieved top-k; null without gold chunks (and for a system) */
   retrieval_hit: z.boolean().nullable(),
+  /**
+   * how much of the question's gold evidence (quotes, figures) the passages the subject answered from
+   * hold: rge's top-k, or a system's own contexts (absent in rows written before rge measured it)
+   */
+  evidence: z
+    .strictObject({
+      items: z.number().int().min(0),
+      found: z.number().int().min(0),
+      recall: z.number().min(0).max(1).nullable(),
+      missing: z.array(z.string()),
+    })
+    .optional(),
   answer: z.string(),
   /**
    * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a

@@ -1,0 +1,50 @@
+/**
+ * Evidence recall: whether the passages a subject answered from hold the question's gold evidence, its
+ * gold quotes and its gold figures. A quote is held when a passage contains it (case, Unicode forms and
+ * whitespace aside); a figure when a passage prints it in any of the forms a report prints it
+ * (`figureReader`, the resolver of printed figures). Recall is the share of the gold items held; a
+ * question without gold evidence (out of domain) has none (null, never 0).
+ *
+ * It tells a retrieval miss (the evidence never reached the model: recall 0) from a generation failure
+ * (it did, and the answer is still wrong or ungrounded). For rge's pipeline the passages are rge's
+ * top-k; for a user's system, the contexts it returned. Pure.
+ */
+import { figureReader } from '../analysis/printed-figures.ts';
+import type { ContextChunk } from '../providers/types.ts';
+import type { Question } from '../questions/schema.ts';
+import { normaliseText } from './deterministic.ts';
+
+export interface EvidenceRecall {
+  /** gold items: the question's gold quotes and gold figures */
+  items: number;
+  /** how many of them a passage holds */
+  found: number;
+  /** found / items; null when the question has no gold evidence */
+  recall: number | null;
+  /** the items no passage holds (a quote's first words, a figure's label and value) */
+  missing: string[];
+}
+
+const QUOTE_SHOWN = 60;
+
+/** How much of the question's gold evidence the passages hold. */
+export function evidenceRecall(
+  question: Pick<Question, 'gold_quotes' | 'numeric_gold'>,
+  passages: readonly ContextChunk[],
+): EvidenceRecall {
+  const texts = passages.map((p) => normaliseText(p.text));
+  const readers = passages.map((p) => figureReader(p.text));
+  const missing: string[] = [];
+  let found = 0;
+  for (const quote of question.gold_quotes) {
+    const needle = normaliseText(quote);
+    if (needle !== '' && texts.some((t) => t.includes(needle))) found++;
+    else missing.push(`quote "${quote.length > QUOTE_SHOWN ? `${quote.slice(0, QUOTE_SHOWN)}...` : quote}"`);
+  }
+  for (const figure of question.numeric_gold) {
+    if (readers.some((read) => read(figure.value, figure.unit).length > 0)) found++;
+    else missing.push(`figure ${figure.label} ${figure.value} ${figure.unit}`);
+  }
+  const items = question.gold_quotes.length + question.numeric_gold.length;
+  return { items, found, recall: items === 0 ? null : found / items, missing };
+}
