@@ -25,6 +25,7 @@ interface EvalFlags {
   json?: boolean | string;
   publish?: boolean;
   case?: string[];
+  rerun?: string[];
   minPassRate?: string;
 }
 
@@ -155,12 +156,35 @@ async function report(
 }
 
 /**
+ * `--rerun SUBJECT`: a new epoch for each subject's model in the results folder (store/reruns.ts), so
+ * that this run, and later ones, ask its cells again once. Before the plan: the plan reads the epochs.
+ */
+async function recordReruns(request: RunRequest, ids: readonly string[], io: CliIO): Promise<void> {
+  const { loadRequestConfig } = await import('../run/load.ts');
+  const { resolveFrom } = await import('../run/plan.ts');
+  const { Reruns } = await import('../store/reruns.ts');
+  const { config } = await loadRequestConfig(request, io.cwd);
+  const wanted = ids.flatMap((v) => v.split(',')).map((v) => v.trim());
+  const unknown = wanted.filter((id) => !config.subjects.some((s) => s.id === id));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--rerun names no subject of ${request.config}: ${unknown.join(', ')}; its subjects are ${config.subjects.map((s) => s.id).join(', ')}`,
+    );
+  const reruns = new Reruns(resolveFrom(io.cwd, request.resultsDir));
+  for (const subject of config.subjects.filter((s) => wanted.includes(s.id))) {
+    const epoch = await reruns.rerun(subject);
+    io.err(`rerun: ${subject.id} (${subject.provider}/${subject.model}) is asked again, epoch ${epoch}\n`);
+  }
+}
+
+/**
  * `rge eval run`: the request from the flags, planned once here; the stages run in this process (with
  * progress lines); then the cases run in Vitest, which receives the request and its plan as one value.
  */
 async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const request = await evalRequest(flags);
   passRate(flags.minPassRate);
+  if (flags.rerun) await recordReruns(request, flags.rerun, io);
   const { planFromRequest } = await import('../run/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const plan = await planFromRequest(request, {
@@ -176,7 +200,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   if (flags.dryRun) return dryRun(plan, flags, io, log);
   const { RunSession } = await import('../run/open.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
-  const state = await stagesOf(run, log);
+  const state = await stagesOf(run, log).finally(() => run.close());
   if (state === null) {
     io.exitCode = 130;
     return;
@@ -213,6 +237,11 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     )
     .option('--case <id>', 'only this question id (repeatable; its own run id and report)', collect)
     .option('--runs <n>', 'runs per question (default: the config runs)')
+    .option(
+      '--rerun <subject>',
+      "ask this subject's cells again, though stored (a new epoch of its model; repeatable or comma-separated)",
+      collect,
+    )
     .option('--mode <mode>', 'sync or batch (default: the config mode)')
     .option('--set <path=value>', 'override a config field, e.g. corpus.index=DIR (repeatable)', collect)
     .option('--results-dir <dir>', 'results folder (cell stores, budget ledger, batches)', 'data/results')

@@ -13,7 +13,7 @@ import { QUESTION_CATEGORIES } from '../questions/schema.ts';
 import { type CaseRow, caseRow } from '../run/case.ts';
 import { openRun, type RunSession } from '../run/open.ts';
 import { parseRunRequest } from '../run/request.ts';
-import type { SubjectCell } from '../run/work.ts';
+import { contextsOf, type SubjectCell } from '../run/work.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import {
@@ -106,12 +106,18 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<RunSession> {
   return run;
 }
 
-/** The run's cells, each with its case row from the stores (null: its answer or a verdict is not stored). */
+/**
+ * The run's cells, each with its case row from the stores (null: its answer or a verdict is not stored);
+ * a cell's chunks are the passages its subject answered from (a system's own contexts), as its judges
+ * read them.
+ */
 async function storedCells(run: RunSession): Promise<StoredCell<SubjectCell, CaseRow>[]> {
   const stored: StoredCell<SubjectCell, CaseRow>[] = [];
   for (const cell of await run.work.cells()) {
     try {
-      stored.push({ cell, row: caseRow(run, cell) });
+      const answer = run.answers(cell.subject).get(cell.key);
+      const seen = answer ? { ...cell, chunks: contextsOf(cell, answer) } : cell;
+      stored.push({ cell: seen, row: caseRow(run, cell) });
     } catch (err) {
       if (!(err instanceof RgeError)) throw err;
       stored.push({ cell, row: null });

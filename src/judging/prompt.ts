@@ -194,8 +194,7 @@ function casePartsV1(input: JudgeInput): [string, string] {
   const chunks = input.chunks
     .map(
       (c) =>
-        `[${c.id}] (${c.company}${c.fy ? `, ${c.fy}` : ''}${c.heading ? `, ${c.heading}` : ''}, ` +
-        `pages ${c.pages[0]}-${c.pages[1]})\n${c.text}`,
+        `[${c.id}] (${[c.company, c.source, c.fy, c.heading, c.pages[0] > 0 ? `pages ${c.pages[0]}-${c.pages[1]}` : null].filter(Boolean).join(', ')})\n${c.text}`,
     )
     .join('\n\n');
   const numeric = input.numericGold.map(
@@ -234,9 +233,10 @@ function casePartsV2(input: JudgeInput): [string, string] {
   const chunks = input.chunks.map((c) => {
     const meta = [
       `id="${attr(c.id)}"`,
-      `company="${attr(c.company)}"`,
+      ...(c.company ? [`company="${attr(c.company)}"`] : []),
+      ...(c.source ? [`source="${attr(c.source)}"`] : []),
       ...(c.fy ? [`fy="${attr(c.fy)}"`] : []),
-      `pages="${c.pages[0]}-${c.pages[1]}"`,
+      ...(c.pages[0] > 0 ? [`pages="${c.pages[0]}-${c.pages[1]}"`] : []),
       ...(c.heading ? [`heading="${attr(c.heading)}"`] : []),
     ];
     return `<retrieved_chunk ${meta.join(' ')}>\n${escapeFences(c.text)}\n</retrieved_chunk>`;

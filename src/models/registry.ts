@@ -32,6 +32,8 @@ import { EagerProvider } from '../providers/offline/eager.ts';
 import { ExtractiveProvider } from '../providers/offline/extractive.ts';
 import { ReplayProvider } from '../providers/replay.ts';
 import type { Provider } from '../providers/types.ts';
+import { isSystemProvider } from '../subject/config.ts';
+import type { SystemUnderTest } from '../system/contract.ts';
 import { RgeError } from '../util/errors.ts';
 
 export { OFFLINE_SUBJECT_MODELS };
@@ -46,6 +48,24 @@ export type OfflineSubjectModel = (typeof OFFLINE_SUBJECT_MODELS)[number];
  * reply's stop reason recorded.
  */
 export const LIVE_ADAPTER_VERSION = 'live-v2';
+
+/** A system subject entry of the run config (src/subject/config.ts: provider module, http or command). */
+export interface SystemSpec {
+  id: string;
+  provider: string;
+  model: string;
+  module?: string | undefined;
+  export?: string | undefined;
+  url?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  command?: string[] | undefined;
+  pool?: number | null | undefined;
+  version?: string | undefined;
+  timeout_ms?: number | undefined;
+  concurrency?: number | undefined;
+  rpm?: number | null | undefined;
+  max_attempts?: number | undefined;
+}
 
 /** A model entry of the run config (a subject or a judge), with the parameters it states. */
 export interface ModelSpec extends StatedParameters {
@@ -233,6 +253,8 @@ export async function providerIdentity(
       throw new RgeError(`${role} ${spec.id}: ${refused.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
     return { id: `${spec.provider}/${spec.model}`, version: LIVE_ADAPTER_VERSION };
   }
+  if (role === 'subject' && isSystemProvider(spec.provider))
+    return { id: `${spec.provider}/${spec.model}`, version: await systemVersion(spec, ctx.root) };
   const provider = await createProvider(spec, role, {
     root: ctx.root,
     env: {},
@@ -241,6 +263,98 @@ export async function providerIdentity(
     requireKeys: false,
   });
   return { id: provider.id, version: provider.version ?? '' };
+}
+
+/** A system subject's defaults (src/system): per question, in flight at once, attempts over http. */
+export const SYSTEM_DEFAULTS = { timeoutMs: 120_000, concurrency: 4, maxAttempts: 4 } as const;
+
+/** A header value with `${NAME}` read from the environment; a variable that is not set is an error naming it. */
+function headerValue(
+  who: string,
+  name: string,
+  template: string,
+  env: Record<string, string | undefined>,
+): string {
+  return template.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, variable: string) => {
+    const value = env[variable];
+    if (value === undefined || value === '')
+      throw new RgeError(`${who}: header ${name} reads \${${variable}}, which is not set in the environment`);
+    return value;
+  });
+}
+
+/** Where a system subject's module is, absolute. */
+function modulePath(spec: SystemSpec, root: string): string {
+  const file = spec.module as string;
+  return isAbsolute(file) ? file : resolve(root, file);
+}
+
+/**
+ * The version of a system subject: the config's `version`, else for a module the sha256 of its file;
+ * an http or command system without one is '' (declare one to have a changed system asked again, or
+ * run `rge eval run --rerun SUBJECT`).
+ */
+export async function systemVersion(spec: SystemSpec, root: string): Promise<string> {
+  if (spec.version !== undefined) return spec.version;
+  if (spec.provider !== 'module') return '';
+  const { sha256File } = await import('../util/fs.ts');
+  const file = modulePath(spec, root);
+  try {
+    return await sha256File(file);
+  } catch {
+    throw new RgeError(`subject ${spec.id}: no module at ${file}`);
+  }
+}
+
+/**
+ * A system subject as rge calls it (src/system), checked before the first question: a module is loaded
+ * and its export found, an http endpoint answers, a command's program exists; each failure names it.
+ * Its `version` is the one the run's identity records (`systemVersion`).
+ */
+export async function createSystem(
+  spec: SystemSpec,
+  ctx: Pick<RegistryContext, 'root' | 'env' | 'onRetry'>,
+): Promise<SystemUnderTest & { version: string }> {
+  const who = `subject ${spec.id}`;
+  const system = await import('../system/index.ts');
+  const timeoutMs = spec.timeout_ms ?? SYSTEM_DEFAULTS.timeoutMs;
+  const concurrency = spec.concurrency ?? SYSTEM_DEFAULTS.concurrency;
+  const version = await systemVersion(spec, ctx.root);
+  if (spec.provider === 'module') {
+    const loaded = await system.loadModuleSystem({
+      file: modulePath(spec, ctx.root),
+      ...(spec.export !== undefined ? { exportName: spec.export } : {}),
+      timeoutMs,
+    });
+    return Object.assign(loaded, { version });
+  }
+  if (spec.provider === 'http') {
+    const url = spec.url as string;
+    const headers = Object.fromEntries(
+      Object.entries(spec.headers ?? {}).map(([name, value]) => [
+        name,
+        headerValue(who, name, value, ctx.env),
+      ]),
+    );
+    await system.checkReachable(url, timeoutMs);
+    const limits = { ...DEFAULT_LIMITS, concurrency, rpm: spec.rpm ?? null };
+    const sut = system.httpSystem({
+      url,
+      headers,
+      timeoutMs,
+      maxAttempts: spec.max_attempts ?? SYSTEM_DEFAULTS.maxAttempts,
+      minBackoffMs: limits.minBackoffMs,
+      maxBackoffMs: limits.maxBackoffMs,
+      concurrency,
+      rpm: limits.rpm,
+      ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
+    });
+    return Object.assign(sut, { version });
+  }
+  const argv = spec.command as string[];
+  await system.checkProgram(argv, ctx.root);
+  const sut = system.commandSystem({ argv, cwd: ctx.root, timeoutMs, pool: spec.pool ?? null, concurrency });
+  return Object.assign(sut, { version });
 }
 
 /** A subject's provider with no budget and no live calls expected (tests, tools); keys are required. */

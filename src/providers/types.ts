@@ -20,13 +20,24 @@ export const ChatMessage = z.strictObject({
 export type ChatMessage = z.infer<typeof ChatMessage>;
 
 /** A retrieved chunk as subjects and judges see it. */
+/**
+ * A passage a subject answered from and a judge reads: one of rge's chunks (its company, fiscal year,
+ * heading and pages), or one of a system's own contexts (its source and score; no company, and pages
+ * [0, 0] when it names no page).
+ */
 export interface ContextChunk {
   id: string;
+  /** the company of rge's corpus; '' for a system's own passage */
   company: string;
   fy: string | null;
   heading: string | null;
+  /** first and last page, 1-based; [0, 0] when the passage names no page */
   pages: readonly [number, number];
   text: string;
+  /** a system's passage: the document it comes from, as the system names it */
+  source?: string | undefined;
+  /** a system's passage: its retriever's score */
+  score?: number | undefined;
 }
 
 /** What a subject is asked: the question and the retrieved chunks (top-k, fixed across models). */

@@ -94,15 +94,15 @@ async function batchAnswers(ctx: StageContext, cells: readonly SubjectCell[]): P
   const groups = new Map<string, BatchGroup>();
   const syncAnswers: SubjectCell[] = [];
   for (const cell of missing) {
-    const batch = batchOf(run.providerOf('subject', cell.subject.id));
-    if (!batch) {
+    const batch = run.subjectOf(cell.subject.id).batch;
+    if (!batch || cell.ask.kind !== 'model') {
       syncAnswers.push(cell);
       continue;
     }
     const store = run.answers(cell.subject);
     groupOf(groups, `${cell.subject.provider}/${cell.subject.model}`, batch, store).items.push({
       key: cell.key,
-      request: cell.request,
+      request: cell.ask.request,
       handle: async (reply) => {
         await store.put(answerRecordFrom(cell, reply));
         ctx.counts.answers.computed++;

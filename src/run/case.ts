@@ -5,17 +5,17 @@
  * A cell the stages could not complete is an error that says why (the call's error, the budget cap, a
  * batch still running). The row's schema is the store's (store/rows.ts): it is a published file.
  */
-import { runChecks } from '../checks/index.ts';
+import { evidenceRecall, runChecks } from '../checks/index.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
-import { addUsage, COMPLETE, type Usage, ZERO_USAGE } from '../providers/types.ts';
+import { addUsage, COMPLETE, type ContextChunk, type Usage, ZERO_USAGE } from '../providers/types.ts';
 import { caseScores } from '../scoring/index.ts';
-import { isJudgeable } from '../store/cells.ts';
+import { type AnswerRecord, isJudgeable } from '../store/cells.ts';
 import type { CaseRow } from '../store/rows.ts';
 import type { RunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
 import type { RunSession } from './open.ts';
-import type { SubjectCell } from './work.ts';
+import { contextsOf, type SubjectCell } from './work.ts';
 
 export { CaseRow } from '../store/rows.ts';
 
@@ -29,22 +29,43 @@ function missing(state: RunState | null, cell: SubjectCell, what: string): RgeEr
   return new RgeError(`${cell.id}: no ${what}: ${reason}`);
 }
 
-/** The case row of a cell from the stores; throws when its answer or a verdict is missing. */
-export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | null = null): CaseRow {
-  const answer = run.answers(cell.subject).get(cell.key);
-  if (!answer) throw missing(state, cell, 'answer');
+/** The panel's verdicts on a stored answer, and what their calls used and cost (none for an unjudged answer). */
+function panelOutcome(run: RunSession, cell: SubjectCell, answer: AnswerRecord, state: RunState | null) {
   const verdicts: JudgeOutcome[] = [];
-  let judgeUsage = ZERO_USAGE;
-  let judgeCost = 0;
-  let judgeUncached = 0;
+  let usage = ZERO_USAGE;
+  let cost = 0;
+  let uncachedCost = 0;
   for (const { judge, key } of isJudgeable(answer) ? run.work.verdictCells(cell, answer) : []) {
     const record = run.verdicts(judge).get(key);
     if (!record) throw missing(state, cell, `verdict of judge ${judge.id}`);
     verdicts.push(record.outcome);
-    judgeUsage = addUsage(judgeUsage, record.usage);
-    judgeCost += record.outcome.costUsd;
-    judgeUncached += uncached(judge.priced.prices, record.usage, record.batch);
+    usage = addUsage(usage, record.usage);
+    cost += record.outcome.costUsd;
+    uncachedCost += uncached(judge.priced.prices, record.usage, record.batch);
   }
+  return { verdicts, usage, cost, uncachedCost };
+}
+
+/**
+ * What the subject answered from, measured against the question's gold: whether a gold chunk was in
+ * rge's top-k (a model inside rge's pipeline; null for a system, whose passages are its own), and how
+ * much of the gold evidence the passages hold.
+ */
+function retrievalOf(cell: SubjectCell, passages: readonly ContextChunk[]) {
+  const gold = cell.question.gold_chunk_ids;
+  return {
+    retrieval_hit:
+      gold.length === 0 || cell.ask.kind === 'system' ? null : cell.chunks.some((c) => gold.includes(c.id)),
+    evidence: evidenceRecall(cell.question, passages),
+  };
+}
+
+/** The case row of a cell from the stores; throws when its answer or a verdict is missing. */
+export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | null = null): CaseRow {
+  const answer = run.answers(cell.subject).get(cell.key);
+  if (!answer) throw missing(state, cell, 'answer');
+  const panel = panelOutcome(run, cell, answer, state);
+  const passages = contextsOf(cell, answer);
   const weights = run.plan.config.gfs_weights;
   return {
     question_id: cell.question.id,
@@ -66,20 +87,17 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
     },
     gold_chunk_ids: cell.question.gold_chunk_ids,
     ...(cell.question.gold_source?.kind === 'untraced' ? { gold_untraced: true as const } : {}),
-    retrieval_hit:
-      cell.question.gold_chunk_ids.length === 0
-        ? null
-        : cell.chunks.some((c) => cell.question.gold_chunk_ids.includes(c.id)),
+    ...retrievalOf(cell, passages),
     answer: answer.text,
     answer_stop: answer.stop ?? COMPLETE,
     usage: answer.usage,
-    judge_usage: judgeUsage,
+    judge_usage: panel.usage,
     latency_ms: answer.latency_ms,
-    cost_usd: answer.cost_usd + judgeCost,
-    uncached_cost_usd: uncached(cell.subject.priced.prices, answer.usage, answer.batch) + judgeUncached,
+    cost_usd: answer.cost_usd + panel.cost,
+    uncached_cost_usd: uncached(cell.subject.priced.prices, answer.usage, answer.batch) + panel.uncachedCost,
     batch: answer.batch,
-    verdicts,
-    scores: caseScores(verdicts, {
+    verdicts: panel.verdicts,
+    scores: caseScores(panel.verdicts, {
       grounding: weights.grounding,
       correctness: weights.correctness,
       calibration: weights.calibration,
@@ -87,7 +105,7 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
     checks: runChecks({
       question: cell.question,
       answer: answer.text,
-      chunks: cell.chunks,
+      chunks: passages,
       latencyMs: answer.batch ? null : answer.latency_ms,
       latencyBudgetMs: run.plan.config.latency_budget_ms,
     }),

@@ -20,10 +20,11 @@ import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
+import type { AnswerRecord } from '../store/cells.ts';
 import type { Estimate, EstimateLine } from '../store/run-state.ts';
 import type { RunSession } from './open.ts';
 import type { PlannedJudge, PlannedSubject } from './plan.ts';
-import { judgeInputFor } from './work.ts';
+import { contextsOf, judgeInputFor, type SubjectCell } from './work.ts';
 
 /** One call to estimate. */
 interface CallSpec {
@@ -135,19 +136,41 @@ function boundedSpecs(run: RunSession, calls: CallSpecs): void {
     }
 }
 
-/** The calls of the run's cells that are not stored, on their rendered requests. */
+/**
+ * The judge case's shared part of a cell, in tokens: over rge's top-k (the same for every answer to the
+ * question: counted once), or over a system's own contexts (its answer's; before it answers, bounded by
+ * k chunks of chunk_tokens).
+ */
+function judgeCaseTokens(
+  run: RunSession,
+  cell: SubjectCell,
+  answer: AnswerRecord | undefined,
+  byQuestion: Map<string, number>,
+): number {
+  if (cell.ask.kind === 'system') {
+    if (answer) return sharedCaseTokens(run, cell.question, contextsOf(cell, answer));
+    const bound = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
+    return sharedCaseTokens(run, cell.question, []) + bound;
+  }
+  let shared = byQuestion.get(cell.question.id);
+  if (shared === undefined) {
+    shared = sharedCaseTokens(run, cell.question, cell.chunks);
+    byQuestion.set(cell.question.id, shared);
+  }
+  return shared;
+}
+
+/** The calls of the run's cells that are not stored, on their rendered requests (a system's: its question). */
 async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
-  const sharedTokens = new Map<string, number>();
+  const byQuestion = new Map<string, number>();
   for (const cell of await run.work.cells()) {
     calls.total++;
     const answer = run.answers(cell.subject).get(cell.key);
+    const asked =
+      cell.ask.kind === 'model' ? (cell.ask.request.messages[0]?.content ?? '') : cell.question.text;
     if (answer) calls.stored++;
-    else calls.subjectCall(cell.subject, cell.question.id, tokens(cell.request.messages[0]?.content ?? ''));
-    let shared = sharedTokens.get(cell.question.id);
-    if (shared === undefined) {
-      shared = sharedCaseTokens(run, cell.question, cell.chunks);
-      sharedTokens.set(cell.question.id, shared);
-    }
+    else calls.subjectCall(cell.subject, cell.question.id, tokens(asked));
+    const shared = judgeCaseTokens(run, cell, answer, byQuestion);
     const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
     for (const [at, judge] of run.work.panel(cell.subject).entries()) {
       const v = verdicts[at];

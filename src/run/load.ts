@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { priceOf, providerIdentity } from '../models/registry.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { readIndexManifest } from '../retrieval/index.ts';
+import { Reruns } from '../store/reruns.ts';
 import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt } from '../subject/prompt.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
@@ -63,7 +64,11 @@ export async function prepareIndex(
   return dir;
 }
 
-/** The identities of the providers a request's plan needs (chosen subjects, their panels' judges). */
+/**
+ * The identities of the providers a request's plan needs (chosen subjects, their panels' judges). A
+ * subject whose model was rerun (`rge eval run --rerun`) has its epoch in its version (`+rerun.N`), so its
+ * cells are asked again once.
+ */
 async function identities(
   request: RunRequest,
   config: RunConfig,
@@ -71,13 +76,18 @@ async function identities(
   configFile: string,
 ): Promise<Record<string, ProviderIdentity>> {
   const { subjects, judges } = chosenModels(request, config);
+  const reruns = new Reruns(resolveFrom(root, request.resultsDir));
   const out: Record<string, ProviderIdentity> = {};
   for (const [role, entries] of [
     ['subject', subjects],
     ['judge', judges],
   ] as const)
-    for (const entry of entries)
-      out[`${role}:${entry.id}`] = await inConfig(configFile, () => providerIdentity(entry, role, { root }));
+    for (const entry of entries) {
+      const identity = await inConfig(configFile, () => providerIdentity(entry, role, { root }));
+      const epoch = role === 'subject' ? reruns.epochOf(entry.provider, entry.model) : 0;
+      out[`${role}:${entry.id}`] =
+        epoch > 0 ? { ...identity, version: `${identity.version}+rerun.${epoch}` } : identity;
+    }
   return out;
 }
 

@@ -8,7 +8,7 @@
  * A slice of a run (the Vitest entry's files, src/vitest/evals-slices.ts) is the same session with a
  * narrower plan: `narrowed` shares the index, the stores and the providers.
  */
-import { createProvider } from '../models/registry.ts';
+import { createProvider, createSystem, SYSTEM_DEFAULTS } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
@@ -18,11 +18,14 @@ import { ResultsFolder } from '../store/folder.ts';
 import type { ReplyInbox } from '../store/inbox.ts';
 import type { CellLeases } from '../store/leases.ts';
 import type { BudgetLedger } from '../store/ledger.ts';
+import { isSystemProvider } from '../subject/config.ts';
+import { RgeError } from '../util/errors.ts';
 import { capSourceOf } from './config.ts';
 import { inConfig, type LoadContext, planFromRequest } from './load.ts';
 import type { PlannedJudge, PlannedSubject, RunPlan } from './plan.ts';
 import { resolveFrom } from './plan.ts';
 import type { RunRequest } from './request.ts';
+import { PipelineSubject, type SubjectSystem, SystemSubject } from './subjects.ts';
 import { RunRetrieval, RunWork } from './work.ts';
 
 export interface OpenContext {
@@ -44,8 +47,8 @@ interface RunResources {
   index: Index | null;
   /** the results folder: its cell stores, ledger, leases and this process's inbox */
   folder: ResultsFolder;
-  /** providers by `subject:<id>` / `judge:<id>`; null when the session only reads */
-  providers: ReadonlyMap<string, Provider> | null;
+  /** providers by `subject:<id>` / `judge:<id>`, and each subject as the stages call it; null when the session only reads */
+  callers: Callers | null;
   dryRun: boolean;
   log: (line: string) => void;
   /** each question's top-k, retrieved once and shared by every subject, run index and slice */
@@ -89,7 +92,7 @@ export class RunSession {
       root: ctx.root,
       index,
       folder,
-      providers: calls ? await buildProviders(plan, ctx, dryRun ? null : folder.ledger, log) : null,
+      callers: calls ? await buildCallers(plan, ctx, dryRun ? null : folder.ledger, log) : null,
       dryRun,
       log,
       retrieval: new RunRetrieval(index, plan.config.retrieval.k),
@@ -133,12 +136,24 @@ export class RunSession {
     return this.resources.log;
   }
 
-  /** The provider of a subject or judge; an error when the session was opened only to read. */
+  /** The provider of a judge or a model subject; an error when the session was opened only to read. */
   providerOf(role: 'subject' | 'judge', id: string): Provider {
-    const provider = this.resources.providers?.get(`${role}:${id}`);
+    const provider = this.resources.callers?.providers.get(`${role}:${id}`);
     if (!provider)
-      throw new Error(`${role} ${id} has no provider in this session (it was opened to read, not to call)`);
+      throw new Error(`${role} ${id} has no provider in this session (opened to read, or a system)`);
     return provider;
+  }
+
+  /** A subject as the stages call it (rge's pipeline or a system); an error when opened only to read. */
+  subjectOf(id: string): SubjectSystem {
+    const subject = this.resources.callers?.subjects.get(id);
+    if (!subject) throw new Error(`subject ${id} cannot be asked in this session (it was opened to read)`);
+    return subject;
+  }
+
+  /** Frees what the subjects hold (a system's processes, sockets); the session can no longer call them. */
+  async close(): Promise<void> {
+    for (const subject of this.resources.callers?.subjects.values() ?? []) await subject.close();
   }
 
   /** The answer store of a subject's model. */
@@ -152,17 +167,22 @@ export class RunSession {
   }
 }
 
+/** What a session calls: the judges' and model subjects' providers, and every subject as the stages ask it. */
+interface Callers {
+  providers: Map<string, Provider>;
+  subjects: Map<string, SubjectSystem>;
+}
+
 /**
- * Every subject's and judge's provider, built through the one registry; each must be the provider the
+ * Every judge's and subject's provider or system, built through the one registry; each must be what the
  * plan identified (its id and version are part of every cell's identity).
  */
-async function buildProviders(
+async function buildCallers(
   plan: RunPlan,
   ctx: OpenContext,
   spender: BudgetLedger | null,
   log: (line: string) => void,
-): Promise<Map<string, Provider>> {
-  const limiters = new Map<string, ProviderLimiter>();
+): Promise<Callers> {
   const registry = {
     root: ctx.root,
     env: ctx.env ?? environment(ctx.root),
@@ -170,22 +190,43 @@ async function buildProviders(
     spender,
     requireKeys: spender !== null,
     onRetry: log,
-    limiters,
+    limiters: new Map<string, ProviderLimiter>(),
   };
-  const providers = new Map<string, Provider>();
-  const models = [
-    ...plan.subjects.map((m) => ['subject', m] as const),
-    ...plan.judges.map((m) => ['judge', m] as const),
-  ];
-  for (const [role, m] of models) {
-    const provider = await inConfig(plan.info.configFile, () => createProvider(m.config, role, registry));
-    if (provider.id !== m.identity.id || (provider.version ?? '') !== m.identity.version)
-      throw new Error(
-        `${role} ${m.id}: its provider is ${provider.id}@${provider.version ?? ''}, planned as ${m.identity.id}@${m.identity.version}`,
-      );
-    providers.set(`${role}:${m.id}`, provider);
+  const callers: Callers = { providers: new Map(), subjects: new Map() };
+  const inConfigFile = <T>(make: () => Promise<T>) => inConfig(plan.info.configFile, make);
+  for (const s of plan.subjects) {
+    if (isSystemProvider(s.provider)) {
+      const system = await inConfigFile(() => createSystem(s.config, registry));
+      const planned = builtVersion(s.identity.version);
+      if (system.version !== planned)
+        throw new RgeError(
+          `subject ${s.id}: the system is now at version ${system.version}, planned at ${planned} (its file changed during the run?)`,
+        );
+      const concurrency = s.config.concurrency ?? SYSTEM_DEFAULTS.concurrency;
+      callers.subjects.set(s.id, new SystemSubject(s, system, spender, concurrency));
+      continue;
+    }
+    const provider = await inConfigFile(() => createProvider(s.config, 'subject', registry));
+    checkIdentity('subject', s, provider);
+    callers.providers.set(`subject:${s.id}`, provider);
+    callers.subjects.set(s.id, new PipelineSubject(provider));
   }
-  return providers;
+  for (const j of plan.judges) {
+    const provider = await inConfigFile(() => createProvider(j.config, 'judge', registry));
+    checkIdentity('judge', j, provider);
+    callers.providers.set(`judge:${j.id}`, provider);
+  }
+  return callers;
+}
+
+/** A model's version as its provider states it: the plan's, less a rerun's epoch (`+rerun.N`). */
+const builtVersion = (planned: string) => planned.replace(/\+rerun\.\d+$/, '');
+
+function checkIdentity(role: string, m: PlannedSubject | PlannedJudge, provider: Provider): void {
+  if (provider.id !== m.identity.id || (provider.version ?? '') !== builtVersion(m.identity.version))
+    throw new Error(
+      `${role} ${m.id}: its provider is ${provider.id}@${provider.version ?? ''}, planned as ${m.identity.id}@${m.identity.version}`,
+    );
 }
 
 /** Plans a request and opens its plan: the two steps of a one-process run (tools, tests). */

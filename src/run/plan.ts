@@ -125,7 +125,8 @@ export function planRun(inputs: PlanInputs): RunPlan {
   if (!inputs.dryRun && inputs.index === null) throw new RgeError('no index to run on');
   const { questions, notes, slice } = runQuestions(inputs);
   const chosen = chosenModels(request, config);
-  const subjects = chosen.subjects.map((s) => plannedModel(inputs, 'subject', s, s.max_tokens));
+  // a system subject sends no output limit of rge's (it is the system's): 0
+  const subjects = chosen.subjects.map((s) => plannedModel(inputs, 'subject', s, s.max_tokens ?? 0));
   const judges = chosen.judges.map((j) => plannedModel(inputs, 'judge', j, JUDGE_MAX_TOKENS));
   const runs = request.runs ?? config.runs;
   const judgePrompt = resolveJudgePrompt(config.judge_prompt);

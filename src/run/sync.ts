@@ -15,12 +15,12 @@ import {
 } from '../store/cells.ts';
 import { CellLease, storedNow, underLease } from './cell-lease.ts';
 import type { StageContext } from './stage-context.ts';
+import type { SubjectReply } from './subjects.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
-/** Bottleneck priority of subject calls: after judge calls (judging/calls.ts), so that started cells finish. */
-const SUBJECT_PRIORITY = 5;
-
-export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRecord {
+/** A subject's reply as its cell's record: a system's own contexts and trace go with it. */
+export function answerRecordFrom(cell: SubjectCell, reply: SubjectReply): AnswerRecord {
+  const retrieved = reply.contexts?.map((c) => c.id) ?? reply.retrievedIds ?? cell.chunks.map((c) => c.id);
   return {
     kind: 'answer',
     key: cell.key,
@@ -28,13 +28,15 @@ export function answerRecordFrom(cell: SubjectCell, reply: ModelReply): AnswerRe
     subject_id: cell.subject.id,
     text: reply.text,
     reply_model: reply.model,
-    retrieved_ids: reply.retrievedIds ? [...reply.retrievedIds] : cell.chunks.map((c) => c.id),
+    retrieved_ids: [...retrieved],
     usage: reply.usage,
     latency_ms: reply.latencyMs,
     cost_usd: reply.costUsd,
     batch: Boolean(reply.batch),
     charges: reply.charges ?? [],
     ...(reply.stop ? { stop: reply.stop } : {}),
+    ...(reply.contexts ? { contexts: reply.contexts } : {}),
+    ...(reply.trace ? { trace: reply.trace } : {}),
     created_at: new Date().toISOString(),
   };
 }
@@ -93,11 +95,9 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
     ctx,
     { stage: 'answer', id: cell.id, key: cell.key, store },
     async (beforeSend) => {
-      const reply = await run.providerOf('subject', cell.subject.id).complete(cell.request, {
-        ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
-        priority: SUBJECT_PRIORITY,
-        beforeSend,
-      });
+      const reply = await run
+        .subjectOf(cell.subject.id)
+        .answer(cell, { signal: ctx.opts.signal, beforeSend });
       return { record: answerRecordFrom(cell, reply), unsettled: reply.charges ?? [] };
     },
     (record) => run.inbox.receive({ t: 'answer', record }),

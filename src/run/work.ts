@@ -26,8 +26,19 @@ import {
   type VerdictIdentity,
   verdictKey,
 } from '../store/cells.ts';
-import { promptHash, renderSubjectRequest } from '../subject/prompt.ts';
+import { isSystemProvider } from '../subject/config.ts';
+import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts';
+import { contextChunkOf } from '../system/contexts.ts';
+import type { SystemQuestion } from '../system/contract.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
+
+/**
+ * What a subject is asked for a cell: a model, inside rge's pipeline, its rendered request; a system (a
+ * user's own RAG app), the question alone.
+ */
+export type SubjectAsk =
+  | { kind: 'model'; request: ModelRequest }
+  | { kind: 'system'; question: SystemQuestion };
 
 /** One (subject, question, run index) of a run. */
 export interface SubjectCell {
@@ -36,10 +47,22 @@ export interface SubjectCell {
   subject: PlannedSubject;
   question: Question;
   runIndex: number;
+  /** rge's top-k for the question, which rge's pipeline answers from; none for a system (it retrieves) */
   chunks: ContextChunk[];
-  request: ModelRequest;
+  ask: SubjectAsk;
   identity: AnswerIdentity;
   key: string;
+}
+
+/**
+ * The passages a subject answered from, as the judges, checks and labelling page read them: a system's
+ * own contexts (stored with its answer), else rge's top-k.
+ */
+export function contextsOf(
+  cell: Pick<SubjectCell, 'chunks'>,
+  answer: Pick<AnswerRecord, 'contexts'>,
+): ContextChunk[] {
+  return answer.contexts ? answer.contexts.map(contextChunkOf) : cell.chunks;
 }
 
 /** One judge's verdict on one answer. */
@@ -123,14 +146,33 @@ export function subjectRequestFor(
   });
 }
 
-/** The identity of a subject's answer to a request (see cells.ts). */
+/** The question a system is asked for a cell: the question, its run index and the cell's seed. */
+export function systemQuestionFor(
+  plan: Pick<RunPlan, 'config'>,
+  question: Question,
+  runIndex: number,
+): SystemQuestion {
+  return {
+    id: question.id,
+    text: question.text,
+    run_index: runIndex,
+    seed: cellSeed({ seed: plan.config.seed, questionId: question.id, runIndex }),
+  };
+}
+
+/**
+ * The identity of a subject's answer (see the store's cells.ts): for a model, its request's hash and
+ * rge's retrieval (index checksum and k); for a system, the question's hash (what it is asked) and no
+ * retrieval of rge's (it retrieves itself: index 'system', k 0).
+ */
 export function answerIdentityFor(
   plan: Pick<RunPlan, 'config' | 'info'>,
   subject: PlannedSubject,
   question: Question,
   runIndex: number,
-  request: ModelRequest,
+  ask: SubjectAsk,
 ): AnswerIdentity {
+  const model = ask.kind === 'model';
   return {
     provider: subject.provider,
     model: subject.model,
@@ -138,11 +180,11 @@ export function answerIdentityFor(
     question_id: question.id,
     questions_version: plan.config.questions.version,
     run_index: runIndex,
-    prompt_hash: promptHash(request),
-    max_tokens: request.maxTokens,
+    prompt_hash: model ? promptHash(ask.request) : identityHash(ask.question),
+    max_tokens: model ? ask.request.maxTokens : 0,
     seed: plan.config.seed,
-    index_checksum: plan.info.indexChecksum,
-    k: plan.config.retrieval.k,
+    index_checksum: model ? plan.info.indexChecksum : 'system',
+    k: model ? plan.config.retrieval.k : 0,
   };
 }
 
@@ -150,10 +192,14 @@ export function answerIdentityFor(
 export function verdictCellOf(
   prompt: JudgePrompt,
   cell: SubjectCell,
-  answer: Pick<AnswerRecord, 'key' | 'text'>,
+  answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
   judge: PlannedJudge,
 ): VerdictCell {
-  const request = renderJudgeRequest(judgeInputFor(cell.question, cell.chunks, answer.text), judge, prompt);
+  const request = renderJudgeRequest(
+    judgeInputFor(cell.question, contextsOf(cell, answer), answer.text),
+    judge,
+    prompt,
+  );
   const identity: VerdictIdentity = {
     answer_key: answer.key,
     provider: judge.provider,
@@ -187,16 +233,19 @@ export class RunWork {
 
   /** The cell of (subject, question, run index): its chunks, request and answer identity. */
   async subjectCell(subject: PlannedSubject, question: Question, runIndex: number): Promise<SubjectCell> {
-    const chunks = await this.retrieval.of(question);
-    const request = subjectRequestFor(this.plan, subject, question, chunks, runIndex);
-    const identity = answerIdentityFor(this.plan, subject, question, runIndex, request);
+    const system = isSystemProvider(subject.provider);
+    const chunks = system ? [] : await this.retrieval.of(question);
+    const ask: SubjectAsk = system
+      ? { kind: 'system', question: systemQuestionFor(this.plan, question, runIndex) }
+      : { kind: 'model', request: subjectRequestFor(this.plan, subject, question, chunks, runIndex) };
+    const identity = answerIdentityFor(this.plan, subject, question, runIndex, ask);
     return {
       id: `${subject.id}/${question.id}/run ${runIndex}`,
       subject,
       question,
       runIndex,
       chunks,
-      request,
+      ask,
       identity,
       key: answerKey(identity),
     };
@@ -239,7 +288,7 @@ export class RunWork {
    * The verdict cells of an answer to a cell, one per panel judge in panel order: computed once per cell
    * and answer (its key and text), then shared by every stage and reader of the case.
    */
-  verdictCells(cell: SubjectCell, answer: Pick<AnswerRecord, 'key' | 'text'>): VerdictCell[] {
+  verdictCells(cell: SubjectCell, answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>): VerdictCell[] {
     let byAnswer = this.verdictCellsOf.get(cell.id);
     if (!byAnswer) {
       byAnswer = new Map();
@@ -257,7 +306,7 @@ export class RunWork {
   /** A judge's request and verdict identity for an answer. */
   verdictCell(
     cell: SubjectCell,
-    answer: Pick<AnswerRecord, 'key' | 'text'>,
+    answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
     judge: PlannedJudge,
   ): VerdictCell {
     return verdictCellOf(this.plan.judgePrompt, cell, answer, judge);

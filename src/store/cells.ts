@@ -16,6 +16,7 @@ import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
+import { SystemContext, SystemToolCall } from '../system/contract.ts';
 import { sha256 } from '../util/fs.ts';
 import { Journal } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
@@ -70,6 +71,13 @@ export const AnswerRecord = z.strictObject({
   charges: z.array(CallCharge),
   /** why the reply ended; absent in records written before rge recorded it (complete) */
   stop: StopInfo.optional(),
+  /**
+   * a system's own contexts, as it returned them: what it answered from, and what its judges and checks
+   * read (absent for rge's pipeline, whose contexts are the question's top-k of rge's index)
+   */
+  contexts: z.array(SystemContext).optional(),
+  /** a system's trace of its tool calls, as it returned it */
+  trace: z.array(SystemToolCall).optional(),
   created_at: z.string(),
 });
 export type AnswerRecord = z.infer<typeof AnswerRecord>;

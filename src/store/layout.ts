@@ -8,6 +8,7 @@
  *   .leases.jsonl, .leases/owners/            who holds which cell and batch; owners' heartbeats (leases.ts)
  *   .batches/<id>.json                        batch records (batch-records.ts)
  *   .budget_ledger.jsonl, .budget_ledger.json the budget ledger and its summary (ledger.ts)
+ *   .reruns.jsonl                             the reruns asked of subjects' models (reruns.ts)
  *   .runs/<run_id>.json                       a run's state; `<run_id>.slice-<i>-of-<n>.json` per slice (run-state.ts)
  *   <subject>_<run_id>.jsonl                  a run's published rows, per subject (rows.ts)
  */
@@ -16,6 +17,7 @@ import { join } from 'node:path';
 export const LEDGER_JOURNAL = '.budget_ledger.jsonl';
 export const LEDGER_SUMMARY = '.budget_ledger.json';
 export const LEASES_JOURNAL = '.leases.jsonl';
+export const RERUNS_JOURNAL = '.reruns.jsonl';
 /** The folders of the cell stores under `cells/`. */
 export const CELL_KINDS = ['answers', 'verdicts'] as const;
 export type CellKind = (typeof CELL_KINDS)[number];
@@ -39,6 +41,7 @@ export function resultsLayout(dir: string) {
     batches: join(dir, '.batches'),
     ledger: join(dir, LEDGER_JOURNAL),
     ledgerSummary: join(dir, LEDGER_SUMMARY),
+    reruns: join(dir, RERUNS_JOURNAL),
     runs: join(dir, '.runs'),
     /** a run's state file */
     runState: (runId: string) => join(dir, '.runs', `${runId}.json`),

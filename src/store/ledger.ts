@@ -306,6 +306,36 @@ export class BudgetLedger {
     }
   }
 
+  /**
+   * Books what a call outside rge's metering already cost (a system under test that reports its cost):
+   * reserved, spent under `key` (once) and closed in one append. It is not refused: the money was spent;
+   * the cap stops what comes after (`assertUnderCap`).
+   */
+  async book(usd: number, payer: Payer, key: string): Promise<void> {
+    const id = `call-${randomUUID()}`;
+    await this.journal.transact(() => ({
+      records: this.spentKeys.has(key)
+        ? []
+        : ([
+            ...this.capRecord(),
+            { t: 'reserve', id, usd, payer, kind: 'call', owner: this.owner, at: this.now() },
+            { t: 'spend', id, key, usd, at: this.now() },
+            { t: 'close', id, at: this.now() },
+          ] as LedgerEvent[]),
+      result: undefined,
+    }));
+    this.spentHere += usd;
+    await this.afterSpend();
+  }
+
+  /** Refuses (`BudgetExceededError`) once what was spent, by any process, is past the cap. */
+  assertUnderCap(): void {
+    this.journal.catchUp();
+    const s = this.summary();
+    if (s.spentUsd + s.unaccountedUsd > this.opts.capUsd + 1e-12)
+      throw new BudgetExceededError(0, s, this.opts.configFile);
+  }
+
   /** The cap this ledger spends under, when it is not the one the ledger last recorded. */
   private capRecord(): LedgerEvent[] {
     const source = this.opts.capSource ?? this.opts.configFile;

@@ -12,8 +12,11 @@
  * - run states and batch records (`.runs/*.json`, `.batches/*.json`): copied; a file that is already
  *   there with other content is a conflict. A run's state file that its slice files derive
  *   (`<run_id>.json` beside `<run_id>.slice-<i>-of-<n>.json`) is combined again from the joined slices.
+ * - the reruns asked of subjects' models (`.reruns.jsonl`): the union of the events, each once.
  * - the runs' result rows (`<subject>_<run_id>.jsonl`): one header, the union of the rows by cell; a
  *   row of a cell already there with other content is a conflict.
+ * - the cell leases (`.leases.jsonl`, `.leases/`) and the reply inboxes are the state of the processes
+ *   that filled a folder, not results: left out.
  *
  * Sources are read in order: DIR's own content first (when it exists), then the shards as given; the
  * first of two conflicting records is kept. Every file is written atomically (a temporary sibling
@@ -29,7 +32,9 @@ import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
 import { AnswerRecord, VerdictRecord } from './cells.ts';
 import { parseJsonl, toJsonl } from './jsonl.ts';
+import { RERUNS_JOURNAL } from './layout.ts';
 import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from './ledger.ts';
+import { RerunEvent } from './reruns.ts';
 import { CaseRow, cellKey, RunHeader } from './rows.ts';
 import { combineSliceStates, parseSliceFile, RunState, sliceCountsOf } from './run-state.ts';
 
@@ -138,11 +143,7 @@ class Merger {
   }
 
   ledger(): { capUsd: number; warnUsd: number } | null {
-    const events: LedgerEvent[] = [];
-    const seen = new Set<string>();
-    let overlaps = 0;
     let limits: { capUsd: number; warnUsd: number } | null = null;
-    let any = false;
     for (const dir of this.sources) {
       const summary = join(dir, LEDGER_SUMMARY);
       if (limits === null && existsSync(summary)) {
@@ -150,10 +151,27 @@ class Merger {
         if (typeof s.capUsd === 'number' && typeof s.warnUsd === 'number')
           limits = { capUsd: s.capUsd, warnUsd: s.warnUsd };
       }
-      const file = join(dir, LEDGER_JOURNAL);
+    }
+    this.journalUnion(LEDGER_JOURNAL, LedgerEvent);
+    return limits;
+  }
+
+  /** The reruns asked of subjects' models (`.reruns.jsonl`): the union of the events, each once. */
+  reruns(): void {
+    this.journalUnion(RERUNS_JOURNAL, RerunEvent);
+  }
+
+  /** A journal at the folder's top: the union of its events over the sources, an event already there once. */
+  private journalUnion<T>(name: string, schema: z.ZodType<T>): void {
+    const events: T[] = [];
+    const seen = new Set<string>();
+    let overlaps = 0;
+    let any = false;
+    for (const dir of this.sources) {
+      const file = join(dir, name);
       if (!existsSync(file)) continue;
       any = true;
-      for (const event of this.read(file, LedgerEvent)) {
+      for (const event of this.read(file, schema)) {
         const key = canonicalize(event) ?? '';
         if (seen.has(key)) {
           overlaps++;
@@ -163,8 +181,7 @@ class Merger {
         events.push(event);
       }
     }
-    if (any) this.plan(LEDGER_JOURNAL, toJsonl(events), events.length, overlaps);
-    return limits;
+    if (any) this.plan(name, toJsonl(events), events.length, overlaps);
   }
 
   /** `.runs/*.json` and `.batches/*.json`: copied, a different file of the same name is a conflict. */
@@ -207,7 +224,7 @@ class Merger {
 
   /** `<subject>_<run_id>.jsonl`: one header, rows by cell. Other files at the top are left out, and said so. */
   resultRows(): void {
-    for (const name of this.names('.', (n) => n !== LEDGER_JOURNAL && n !== LEDGER_SUMMARY)) {
+    for (const name of this.names('.', (n) => !n.startsWith('.'))) {
       if (!name.endsWith('.jsonl')) {
         this.outcome.notes.push(`left out ${name}: not a file rge merges`);
         continue;
@@ -275,6 +292,7 @@ export async function mergeResults(into: string, shards: readonly string[]): Pro
   const limits = merger.ledger();
   merger.copies('.runs', (name) => name.endsWith('.json') && sliced.has(basename(name, '.json')));
   merger.copies('.batches', () => false);
+  merger.reruns();
   merger.resultRows();
   await merger.write();
   // Derived files: the sliced runs' state from their joined slices, the ledger's summary from its journal.

@@ -7,13 +7,64 @@ import { LIVE_PROVIDERS } from '../providers/catalogue.ts';
 import { liveFields, modelEntryFields } from '../providers/config.ts';
 import { type AddIssue, Path } from '../util/config-fields.ts';
 
-export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS] as const;
+/** A user's own RAG system as the subject (src/system): a module's function, an HTTP endpoint, a command. */
+export const SYSTEM_PROVIDERS = ['module', 'http', 'command'] as const;
+export type SystemProvider = (typeof SYSTEM_PROVIDERS)[number];
+
+export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS, ...SYSTEM_PROVIDERS] as const;
+
+export function isSystemProvider(provider: string): provider is SystemProvider {
+  return (SYSTEM_PROVIDERS as readonly string[]).includes(provider);
+}
+
+/** What a system subject adds: how rge reaches it, and its version. */
+const systemFields = {
+  module: Path.optional().describe('module: the TypeScript or JavaScript file exporting the system function'),
+  export: z.string().min(1).optional().describe("module: the function's export name (default: default)"),
+  url: z.string().url().optional().describe('http: the endpoint each question is POSTed to, as JSON'),
+  headers: z
+    .record(z.string().min(1), z.string())
+    .optional()
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${NAME} is the config's own notation
+    .describe('http: request headers; ${NAME} in a value is read from the environment (never written)'),
+  command: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe('command: the program and its arguments (question JSON on stdin, answer JSON on stdout)'),
+  pool: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .optional()
+    .describe('command: N long-lived processes speaking JSON Lines; null or absent: a process per question'),
+  version: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("the system's version: a changed one is asked again (module: default the file's sha256)"),
+  timeout_ms: z.number().int().positive().optional().describe('per question (default 120000)'),
+  concurrency: z.number().int().positive().optional().describe('questions in flight at once (default 4)'),
+  rpm: z.number().positive().nullable().optional().describe('http: requests per minute; null = unlimited'),
+  max_attempts: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .optional()
+    .describe('http: attempts per question (default 4)'),
+};
 
 export const Subject = z.strictObject({
-  ...modelEntryFields(SUBJECT_PROVIDERS, 'vendor family; no judge judges a subject of its own family'),
-  max_tokens: z.number().int().positive(),
+  ...modelEntryFields(
+    SUBJECT_PROVIDERS,
+    "vendor family (a system's: its model's); no judge judges a subject of its own family",
+  ),
+  max_tokens: z.number().int().positive().optional().describe('a model subject: its output limit'),
   replay_file: Path.optional().describe('recorded answers to replay (provider replay only)'),
   ...liveFields,
+  ...systemFields,
 });
 export type Subject = z.infer<typeof Subject>;
 
@@ -26,8 +77,59 @@ export const SubjectPromptSettings = z
   .default({ file: null })
   .describe('what every subject is told and shown: the system text and the user message template');
 
-/** A subject entry's own cross-field rule: a replay file exactly for a replay subject. */
+/** Which system field each system provider needs; the others are its alone. */
+const SYSTEM_FIELD: Record<SystemProvider, 'module' | 'url' | 'command'> = {
+  module: 'module',
+  http: 'url',
+  command: 'command',
+};
+const SYSTEM_ONLY = [
+  'export',
+  'headers',
+  'pool',
+  'version',
+  'timeout_ms',
+  'concurrency',
+  'rpm',
+  'max_attempts',
+];
+const SAMPLING = ['temperature', 'top_p', 'reasoning_effort', 'thinking_level', 'send_seed'];
+
+/** A system subject's rules: the field its way in needs, no field of another way, no model parameter. */
+function systemIssues(i: number, s: Record<string, unknown>, issue: AddIssue): void {
+  const provider = typeof s.provider === 'string' && isSystemProvider(s.provider) ? s.provider : null;
+  for (const [p, field] of Object.entries(SYSTEM_FIELD) as [SystemProvider, string][]) {
+    if (provider === p && s[field] === undefined)
+      issue(['subjects', i, field], `required when provider is ${p}`);
+    if (provider !== p && s[field] !== undefined)
+      issue(['subjects', i, field], `only a ${p} subject takes ${field} (provider is ${String(s.provider)})`);
+  }
+  for (const field of SYSTEM_ONLY)
+    if (provider === null && s[field] !== undefined)
+      issue(['subjects', i, field], `only a system subject (module, http, command) takes ${field}`);
+  if (provider !== 'module' && s.export !== undefined)
+    issue(['subjects', i, 'export'], 'only a module subject takes export');
+  if (provider !== 'command' && s.pool !== undefined)
+    issue(['subjects', i, 'pool'], 'only a command subject takes pool');
+  if (provider !== 'http' && (s.headers ?? s.rpm ?? s.max_attempts) !== undefined)
+    issue(
+      ['subjects', i, s.headers !== undefined ? 'headers' : s.rpm !== undefined ? 'rpm' : 'max_attempts'],
+      'only an http subject takes it',
+    );
+  if (provider === null && s.max_tokens === undefined)
+    issue(['subjects', i, 'max_tokens'], `required for a model subject (provider ${String(s.provider)})`);
+  if (provider !== null)
+    for (const field of ['max_tokens', ...SAMPLING])
+      if (s[field] !== undefined)
+        issue(
+          ['subjects', i, field],
+          `a system subject is not sent ${field}: it samples as it does, with the seed rge gives each question`,
+        );
+}
+
+/** A subject entry's own cross-field rules: a replay file exactly for a replay subject; a system's fields. */
 export function subjectIssues(i: number, s: Record<string, unknown>, issue: AddIssue): void {
+  systemIssues(i, s, issue);
   if (s.provider === 'replay' && s.replay_file === undefined)
     issue(['subjects', i, 'replay_file'], 'required when provider is replay');
   if (s.provider !== 'replay' && s.replay_file !== undefined)

@@ -27,6 +27,8 @@ export interface ChunkView {
   fy: string | null;
   heading: string | null;
   pages: [number, number];
+  /** a system's own passage: the document it names */
+  source?: string;
   cited: boolean;
   /** the chunk holds (part of) a gold quote */
   gold: boolean;
@@ -78,6 +80,7 @@ export function caseView(item: ValidationItem, index: number): CaseView {
       fy: c.fy,
       heading: c.heading,
       pages: c.pages,
+      ...(c.source !== undefined ? { source: c.source } : {}),
       cited: isCited,
       gold: goldSpans(c.text, item.gold_quotes).length > 0,
       best: bestLine(c.text, item.question, item.gold_quotes),

@@ -153,7 +153,7 @@ function chunkMeta(c) {
     'span',
     { class: 'chunk-meta' },
     el('span', { class: 'chunk-id', text: c.id }),
-    ` · #${c.rank} retrieved · ${c.company}${c.fy ? ` · ${c.fy}` : ''} · pages ${c.pages[0]}-${c.pages[1]}${c.heading ? ` · ${c.heading}` : ''}`,
+    ` · #${c.rank} retrieved${c.company ? ` · ${c.company}` : ''}${c.source ? ` · ${c.source}` : ''}${c.fy ? ` · ${c.fy}` : ''}${c.pages[0] > 0 ? ` · pages ${c.pages[0]}-${c.pages[1]}` : ''}${c.heading ? ` · ${c.heading}` : ''}`,
     c.cited ? el('span', { class: 'badge', text: 'cited' }) : null,
     c.gold ? el('span', { class: 'badge', text: 'holds a gold quote' }) : null,
   );

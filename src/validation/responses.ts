@@ -65,6 +65,7 @@ export function validationItem(cell: ResponseCell, row: ResponseRow): Validation
       heading: c.heading,
       pages: [c.pages[0], c.pages[1]],
       text: c.text,
+      ...(c.source !== undefined ? { source: c.source } : {}),
     })),
     answer: row.answer,
     verdicts: row.verdicts,

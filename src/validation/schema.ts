@@ -26,6 +26,8 @@ export const CaseChunk = z.strictObject({
   heading: z.string().nullable(),
   pages: z.tuple([z.number().int(), z.number().int()]),
   text: z.string(),
+  /** a system's own passage: the document it names (no company; pages [0, 0] when it names none) */
+  source: z.string().optional(),
 });
 export type CaseChunk = z.infer<typeof CaseChunk>;
 

@@ -20,7 +20,7 @@ import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdic
 import { type CaseRow, caseRow } from '../run/case.ts';
 import type { RunSession } from '../run/open.ts';
 import type { PlannedSubject } from '../run/plan.ts';
-import type { SubjectCell } from '../run/work.ts';
+import { contextsOf, type SubjectCell } from '../run/work.ts';
 import type { AnswerRecord } from '../store/cells.ts';
 import type { RunState } from '../store/run-state.ts';
 
@@ -96,7 +96,13 @@ export function subjectHarness(run: RunSession, subject: PlannedSubject, book: C
     run: ({ input }) => {
       const cell = book.cell(input.cell);
       const answer = book.answer(input.cell);
-      const retrieved = cell.chunks.map((c) => ({ id: c.id, heading: c.heading, pages: c.pages }));
+      // what the subject answered from: rge's top-k, or a system's own contexts
+      const retrieved = contextsOf(cell, answer).map((c) => ({
+        id: c.id,
+        heading: c.heading,
+        pages: c.pages,
+        ...(c.source !== undefined ? { source: c.source } : {}),
+      }));
       const usage = answer.usage;
       return {
         output: answer.text,

@@ -1,0 +1,176 @@
+/**
+ * A user's own system as the subject, through the module way in, on the fixture world: it is judged
+ * against the contexts it returned, not against rge's index; its evidence recall says whether the gold
+ * evidence reached it, and a failing case is classed by it; its cells are keyed by its module file (an
+ * unchanged file is not asked again, a changed one is) and `--rerun` asks them again; a question it
+ * fails is that cell's error and a rerun asks only the failed cells.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Question } from '../../src/questions/schema.ts';
+import { FAILING_BELOW, failureCause } from '../../src/report/evidence.ts';
+import { type Index, openIndex } from '../../src/retrieval/index.ts';
+import { caseRow } from '../../src/run/case.ts';
+import type { RunSession } from '../../src/run/open.ts';
+import { runStages } from '../../src/run/stages.ts';
+import { Reruns } from '../../src/store/reruns.ts';
+import type { SystemAnswerInput } from '../../src/system/contract.ts';
+import { worldPaths } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
+import { systemConfig } from '../helpers/system-config.ts';
+
+const quiet = () => {};
+const CASES = ['gd-001', 'gd-002', 'gd-003'];
+
+type Scripted = Record<string, SystemAnswerInput | { throws: string }>;
+
+/** A module system that answers from a script: each question's answer and contexts, or an error. */
+async function scriptedModule(file: string, answers: Scripted, note = ''): Promise<void> {
+  await writeFile(
+    file,
+    `// a scripted system${note}
+const ANSWERS: Record<string, unknown> = ${JSON.stringify(answers)};
+export default function answer(question: { id: string }) {
+  const a = ANSWERS[question.id] as { throws?: string } | undefined;
+  if (a === undefined) return { answer: 'The documents do not say.', contexts: [] };
+  if (a.throws) throw new Error(a.throws);
+  return a;
+}
+`,
+  );
+}
+
+function questionsById(): Map<string, Question> {
+  const lines = readFileSync('fixtures/questions.jsonl', 'utf8').split('\n').filter(Boolean);
+  return new Map(lines.map((l) => JSON.parse(l) as Question).map((q) => [q.id, q]));
+}
+
+/** The gold answer, cited, over the given passages (rge's own chunks, as a system returns contexts). */
+async function answersOver(index: Index, pick: (q: Question) => { company?: string }): Promise<Scripted> {
+  const byId = questionsById();
+  const out: Scripted = {};
+  for (const id of CASES) {
+    const q = byId.get(id) as Question;
+    const hits = await index.retrieve(q.text, { k: 4, ...pick(q) });
+    out[id] = {
+      answer: `${q.gold_answer} [ctx-0].`,
+      contexts: hits.map((h, i) => ({
+        id: `ctx-${i}`,
+        text: h.text,
+        source: `${h.company}.pdf`,
+        page: h.pages[0],
+      })),
+    };
+  }
+  return out;
+}
+
+async function openSystemRun(module: string, resultsDir: string): Promise<RunSession> {
+  const { config, overrides } = await systemConfig([{ id: 'app', provider: 'module', module }]);
+  return openTestRun({
+    config,
+    overrides,
+    resultsDir,
+    cases: CASES,
+    runs: 1,
+    root: process.cwd(),
+    log: quiet,
+  });
+}
+
+describe('a module system as the subject', () => {
+  let index: Index;
+  let dir: string;
+
+  beforeAll(async () => {
+    await systemConfig([]); // builds the world
+    index = await openIndex(worldPaths().index);
+    dir = await mkdtemp(join(tmpdir(), 'rge-system-subject-'));
+  }, 600_000);
+
+  it("is judged against its own contexts: the gold answer over another company's passages is ungrounded, a retrieval miss", async () => {
+    const module = join(dir, 'elsewhere.ts');
+    // every answer is the gold answer, but the passages come from a company the question is not about
+    await scriptedModule(
+      module,
+      await answersOver(index, (q) => ({
+        company: q.companies[0] === 'reliance' ? 'hdfc-bank' : 'reliance',
+      })),
+    );
+    const run = await openSystemRun(module, join(dir, 'results-elsewhere'));
+    await runStages(run, { log: quiet });
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
+    expect(rows).toHaveLength(3);
+    for (const row of rows) {
+      expect(row.retrieved_ids).toEqual(['ctx-0', 'ctx-1', 'ctx-2', 'ctx-3']);
+      expect(row.evidence?.recall).toBe(0);
+      // the figure-and-name judge finds nothing of the answer in them; the word judge, on a bare figure,
+      // finds its unit ("tCO2e") in another company's emissions line: failing either way
+      const numeric = row.verdicts.find((v) => v.judgeId === 'heuristic/numeric');
+      expect(numeric?.verdict?.grounding.score).toBe(0);
+      expect(row.scores.grounding).toBeLessThan(FAILING_BELOW);
+      expect(failureCause(row)).toBe('retrieval miss');
+    }
+  }, 600_000);
+
+  it('the same answers over the passages that hold the gold are grounded, and their evidence was reached', async () => {
+    const module = join(dir, 'on-topic.ts');
+    await scriptedModule(module, await answersOver(index, (q) => ({ company: q.companies[0] as string })));
+    const run = await openSystemRun(module, join(dir, 'results-on-topic'));
+    await runStages(run, { log: quiet });
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
+    for (const row of rows) {
+      expect(row.evidence?.recall).toBe(1);
+      expect(row.scores.grounding).toBe(2);
+      expect(row.checks.citationsResolve.passed).toBe(true);
+    }
+  }, 600_000);
+
+  it('asks an unchanged module nothing again, a changed one again, and again after --rerun', async () => {
+    const module = join(dir, 'versioned.ts');
+    const results = join(dir, 'results-versioned');
+    const answers = await answersOver(index, (q) => ({ company: q.companies[0] as string }));
+    await scriptedModule(module, answers);
+    const first = await openSystemRun(module, results);
+    expect((await runStages(first, { log: quiet })).state.counts.answers.computed).toBe(3);
+    const unchanged = await openSystemRun(module, results);
+    expect(unchanged.plan.subjects[0]?.identity.version).toBe(first.plan.subjects[0]?.identity.version);
+    expect((await runStages(unchanged, { log: quiet })).state.counts.answers).toMatchObject({
+      computed: 0,
+      reused: 3,
+    });
+    await scriptedModule(module, answers, ' (edited)');
+    const changed = await openSystemRun(module, results);
+    expect(changed.plan.subjects[0]?.identity.version).not.toBe(first.plan.subjects[0]?.identity.version);
+    expect(changed.plan.info.runId).not.toBe(first.plan.info.runId);
+    expect((await runStages(changed, { log: quiet })).state.counts.answers.computed).toBe(3);
+    await new Reruns(results).rerun({ id: 'app', provider: 'module', model: 'app' });
+    const rerun = await openSystemRun(module, results);
+    expect(rerun.plan.subjects[0]?.identity.version).toMatch(/\+rerun\.1$/);
+    expect((await runStages(rerun, { log: quiet })).state.counts.answers.computed).toBe(3);
+  }, 600_000);
+
+  it("records a question the system fails as its cell's error; a rerun asks only that cell", async () => {
+    const module = join(dir, 'flaky.ts');
+    const results = join(dir, 'results-flaky');
+    const answers = await answersOver(index, (q) => ({ company: q.companies[0] as string }));
+    await scriptedModule(module, { ...answers, 'gd-002': { throws: 'the vector store is down' } });
+    const first = await openSystemRun(module, results);
+    const { state } = await runStages(first, { log: quiet });
+    expect(state.counts.answers).toMatchObject({ computed: 2, failed: 1 });
+    expect(state.errors['app/gd-002/run 0']).toMatch(/question gd-002: .*the vector store is down/);
+    const failed = (await first.work.cells()).find((c) => c.question.id === 'gd-002');
+    if (!failed) throw new Error('no cell of gd-002');
+    expect(() => caseRow(first, failed, state)).toThrow(/the vector store is down/);
+    // the same module again: the two stored cells are reused, only the failed one is asked (and fails)
+    const again = await openSystemRun(module, results);
+    expect((await runStages(again, { log: quiet })).state.counts.answers).toMatchObject({
+      computed: 0,
+      failed: 1,
+      reused: 2,
+    });
+  }, 600_000);
+});
