@@ -19,16 +19,30 @@
 import seedrandom from 'seedrandom';
 import type { AnswerPrompt } from './prompt.ts';
 import type { Retrieved } from './retrieve.ts';
-import { figuresOf, fiscalYearsOf, organisationsOf, sentencesOf, termSet, terms } from './text.ts';
+import {
+  figuresOf,
+  fiscalYearsOf,
+  isTableRow,
+  organisationsOf,
+  sentencesOf,
+  termSet,
+  terms,
+} from './text.ts';
 
 /** What a term counts when only the passage's title or heading holds it. */
 export const TITLE_CREDIT = 0.75;
 /** How many of the best sentences compete when sampling. */
 export const SAMPLING_CANDIDATES = 3;
 /** Support gaps are small (0.01-0.2): logits are gap x this scale / temperature. */
-export const LOGIT_SCALE = 10;
+export const LOGIT_SCALE = 15;
 /** A second sentence joins when its support is within this of the first's. */
 export const SECOND_SENTENCE_GAP = 0.15;
+
+/**
+ * Words that qualify a figure (as stems): a sentence with one the question does not ask for states
+ * another figure than the one asked (the monthly average, the quarter, the interim dividend, ...).
+ */
+const QUALIFIERS = new Set(terms('average monthly quarter interim final standalone consolidated'));
 
 export interface QuestionReading {
   /** the question without what it rules out: what the retriever searches for */
@@ -52,7 +66,7 @@ export function readQuestion(text: string): QuestionReading {
     query,
     terms: termSet(query),
     negated,
-    years: fiscalYearsOf(query),
+    years: new Set(fiscalYearsOf(query)),
     wantsFigure: !/^\s*(?:who|where)\b/i.test(text),
   };
 }
@@ -71,6 +85,7 @@ export interface Candidate {
 function sentences(retrieved: readonly Retrieved[]): Omit<Candidate, 'support' | 'covers'>[] {
   return retrieved.flatMap((from, rank) =>
     from.passage.paragraphs
+      .filter((p) => !isTableRow(p))
       .flatMap((p) => sentencesOf(p))
       .filter((s) => /[.!?]$/.test(s))
       .map((text) => ({ text, from, rank })),
@@ -98,9 +113,14 @@ function supportOf(
   }
   let support = total > 0 ? held / total : 0;
   if (q.wantsFigure && figuresOf(s.text).length === 0) support *= 0.6;
+  // a sentence about another year; or about another year first, naming this one in passing
   const years = fiscalYearsOf(s.text);
-  if (q.years.size > 0 && years.size > 0 && ![...q.years].some((y) => years.has(y))) support *= 0.5;
-  if (!q.terms.has('quarter') && own.has('quarter')) support *= 0.7;
+  if (q.years.size > 0 && years.length > 0) {
+    if (!years.some((y) => q.years.has(y))) support *= 0.5;
+    else if (!q.years.has(years[0] as string)) support *= 0.8;
+  }
+  // a figure qualified otherwise than the question asks (monthly, quarterly, interim, standalone, ...)
+  if ([...QUALIFIERS].some((t) => own.has(t) && !q.terms.has(t))) support *= 0.8;
   if ([...q.negated].some((t) => own.has(t))) support *= 0.5;
   // a sentence about another company (a peer, a subsidiary) does not answer for this one
   if (organisationsOf(s.text).some((org) => [...org].some((t) => !q.terms.has(t)))) support *= 0.5;

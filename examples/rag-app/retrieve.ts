@@ -35,11 +35,8 @@ export class Bm25Index {
     });
     this.lengths = this.counts.map((c) => [...c.values()].reduce((a, b) => a + b, 0));
     this.averageLength = this.lengths.reduce((a, b) => a + b, 0) / Math.max(1, passages.length);
-    for (const c of this.counts) for (const t of c.keys()) this.bump(t);
-  }
-
-  private bump(term: string): void {
-    this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+    for (const c of this.counts)
+      for (const t of c.keys()) this.documentFrequency.set(t, (this.documentFrequency.get(t) ?? 0) + 1);
   }
 
   /** How many passages hold the term. */

@@ -70,6 +70,7 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   headcount: 'employ',
   employe: 'employ',
   turnover: 'revenu',
+  rupe: 'rs',
 };
 
 /** The terms of a text, in order, repeats kept (the retriever counts them). */
@@ -91,14 +92,19 @@ export function termSet(text: string): Set<string> {
   return new Set(terms(text));
 }
 
-/** The fiscal years a text names, as terms (fy23, fy24). */
-export function fiscalYearsOf(text: string): Set<string> {
-  return new Set(terms(text).filter((t) => /^fy\d{2}$/.test(t)));
+/** The fiscal years a text names, as terms (fy23, fy24), in the order it names them. */
+export function fiscalYearsOf(text: string): string[] {
+  return [...new Set(terms(text).filter((t) => /^fy\d{2}$/.test(t)))];
+}
+
+/** A table row, not a sentence: it ends in two or more figures ("Basic EPS (Rs) -0.08 -0.24 n.a."). */
+export function isTableRow(line: string): boolean {
+  return /(?:\s(?:-?\d[\d,]*(?:\.\d+)?%?|n\.a\.)){2,}$/.test(line);
 }
 
 /** The figures a text states (amounts, counts, per cents), without separators: "Rs 1,234.5" -> 1234.5. */
 export function figuresOf(text: string): string[] {
-  return [...text.matchAll(/(?<![\w.])-?\d[\d,]*(?:\.\d+)?%?/g)]
+  return [...normalisePhrases(text).matchAll(/(?<![\w.])-?\d[\d,]*(?:\.\d+)?%?/g)]
     .map((m) => m[0].replace(/,/g, ''))
     .filter((f) => !/^(?:19|20)\d{2}$/.test(f));
 }
