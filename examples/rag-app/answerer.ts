@@ -5,11 +5,12 @@
  * SUPPORT for the question, and answers with the best-supported sentence (and a second one that adds
  * what the first lacks), in the passages' own words.
  *
- * Support, 0-1: the share of the question's terms, each weighted by its rarity in the corpus (the
- * retriever's idf), that the sentence holds; a term only in the passage's document title or section
- * heading ("ITC Limited | Annual Report 2023-24") counts TITLE_CREDIT. It is then cut for a sentence
- * with no figure when the question asks for one, one about another fiscal year, and one that says what
- * the question rules out ("not consolidated").
+ * Support, about 0-1: the share of the question's terms, each weighted by its rarity in the corpus
+ * (the retriever's idf), that the sentence holds; a term only in the passage's document title or
+ * section heading ("ITC Limited | Annual Report 2023-24") counts TITLE_CREDIT. It is then cut for each
+ * sign that the sentence states another figure than the one asked (`cuts`: no figure, another year or
+ * company, an unasked qualifier such as "monthly" or "interim", what the question rules out with
+ * "not ..."), and a sentence with fewer words beside the question's gains up to FOCUS_BONUS.
  *
  * Grounded ("Answer only from the context"), it declines below `abstain_below`; otherwise it answers
  * from its best match however weak. At temperature 0 it takes the best sentence; above 0 it draws among
@@ -35,6 +36,8 @@ export const TITLE_CREDIT = 0.75;
 export const SAMPLING_CANDIDATES = 3;
 /** Support gaps are small (0.01-0.2): logits are gap x this scale / temperature. */
 export const LOGIT_SCALE = 15;
+/** At most this is added for a sentence made only of the question's terms (a tie-break among equals). */
+export const FOCUS_BONUS = 0.02;
 /** A second sentence joins when its support is within this of the first's. */
 export const SECOND_SENTENCE_GAP = 0.15;
 
@@ -92,6 +95,26 @@ function sentences(retrieved: readonly Retrieved[]): Omit<Candidate, 'support' |
   );
 }
 
+/**
+ * What a sentence's support is multiplied by for each sign that it states another figure than the one
+ * asked: no figure at all (x0.6), only other fiscal years (x0.5) or another year first (x0.8: "FY24 was
+ * X, against Y in FY23" for FY23), a qualifier the question does not ask for (x0.8), what the question
+ * rules out (x0.5), another company by name (x0.5: a peer, a subsidiary).
+ */
+function cuts(text: string, own: ReadonlySet<string>, q: QuestionReading): number {
+  let factor = 1;
+  if (q.wantsFigure && figuresOf(text).length === 0) factor *= 0.6;
+  const years = fiscalYearsOf(text);
+  if (q.years.size > 0 && years.length > 0) {
+    if (!years.some((y) => q.years.has(y))) factor *= 0.5;
+    else if (!q.years.has(years[0] as string)) factor *= 0.8;
+  }
+  if ([...QUALIFIERS].some((t) => own.has(t) && !q.terms.has(t))) factor *= 0.8;
+  if ([...q.negated].some((t) => own.has(t))) factor *= 0.5;
+  if (organisationsOf(text).some((org) => [...org].some((t) => !q.terms.has(t)))) factor *= 0.5;
+  return factor;
+}
+
 /** A sentence's support for the question (see the file's comment). */
 function supportOf(
   s: Omit<Candidate, 'support' | 'covers'>,
@@ -111,22 +134,10 @@ function supportOf(
       covers.add(t);
     } else if (around.has(t)) held += TITLE_CREDIT * w;
   }
-  let support = total > 0 ? held / total : 0;
-  if (q.wantsFigure && figuresOf(s.text).length === 0) support *= 0.6;
-  // a sentence about another year; or about another year first, naming this one in passing
-  const years = fiscalYearsOf(s.text);
-  if (q.years.size > 0 && years.length > 0) {
-    if (!years.some((y) => q.years.has(y))) support *= 0.5;
-    else if (!q.years.has(years[0] as string)) support *= 0.8;
-  }
-  // a figure qualified otherwise than the question asks (monthly, quarterly, interim, standalone, ...)
-  if ([...QUALIFIERS].some((t) => own.has(t) && !q.terms.has(t))) support *= 0.8;
-  if ([...q.negated].some((t) => own.has(t))) support *= 0.5;
-  // a sentence about another company (a peer, a subsidiary) does not answer for this one
-  if (organisationsOf(s.text).some((org) => [...org].some((t) => !q.terms.has(t)))) support *= 0.5;
+  const support = total > 0 ? (held / total) * cuts(s.text, own, q) : 0;
   // among equals, the sentence with fewer words beside the question's is the more to the point
   const focus = own.size > 0 ? covers.size / own.size : 0;
-  return { ...s, support: Math.min(1, support) + 0.02 * focus, covers };
+  return { ...s, support: support + FOCUS_BONUS * focus, covers };
 }
 
 /** Every quotable sentence of the passages, best-supported first (ties: retrieval rank, then order). */

@@ -25,3 +25,6 @@ function app(): Promise<RagApp> {
 export default async function answer(question: SystemQuestion): Promise<SystemAnswer> {
   return (await app()).answer(questionFrom(question));
 }
+
+/** The same function by name, for loaders that look for `answer` rather than the default export. */
+export { answer };

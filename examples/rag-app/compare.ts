@@ -158,7 +158,7 @@ export function comparisonTable(c: Comparison): string {
     return `| ${k} | ${cell(b, 'refused')} | ${cell(plant[k], 'refused')} | ${cell(b, 'gold')} | ${cell(plant[k], 'gold')} | ${byPlant[k] ?? 0} | ${cell(seed[k], 'gold')} | ${bySeed[k] ?? 0} |`;
   });
   return [
-    '| category | refused: baseline | planted | gold found: baseline | planted | answers changed by the plant | gold found: reseeded | answers changed by the seed |',
+    '| category | declined: prompt | planted | gold: prompt | planted | answers changed by the plant | gold: reseeded | answers changed by the seed |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n');
