@@ -24,7 +24,9 @@ export async function corpusFiles(dir: string): Promise<CorpusFile[]> {
   try {
     names = await readdir(dir);
   } catch (e) {
-    throw new Error(`rag-app: cannot read the corpus folder ${dir}: ${(e as Error).message}`);
+    throw new Error(
+      `rag-app: cannot read the corpus folder ${dir} (${(e as Error).message}); name one with --corpus or RAG_APP_CORPUS, or write the fixture PDFs there with \`npx rge fixtures build\``,
+    );
   }
   const pdfs = names.filter((n) => n.toLowerCase().endsWith('.pdf')).sort();
   if (pdfs.length === 0) throw new Error(`rag-app: no PDF in the corpus folder ${dir}`);
