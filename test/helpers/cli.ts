@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
@@ -42,18 +43,11 @@ export function captureIO(cwd: string): CliIO & { text: string } {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Runs `node SCRIPT ARGS...` in the repository with `env`, collecting its output and exit code. */
-export function spawnNode(
-  script: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
+/** A child process's exit code (-1 when a signal ended it) and all it wrote, once it has closed. */
+export function childOutput(
+  child: Pick<ChildProcess, 'on'> & { stdout: Readable; stderr: Readable },
 ): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => {
@@ -65,6 +59,17 @@ export function spawnNode(
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
   });
+}
+
+/** Runs `node SCRIPT ARGS...` in the repository with `env`, collecting its output and exit code. */
+export function spawnNode(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; out: string; err: string }> {
+  return childOutput(
+    spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
 }
 
 /** Runs `node bin/rge.mjs ARGS...` as a child process in the repository, with extra environment. */
