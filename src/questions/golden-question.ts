@@ -77,8 +77,6 @@ export interface QuoteSource {
 export interface GoldenDraft {
   line: number;
   question: QuestionInput;
-  /** the row's own id as written, if it has one */
-  givenId?: string;
   quoteSource?: QuoteSource;
   derived: { id: boolean; category: boolean; numeric: 'given' | 'parsed' | null };
   issues: JsonlIssue[];
@@ -113,23 +111,26 @@ class RowReader {
   }
 }
 
-/** The row's id (lowercased, a hyphen before its number), or one derived from the question's text. */
+/** The id derived from a question's text: `g-` and eight digits of the sha256 of its normalised text. */
+export function derivedId(text: string): string {
+  const digest = createHash('sha256').update(normaliseWhitespace(text).toLowerCase()).digest('hex');
+  return `g-${(BigInt(`0x${digest.slice(0, 13)}`) % 100_000_000n).toString().padStart(8, '0')}`;
+}
+
+/**
+ * The row's id (lowercased, a hyphen before its number), or one derived from the question's text (also
+ * for an id that cannot be read, after its error, so that it is never taken for another row's).
+ */
 function idOf(r: RowReader, text: string): { id: string; given?: string } {
   const given = r.one('id');
-  if (given === undefined) {
-    const digest = createHash('sha256').update(normaliseWhitespace(text).toLowerCase()).digest('hex');
-    const digits = (BigInt(`0x${digest.slice(0, 13)}`) % 100_000_000n).toString().padStart(8, '0');
-    return { id: `g-${digits}` };
-  }
+  if (given === undefined) return { id: derivedId(text) };
   const m = /^([a-z]+)[-_ ]?(\d+)$/.exec(given.toLowerCase());
-  if (!m) {
-    r.issue(
-      'id',
-      `"${given}" cannot be an rge id: letters, then a number (q-001; Q01 and q_1 are read as q-01 and q-1); leave it empty to have one derived`,
-    );
-    return { id: 'x-0', given };
-  }
-  return { id: `${m[1]}-${m[2]}`, given };
+  if (m) return { id: `${m[1]}-${m[2]}`, given };
+  r.issue(
+    'id',
+    `"${given}" cannot be an rge id: letters, then a number (q-001; Q01 and q_1 are read as q-01 and q-1); leave it empty to have one derived`,
+  );
+  return { id: derivedId(text), given };
 }
 
 function behaviourOf(r: RowReader): ExpectedBehavior | undefined {
@@ -337,7 +338,6 @@ export function goldenQuestion(row: GoldenRow): GoldenDraft {
   return {
     line: row.line,
     question,
-    ...(given !== undefined ? { givenId: given } : {}),
     ...(quoteSource ? { quoteSource } : {}),
     derived: { id: given === undefined, category: categoryDerived, numeric: numeric.how },
     issues: r.issues,

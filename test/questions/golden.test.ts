@@ -127,6 +127,11 @@ describe('reading a golden set', () => {
     expect(b[1]).toMatchObject({ id: 'q-07', source: { dataset: 'golden', ref: 'Q07' } });
     const c = questionsOf(await importGolden(csv('faq_12,x?,refuse\nA-3,y?,refuse\n'), 'csv', null));
     expect(c.map((q) => q.id)).toEqual(['faq-12', 'a-3']);
+    const bad = await importGolden(csv('faq#3,x?,refuse\nq-1,"y?",refuse,extra\n'), 'csv', null);
+    expect(bad.ok ? [] : formatIssues('ids.csv', bad.issues).split('\n')).toEqual([
+      'ids.csv:2: id: "faq#3" cannot be an rge id: letters, then a number (q-001; Q01 and q_1 are read as q-01 and q-1); leave it empty to have one derived',
+      'ids.csv:3: 4 field(s), but the header names 3 column(s)',
+    ]);
   });
 
   it('derives the category from the expected behaviour, and keeps a given one', async () => {
