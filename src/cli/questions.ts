@@ -1,11 +1,12 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { ImportFormat, Question, ValidationReport } from '../questions/index.ts';
+import type { Chunk } from '../corpus/schema.ts';
+import type { GoldenFormat, ImportFormat, Question, ValidationReport } from '../questions/index.ts';
 import type { RunConfig } from '../run/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile, writeFileAtomic } from '../util/fs.ts';
-import { formatIssues } from '../util/jsonl.ts';
+import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
 import type { CliIO } from './io.ts';
 
 const DEFAULTS = {
@@ -119,69 +120,140 @@ async function printValidation(
     io.out(`no index at ${relative(io.cwd, where.indexDir) || where.indexDir}: gold chunk ids not checked\n`);
   const shown = relative(io.cwd, where.file) || where.file;
   if (report.total === 0) throw new RgeError(NO_QUESTIONS, { file: shown });
-  const [first] = report.issues;
-  if (first) {
-    io.out(`${formatIssues(shown, report.issues)}\n`);
-    io.out(`${report.issues.length} error(s)\n`);
-    // one error line on stderr: the first, pointing at the full list above
-    const more = report.issues.length > 1 ? ` (first of ${report.issues.length} errors, listed above)` : '';
-    throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}${more}`, {
-      file: shown,
-      line: first.line,
-    });
-  }
+  if (report.issues.length > 0) failWithIssues(io, shown, report.issues);
   io.out('ok: no errors\n');
+}
+
+/**
+ * Every problem on stdout (`file:line: field: message`) and their count, then the first as the one
+ * error line on stderr, pointing at the list.
+ */
+function failWithIssues(io: CliIO, shown: string, issues: readonly JsonlIssue[]): never {
+  const [first] = issues;
+  if (!first) throw new Error('failWithIssues needs at least one issue');
+  io.out(`${formatIssues(shown, issues)}\n`);
+  io.out(`${issues.length} error(s)\n`);
+  const more = issues.length > 1 ? ` (first of ${issues.length} errors, listed above)` : '';
+  throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}${more}`, {
+    file: shown,
+    line: first.line,
+  });
+}
+
+interface ImportFlags {
+  format: string;
+  file?: string;
+  index?: string;
+  documents?: string;
+  out?: string;
 }
 
 function registerImportCommand(questions: Command, io: CliIO): void {
   questions
     .command('import')
     .description(
-      'convert FinanceBench or Enterprise RAG Challenge questions into rge questions, resolving gold ' +
-        'evidence pages to chunks of a built index (only questions whose documents are in the index)',
+      'convert a question set into rge questions: FinanceBench or Enterprise RAG Challenge questions, ' +
+        'resolving gold evidence pages to chunks of a built index (only questions whose documents are in ' +
+        'the index); or your own golden set (CSV or JSONL), every bad row listed as file:line: field: ' +
+        'message, its gold quotes checked in the documents the rows name',
     )
     .argument(
-      '<file>',
-      'financebench_open_source.jsonl, or ERC round1 questions.json (answers.json and dataset.csv beside it)',
+      '[file]',
+      'financebench_open_source.jsonl, ERC round1 questions.json (answers.json and dataset.csv beside it), or a golden set (.csv, .jsonl)',
     )
-    .requiredOption('--format <format>', 'financebench | erc')
-    .requiredOption('--index <dir>', 'built index folder holding the documents')
-    .option('--out <file>', 'questions JSONL to write (default data/questions/<format>.jsonl)')
-    .action((file: string, opts: { format: string; index: string; out?: string }) =>
-      importAction(io, file, opts),
-    );
+    .requiredOption(
+      '--format <format>',
+      'financebench | erc | golden (CSV or JSONL by extension) | golden-csv | golden-jsonl',
+    )
+    .option('--file <file>', 'the file to import (or give it as the argument)')
+    .option('--index <dir>', 'financebench, erc: built index folder holding the documents')
+    .option(
+      '--documents <dir>',
+      "golden: folder of the documents the rows' source column names (PDF, .txt, .md); each gold quote is checked in its document",
+    )
+    .option(
+      '--out <file>',
+      'questions JSONL to write (default data/questions/<format>.jsonl; golden.jsonl for golden)',
+    )
+    .action((file: string | undefined, opts: ImportFlags) => importAction(io, file, opts));
 }
 
-async function importAction(
-  io: CliIO,
-  file: string,
-  opts: { format: string; index: string; out?: string },
-): Promise<void> {
-  const {
-    formatImportSummary,
-    IMPORT_FORMATS,
-    importQuestions,
-    loadIndexChunks,
-    parseQuestionLines,
-    validateQuestions,
-  } = await import('../questions/index.ts');
-  if (!(IMPORT_FORMATS as readonly string[]).includes(opts.format))
-    throw new UsageError(`unknown --format "${opts.format}" (financebench or erc)`);
+/** The file to import: the argument or --file (not two different ones), which must exist. */
+function importFile(io: CliIO, argument: string | undefined, flag: string | undefined): string {
+  if (argument !== undefined && flag !== undefined && argument !== flag)
+    throw new UsageError(`two files to import: ${argument} and --file ${flag}; give one`);
+  const file = argument ?? flag;
+  if (file === undefined)
+    throw new UsageError('no file to import: give it as the argument or with --file FILE');
+  const at = resolve(io.cwd, file);
+  if (!existsSync(at)) throw new UsageError('file not found', { file });
+  return at;
+}
+
+async function importAction(io: CliIO, argument: string | undefined, opts: ImportFlags): Promise<void> {
+  const { GOLDEN_FORMATS, IMPORT_FORMATS } = await import('../questions/index.ts');
+  const golden = (GOLDEN_FORMATS as readonly string[]).includes(opts.format);
+  if (!golden && !(IMPORT_FORMATS as readonly string[]).includes(opts.format))
+    throw new UsageError(
+      `unknown --format "${opts.format}" (financebench, erc, golden, golden-csv or golden-jsonl)`,
+    );
+  const file = importFile(io, argument, opts.file);
+  if (golden) return goldenImportAction(io, file, opts as ImportFlags & { format: GoldenFormat });
+  if (opts.documents !== undefined)
+    throw new UsageError(
+      `--documents is for a golden set; --format ${opts.format} resolves its gold in --index`,
+    );
+  if (opts.index === undefined)
+    throw new UsageError(`--format ${opts.format} needs --index DIR, the built index holding its documents`);
+  const { importQuestions, formatImportSummary, loadIndexChunks } = await import('../questions/index.ts');
   const format = opts.format as ImportFormat;
-  const at = (p: string) => resolve(io.cwd, p);
-  const out = at(opts.out ?? `data/questions/${format}.jsonl`);
-  const chunks = await loadIndexChunks(at(opts.index));
-  const { questions: imported, summary } = await importQuestions(format, at(file), chunks);
-  const jsonl = imported.map((q) => `${JSON.stringify(q)}\n`).join('');
-  // The importer's output must validate; check before writing so that a bad file never lands.
+  const out = resolve(io.cwd, opts.out ?? `data/questions/${format}.jsonl`);
+  const chunks = await loadIndexChunks(resolve(io.cwd, opts.index));
+  const { questions: imported, summary } = await importQuestions(format, file, chunks);
+  await writeImported(out, imported, chunks);
+  io.out(formatImportSummary(summary, relative(io.cwd, out) || out));
+  if (imported.length === 0) io.exitCode = 1;
+}
+
+/**
+ * Writes imported questions, all or nothing, once they validate: an importer's output that does not
+ * is a bug in the importer, and must never land.
+ */
+async function writeImported(out: string, questions: readonly Question[], chunks: readonly Chunk[] | null) {
+  const { parseQuestionLines, validateQuestions } = await import('../questions/index.ts');
+  const jsonl = questions.map((q) => `${JSON.stringify(q)}\n`).join('');
   const report = validateQuestions(parseQuestionLines(jsonl), { chunks });
   if (report.issues.length > 0)
     throw new RgeError(
       `the imported questions do not validate (a bug in the importer):\n${formatIssues(out, report.issues)}`,
     );
   await writeFileAtomic(out, jsonl);
-  io.out(formatImportSummary(summary, relative(io.cwd, out) || out));
-  if (imported.length === 0) io.exitCode = 1;
+}
+
+/** `rge questions import --format golden`: a user's golden set, every bad row listed, written whole or not at all. */
+async function goldenImportAction(io: CliIO, file: string, opts: ImportFlags & { format: GoldenFormat }) {
+  const { formatGoldenSummary, goldenFileKind, importGolden } = await import('../questions/index.ts');
+  const shown = relative(io.cwd, file) || file;
+  if (opts.index !== undefined)
+    throw new UsageError(
+      '--index is for financebench and erc; a golden set checks its gold quotes in --documents',
+    );
+  const kind = goldenFileKind(opts.format, file);
+  if (kind === null)
+    throw new UsageError(
+      'cannot tell CSV from JSONL by the name (.csv, .jsonl): pass --format golden-csv or golden-jsonl',
+      {
+        file: shown,
+      },
+    );
+  const documents = opts.documents === undefined ? null : resolve(io.cwd, opts.documents);
+  if (documents !== null && !(existsSync(documents) && statSync(documents).isDirectory()))
+    throw new UsageError('no such folder', { file: opts.documents });
+  const imported = await importGolden({ text: await readTextFile(file), name: shown }, kind, documents);
+  if (!imported.ok) return failWithIssues(io, shown, imported.issues);
+  const out = resolve(io.cwd, opts.out ?? 'data/questions/golden.jsonl');
+  await writeImported(out, imported.questions, null);
+  io.out(formatGoldenSummary(imported.summary, relative(io.cwd, out) || out));
 }
 
 interface AuthorFlags {

@@ -9,6 +9,9 @@
  * with the share of its distinct content words, because a table reconstruction can put the cells of a
  * row in another order than the copied text and so break shingles that the words survive. The best
  * page wins, ties to the lower page; below `MIN_SCORE` no page is close enough and the page is null.
+ *
+ * `pagesPrinting` is the strict question (a golden set's gold quotes, `golden-documents.ts`): which
+ * pages print the quote, by the same normalisation and tolerant of words hyphenated across lines.
  */
 import { createHash } from 'node:crypto';
 import { contentWords } from '../analysis/tokens.ts';
@@ -140,6 +143,49 @@ export function locateEvidence(evidence: string, pages: readonly PageText[]): Ev
   }
   const candidates = scored.slice(1, 1 + CANDIDATES).map(strip);
   return { page: best.page, score: best.score, how: best.verbatim ? 'verbatim' : 'overlap', candidates };
+}
+
+/**
+ * A word hyphenated across a line break joined up: "opera-\ntions" and "opera- tions" (a hyphen between
+ * letters with whitespace after it) become "operations"; soft hyphens are dropped.
+ */
+function dehyphenate(text: string): string {
+  return text.replace(/\u00ad/g, '').replace(/(\p{L})[-\u2010\u2011]\s+(?=\p{L})/gu, '$1');
+}
+
+/** A page's text normalised as `normalise` does, after `dehyphenate` (memoised with its features). */
+const joinedText = new WeakMap<PageText, string>();
+function joinedOf(page: PageText): string {
+  let joined = joinedText.get(page);
+  if (joined === undefined) {
+    joined = normalise(dehyphenate(page.text));
+    joinedText.set(page, joined);
+  }
+  return joined;
+}
+
+/**
+ * The pages that print `quote`: verbatim after `locateEvidence`'s normalisation (case, whitespace and
+ * punctuation aside), or once a word hyphenated across a line break is joined up, in the page or in
+ * the quote ("opera-\ntions" meets "operations", and "opera- tions" copied from a PDF meets either).
+ * A quote that runs from the end of one page onto the next is printed on the page where it begins.
+ * Empty when no page prints it (`locateEvidence` then gives the nearest pages).
+ */
+export function pagesPrinting(quote: string, pages: readonly PageText[]): number[] {
+  const plain = normalise(quote);
+  const joined = normalise(dehyphenate(quote));
+  if (plain.trim() === '') return [];
+  const holds = (plainText: string, joinedPage: string) =>
+    plainText.includes(plain) || joinedPage.includes(plain) || joinedPage.includes(joined);
+  const found = pages.filter((p) => holds(pageFeatures(p).normalised, joinedOf(p))).map((p) => p.page);
+  if (found.length > 0) return found;
+  // straddling: the end of a page and the start of the next, read as one text
+  return pages.flatMap((p, i) => {
+    const next = pages[i + 1];
+    if (!next) return [];
+    const plainPair = `${pageFeatures(p).normalised.trimEnd()}${pageFeatures(next).normalised}`;
+    return holds(plainPair, `${joinedOf(p).trimEnd()}${joinedOf(next)}`) ? [p.page] : [];
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { Chunk } from '../corpus/schema.ts';
+import { parseCsv } from '../util/csv.ts';
 import { RgeError } from '../util/errors.ts';
 import { isNotApplicableAnswer } from './financebench.ts';
 import { chunksByDocument, emptySummary, type ImportResult, outOfDomainQuestion } from './import-common.ts';
@@ -27,26 +28,7 @@ export type ErcAnswer = z.infer<typeof ErcAnswer>;
 /** Parses `dataset.csv` (sha1,date,name,size; names may be quoted) into company name -> sha1s. */
 export function parseErcDataset(csv: string): Map<string, string[]> {
   const bySha = new Map<string, string[]>();
-  for (const [i, line] of csv.split(/\r?\n/).entries()) {
-    if (i === 0 || line.trim() === '') continue;
-    const fields: string[] = [];
-    let cur = '';
-    let quoted = false;
-    for (let k = 0; k < line.length; k++) {
-      const ch = line[k] as string;
-      if (quoted) {
-        if (ch === '"' && line[k + 1] === '"') {
-          cur += '"';
-          k++;
-        } else if (ch === '"') quoted = false;
-        else cur += ch;
-      } else if (ch === '"') quoted = true;
-      else if (ch === ',') {
-        fields.push(cur);
-        cur = '';
-      } else cur += ch;
-    }
-    fields.push(cur);
+  for (const { fields } of parseCsv(csv).records.slice(1)) {
     const [sha, , name] = fields;
     if (!sha || !name) continue;
     const list = bySha.get(name) ?? [];

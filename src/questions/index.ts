@@ -1,6 +1,6 @@
 /**
  * Questions: the schema every question set shares, loading, the validator, and importers for public
- * question sets. The public surface of the stage; the modules behind it are private.
+ * question sets and a user's own golden set. The public surface of the stage; the modules behind it are private.
  */
 export {
   evidencePages,
@@ -11,6 +11,16 @@ export {
   loadFinanceBench,
   parseFinanceBenchFigure,
 } from './financebench.ts';
+export {
+  formatGoldenSummary,
+  GOLDEN_FORMATS,
+  type GoldenFormat,
+  type GoldenImport,
+  type GoldenSummary,
+  goldenFileKind,
+  HEADER_ONLY,
+  importGolden,
+} from './golden.ts';
 export { importQuestions } from './import.ts';
 export {
   findGoldQuote,
@@ -36,6 +46,7 @@ export {
   Distractor,
   DistractorKind,
   ExpectedBehavior,
+  GoldQuoteLocation,
   NumericGold,
   NumericUnit,
   QUESTION_CATEGORIES,

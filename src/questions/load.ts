@@ -80,3 +80,9 @@ export async function loadIndexChunks(dir: string): Promise<Chunk[]> {
 export function normaliseWhitespace(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/** A quote for a message: whitespace-normalised, cut to 60 characters. */
+export function shortQuote(quote: string): string {
+  const text = normaliseWhitespace(quote);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

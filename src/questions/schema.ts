@@ -1,6 +1,6 @@
 /**
  * The rge question: one line of a questions JSONL file. Every loader (the fixture set, FinanceBench,
- * the Enterprise RAG Challenge) produces this record, and the validator checks it. Field names are
+ * the Enterprise RAG Challenge, a user's own golden set) produces this record, and the validator checks it. Field names are
  * snake_case as they appear in the JSON; the TypeScript types are inferred from the schemas.
  *
  * The cross-field rules that need no index live here (superRefine); the ones that need the built
@@ -76,9 +76,13 @@ export const Distractor = z.strictObject({
 });
 export type Distractor = z.infer<typeof Distractor>;
 
-/** Where an imported question came from: the dataset and its own id for the question. */
+/**
+ * Where an imported question came from: the dataset and its own id for the question. `golden` is a
+ * user's own question set (`rge questions import --format golden`): its ref is the row's id as given,
+ * else the id rge derived.
+ */
 export const QuestionSource = z.strictObject({
-  dataset: z.enum(['rge-fixture', 'financebench', 'erc']),
+  dataset: z.enum(['rge-fixture', 'financebench', 'erc', 'golden']),
   ref: z.string().min(1),
 });
 export type QuestionSource = z.infer<typeof QuestionSource>;
@@ -140,6 +144,23 @@ export const GoldSource = z.discriminatedUnion('kind', [
 ]);
 export type GoldSource = z.infer<typeof GoldSource>;
 
+/**
+ * Where a gold quote of a user's golden set is printed: the document its row names and the page, and
+ * whether the import found it there (`--documents`) or kept it as given. One per gold quote, in order.
+ */
+export const GoldQuoteLocation = z.strictObject({
+  /** the document as the row names it: a file of the folder given to `--documents` */
+  document: z.string().min(1),
+  /**
+   * the 1-based PDF page the quote is printed on (where it begins, if it runs onto the next); null in
+   * a text or markdown file, and for an unresolved quote whose row names no page
+   */
+  page: z.number().int().positive().nullable(),
+  /** true: found in the document at import; false: kept as given (imported without `--documents`) */
+  resolved: z.boolean(),
+});
+export type GoldQuoteLocation = z.infer<typeof GoldQuoteLocation>;
+
 const Slug = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'company must be a lowercase slug such as hdfc-bank');
@@ -193,6 +214,8 @@ export const Question = z
      * contains, so that a test can prove the question is unanswerable from the corpus
      */
     absent_facts: z.array(z.string().min(1)).optional(),
+    /** a golden set's gold quotes: where each is printed in the user's documents (one per quote) */
+    gold_quote_locations: z.array(GoldQuoteLocation).optional(),
   })
   .superRefine((q, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -213,7 +236,9 @@ export const Question = z
       else if (q.resolved_on !== null && q.gold_chunk_ids.length === 0)
         issue('gold_chunk_ids', `resolved on ${q.resolved_on} but no gold chunk ids`);
       if (q.companies.length === 0) issue('companies', `${q.category} needs at least one company`);
-    } else {
+    } else if (q.source?.dataset !== 'golden') {
+      // (a user's golden set is scored on the contexts the user's system returns, not on rge's index:
+      // it needs no gold chunk, quote or company; its gold quotes are located in the user's documents)
       if (q.gold_chunk_ids.length === 0)
         issue('gold_chunk_ids', `${q.category} needs at least one gold chunk id`);
       if (q.gold_quotes.length === 0) issue('gold_quotes', `${q.category} needs at least one gold quote`);
@@ -225,6 +250,11 @@ export const Question = z
       issue('absent_facts', 'only out-of-domain questions list absent facts');
     if (q.category !== 'adversarial' && q.distractor !== null)
       issue('distractor', 'only adversarial questions have a distractor (use null)');
+    if (q.gold_quote_locations !== undefined && q.gold_quote_locations.length !== q.gold_quotes.length)
+      issue(
+        'gold_quote_locations',
+        `${q.gold_quote_locations.length} location(s) for ${q.gold_quotes.length} gold quote(s): one per quote`,
+      );
   });
 export type Question = z.infer<typeof Question>;
 /** A question as written in JSON (tolerance may be omitted). */

@@ -5,7 +5,7 @@
  */
 import type { Chunk } from '../corpus/schema.ts';
 import type { JsonlIssue } from '../util/jsonl.ts';
-import { normaliseWhitespace, type QuestionLine } from './load.ts';
+import { normaliseWhitespace, type QuestionLine, shortQuote } from './load.ts';
 import { QUESTION_CATEGORIES, type Question, type QuestionCategory } from './schema.ts';
 
 export interface ValidateOptions {
@@ -174,7 +174,7 @@ function goldIssues(q: Question, line: number, chunkById: Map<string, Chunk> | n
       issues.push({
         line,
         field: `gold_quotes.${i}`,
-        message: `quote "${wanted.length > 60 ? `${wanted.slice(0, 57)}...` : wanted}" is not in any of the question's gold chunks`,
+        message: `quote "${shortQuote(wanted)}" is not in any of the question's gold chunks`,
       });
   });
   return issues;

@@ -125,6 +125,17 @@ documents:
     file: acme-FY24.pdf
 `;
 
+/** A golden set over the world's PDF (`rge questions import --format golden`): its header and one good row. */
+const GOLDEN_IMPORT = ['questions', 'import', 'golden.csv', '--format', 'golden'];
+const GOLDEN_HEADER = 'id,question,expected_behavior,gold_answer,gold_quotes,source';
+const GOLDEN_ROW =
+  'q-1,What was Acme\'s revenue in FY24?,answer,"Rs 4,512 crore","Revenue from operations rose to Rs 4,512 crore in FY24.",Acme_FY2023-24.pdf';
+/** a second row, good as it is (another id) */
+const GOLDEN_ROW_2 = GOLDEN_ROW.replace(/^q-1,/, 'q-2,');
+/** golden.csv: the header, the good row, and `row` under them (a second row that is bad). */
+const golden = (dir: string, row?: string) =>
+  write(dir, 'golden.csv', `${GOLDEN_HEADER}\n${GOLDEN_ROW}\n${row === undefined ? '' : `${row}\n`}`);
+
 const isRoot = () => process.getuid?.() === 0;
 
 const ROWS: Row[] = [
@@ -245,6 +256,87 @@ const ROWS: Row[] = [
       const text = await readFile(at(d, 'index/chunks.json'), 'utf8');
       await writeFile(at(d, 'index/chunks.json'), text.slice(0, 40));
     },
+  },
+  // a golden set (rge questions import --format golden)
+  {
+    id: 'golden-no-header',
+    input: 'golden CSV: no header row (the first row is a question)',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:1:',
+    setup: (d) => write(d, 'golden.csv', `${GOLDEN_ROW}\n`),
+  },
+  {
+    id: 'golden-unknown-column',
+    input: 'golden CSV: a column rge does not read (a typo)',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:1: answr:',
+    setup: (d) => write(d, 'golden.csv', `${GOLDEN_HEADER.replace('gold_answer', 'answr')}\n${GOLDEN_ROW}\n`),
+  },
+  {
+    id: 'golden-missing-field',
+    input: 'golden CSV: a row without its question',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:3: question:',
+    setup: (d) => golden(d, GOLDEN_ROW_2.replace("What was Acme's revenue in FY24?", '')),
+  },
+  {
+    id: 'golden-behaviour',
+    input: 'golden CSV: an expected behaviour rge does not know',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:3: expected_behavior:',
+    setup: (d) => golden(d, GOLDEN_ROW_2.replace(',answer,', ',maybe,')),
+  },
+  {
+    id: 'golden-quote',
+    input: 'golden CSV: a gold quote its source document does not print (`--documents`)',
+    args: [...GOLDEN_IMPORT, '--documents', 'pdfs'],
+    exit: 1,
+    names: 'golden.csv:3: gold_quotes.0:',
+    setup: (d) => golden(d, GOLDEN_ROW_2.replace('rose to', 'fell to')),
+  },
+  {
+    id: 'golden-unterminated',
+    input: 'golden CSV: a quoted field never closed',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:3:',
+    setup: (d) => golden(d, `q-2,"What was Acme's revenue in FY23?,answer,x,,`),
+  },
+  {
+    id: 'golden-duplicate',
+    input: 'golden CSV: two rows with one id',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:3: id:',
+    setup: (d) => golden(d, GOLDEN_ROW),
+  },
+  {
+    id: 'golden-empty',
+    input: 'golden CSV: an empty file',
+    args: GOLDEN_IMPORT,
+    exit: 1,
+    names: 'golden.csv:',
+    setup: (d) => write(d, 'golden.csv', ''),
+  },
+  {
+    id: 'golden-extension',
+    input: 'golden: a file whose name says neither CSV nor JSONL',
+    args: ['questions', 'import', 'golden.txt', '--format', 'golden'],
+    exit: 2,
+    names: 'golden.txt:',
+    setup: (d) => write(d, 'golden.txt', `${GOLDEN_HEADER}\n${GOLDEN_ROW}\n`),
+  },
+  {
+    id: 'golden-documents-missing',
+    input: '`--documents` names a folder that does not exist',
+    args: [...GOLDEN_IMPORT, '--documents', 'nope'],
+    exit: 2,
+    names: 'nope:',
+    setup: (d) => golden(d),
   },
   {
     id: 'run-q-empty',

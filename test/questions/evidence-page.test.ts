@@ -19,6 +19,7 @@ import {
   locateEvidence,
   MIN_SCORE,
   type PageText,
+  pagesPrinting,
 } from '../../src/questions/evidence-page.ts';
 import { loadFinanceBench } from '../../src/questions/financebench.ts';
 import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
@@ -111,6 +112,37 @@ describe('locateEvidence', () => {
     expect(agreesWithPage(loc, 7)).toBe(true);
     expect(agreesWithPage(loc, 8)).toBe(true);
     expect(agreesWithPage(loc, 9)).toBe(false);
+  });
+});
+
+describe('pagesPrinting', () => {
+  const report: PageText[] = [
+    { page: 1, text: "Chairman's letter\nRevenue from opera-\ntions rose to Rs 4,512 crore in FY24." },
+    { page: 2, text: 'Our year-\non-year growth was 12%. The Board recommended a final' },
+    {
+      page: 3,
+      text: 'dividend of Rs 3.50 per equity share.\nRevenue from operations rose to Rs 4,512 crore in FY24.',
+    },
+  ];
+
+  it('finds a quote whatever its case, spacing and punctuation, on every page that prints it', () => {
+    expect(pagesPrinting('REVENUE from operations rose to Rs 4,512 crore in FY24', report)).toEqual([1, 3]);
+    expect(pagesPrinting('growth   was 12 %', report)).toEqual([2]);
+  });
+
+  it('joins a word hyphenated across a line, in the page or in the quote; a compound keeps its hyphen', () => {
+    expect(pagesPrinting('from operations rose', report)).toEqual([1, 3]);
+    expect(pagesPrinting('from opera- tions rose', report)).toEqual([1, 3]);
+    expect(pagesPrinting('Our year-on-year growth', report)).toEqual([2]);
+  });
+
+  it('gives the page a quote begins on when it runs onto the next', () => {
+    expect(pagesPrinting('recommended a final dividend of Rs 3.50 per equity share', report)).toEqual([2]);
+  });
+
+  it('gives no page for a quote not printed, or an empty one', () => {
+    expect(pagesPrinting('Revenue from operations fell', report)).toEqual([]);
+    expect(pagesPrinting(' - ', report)).toEqual([]);
   });
 });
 
