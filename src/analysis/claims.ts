@@ -8,12 +8,14 @@
  * sides carry a verb or a figure ("Revenue was Rs 10 crore and profit was Rs 2 crore" is two claims,
  * "Scope 1 and 2 emissions were ..." and "Research and development expenditure was ..." are one).
  */
+
+import { citationPattern } from './citation.ts';
 import { extractQuantities } from './numbers.ts';
 import { isRefusal } from './refusal.ts';
 import { sentences } from './sentences.ts';
 
-/** A bracket whose content is a list of ids (each with a digit or hyphen), not followed by "(". */
-const CITATION = /\[\s*([\w.:-]*[-\d][\w.:-]*(?:\s*[,;]\s*[\w.:-]*[-\d][\w.:-]*)*)\s*\](?!\()/g;
+/** A bracket whose content is a list of ids (src/analysis/citation.ts). */
+const CITATION = citationPattern();
 
 /** The ids inside citation markers, in order of appearance (repeats kept). */
 export function citationMarkers(text: string): string[] {

@@ -15,6 +15,7 @@
  *
  * Pure functions; no I/O.
  */
+import { citationPattern } from './citation.ts';
 
 export type QuantityUnit = 'INR' | 'USD' | '%' | 'tCO2e' | 'per-share';
 
@@ -58,8 +59,8 @@ const MONTHS =
 
 /** Spans that hold digits but no quantity; replaced by spaces (offsets stay valid). */
 const MASKS: readonly RegExp[] = [
-  // citation markers: [reliance-FY24-1a2b3c4d], [a-1, b-2], [1]
-  /\[\s*[\w.:-]*[-\d][\w.:-]*(?:\s*[,;]\s*[\w.:-]+)*\s*\](?!\()/g,
+  // citation markers: [reliance-FY24-1a2b3c4d], [a-1, b-2], [1], [report.pdf#p10-1]
+  citationPattern(),
   // fiscal years written with a space or a four-digit year: FY 24, FY2023-24, FY 2023-24
   /\bFY\s?\d{2,4}(?:\s?[-–/]\s?\d{2,4})?\b/gi,
   // year spans: 2023-24, 2023–2024, 2023/24

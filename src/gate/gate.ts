@@ -58,6 +58,7 @@ export const GateSummary = z
         subjectPrompt: Prompt,
         judgePrompt: Prompt,
         judges: z.array(z.object({ id: z.string(), model: z.string() }).loose()),
+        subjects: z.array(z.object({ id: z.string(), version: z.string().optional() }).loose()).optional(),
       })
       .loose()
       .nullable()
@@ -267,6 +268,7 @@ function whatChanged(baseline: GateSummary, current: GateSummary): string[] {
         .join(', ');
     if (judges(b) !== judges(c))
       out.push(`judges ${judges(b)} -> ${judges(c)}: a GFS change may be the judges`);
+    out.push(...systemChanges(b.subjects ?? [], c.subjects ?? []));
   }
   if (baseline.run.seed !== current.run.seed)
     out.push(`sampling seed ${baseline.run.seed} -> ${current.run.seed}`);
@@ -274,6 +276,18 @@ function whatChanged(baseline: GateSummary, current: GateSummary): string[] {
   if (baseline.run.indexChecksum !== current.run.indexChecksum) out.push('corpus index changed');
   return out;
 }
+
+/** A system subject whose version differs between the runs (its module, prompt or declared version). */
+function systemChanges(
+  baseline: readonly { id: string; version?: string | undefined }[],
+  current: readonly { id: string; version?: string | undefined }[],
+): string[] {
+  const before = new Map(baseline.map((s) => [s.id, s.version]));
+  return current
+    .filter((s) => s.version !== undefined && before.has(s.id) && before.get(s.id) !== s.version)
+    .map((s) => `system ${s.id} version ${short(before.get(s.id))} -> ${short(s.version)}`);
+}
+const short = (v: string | undefined) => (v === undefined || v === '' ? '(none)' : v.slice(0, 12));
 
 const f3 = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;

@@ -8,6 +8,7 @@
  * must agree). Keys are checked here, for every live model of the run, before anything is called; a
  * dry run builds the same providers without keys (nothing is called).
  */
+import { access } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { heuristicJudge } from '../judging/heuristic/index.ts';
 import {
@@ -61,6 +62,7 @@ export interface SystemSpec {
   command?: string[] | undefined;
   pool?: number | null | undefined;
   version?: string | undefined;
+  version_files?: string[] | undefined;
   timeout_ms?: number | undefined;
   concurrency?: number | undefined;
   rpm?: number | null | undefined;
@@ -283,6 +285,14 @@ function headerValue(
   });
 }
 
+/** Whether a file is there. */
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Where a system subject's module is, absolute. */
 function modulePath(spec: SystemSpec, root: string): string {
   const file = spec.module as string;
@@ -290,20 +300,23 @@ function modulePath(spec: SystemSpec, root: string): string {
 }
 
 /**
- * The version of a system subject: the config's `version`, else for a module the sha256 of its file;
- * an http or command system without one is '' (declare one to have a changed system asked again, or
- * run `rge eval run --rerun SUBJECT`).
+ * The version of a system subject: the config's `version`; else the sha256 over its `version_files`
+ * and, for a module, its file (src/system/version.ts); a module alone is its file's sha256. An http or
+ * command system with neither is '' (declare one to have a changed system asked again, or run
+ * `rge eval run --rerun SUBJECT`).
  */
 export async function systemVersion(spec: SystemSpec, root: string): Promise<string> {
   if (spec.version !== undefined) return spec.version;
-  if (spec.provider !== 'module') return '';
-  const { sha256File } = await import('../util/fs.ts');
-  const file = modulePath(spec, root);
-  try {
-    return await sha256File(file);
-  } catch {
-    throw new RgeError(`subject ${spec.id}: no module at ${file}`);
+  const who = `subject ${spec.id}`;
+  const module = spec.provider === 'module' ? modulePath(spec, root) : null;
+  if (module !== null && !(await exists(module))) throw new RgeError(`${who}: no module at ${module}`);
+  if (spec.version_files !== undefined) {
+    const { versionOfFiles } = await import('../system/version.ts');
+    return versionOfFiles(who, [...(module !== null ? [module] : []), ...spec.version_files], root);
   }
+  if (module === null) return '';
+  const { sha256File } = await import('../util/fs.ts');
+  return sha256File(module);
 }
 
 /**

@@ -16,7 +16,7 @@ import { tableHead } from './markdown-table.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
 import type { Summary } from './summary.ts';
-import type { RunDescription } from './views.ts';
+import type { DescribedModelView, RunDescription } from './views.ts';
 
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
@@ -427,6 +427,13 @@ export function whatWasUsedLine(d: RunDescription): string {
   );
 }
 
+/** What a subject or judge was sent; a user's system is sent the question and a seed, and has a version. */
+function sentRow(x: DescribedModelView, role: string): string {
+  if (x.version !== undefined)
+    return `| sent to ${x.id} (${role}, a system) | the question, its run index and a seed (it samples as it does; rge's retrieval and subject prompt are not used); version \`${x.version === '' ? 'undeclared' : x.version.slice(0, 16)}\` |`;
+  return `| sent to ${x.id} (${role}) | ${x.sent}; output limit ${x.maxTokens} tokens; ${x.deviation === null ? 'temperature 0 as the methodology fixes it' : `deviation from temperature 0: ${x.deviation}`} |`;
+}
+
 /** What was run: config, subjects and judges with their models, corpus and retrieval, questions, prompts. */
 function describeRun(s: Summary): string[] {
   const out: string[] = ['## What was run', '', '| | |', '|---|---|'];
@@ -439,10 +446,7 @@ function describeRun(s: Summary): string[] {
       ...[
         ...d.subjects.map((x) => ({ x, role: 'subject' })),
         ...d.judges.map((x) => ({ x, role: 'judge' })),
-      ].map(
-        ({ x, role }) =>
-          `| sent to ${x.id} (${role}) | ${x.sent}; output limit ${x.maxTokens} tokens; ${x.deviation === null ? 'temperature 0 as the methodology fixes it' : `deviation from temperature 0: ${x.deviation}`} |`,
-      ),
+      ].map(({ x, role }) => sentRow(x, role)),
       `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
       `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version})${d.questions.slice ? `; a slice, ${d.questions.slice}` : ''}${d.questions.gold ? `; gold traced to XBRL ${d.questions.gold.xbrl}, untraced ${d.questions.gold.untraced} (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain ${d.questions.gold.absent}${d.questions.gold.unstated > 0 ? `, unstated ${d.questions.gold.unstated}` : ''}` : ''} |`,
       `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,

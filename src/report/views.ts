@@ -108,6 +108,8 @@ export interface DescribedModelView {
   maxTokens: number;
   /** how `sent` departs from the methodology's temperature 0, and why; null when 0 is sent */
   deviation: string | null;
+  /** a system subject's version (declared, or the hash of its files); absent for a model */
+  version?: string;
 }
 
 /**

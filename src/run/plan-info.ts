@@ -8,7 +8,7 @@ import type { JudgePrompt } from '../judging/prompt.ts';
 import { describeParameters, temperatureDeviation } from '../providers/contract.ts';
 import type { Question } from '../questions/schema.ts';
 import { resultsLayout } from '../store/layout.ts';
-import type { Subject } from '../subject/config.ts';
+import { isSystemProvider, type Subject } from '../subject/config.ts';
 import {
   type DescribedModel,
   type PlanInputs,
@@ -28,6 +28,8 @@ function described(m: (PlannedSubject | PlannedJudge) & { config: Subject | Judg
     sent: describeParameters(m.parameters),
     maxTokens: m.maxTokens,
     deviation: temperatureDeviation(m.provider, m.model, m.parameters),
+    // a user's system: its version (declared or its files' hash) is what a gate compares
+    ...(isSystemProvider(m.provider) ? { version: m.identity.version } : {}),
   };
 }
 

@@ -44,6 +44,13 @@ const systemFields = {
     .min(1)
     .optional()
     .describe("the system's version: a changed one is asked again (module: default the file's sha256)"),
+  version_files: z
+    .array(Path)
+    .min(1)
+    .optional()
+    .describe(
+      "files and folders whose contents are the system's version (with a module's file): a changed prompt is asked again",
+    ),
   timeout_ms: z.number().int().positive().optional().describe('per question (default 120000)'),
   concurrency: z.number().int().positive().optional().describe('questions in flight at once (default 4)'),
   rpm: z.number().positive().nullable().optional().describe('http: requests per minute; null = unlimited'),
@@ -88,6 +95,7 @@ const SYSTEM_ONLY = [
   'headers',
   'pool',
   'version',
+  'version_files',
   'timeout_ms',
   'concurrency',
   'rpm',
@@ -107,6 +115,8 @@ function systemIssues(i: number, s: Record<string, unknown>, issue: AddIssue): v
   for (const field of SYSTEM_ONLY)
     if (provider === null && s[field] !== undefined)
       issue(['subjects', i, field], `only a system subject (module, http, command) takes ${field}`);
+  if (s.version !== undefined && s.version_files !== undefined)
+    issue(['subjects', i, 'version_files'], 'give version or version_files, not both');
   if (provider !== 'module' && s.export !== undefined)
     issue(['subjects', i, 'export'], 'only a module subject takes export');
   if (provider !== 'command' && s.pool !== undefined)

@@ -18,6 +18,17 @@ describe('citationMarkers / stripCitations', () => {
   it('semicolon-separated ids and numeric footnotes', () => {
     expect(citationMarkers('x [a-FY24-1; b-FY23-2] y [3]')).toEqual(['a-FY24-1', 'b-FY23-2', '3']);
   });
+  it("a user's system's context ids: page anchors, paths, URIs", () => {
+    const text =
+      'Auditors: Varma Iyer [hdfc-bank-FY23-annual-report#p10-1]. See [docs/faq.md#3, s3://bucket/k=2] and [chunk_17].';
+    expect(citationMarkers(text)).toEqual([
+      'hdfc-bank-FY23-annual-report#p10-1',
+      'docs/faq.md#3',
+      's3://bucket/k=2',
+      'chunk_17',
+    ]);
+    expect(stripCitations(text)).toBe('Auditors: Varma Iyer. See and.');
+  });
   it('stripping leaves no dangling space before punctuation', () => {
     expect(stripCitations('It was Rs 2.25 per equity share [adani-ports-FY23-5a7a38ca] , as declared.')).toBe(
       'It was Rs 2.25 per equity share, as declared.',
