@@ -1,0 +1,108 @@
+/**
+ * docs/evaluate-your-rag-app.md's commands run on a clean clone: every ```sh block of the page, in
+ * order, in one bash session (`set -e`) in a copy of the repository's tracked files made a git
+ * repository (as a clone is), with this checkout's node_modules linked in place of `npm ci`; nothing
+ * generated (fixtures, dist, reports) is copied. The gate block must report the planted regression
+ * (exit 1); the GitHub Actions snippet must parse and name only rge commands and flags that exist.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { childOutput } from '../helpers/cli.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const PAGE = 'docs/evaluate-your-rag-app.md';
+
+/** The page's fenced blocks of one language, in order. */
+function blocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map(
+    (m) => m[1] as string,
+  );
+}
+
+/** A copy of the tracked files (the working tree's versions), a git repository of its own. */
+async function cleanClone(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'rge-guide-clone-'));
+  const files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter(Boolean);
+  for (const file of files) {
+    await mkdir(dirname(join(dir, file)), { recursive: true });
+    await writeFile(join(dir, file), await readFile(join(root, file)));
+  }
+  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('-c', 'user.email=guide@rge.test', '-c', 'user.name=guide', 'commit', '-qm', 'clone');
+  return dir;
+}
+
+describe(`${PAGE} on a clean clone`, () => {
+  let page: string;
+  let clone: string;
+  let session: { code: number; out: string; err: string };
+
+  beforeAll(async () => {
+    page = await readFile(join(root, PAGE), 'utf8');
+    clone = await cleanClone();
+    const script = ['set -e', ...blocks(page, 'sh')].join('\n');
+    const env = { ...process.env, CI: '1' };
+    delete env.RGE_TEST_DIR;
+    session = await childOutput(
+      spawn('bash', ['-c', script], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+  }, 900_000);
+
+  afterAll(async () => {
+    if (clone) await rm(clone, { recursive: true, force: true });
+  });
+
+  it('every command runs (bash -e exits 0)', () => {
+    expect(blocks(page, 'sh').length).toBeGreaterThanOrEqual(4);
+    expect(session.code, session.out.slice(-3000) + session.err.slice(-3000)).toBe(0);
+  });
+
+  it('the module and the HTTP runs score the 200 questions; the golden set is imported and run', () => {
+    expect(session.out.match(/^200 cases, 0 reused, \d+ failed \(pass rate/gm)?.length).toBe(3);
+    expect(session.out).toMatch(/golden: 12 questions imported to rge-results\/golden\.jsonl/);
+    expect(session.out).toMatch(/^12 cases, 0 reused/m);
+  });
+
+  it('the gate fails the planted prompt change, naming the new version; the prompt is restored', async () => {
+    expect(session.out).toMatch(/\*\*rge gate: REGRESSION\*\* in rag-app \(overall\)/);
+    expect(session.out).toMatch(/system rag-app version [0-9a-f]{12} -> [0-9a-f]{12}/);
+    expect(session.out).toContain('gate failed: exit 1');
+    expect(await readFile(join(clone, 'examples/rag-app/prompt.md'), 'utf8')).toBe(
+      await readFile(join(root, 'examples/rag-app/prompt.md'), 'utf8'),
+    );
+  });
+
+  it('the GitHub Actions snippet parses and its rge commands and flags exist', async () => {
+    const [snippet] = blocks(page, 'yaml');
+    const workflow = parse(snippet as string) as {
+      jobs: Record<string, { steps: { run?: string }[] }>;
+    };
+    const lines = Object.values(workflow.jobs)
+      .flatMap((j) => j.steps.flatMap((s) => (s.run ?? '').split('\n')))
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith('npx rge '));
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    for (const line of lines) {
+      const words = line.split(/\s+/).slice(2);
+      const command = words.slice(
+        0,
+        words.findIndex((w) => w.startsWith('-')),
+      );
+      const help = await childOutput(
+        spawn(process.execPath, ['bin/rge.mjs', ...command, '--help'], { cwd: root }),
+      );
+      expect(help.code, line).toBe(0);
+      for (const flag of words.filter((w) => w.startsWith('--'))) expect(help.out, line).toContain(flag);
+    }
+  });
+});
