@@ -16,6 +16,7 @@ import { type Index, openIndex } from '../../src/retrieval/index.ts';
 import { caseRow } from '../../src/run/case.ts';
 import type { RunSession } from '../../src/run/open.ts';
 import { runStages } from '../../src/run/stages.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
 import { Reruns } from '../../src/store/reruns.ts';
 import type { SystemAnswerInput } from '../../src/system/contract.ts';
 import { worldPaths } from '../helpers/fixture-world.ts';
@@ -68,8 +69,15 @@ async function answersOver(index: Index, pick: (q: Question) => { company?: stri
   return out;
 }
 
-async function openSystemRun(module: string, resultsDir: string): Promise<RunSession> {
-  const { config, overrides } = await systemConfig([{ id: 'app', provider: 'module', module }]);
+async function openSystemRun(
+  module: string,
+  resultsDir: string,
+  extra: { entry?: Record<string, unknown>; config?: Record<string, unknown> } = {},
+): Promise<RunSession> {
+  const { config, overrides } = await systemConfig(
+    [{ id: 'app', provider: 'module', module, ...extra.entry }],
+    extra.config,
+  );
   return openTestRun({
     config,
     overrides,
@@ -172,5 +180,30 @@ describe('a module system as the subject', () => {
       failed: 1,
       reused: 2,
     });
+  }, 600_000);
+
+  it('books the cost a system reports in the budget ledger, and asks nothing more once the cap is reached', async () => {
+    const module = join(dir, 'priced.ts');
+    const results = join(dir, 'results-priced');
+    const answers = await answersOver(index, (q) => ({ company: q.companies[0] as string }));
+    const priced: Scripted = Object.fromEntries(
+      Object.entries(answers).map(([id, a]) => [id, { ...a, cost_usd: 0.01, model: 'acme-llm-2' }]),
+    );
+    await scriptedModule(module, priced);
+    // one question at a time: 0.00 and 0.01 spent are under the cap of 0.015, 0.02 is not
+    const run = await openSystemRun(module, results, {
+      entry: { concurrency: 1 },
+      config: { budget: { cap_usd: 0.015, warn_usd: 0 } },
+    });
+    const { state } = await runStages(run, { log: quiet });
+    expect(state.counts.answers.computed).toBe(2);
+    expect(Object.values(state.errors).join('\n')).toMatch(/cap/i);
+    const ledger = BudgetLedger.reader(results).refresh();
+    expect(ledger.spentUsd).toBeCloseTo(0.02, 10);
+    expect(ledger.byPayer).toEqual([
+      expect.objectContaining({ provider: 'module', model: 'app', role: 'subject', calls: 2 }),
+    ]);
+    const stored = (await run.work.cells()).filter((c) => c.question.id !== 'gd-003');
+    for (const cell of stored) expect(caseRow(run, cell, state).cost_usd).toBeCloseTo(0.01, 10);
   }, 600_000);
 });
