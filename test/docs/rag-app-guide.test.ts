@@ -51,7 +51,7 @@ describe(`${PAGE} on a clean clone`, () => {
     page = await readFile(join(root, PAGE), 'utf8');
     clone = await cleanClone();
     const script = ['set -e', ...blocks(page, 'sh')].join('\n');
-    const env = { ...process.env, CI: '1' };
+    const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
     delete env.RGE_TEST_DIR;
     session = await childOutput(
       spawn('bash', ['-c', script], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] }),
