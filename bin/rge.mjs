@@ -38,5 +38,6 @@ if (entry === null) {
   register();
   entry = new URL('src/cli/main.ts', root).href;
 }
-const { main } = await import(entry);
-process.exitCode = await main(process.argv);
+const { main, endWhenDone } = await import(entry);
+// the exit code, and an end even if something a module system left behind still holds the process open
+endWhenDone(await main(process.argv));

@@ -52,6 +52,23 @@ function allCommands(cmd: Command): Command[] {
   return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
 }
 
+/** How long `endWhenDone` lets a finished command's process stay up before it ends it. */
+export const LINGER_MS = 2000;
+
+/**
+ * The process's end once its command has finished (bin/rge.mjs): the exit code set, and the process
+ * ended should anything still hold it open `graceMs` later. A module system runs in rge's own process,
+ * and what it leaves behind (a call that ignored the abort signal of its timeout, a timer, a database
+ * pool, a keep-alive socket) would otherwise keep `rge eval run` up after its report, for as long as
+ * that lasts. The timer is unref'd: a process with nothing left open exits at once, as it always did.
+ * Every command's own work is awaited before `main` returns (a server runs until interrupted), so
+ * nothing of rge's is cut short.
+ */
+export function endWhenDone(code: number, graceMs = LINGER_MS): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), graceMs).unref();
+}
+
 /** Runs the CLI and returns the exit code: 0 ok, 1 failure, 2 usage error. */
 export async function main(argv: readonly string[], io: CliIO = processIO()): Promise<number> {
   const program = buildProgram(io);

@@ -319,6 +319,17 @@ export async function systemVersion(spec: SystemSpec, root: string): Promise<str
   return sha256File(module);
 }
 
+/** A system's pre-flight check; its error names the subject (a config may have several systems). */
+async function preflight(who: string, check: () => Promise<unknown>): Promise<void> {
+  try {
+    await check();
+  } catch (err) {
+    if (err instanceof RgeError && err.file === undefined)
+      throw new RgeError(`${who}: ${err.message}`, { exitCode: err.exitCode, cause: err });
+    throw err;
+  }
+}
+
 /**
  * A system subject as rge calls it (src/system), checked before the first question: a module is loaded
  * and its export found, an http endpoint answers, a command's program exists; each failure names it.
@@ -349,7 +360,7 @@ export async function createSystem(
         headerValue(who, name, value, ctx.env),
       ]),
     );
-    await system.checkReachable(url, timeoutMs);
+    await preflight(who, () => system.checkReachable(url, timeoutMs));
     const limits = { ...DEFAULT_LIMITS, concurrency, rpm: spec.rpm ?? null };
     const sut = system.httpSystem({
       url,
@@ -365,7 +376,7 @@ export async function createSystem(
     return Object.assign(sut, { version });
   }
   const argv = spec.command as string[];
-  await system.checkProgram(argv, ctx.root);
+  await preflight(who, () => system.checkProgram(argv, ctx.root));
   const sut = system.commandSystem({ argv, cwd: ctx.root, timeoutMs, pool: spec.pool ?? null, concurrency });
   return Object.assign(sut, { version });
 }

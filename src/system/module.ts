@@ -15,8 +15,10 @@
  * The function gets a copy of the question and a signal that aborts when the call times out or the run
  * no longer needs it. Whatever it throws, and an answer that takes longer than `timeoutMs`, is that
  * question's failure (`SystemFailure`); its answer goes through `checkAnswer` (`ContractError`). A
- * function that never yields (a synchronous endless loop) cannot be timed out in-process: such a system
- * belongs behind the command or HTTP way in.
+ * call that ignores the signal goes on after its timeout, and rge cannot stop it; what it holds (a
+ * timer, a socket) does not keep `rge` up once the command is done (src/cli/main.ts `endWhenDone`). A
+ * function that never yields (a synchronous endless loop) cannot be timed out in-process: such a
+ * system belongs behind the command or HTTP way in.
  */
 import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute } from 'node:path';

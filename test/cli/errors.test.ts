@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { setWriteFault, sha256 } from '../../src/util/fs.ts';
 import { runRge, spawnRge } from '../helpers/cli.ts';
+import { startLoopbackServer } from '../helpers/http-server.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
 
 const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
@@ -113,6 +114,21 @@ const editConfig = async (dir: string, edit: (text: string) => string) => {
   if (edited === text) throw new Error('the config edit changed nothing');
   await writeFile(at(dir, 'run.yaml'), edited);
 };
+/** The config's subject as a system: `fields` (its provider and way in) in place of the offline model's. */
+const asSystem = (fields: string) => (dir: string) =>
+  editConfig(dir, (t) =>
+    t.replace(
+      'provider: offline\n    model: extractive\n    family: rge-offline-extractive\n    temperature: 0\n    max_tokens: 256',
+      `${fields}\n    model: extractive\n    family: rge-offline-extractive`,
+    ),
+  );
+/** A port on the loopback interface that nothing listens on (a server's, closed). */
+async function closedPort(): Promise<number> {
+  const server = await startLoopbackServer();
+  const port = Number(new URL(server.url('/')).port);
+  await server.close();
+  return port;
+}
 /** A sources.yaml of one document with no url: `--from` is its only source (no network). */
 const sources = (sha: string) => `version: 1
 documents:
@@ -483,6 +499,30 @@ const ROWS: Row[] = [
           'provider: anthropic\n    model: claude-haiku-4-5\n    family: anthropic',
         ),
       ),
+  },
+  {
+    id: 'run-system-module',
+    input: 'eval run: a module system whose file is not there',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml: subject extractive: no module at app.ts',
+    setup: asSystem('provider: module\n    module: app.ts'),
+  },
+  {
+    id: 'run-system-url',
+    input: 'eval run: an http system whose URL nothing answers (a closed loopback port)',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 1,
+    names: "run.yaml: subject extractive: the http system's URL http://127.0.0.1:",
+    setup: async (d) => asSystem(`provider: http\n    url: http://127.0.0.1:${await closedPort()}/answer`)(d),
+  },
+  {
+    id: 'run-system-program',
+    input: 'eval run: a command system whose program is not there',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 1,
+    names: "run.yaml: subject extractive: the command system's program rge-no-such-system",
+    setup: asSystem('provider: command\n    command: [rge-no-such-system, --serve]'),
   },
   {
     id: 'c-forbidden-parameter',
