@@ -40,7 +40,7 @@ import {
 } from './system-runs.ts';
 
 const QUESTIONS = ['gd-001', 'gd-002', 'gd-003', 'gd-004', 'gd-005', 'gd-006', 'gd-007', 'gd-008'];
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 4000;
 /** how long the module's timed-out call goes on (ignoring its abort signal) */
 const LINGER_MS = 120_000;
 
@@ -51,7 +51,7 @@ const FAILURES: Record<string, Record<string, RegExp>> = {
       /^command .*scripted-system\.mjs: question gd-001: the program exited with code 3; stderr ends: scripted: the vector store refused gd-001$/,
     'gd-002':
       /^command .*: question gd-002: stdout is not JSON: Here is my answer to gd-002: revenue grew\.$/,
-    'gd-003': /^command .*: question gd-003: no answer within 1500 ms \(its process group was killed\)$/,
+    'gd-003': /^command .*: question gd-003: no answer within 4000 ms \(its process group was killed\)$/,
     'gd-004':
       /question gd-004: the answer does not fit the contract: answer: Invalid input: expected string, received number$/,
     'gd-005':
@@ -59,7 +59,7 @@ const FAILURES: Record<string, Record<string, RegExp>> = {
   },
   mod: {
     'gd-001': /^module .*system\.mjs: question gd-001: the function threw: the vector index is not loaded$/,
-    'gd-002': /^module .*: question gd-002: no answer within 1500 ms$/,
+    'gd-002': /^module .*: question gd-002: no answer within 4000 ms$/,
     'gd-003':
       /question gd-003: the answer does not fit the contract: contexts\.0\.text: Invalid input: expected string, received undefined$/,
   },
