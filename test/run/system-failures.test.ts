@@ -18,12 +18,12 @@
  * system is asked anything (a good system beside it included), exit 1, the error naming it.
  */
 import { appendFileSync, existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 import { type SystemEntry, systemConfig } from '../helpers/system-config.ts';
 import {
   askedCells,
@@ -76,6 +76,7 @@ const asked = (subject: string, questions: readonly string[]) =>
   questions.flatMap((q) => (subject === 'web' && q === 'gd-002' ? [`${q}/0`, `${q}/0`] : [`${q}/0`])).sort();
 const FAILED = Object.values(FAILURES).reduce((n, f) => n + Object.keys(f).length, 0);
 const CELLS = 3 * QUESTIONS.length;
+const freshDir = scratchDirs('rge-system-failures-');
 
 /** The scripted command's behaviour by question (test/run/system-fixtures/scripted-system.mjs). */
 const COMMAND_PLAN = {
@@ -143,7 +144,8 @@ describe('a run whose systems fail some questions, each its own way', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rge-system-failures-'));
+    dir = freshDir();
+    await mkdir(dir, { recursive: true });
     logs = { cmd: join(dir, 'cmd.log'), mod: join(dir, 'mod.log'), web: join(dir, 'web.log') };
     const module = join(dir, 'system.mjs');
     await writeFile(module, moduleSource(logs.mod));
@@ -280,14 +282,10 @@ const UNREACHABLE: Unreachable[] = [
 ];
 
 describe('the pre-flight: a system rge cannot reach fails the run before its first question', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rge-system-preflight-'));
-  });
-
   for (const u of UNREACHABLE)
     it(`${u.name}: exit 1 naming it, no system asked, no cell written`, async () => {
-      const d = await mkdtemp(join(dir, 'case-'));
+      const d = freshDir();
+      await mkdir(d, { recursive: true });
       const bad = await u.entry(d);
       const log = join(d, 'asked.log');
       // a good system first: the bad one is found before any system is asked anything

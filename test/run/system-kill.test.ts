@@ -12,10 +12,10 @@
  * A question in flight at the kill (asked, its answer not yet received) is asked again by the second
  * run: that is the system asked twice, not a cell stored twice.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { scratchDirs } from '../helpers/scratch.ts';
 import { systemConfig } from '../helpers/system-config.ts';
 import { until } from '../helpers/wait.ts';
 import {
@@ -40,6 +40,7 @@ const CONCURRENCY = 2;
 /** kill once this many answers are stored (a third of the cells) */
 const KILL_AT = 8;
 const STORE = 'command__app.jsonl';
+const freshDir = scratchDirs('rge-system-kill-');
 
 interface Variant {
   name: string;
@@ -53,7 +54,8 @@ const VARIANTS: Variant[] = [
 
 /** The run's config and flags, and the scripted system's files, in a fresh folder. */
 async function setUp(v: Variant) {
-  const dir = await mkdtemp(join(tmpdir(), 'rge-system-kill-'));
+  const dir = freshDir();
+  await mkdir(dir, { recursive: true });
   const { config, overrides } = await systemConfig([
     {
       id: 'app',
