@@ -18,12 +18,12 @@
  * system is asked anything (a good system beside it included), exit 1, the error naming it.
  */
 import { appendFileSync, existsSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 import { type SystemEntry, systemConfig } from '../helpers/system-config.ts';
 import {
   askedCells,
@@ -40,7 +40,7 @@ import {
 } from './system-runs.ts';
 
 const QUESTIONS = ['gd-001', 'gd-002', 'gd-003', 'gd-004', 'gd-005', 'gd-006', 'gd-007', 'gd-008'];
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 4000;
 /** how long the module's timed-out call goes on (ignoring its abort signal) */
 const LINGER_MS = 120_000;
 
@@ -51,7 +51,7 @@ const FAILURES: Record<string, Record<string, RegExp>> = {
       /^command .*scripted-system\.mjs: question gd-001: the program exited with code 3; stderr ends: scripted: the vector store refused gd-001$/,
     'gd-002':
       /^command .*: question gd-002: stdout is not JSON: Here is my answer to gd-002: revenue grew\.$/,
-    'gd-003': /^command .*: question gd-003: no answer within 1500 ms \(its process group was killed\)$/,
+    'gd-003': /^command .*: question gd-003: no answer within 4000 ms \(its process group was killed\)$/,
     'gd-004':
       /question gd-004: the answer does not fit the contract: answer: Invalid input: expected string, received number$/,
     'gd-005':
@@ -59,7 +59,7 @@ const FAILURES: Record<string, Record<string, RegExp>> = {
   },
   mod: {
     'gd-001': /^module .*system\.mjs: question gd-001: the function threw: the vector index is not loaded$/,
-    'gd-002': /^module .*: question gd-002: no answer within 1500 ms$/,
+    'gd-002': /^module .*: question gd-002: no answer within 4000 ms$/,
     'gd-003':
       /question gd-003: the answer does not fit the contract: contexts\.0\.text: Invalid input: expected string, received undefined$/,
   },
@@ -76,6 +76,7 @@ const asked = (subject: string, questions: readonly string[]) =>
   questions.flatMap((q) => (subject === 'web' && q === 'gd-002' ? [`${q}/0`, `${q}/0`] : [`${q}/0`])).sort();
 const FAILED = Object.values(FAILURES).reduce((n, f) => n + Object.keys(f).length, 0);
 const CELLS = 3 * QUESTIONS.length;
+const freshDir = scratchDirs('rge-system-failures-');
 
 /** The scripted command's behaviour by question (test/run/system-fixtures/scripted-system.mjs). */
 const COMMAND_PLAN = {
@@ -143,7 +144,8 @@ describe('a run whose systems fail some questions, each its own way', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rge-system-failures-'));
+    dir = freshDir();
+    await mkdir(dir, { recursive: true });
     logs = { cmd: join(dir, 'cmd.log'), mod: join(dir, 'mod.log'), web: join(dir, 'web.log') };
     const module = join(dir, 'system.mjs');
     await writeFile(module, moduleSource(logs.mod));
@@ -280,14 +282,10 @@ const UNREACHABLE: Unreachable[] = [
 ];
 
 describe('the pre-flight: a system rge cannot reach fails the run before its first question', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rge-system-preflight-'));
-  });
-
   for (const u of UNREACHABLE)
     it(`${u.name}: exit 1 naming it, no system asked, no cell written`, async () => {
-      const d = await mkdtemp(join(dir, 'case-'));
+      const d = freshDir();
+      await mkdir(d, { recursive: true });
       const bad = await u.entry(d);
       const log = join(d, 'asked.log');
       // a good system first: the bad one is found before any system is asked anything

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunState } from '../../src/store/run-state.ts';
+import { isRunning } from '../system/child-process.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** The scripted command system (its environment scripts it: see the file). */
@@ -98,6 +99,25 @@ export function storedRecords(resultsDir: string, kind: 'answers' | 'verdicts'):
   return out;
 }
 
+/**
+ * The answers of a results folder received and not yet known to be stored: the replies each process
+ * wrote to its inbox (`cells/.inbox/`) the moment they arrived; a process killed before storing one
+ * leaves it there, and the next run moves it into its store without asking again.
+ */
+export function receivedCells(resultsDir: string): string[] {
+  const dir = join(resultsDir, 'cells', '.inbox');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .flatMap((f) =>
+      wholeLines(join(dir, f)).map((l) => JSON.parse(l) as { t: string; record?: StoredRecord }),
+    )
+    .filter((line) => line.t === 'answer')
+    .map(({ record }) =>
+      cellName(record?.identity.question_id as string, record?.identity.run_index as number),
+    );
+}
+
 /** The answered cells of a results folder's answer store `file`, one name per line (duplicates kept). */
 export function storedCells(resultsDir: string, file: string): string[] {
   return (storedRecords(resultsDir, 'answers').get(file) ?? []).map((r) =>
@@ -111,6 +131,26 @@ export function askedCells(log: string, tag: string): string[] {
     .map((l) => l.split(' '))
     .filter(([t]) => t === tag)
     .map(([, id, run]) => cellName(id as string, run as string));
+}
+
+/**
+ * The live processes whose environment holds `entry` (`NAME=value`): on Linux every one in /proc, so
+ * a process rge had started just before it was killed counts too, though it has not yet said who it
+ * is; elsewhere the `pids` a system's processes wrote.
+ */
+export function processesWith(entry: string, pids: readonly number[]): number[] {
+  if (!existsSync('/proc/self/environ')) return pids.filter(isRunning);
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry))
+        found.push(Number(name));
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found.filter(isRunning);
 }
 
 /** The one run id a results folder holds a state for. */
