@@ -1,7 +1,8 @@
 /**
  * Asking a judge and reading its verdict. A reply is parsed as JSON (a fenced ```json block is
  * accepted) and validated against `JudgeVerdict`. A reply that fails is retried ONCE, with the failed
- * reply and the validation error appended to the conversation; a second failure is recorded as
+ * reply and the validation error appended to the conversation (a reply without text is not sent back:
+ * the case's turn says it was empty); a second failure is recorded as
  * `unscored` with the raw text and the error, never as a score of 0 (a failure is data). A reply that
  * did not end on its own (cut at the token limit, a refusal, a safety stop) is unscored at once, with
  * its stop: asking again at the same limit would be cut again.
@@ -62,6 +63,36 @@ export function retryMessage(error: string): string {
   );
 }
 
+/**
+ * The conversation that asks again after an unusable reply `reply`: the reply as the assistant's turn,
+ * then a user turn that says what was wrong. A reply without text (empty or whitespace only) is not
+ * sent back, since the APIs refuse a turn without text: Anthropic answers 400 "messages: text content
+ * blocks must be non-empty" (and "... must contain non-whitespace text" for whitespace), Gemini 400
+ * "Unable to submit request because it has an empty text parameter" (OpenAI takes an empty assistant
+ * content, but it tells the judge nothing). The case's own user turn says instead that the reply was
+ * empty: the turns keep alternating and end on the user's, as Gemini's multi-turn rule asks, and its
+ * cache breakpoint stays where it was.
+ */
+export function retryConversation(
+  messages: readonly ChatMessage[],
+  reply: string,
+  error: string,
+): ChatMessage[] {
+  if (reply.trim() !== '')
+    return [
+      ...messages,
+      { role: 'assistant', content: reply },
+      { role: 'user', content: retryMessage(error) },
+    ];
+  const note =
+    'Your previous reply to this request was empty. Reply again with one JSON object that follows the ' +
+    'JSON Schema given in the instructions, and nothing else.';
+  const last = messages.at(-1);
+  if (last?.role === 'user')
+    return [...messages.slice(0, -1), { ...last, content: `${last.content}\n\n${note}` }];
+  return [...messages, { role: 'user', content: note }];
+}
+
 /** A judge outcome with the billed calls behind it (stored beside the outcome, settled after). */
 export interface JudgedCase {
   outcome: JudgeOutcome;
@@ -89,7 +120,7 @@ export async function judgeCaseCharged(
   request: ModelRequest,
   opts: CallOptions & { first?: ModelReply } = {},
 ): Promise<JudgedCase> {
-  const messages: ChatMessage[] = [...request.messages];
+  let messages: ChatMessage[] = [...request.messages];
   let latencyMs = 0;
   let costUsd = 0;
   let usage: Usage = ZERO_USAGE;
@@ -138,7 +169,7 @@ export async function judgeCaseCharged(
         batch: Boolean(opts.first?.batch),
       };
     error = parsed.error;
-    messages.push({ role: 'assistant', content: text }, { role: 'user', content: retryMessage(error) });
+    messages = retryConversation(messages, text, error);
   }
   return {
     outcome: outcome(provider, 'unscored', null, raw, MAX_JUDGE_ATTEMPTS, error, {

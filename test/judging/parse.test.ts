@@ -19,8 +19,11 @@ const REQUEST: ModelRequest = {
   maxTokens: 100,
 };
 
-/** A provider that replies with the given texts in turn and records what it was sent. */
-function scripted(replies: readonly string[]): Provider & { seen: ModelRequest[] } {
+/**
+ * A provider that replies with the given texts in turn (or throws the given errors) and records what it
+ * was sent; reply n is billed as charge `call-n`.
+ */
+function scripted(replies: readonly (string | Error)[]): Provider & { seen: ModelRequest[] } {
   const seen: ModelRequest[] = [];
   return {
     id: 'fake/judge',
@@ -30,7 +33,9 @@ function scripted(replies: readonly string[]): Provider & { seen: ModelRequest[]
       seen.push(request);
       const text = replies[seen.length - 1];
       if (text === undefined) throw new Error('no more replies');
-      return { text, usage: ZERO_USAGE, latencyMs: 10, costUsd: 0.001, model: 'fake' };
+      if (text instanceof Error) throw text;
+      const charges = [{ reservation: `call-${seen.length}`, key: `call-${seen.length}`, usd: 0.001 }];
+      return { text, usage: ZERO_USAGE, latencyMs: 10, costUsd: 0.001, model: 'fake', charges };
     },
   };
 }
@@ -111,5 +116,46 @@ describe('judgeCase', () => {
 
   it('a provider error is not a reply: it propagates', async () => {
     await expect(judgeCase(scripted([]), REQUEST)).rejects.toThrow(/no more replies/);
+  });
+});
+
+describe('the retry after an empty reply', () => {
+  // Anthropic refuses an empty text block (400 "messages: text content blocks must be non-empty") and a
+  // whitespace-only one ("... must contain non-whitespace text"), Gemini an empty text part (400 "...
+  // empty text parameter"); Gemini asks turns to alternate. So no turn without text, and one user turn.
+  for (const [name, empty] of [
+    ['an empty', ''],
+    ['a whitespace-only', ' \n\t '],
+  ] as const)
+    it(`sends no assistant turn for ${name} reply: the case's turn says the reply was empty`, async () => {
+      const request: ModelRequest = {
+        ...REQUEST,
+        messages: [{ role: 'user', content: 'the shared part. the answer', cacheBreak: 16 }],
+      };
+      const provider = scripted([empty, JSON.stringify(VERDICT)]);
+      const outcome = await judgeCase(provider, request);
+      expect(outcome).toMatchObject({ status: 'scored', attempts: 2, error: null });
+      const retry = provider.seen[1] as ModelRequest;
+      expect(retry.messages).toHaveLength(1);
+      const turn = retry.messages[0];
+      expect(turn?.role).toBe('user');
+      expect(turn?.content.startsWith('the shared part. the answer\n\n')).toBe(true);
+      expect(turn?.content).toMatch(
+        /previous reply to this request was empty\. Reply again with one JSON object/,
+      );
+      // the cache breakpoint stays where it was: the shared part is still read from the cache
+      expect(turn?.cacheBreak).toBe(16);
+      expect(retry.messages.every((m) => m.content.trim() !== '')).toBe(true);
+      expect(request.messages[0]?.content).toBe('the shared part. the answer');
+    });
+
+  it('a reply with text is still sent back as the assistant turn', async () => {
+    const provider = scripted([' not a verdict ', JSON.stringify(VERDICT)]);
+    await judgeCase(provider, REQUEST);
+    expect((provider.seen[1] as ModelRequest).messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+    ]);
   });
 });
