@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { extractJsonText, judgeCase, parseVerdict } from '../../src/judging/parse.ts';
+import { extractJsonText, judgeCase, judgeCaseCharged, parseVerdict } from '../../src/judging/parse.ts';
 import { JudgeOutcome, type JudgeVerdict } from '../../src/judging/verdict.ts';
+import { CallError } from '../../src/providers/live/adapter.ts';
 import type { ModelReply, ModelRequest, Provider } from '../../src/providers/types.ts';
 import { ZERO_USAGE } from '../../src/providers/types.ts';
 
@@ -157,5 +158,88 @@ describe('the retry after an empty reply', () => {
       'assistant',
       'user',
     ]);
+  });
+});
+
+describe('a retry that fails: the paid first reply is kept', () => {
+  it('the first reply is handed to beforeRetry before the retry is asked, once, and never when no retry is asked', async () => {
+    const provider = scripted(['garbage', JSON.stringify(VERDICT)]);
+    const kept: { text: string; asked: number }[] = [];
+    const beforeRetry = async (reply: ModelReply) => {
+      kept.push({ text: reply.text, asked: provider.seen.length });
+    };
+    const judged = await judgeCaseCharged(provider, REQUEST, { beforeRetry });
+    expect(kept).toEqual([{ text: 'garbage', asked: 1 }]);
+    expect(judged.charges.map((c) => c.key)).toEqual(['call-1', 'call-2']);
+    kept.length = 0;
+    await judgeCaseCharged(scripted([JSON.stringify(VERDICT)]), REQUEST, { beforeRetry });
+    await judgeCaseCharged(scripted(['garbage', 'garbage']), REQUEST, {
+      beforeRetry: async (reply) => {
+        kept.push({ text: reply.text, asked: 0 });
+      },
+    });
+    // only the first of two unusable replies is kept: the second has no retry after it
+    expect(kept).toEqual([{ text: 'garbage', asked: 0 }]);
+  });
+
+  it('a retry the provider refuses as a request (400) is definitive: unscored with the first reply and both errors', async () => {
+    const refused = new CallError(
+      'anthropic 400: messages: text content blocks must be non-empty',
+      400,
+      false,
+      null,
+    );
+    const judged = await judgeCaseCharged(scripted(['garbage', refused]), REQUEST);
+    expect(judged.outcome).toMatchObject({ status: 'unscored', verdict: null, raw: 'garbage', attempts: 2 });
+    expect(judged.outcome.error).toMatch(
+      /^reply is not JSON .*; its retry was refused: anthropic 400: messages: text/,
+    );
+    // the first reply's call is on record, at its cost
+    expect(judged.charges).toEqual([{ reservation: 'call-1', key: 'call-1', usd: 0.001 }]);
+    expect(judged.outcome.costUsd).toBeCloseTo(0.001, 12);
+    expect(JudgeOutcome.parse(judged.outcome)).toEqual(judged.outcome);
+  });
+
+  it('any other failure of the retry propagates (a later run asks again), after the first reply was kept', async () => {
+    for (const failure of [
+      new CallError('anthropic: 529 overloaded (6 attempts)', 529, false, null),
+      new CallError('anthropic: fetch failed (6 attempts)', null, false, null),
+      new CallError('anthropic 401: invalid x-api-key', 401, false, null),
+      new Error('budget cap of $1.00 reached'),
+      new DOMException('This operation was aborted', 'AbortError'),
+    ]) {
+      const kept: string[] = [];
+      const provider = scripted(['garbage', failure]);
+      await expect(
+        judgeCaseCharged(provider, REQUEST, {
+          beforeRetry: async (reply) => {
+            kept.push(reply.text);
+          },
+        }),
+      ).rejects.toBe(failure);
+      expect(kept).toEqual(['garbage']);
+    }
+  });
+
+  it('a first reply already paid for is the first attempt: only the retry is asked', async () => {
+    const first: ModelReply = {
+      text: 'garbage',
+      usage: ZERO_USAGE,
+      latencyMs: 7,
+      costUsd: 0.002,
+      model: 'fake',
+      charges: [{ reservation: 'earlier', key: 'earlier', usd: 0.002 }],
+    };
+    const provider = scripted([JSON.stringify(VERDICT)]);
+    const judged = await judgeCaseCharged(provider, REQUEST, { first });
+    expect(provider.seen).toHaveLength(1);
+    expect((provider.seen[0] as ModelRequest).messages.map((m) => m.content)).toEqual([
+      'the case',
+      'garbage',
+      expect.stringMatching(/not JSON/),
+    ]);
+    expect(judged.outcome).toMatchObject({ status: 'scored', attempts: 2, latencyMs: 17 });
+    expect(judged.outcome.costUsd).toBeCloseTo(0.003, 12);
+    expect(judged.charges.map((c) => c.key)).toEqual(['earlier', 'call-1']);
   });
 });
