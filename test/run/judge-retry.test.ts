@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runStages } from '../../src/run/stages.ts';
+import { batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import {
@@ -36,7 +37,7 @@ const isRetry = (call: LoopbackCall) =>
 const firstJudgeRequests = (server: { calls: LoopbackCall[] }) =>
   server.calls.filter((c) => c.schema !== null && !isRetry(c)).length;
 
-async function openRun(s: LoopbackServers, resultsDir: string) {
+async function openRun(s: LoopbackServers, resultsDir: string, mode: 'sync' | 'batch' = 'sync') {
   return openTestRun({
     config: 'configs/published.yaml',
     root,
@@ -46,7 +47,7 @@ async function openRun(s: LoopbackServers, resultsDir: string) {
     log: quiet,
     questions: 1,
     runs: 1,
-    mode: 'sync',
+    mode,
   });
 }
 
@@ -80,59 +81,73 @@ describe("a judge's retry", () => {
     }
   }, 240_000);
 
-  it('that fails leaves the paid first reply settled, and the next run asks only the retry', async () => {
-    // The Claude judge's first replies are unusable; in the first run its retries fail (500s until the
-    // attempts are used up), in the second they are answered.
-    let retriesFail = true;
-    const respond = (call: LoopbackCall) => {
-      if (call.provider !== 'anthropic' || call.schema === null) return defaultReply(call);
-      if (!isRetry(call)) return { text: 'I would score this answer highly.' };
-      if (retriesFail) throw new Error('the retry fails');
-      return defaultReply(call);
-    };
-    const s = await startLoopbackServers({ latencyMs: 1, respond }, serverKeys);
-    try {
-      const resultsDir = await mkdtemp(join(tmpdir(), 'rge-judge-retry-fails-'));
-      const first = await runStages(await openRun(s, resultsDir), { log: quiet });
-      // the Claude judge's two verdicts failed; the four others are in
-      expect(first.state.counts.verdicts).toEqual({ computed: 4, reused: 0, failed: 2 });
-      expect(firstJudgeRequests(s.anthropic)).toBe(2);
-      // what the servers billed (the two unusable replies included) is spent, and nothing is left open
-      const afterFirst = ledgerOf(resultsDir);
-      expect(afterFirst.open).toEqual([]);
-      expect(afterFirst.spentUsd).toBeCloseTo(billedUsd(s), 10);
-      // on record: the two unusable replies are kept for their retry
-      expect(afterFirst.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
-      expect(filesUnder(join(resultsDir, 'cells', 'attempts')).map((f) => basename(f))).toEqual([
-        'anthropic__claude-sonnet-4-6.jsonl',
-      ]);
+  for (const [firstMode, mode] of [
+    ['sync', 'sync'],
+    ['sync', 'batch'],
+    ['batch', 'batch'],
+  ] as const)
+    it(`that fails (${firstMode}) leaves the paid first reply settled, and the next run (${mode}) asks only the retry`, async () => {
+      // The Claude judge's first replies are unusable; in the first run its retries fail (500s until the
+      // attempts are used up), in the second they are answered.
+      let retriesFail = true;
+      const respond = (call: LoopbackCall) => {
+        if (call.provider !== 'anthropic' || call.schema === null) return defaultReply(call);
+        if (!isRetry(call)) return { text: 'I would score this answer highly.' };
+        if (retriesFail) throw new Error('the retry fails');
+        return defaultReply(call);
+      };
+      const s = await startLoopbackServers({ latencyMs: 1, respond }, serverKeys);
+      try {
+        const resultsDir = await mkdtemp(join(tmpdir(), 'rge-judge-retry-fails-'));
+        const first = await runStages(await openRun(s, resultsDir, firstMode), { log: quiet });
+        // the Claude judge's two verdicts failed; the four others are in
+        expect(first.state.counts.verdicts).toEqual({ computed: 4, reused: 0, failed: 2 });
+        expect(firstJudgeRequests(s.anthropic)).toBe(2);
+        // what the servers billed (the two unusable replies included) is spent, and nothing is left open
+        const afterFirst = ledgerOf(resultsDir);
+        expect(afterFirst.open).toEqual([]);
+        expect(afterFirst.spentUsd).toBeCloseTo(billedUsd(s), 10);
+        // on record: the two unusable replies are kept for their retry
+        expect(afterFirst.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
+        expect(filesUnder(join(resultsDir, 'cells', 'attempts')).map((f) => basename(f))).toEqual([
+          'anthropic__claude-sonnet-4-6.jsonl',
+        ]);
+        // a batch whose replies are stored or kept is collected, its reservation closed
+        const batches = () => loadBatchRecords(batchesDir(resultsDir)).map((r) => r.status);
+        expect(new Set(batches())).toEqual(new Set(firstMode === 'batch' ? ['collected'] : []));
+        const before = s.anthropic.calls.length;
 
-      retriesFail = false;
-      const run = await openRun(s, resultsDir);
-      const second = await runStages(run, { log: quiet });
-      expect(second.state.counts.verdicts).toEqual({ computed: 2, reused: 4, failed: 0 });
-      // the first requests were not sent again: only the two retries were
-      expect(firstJudgeRequests(s.anthropic)).toBe(2);
-      const claude = run.plan.judges.find((j) => j.provider === 'anthropic');
-      if (!claude) throw new Error('no Claude judge');
-      const records = run.verdicts(claude).records();
-      expect(records).toHaveLength(2);
-      for (const record of records) {
-        expect(record.outcome).toMatchObject({ status: 'scored', attempts: 2 });
-        // the verdict carries both calls: the first reply's and the retry's
-        expect(record.charges).toHaveLength(2);
-        expect(record.outcome.costUsd).toBeCloseTo(
-          record.charges.reduce((a, c) => a + c.usd, 0),
-          12,
-        );
+        retriesFail = false;
+        const run = await openRun(s, resultsDir, mode);
+        const second = await runStages(run, { log: quiet });
+        expect(second.state.counts.verdicts).toEqual({ computed: 2, reused: 4, failed: 0 });
+        // the first requests were not sent again, in a batch or otherwise: only the two retries were
+        expect(firstJudgeRequests(s.anthropic)).toBe(2);
+        expect(s.anthropic.calls.slice(before).map((c) => [c.batch, isRetry(c)])).toEqual([
+          [false, true],
+          [false, true],
+        ]);
+        expect(new Set(batches())).toEqual(new Set(firstMode === 'batch' ? ['collected'] : []));
+        const claude = run.plan.judges.find((j) => j.provider === 'anthropic');
+        if (!claude) throw new Error('no Claude judge');
+        const records = run.verdicts(claude).records();
+        expect(records).toHaveLength(2);
+        for (const record of records) {
+          expect(record.outcome).toMatchObject({ status: 'scored', attempts: 2 });
+          // the verdict carries both calls: the first reply's and the retry's
+          expect(record.charges).toHaveLength(2);
+          expect(record.outcome.costUsd).toBeCloseTo(
+            record.charges.reduce((a, c) => a + c.usd, 0),
+            12,
+          );
+        }
+        const afterSecond = ledgerOf(resultsDir);
+        expect(afterSecond.open).toEqual([]);
+        expect(afterSecond.unaccountedUsd).toBe(0);
+        expect(afterSecond.spentUsd).toBeCloseTo(billedUsd(s), 10);
+        expect(afterSecond.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
+      } finally {
+        await s.close();
       }
-      const afterSecond = ledgerOf(resultsDir);
-      expect(afterSecond.open).toEqual([]);
-      expect(afterSecond.unaccountedUsd).toBe(0);
-      expect(afterSecond.spentUsd).toBeCloseTo(billedUsd(s), 10);
-      expect(afterSecond.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
-    } finally {
-      await s.close();
-    }
-  }, 240_000);
+    }, 240_000);
 });
