@@ -27,20 +27,29 @@ export interface JudgeCallResult {
 }
 
 /**
- * Asks `provider` for its verdict on `request` (one retry on an unusable reply). `first` is a reply a
- * batch already returned: it is the first attempt, and its charge is the batch runner's to settle, so
- * `unsettled` holds only the charges of the calls made here.
+ * Asks `provider` for its verdict on `request` (one retry on an unusable reply). `first` is a reply
+ * already paid for (a batch's, or a first reply kept when its retry failed): it is the first attempt.
+ * `beforeRetry` keeps an unusable reply (and settles it) before its retry is asked. `unsettled` holds the
+ * charges of the calls made here that nobody has settled yet: not `first`'s (the batch runner's, or
+ * settled when it was kept), nor those of a reply `beforeRetry` kept.
  */
 export async function issueJudgeCall(
   provider: Provider,
   request: ModelRequest,
-  opts: Pick<CallOptions, 'signal' | 'beforeSend'> & { first?: ModelReply | undefined } = {},
+  opts: Pick<CallOptions, 'signal' | 'beforeSend'> & {
+    first?: ModelReply | undefined;
+    beforeRetry?: (reply: ModelReply) => Promise<void>;
+  } = {},
 ): Promise<{ result: JudgeCallResult; unsettled: CallCharge[] }> {
-  const first = opts.first;
+  const settled = new Set((opts.first?.charges ?? []).map((c) => c.key));
   const judged = await judgeCaseCharged(provider, request, {
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.beforeSend ? { beforeSend: opts.beforeSend } : {}),
-    ...(first ? { first } : {}),
+    ...(opts.first ? { first: opts.first } : {}),
+    beforeRetry: async (reply) => {
+      await opts.beforeRetry?.(reply);
+      if (opts.beforeRetry) for (const c of reply.charges ?? []) settled.add(c.key);
+    },
     priority: JUDGE_PRIORITY,
   });
   return {
@@ -50,6 +59,6 @@ export async function issueJudgeCall(
       batch: judged.batch,
       charges: judged.charges,
     },
-    unsettled: judged.charges.filter((c) => !first?.charges?.some((f) => f.key === c.key)),
+    unsettled: judged.charges.filter((c) => !settled.has(c.key)),
   };
 }

@@ -33,6 +33,11 @@ export interface BatchGroup {
   items: WorkItem[];
   /** is a cell of this model's store already stored (by this or another run, as last read)? */
   isStored: (key: string) => boolean;
+  /**
+   * is a cell's reply kept for a sync retry that has not given its record yet (a judge's unusable reply,
+   * cells/attempts/)? The batch's work for it is done: the next run asks only the retry.
+   */
+  isKept?: (key: string) => boolean;
   /** reads what other processes stored */
   refresh: () => void;
 }
@@ -262,7 +267,8 @@ export async function collect(
     }
     await run.ledger.settleCharges([charge], { close: false });
   }
-  if (record.items.every((i) => group.isStored(i.key) || failedKeys.has(i.key))) {
+  const done = (key: string) => group.isStored(key) || failedKeys.has(key) || group.isKept?.(key) === true;
+  if (record.items.every((i) => done(i.key))) {
     record.status = 'collected';
     if (record.reservation) await run.ledger.settle(record.reservation, [], { close: true });
   }

@@ -75,12 +75,14 @@ function groupOf(
   key: string,
   batch: MeteredBatch,
   store: { get: (key: string) => unknown; refresh: () => void },
+  kept?: { get: (key: string) => unknown },
 ): BatchGroup {
   const group = groups.get(key) ?? {
     batch,
     stage: batch.payer.role === 'subject' ? 'answer' : 'verdict',
     items: [],
     isStored: (k: string) => store.get(k) !== undefined,
+    ...(kept ? { isKept: (k: string) => kept.get(k) !== undefined } : {}),
     refresh: () => store.refresh(),
   };
   groups.set(key, group);
@@ -130,11 +132,13 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
     if (!answer || !isJudgeable(answer)) continue;
     for (const v of missingVerdicts(ctx, cell, answer)) {
       const batch = batchOf(run.providerOf('judge', v.judge.id));
-      if (!batch) {
+      const kept = run.attempts(v.judge);
+      // a first reply kept when its retry failed: only the retry is left to ask, in sync mode
+      if (!batch || kept.get(v.key) !== undefined) {
         syncVerdicts.push(v);
         continue;
       }
-      groupOf(groups, `${v.judge.provider}/${v.judge.model}`, batch, run.verdicts(v.judge)).items.push({
+      groupOf(groups, `${v.judge.provider}/${v.judge.model}`, batch, run.verdicts(v.judge), kept).items.push({
         key: v.key,
         request: v.request,
         handle: async (reply) => (await syncVerdict(ctx, v, reply)) !== null,
@@ -150,9 +154,14 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
   ]);
 }
 
-/** Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. */
+/**
+ * Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. A batch
+ * whose last item was stored outside it (a batch reply kept when its retry failed, retried in sync mode
+ * by this run) is closed at the end.
+ */
 export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
   await closeStoredBatches(ctx);
   await batchAnswers(ctx, cells);
   await batchVerdicts(ctx, cells);
+  await closeStoredBatches(ctx);
 }

@@ -165,6 +165,11 @@ export class RunSession {
   verdicts(judge: Pick<PlannedJudge, 'provider' | 'model'>) {
     return this.cells.verdicts(judge.provider, judge.model);
   }
+
+  /** The store of a judge's model's paid first replies kept for their retry. */
+  attempts(judge: Pick<PlannedJudge, 'provider' | 'model'>) {
+    return this.cells.attempts(judge.provider, judge.model);
+  }
 }
 
 /** What a session calls: the judges' and model subjects' providers, and every subject as the stages ask it. */

@@ -8,6 +8,7 @@ import { issueJudgeCall } from '../judging/calls.ts';
 import type { CallCharge, ModelReply } from '../providers/types.ts';
 import {
   type AnswerRecord,
+  type AttemptRecord,
   type CellRecord,
   type CellStore,
   isJudgeable,
@@ -108,7 +109,9 @@ export async function syncAnswer(ctx: StageContext, cell: SubjectCell): Promise<
  * A judge's verdict on a stored answer: the stored one, one another process stores meanwhile, or new
  * calls (a retry on a bad reply) under the cell's lease, stored then settled. `first` is a reply a batch
  * of this process already paid for (under its lease): it is stored whatever, and its charge is the
- * batch runner's to settle (the sync retry's is settled here).
+ * batch runner's to settle (the sync retry's is settled here). Without it, a first reply that an earlier
+ * run paid for and kept when its retry failed is the first attempt: only the retry is asked. An
+ * unusable first reply is kept (`keepAttempt`) before its retry is asked.
  */
 export async function syncVerdict(
   ctx: StageContext,
@@ -130,9 +133,10 @@ export async function syncVerdict(
     async (beforeSend) => {
       const { result, unsettled } = await issueJudgeCall(run.providerOf('judge', v.judge.id), v.request, {
         ...(ctx.opts.signal ? { signal: ctx.opts.signal } : {}),
-        first,
+        first: first ?? keptAttempt(ctx, v),
         // a batch's reply (and its retry) is paid for under the lease the batch holds: stored whatever
         ...(first ? {} : { beforeSend }),
+        beforeRetry: (reply) => keepAttempt(ctx, v, reply),
       });
       const record: VerdictRecord = {
         kind: 'verdict',
@@ -146,6 +150,49 @@ export async function syncVerdict(
     },
     (record) => run.inbox.receive({ t: 'verdict', record }),
   );
+}
+
+/**
+ * Keeps a judge's unusable first reply before its retry is asked: in this process's inbox, then in the
+ * attempt store, then settled at what it cost (a batch's item is spent in its batch's reservation, which
+ * the batch runner closes). A retry that then fails (the cap, an abort, a kill, its attempts used up)
+ * loses nothing, and a later run asks only the retry (`keptAttempt`).
+ */
+async function keepAttempt(ctx: StageContext, v: VerdictCell, reply: ModelReply): Promise<void> {
+  const run = ctx.run;
+  const record: AttemptRecord = {
+    kind: 'attempt',
+    key: v.key,
+    identity: v.identity,
+    judge_id: v.judge.id,
+    text: reply.text,
+    reply_model: reply.model,
+    usage: reply.usage,
+    latency_ms: reply.latencyMs,
+    cost_usd: reply.costUsd,
+    batch: Boolean(reply.batch),
+    charges: reply.charges ?? [],
+    created_at: new Date().toISOString(),
+  };
+  run.inbox.receive({ t: 'attempt', record });
+  await run.attempts(v.judge).put(record);
+  run.inbox.stored(record.key);
+  await run.ledger.settleCharges(record.charges, { close: !record.batch });
+}
+
+/** The first reply of a verdict cell that an earlier run kept when its retry failed, as a reply. */
+function keptAttempt(ctx: StageContext, v: VerdictCell): ModelReply | undefined {
+  const kept = storedNow(ctx.run.attempts(v.judge), v.key);
+  if (!kept) return undefined;
+  return {
+    text: kept.text,
+    usage: kept.usage,
+    latencyMs: kept.latency_ms,
+    costUsd: kept.cost_usd,
+    model: kept.reply_model,
+    charges: kept.charges,
+    batch: kept.batch,
+  };
 }
 
 /**

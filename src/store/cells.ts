@@ -9,7 +9,8 @@
  *
  * Layout: `data/results/cells/answers/<provider>__<model>.jsonl` and `.../verdicts/...`, append-only,
  * written under a file lock (several processes may fill one store) so no cell is lost or duplicated;
- * the first record of a key wins.
+ * the first record of a key wins. Beside them, `.../attempts/...` keeps the judges' paid first replies
+ * whose retry has not given a verdict yet (`AttemptRecord`).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import canonicalizeModule from 'canonicalize';
@@ -103,6 +104,27 @@ export const VerdictRecord = z.strictObject({
   created_at: z.string(),
 });
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
+
+/**
+ * A judge's first reply that could not be used, kept with what it cost before its retry is asked: when
+ * the retry then fails (the cap, an abort, a kill, its attempts used up), the paid reply is not lost, and
+ * the next run asks only the retry, with this reply as the first attempt. Keyed like the verdict it is
+ * the first attempt of (the first record of a key stays); once that verdict is stored, it is history.
+ */
+export const AttemptRecord = z.strictObject({
+  ...recordHead('attempt', VerdictIdentity),
+  judge_id: z.string(),
+  text: z.string(),
+  /** the model that replied, as the provider names it */
+  reply_model: z.string(),
+  usage: Usage,
+  latency_ms: z.number().min(0),
+  cost_usd: z.number().min(0),
+  batch: z.boolean(),
+  charges: z.array(CallCharge),
+  created_at: z.string(),
+});
+export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
 export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);
 export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
@@ -198,10 +220,11 @@ export class CellStore<R extends CellRecord> {
   }
 }
 
-/** The answer and verdict stores of a results folder, one file per provider and model. */
+/** The answer, verdict and attempt stores of a results folder, one file per provider and model. */
 export class CellStores {
   private readonly answerStores = new Map<string, CellStore<AnswerRecord>>();
   private readonly verdictStores = new Map<string, CellStore<VerdictRecord>>();
+  private readonly attemptStores = new Map<string, CellStore<AttemptRecord>>();
 
   private readonly layout: ResultsLayout;
 
@@ -218,6 +241,15 @@ export class CellStores {
 
   verdicts(provider: string, model: string): CellStore<VerdictRecord> {
     return this.verdictStore(storeName(provider, model));
+  }
+
+  /** The judges' first replies kept for their retry (`AttemptRecord`), of a judge's model. */
+  attempts(provider: string, model: string): CellStore<AttemptRecord> {
+    return this.attemptStore(storeName(provider, model));
+  }
+
+  private attemptStore(name: string): CellStore<AttemptRecord> {
+    return this.opened(this.attemptStores, 'attempts', name, AttemptRecord);
   }
 
   private answerStore(name: string): CellStore<AnswerRecord> {
@@ -248,6 +280,7 @@ export class CellStores {
     for (const [kind, open] of [
       ['answers', (name: string) => this.answerStore(name)],
       ['verdicts', (name: string) => this.verdictStore(name)],
+      ['attempts', (name: string) => this.attemptStore(name)],
     ] as const) {
       const dir = this.layout.cells(kind);
       if (!existsSync(dir)) continue;
@@ -257,17 +290,19 @@ export class CellStores {
 
   /** The charges recorded for a reservation in any open store (for ledger recovery). */
   chargesOf(reservation: string): CallCharge[] | undefined {
-    for (const store of [...this.answerStores.values(), ...this.verdictStores.values()]) {
+    for (const store of this.all()) {
       const record = store.byCharge(reservation);
       if (record) return record.charges.filter((c) => c.reservation === reservation);
     }
     return undefined;
   }
 
-  /** Every store opened so far (answers then verdicts). */
-  all(): CellStore<AnswerRecord | VerdictRecord>[] {
-    return [...this.answerStores.values(), ...this.verdictStores.values()] as CellStore<
-      AnswerRecord | VerdictRecord
-    >[];
+  /** Every store opened so far (answers, verdicts, then attempts). */
+  all(): CellStore<AnswerRecord | VerdictRecord | AttemptRecord>[] {
+    return [
+      ...this.answerStores.values(),
+      ...this.verdictStores.values(),
+      ...this.attemptStores.values(),
+    ] as CellStore<AnswerRecord | VerdictRecord | AttemptRecord>[];
   }
 }

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { CallCharge } from '../providers/types.ts';
 import { processAlive } from '../util/owner.ts';
-import { AnswerRecord, type CellStore, type CellStores, VerdictRecord } from './cells.ts';
+import { AnswerRecord, AttemptRecord, type CellStore, type CellStores, VerdictRecord } from './cells.ts';
 import { Journal } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
 import { LeaseOwner } from './leases.ts';
@@ -34,6 +34,8 @@ export const InboxLine = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('owner'), owner: LeaseOwner }),
   z.strictObject({ t: z.literal('answer'), record: AnswerRecord }),
   z.strictObject({ t: z.literal('verdict'), record: VerdictRecord }),
+  /** a judge's unusable first reply, kept before its retry is asked */
+  z.strictObject({ t: z.literal('attempt'), record: AttemptRecord }),
 ]);
 export type InboxLine = z.infer<typeof InboxLine>;
 
@@ -107,7 +109,9 @@ export async function takeDeadInboxes(resultsDir: string, cells: CellStores): Pr
       const fresh =
         line.t === 'answer'
           ? await storeOnce(cells.answers(provider, model), line.record)
-          : await storeOnce(cells.verdicts(provider, model), line.record);
+          : line.t === 'verdict'
+            ? await storeOnce(cells.verdicts(provider, model), line.record)
+            : await storeOnce(cells.attempts(provider, model), line.record);
       if (fresh) stored++;
     }
     rmSync(file, { force: true });

@@ -2,7 +2,8 @@
  * `rge results merge --into DIR SHARD_DIR...`: joins the results folders of the shards of a run (each CI
  * machine fills its own) into one, so that a later run, or the report, sees every cell:
  *
- * - cell stores (`cells/answers/*.jsonl`, `cells/verdicts/*.jsonl`): the union by record `key`. A record
+ * - cell stores (`cells/answers/*.jsonl`, `cells/verdicts/*.jsonl`, and the judges' first replies kept
+ *   for their retry, `cells/attempts/*.jsonl`): the union by record `key`. A record
  *   already there with the same content is merged once. A record of a key already there with OTHER
  *   content is a CONFLICT: reported, the first stays the cell; if its calls were paid for it is kept
  *   after it as a duplicate (as when two processes race on a cell), so the ledger still equals the sum
@@ -30,7 +31,7 @@ import type { z } from 'zod';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
-import { AnswerRecord, VerdictRecord } from './cells.ts';
+import { AnswerRecord, AttemptRecord, VerdictRecord } from './cells.ts';
 import { parseJsonl, toJsonl } from './jsonl.ts';
 import { RERUNS_JOURNAL } from './layout.ts';
 import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from './ledger.ts';
@@ -108,6 +109,7 @@ class Merger {
     for (const [kind, schema] of [
       ['answers', AnswerRecord],
       ['verdicts', VerdictRecord],
+      ['attempts', AttemptRecord],
     ] as const) {
       const sub = join('cells', kind);
       for (const name of this.names(sub, (n) => n.endsWith('.jsonl'))) {

@@ -27,8 +27,12 @@ export interface JudgeItemsOptions {
   concurrent?: boolean;
   /** the answer before the retrieved chunks (the judge audit's position probe) */
   answerFirst?: boolean;
-  /** called with each item's billed calls as soon as it is judged (to settle them in a ledger) */
-  onJudged?: (charges: readonly CallCharge[], judged: JudgedCase) => Promise<void>;
+  /**
+   * called with each item's billed calls as soon as it is judged (to settle them in a ledger), and with
+   * an unusable first reply's before its retry is asked (`judged` null): a retry that fails then leaves
+   * no paid call unsettled (a call settled twice counts once)
+   */
+  onJudged?: (charges: readonly CallCharge[], judged: JudgedCase | null) => Promise<void>;
 }
 
 /**
@@ -54,6 +58,9 @@ export async function judgeItems(
     });
     const judged = await judgeCaseCharged(judge, request, {
       signal: controller.signal,
+      beforeRetry: async (reply) => {
+        await opts.onJudged?.(reply.charges ?? [], null);
+      },
     });
     await opts.onJudged?.(judged.charges, judged);
     return judged.outcome;

@@ -97,12 +97,17 @@ export function filesUnder(dir: string): string[] {
   return out;
 }
 
-/** The sum of recorded costs in a results folder's cell stores, and the records. */
+/**
+ * The sum of recorded costs in a results folder's cell stores (answers, verdicts, and the judges' first
+ * replies kept for their retry), each call once (a kept reply's call is on its verdict's record too, as
+ * the ledger spends each call's key once), and the answer and verdict records.
+ */
 export function recordedCosts(resultsDir: string): { usd: number; answers: number; verdicts: number } {
   let usd = 0;
   let answers = 0;
   let verdicts = 0;
-  for (const kind of ['answers', 'verdicts'] as const) {
+  const calls = new Set<string>();
+  for (const kind of ['answers', 'verdicts', 'attempts'] as const) {
     let files: string[] = [];
     try {
       // only the stores: a process killed while writing one leaves its lock folder beside it
@@ -113,10 +118,13 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
     for (const f of files)
       for (const line of readFileSync(join(resultsDir, 'cells', kind, f), 'utf8').split('\n')) {
         if (!line.trim()) continue;
-        const record = JSON.parse(line) as { charges: { usd: number }[] };
-        for (const c of record.charges) usd += c.usd;
+        const record = JSON.parse(line) as { charges: { key: string; usd: number }[] };
+        for (const c of record.charges) {
+          if (!calls.has(c.key)) usd += c.usd;
+          calls.add(c.key);
+        }
         if (kind === 'answers') answers++;
-        else verdicts++;
+        else if (kind === 'verdicts') verdicts++;
       }
   }
   return { usd, answers, verdicts };

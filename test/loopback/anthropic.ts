@@ -7,7 +7,8 @@
  *
  * The server is as strict as the API: every request needs a known `anthropic-version` header, and a
  * Messages body (sync, count_tokens, or a batch's params) may carry only the fields that version takes
- * (`Extra inputs are not permitted`, see "Request validation" below).
+ * (`Extra inputs are not permitted`, see "Request validation" below), and no text block may be empty
+ * or whitespace only (`emptyTextIssue`).
  */
 import type { BatchCreateParams } from '@anthropic-ai/sdk/resources/messages/batches';
 import type {
@@ -294,6 +295,41 @@ function batchIssue(body: Record<string, unknown>, version: ApiVersion): ParamsI
   return null;
 }
 
+/**
+ * The API's refusal of a text block without text (400 invalid_request_error, whatever the version):
+ * `messages: text content blocks must be non-empty` for an empty one, `messages: text content blocks
+ * must contain non-whitespace text` for whitespace only (`system: ...` in the system prompt), and
+ * `messages.<i>: all messages must have non-empty content except for the optional final assistant
+ * message` for a message whose content is an empty string or no block. The wording is the API's, as
+ * quoted with its request ids in public reports (anthropics/claude-code#59812 and #23440, #6774;
+ * BoltAI/BoltAI#165 for the `system:` form of the whitespace rule; the `system:` form of the empty rule
+ * is assumed to follow it).
+ */
+export function emptyTextIssue(params: Record<string, unknown>): string | null {
+  const blocksIssue = (where: 'system' | 'messages', content: unknown): string | null => {
+    if (!Array.isArray(content)) return null;
+    for (const block of content) {
+      if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') continue;
+      if (block.text === '') return `${where}: text content blocks must be non-empty`;
+      if (block.text.trim() === '') return `${where}: text content blocks must contain non-whitespace text`;
+    }
+    return null;
+  };
+  const system = blocksIssue('system', params.system);
+  if (system) return system;
+  const messages = Array.isArray(params.messages) ? params.messages : [];
+  for (const [i, message] of messages.entries()) {
+    if (!isRecord(message)) continue;
+    const finalAssistant = i === messages.length - 1 && message.role === 'assistant';
+    const empty = message.content === '' || (Array.isArray(message.content) && message.content.length === 0);
+    if (empty && !finalAssistant)
+      return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    const issue = blocksIssue('messages', message.content);
+    if (issue) return issue;
+  }
+  return null;
+}
+
 function issueMessage(issue: ParamsIssue): string {
   return `${issue.path}: ${issue.problem}`;
 }
@@ -360,6 +396,8 @@ export function parseMessagesParams(
   if (endpoint === 'messages' && (maxTokens === null || maxTokens < 0))
     return { ok: false, message: 'max_tokens: Field required' };
   if (!Array.isArray(params.messages)) return { ok: false, message: 'messages: Field required' };
+  const empty = emptyTextIssue(params);
+  if (empty) return { ok: false, message: empty };
 
   const segments = contentSegments(params.system);
   const systemTexts = segments.map((s) => s.text);

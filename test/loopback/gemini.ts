@@ -11,7 +11,8 @@
  *
  * The server is as strict as the API: a GenerateContentRequest (sync, counted, or inlined in a batch)
  * may carry only the fields the API knows, under either proto JSON spelling, and its thinking config and
- * response schema only the values it takes (see "Request validation" below).
+ * response schema only the values it takes (see "Request validation" below); no content may be
+ * without parts, nor a text part empty (`contentsIssue`).
  */
 import type { GenerationConfig, ThinkingConfig, ThinkingLevel, Type } from '@google/genai';
 import {
@@ -330,12 +331,42 @@ function schemaOf(config: Record<string, unknown>): unknown | null {
   return protoField(config, 'responseMimeType') === 'application/json' ? { type: 'object' } : null;
 }
 
+/**
+ * What the API refuses in the contents of a request: a content without parts
+ * (`* GenerateContentRequest.contents[<i>].parts: contents.parts must not be empty.`), a part that holds
+ * nothing (`required oneof field 'data' must have one initialized field`), and a text part whose text is
+ * empty (`Unable to submit request because it has an empty text parameter. ...`). The messages are the
+ * API's, as quoted in public reports of 400 INVALID_ARGUMENT answers (egoist/chatwise-releases#250,
+ * router-for-me/CLIProxyAPI#1292, zuisong/gemini-openai-proxy#83 and
+ * glowingjade/obsidian-smart-composer#218 on generativelanguage.googleapis.com). Whether Gemini takes
+ * a part of whitespace only is not established: it is taken here.
+ */
+export function contentsIssue(contents: readonly unknown[]): string | null {
+  for (const [i, content] of contents.entries()) {
+    const parts = isRecord(content) ? content.parts : undefined;
+    if (!Array.isArray(parts) || parts.length === 0)
+      return `* GenerateContentRequest.contents[${i}].parts: contents.parts must not be empty.\n`;
+    for (const [j, part] of parts.entries()) {
+      if (!isRecord(part) || Object.keys(part).length === 0)
+        return `* GenerateContentRequest.contents[${i}].parts[${j}].data: required oneof field 'data' must have one initialized field\n`;
+      if (part.text === '') return EMPTY_TEXT_PARAMETER;
+    }
+  }
+  return null;
+}
+
+const EMPTY_TEXT_PARAMETER =
+  'Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. ' +
+  'Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini';
+
 /** A GenerateContentRequest as a model turn: the system instruction, then each content, as segments. */
 export function parseGenerateRequest(model: string, request: unknown, customId: string | null): Parsed {
   if (!isRecord(request)) return { ok: false, message: 'Invalid JSON payload received: expected an object.' };
   if (!Array.isArray(request.contents) || request.contents.length === 0) {
     return { ok: false, message: '* GenerateContentRequest.contents: contents is not specified' };
   }
+  const empty = contentsIssue(request.contents);
+  if (empty) return { ok: false, message: empty };
   const segments: PromptSegment[] = [];
   const instruction = protoField(request, 'systemInstruction');
   const system = instruction === undefined ? '' : partsText(instruction);

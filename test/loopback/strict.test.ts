@@ -254,6 +254,56 @@ describe('anthropic loopback refuses what the Messages API refuses', () => {
     expect(server.calls).toHaveLength(3);
   });
 
+  it('refuses an empty or whitespace-only text block, in messages and in system, and a message with no content', async () => {
+    const server = await serve(startAnthropicServer({ apiKey: KEY }));
+    // a retry after a reply: the reply as the assistant's turn, then the request to reply again
+    const afterReply = (reply: string) =>
+      params({
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: USER }] },
+          { role: 'assistant', content: [{ type: 'text', text: reply }] },
+          { role: 'user', content: [{ type: 'text', text: 'Reply again with one JSON object.' }] },
+        ],
+      });
+    await expectRefused(
+      client(server).messages.create(afterReply('')),
+      'messages: text content blocks must be non-empty',
+    );
+    await expectRefused(
+      client(server).messages.create(afterReply(' \n\t ')),
+      'messages: text content blocks must contain non-whitespace text',
+    );
+    await expectRefused(
+      client(server).messages.create(params({ system: [{ type: 'text', text: '\n' }] })),
+      'system: text content blocks must contain non-whitespace text',
+    );
+    await expectRefused(
+      client(server).messages.create(
+        params({
+          messages: [
+            { role: 'user', content: USER },
+            { role: 'assistant', content: '' },
+            { role: 'user', content: 'Reply again.' },
+          ],
+        }),
+      ),
+      'messages.1: all messages must have non-empty content except for the optional final assistant message',
+    );
+    // the same rules under the first version, and for a count
+    await expectRefused(
+      client(server, { defaultHeaders: LEGACY }).messages.create(afterReply('')),
+      'messages: text content blocks must be non-empty',
+    );
+    const { max_tokens: _, ...counted } = afterReply('  ');
+    await expectRefused(
+      client(server).messages.countTokens(counted),
+      'messages: text content blocks must contain non-whitespace text',
+    );
+    // a reply with text is a turn like any other
+    await client(server).messages.create(afterReply('{"score": 2}'));
+    expect(server.calls).toHaveLength(1);
+  });
+
   it('applies the same rules to count_tokens, which takes no max_tokens', async () => {
     const server = await serve(startAnthropicServer({ apiKey: KEY }));
     const { max_tokens: _, ...counted } = params();
@@ -392,6 +442,19 @@ describe('openai loopback refuses what Chat Completions refuses', () => {
     const valid = params('gpt-4.1-mini', { response_format: { type: 'json_schema', json_schema: schema } });
     await client(server).chat.completions.create(valid);
     expect(server.calls.map((c) => c.body)).toEqual([valid]);
+  });
+
+  it('takes an empty assistant content, as the API does (only a null one without tool calls is refused)', async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY }));
+    const afterEmpty = params('gpt-4.1-mini', {
+      messages: [
+        { role: 'user', content: USER },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'Reply again.' },
+      ],
+    });
+    await client(server).chat.completions.create(afterEmpty);
+    expect(server.calls.map((c) => c.messages.map((m) => m.role))).toEqual([['user', 'assistant', 'user']]);
   });
 
   it('refuses max_tokens on a reasoning model, which takes max_completion_tokens', async () => {
@@ -709,6 +772,39 @@ describe('gemini loopback refuses what generateContent refuses', () => {
       schema('STRING', 'STRING'),
       schema('STRING', 'STRING'),
     ]);
+  });
+
+  it('refuses an empty text part, a part with nothing in it and a content without parts', async () => {
+    const server = await serve(startGeminiServer({ apiKey: KEY }));
+    const afterReply = (reply: string): GenerateContentParameters => ({
+      model: MODEL,
+      contents: [
+        { role: 'user', parts: [{ text: USER }] },
+        { role: 'model', parts: [{ text: reply }] },
+        { role: 'user', parts: [{ text: 'Reply again with one JSON object.' }] },
+      ],
+    });
+    await expectRefused(
+      client(server).models.generateContent(afterReply('')),
+      'Unable to submit request because it has an empty text parameter. Add a value to the parameter and try again. ' +
+        'Learn more: https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini',
+    );
+    const noParts = await post(server, {
+      contents: [contents[0], { role: 'model', parts: [] }, contents[0]],
+    });
+    expect(noParts.status).toBe(400);
+    expect(await noParts.json()).toMatchObject(
+      googleError('* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n'),
+    );
+    const emptyPart = await post(server, { contents: [{ role: 'user', parts: [{}] }] });
+    expect(emptyPart.status).toBe(400);
+    expect(await emptyPart.json()).toMatchObject(
+      googleError(
+        "* GenerateContentRequest.contents[0].parts[0].data: required oneof field 'data' must have one initialized field\n",
+      ),
+    );
+    await client(server).models.generateContent(afterReply('{"score": 2}'));
+    expect(server.calls).toHaveLength(1);
   });
 
   it('refuses a whole inlined batch for one refused request, naming its place in the batch', async () => {

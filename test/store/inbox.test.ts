@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AnswerRecord, CellStores } from '../../src/store/cells.ts';
+import { type AnswerRecord, type AttemptRecord, CellStores } from '../../src/store/cells.ts';
 import { ReplyInbox, takeDeadInboxes } from '../../src/store/inbox.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { deadPid, scratchDirs } from '../helpers/scratch.ts';
@@ -42,6 +42,31 @@ function answer(key: string, reservation: string | null, usd: number): AnswerRec
     cost_usd: usd,
     batch: false,
     charges: [{ reservation, key: reservation ?? `free-${key}`, usd }],
+    created_at: '2026-12-01T00:00:00.000Z',
+  };
+}
+
+/** A judge's unusable first reply, kept before its retry was asked. */
+function attempt(key: string, reservation: string, usd: number): AttemptRecord {
+  return {
+    kind: 'attempt',
+    key,
+    identity: {
+      answer_key: 'a1',
+      provider: 'openai',
+      model: 'gpt-5.4',
+      provider_version: '1',
+      judge_prompt_hash: 'j',
+      request_hash: 'r',
+    },
+    judge_id: 'gpt-judge',
+    text: 'not a verdict',
+    reply_model: 'gpt-5.4',
+    usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    latency_ms: 1,
+    cost_usd: usd,
+    batch: false,
+    charges: [{ reservation, key: reservation, usd }],
     created_at: '2026-12-01T00:00:00.000Z',
   };
 }
@@ -83,6 +108,31 @@ describe('the inbox of received replies', () => {
     again.receive({ t: 'answer', record: answer('a2', r2, 0.02) });
     expect(await takeDeadInboxes(dir, cells)).toBe(0);
     expect(lines(store)).toBe(2);
+  });
+
+  it("a dead process's kept judge reply (killed during its retry) is stored as an attempt and settles at its cost", async () => {
+    const dir = freshDir();
+    const owner = { pid: await deadPid(), host: hostname(), token: 'dead' };
+    const GPT = { provider: 'openai', model: 'gpt-5.4', role: 'judge' } as const;
+    const ledger = new BudgetLedger(dir, { capUsd: 1, warnUsd: 0, configFile: 'x' });
+    // the first reply's call, then its retry's, in flight when the process was killed
+    const [first, retry] = [await ledger.reserve(0.2, GPT), await ledger.reserve(0.2, GPT)];
+    new ReplyInbox(dir, owner).receive({ t: 'attempt', record: attempt('v1', first, 0.004) });
+    const journal = join(dir, '.budget_ledger.jsonl');
+    const text = readFileSync(journal, 'utf8').replaceAll(`"pid":${process.pid}`, `"pid":${owner.pid}`);
+    await writeFile(journal, text);
+
+    const cells = new CellStores(dir);
+    expect(await takeDeadInboxes(dir, cells)).toBe(1);
+    expect(cells.attempts('openai', 'gpt-5.4').get('v1')).toMatchObject({ text: 'not a verdict' });
+    const fresh = new BudgetLedger(dir, { capUsd: 1, warnUsd: 0, configFile: 'x' });
+    cells.openAll();
+    // the first reply is settled at its cost; only the retry in flight is written off
+    expect(await fresh.recover((id) => cells.chargesOf(id))).toEqual({ settled: 1, unaccounted: 1 });
+    expect(fresh.summary().spentUsd).toBeCloseTo(0.004, 12);
+    expect(fresh.summary().unaccountedUsd).toBeCloseTo(0.2, 12);
+    expect(fresh.summary().open).toEqual([]);
+    expect(retry).not.toBe(first);
   });
 
   it("a live process's inbox is its own: left alone, and removed when all is stored", async () => {
