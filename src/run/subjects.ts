@@ -11,12 +11,12 @@
  *   budget ledger after the answer, and a run whose booked spend is past the cap asks nothing more.
  */
 import { randomUUID } from 'node:crypto';
-import Bottleneck from 'bottleneck';
 import { MeteredProvider } from '../providers/metered.ts';
 import type { MeteredBatch } from '../providers/metered-batch.ts';
 import { COMPLETE, type ModelReply, type Provider, ZERO_USAGE } from '../providers/types.ts';
 import type { BudgetLedger } from '../store/ledger.ts';
 import type { SystemAnswer, SystemContext, SystemToolCall, SystemUnderTest } from '../system/contract.ts';
+import { Slots } from '../util/slots.ts';
 import type { PlannedSubject } from './plan.ts';
 import type { SubjectCell } from './work.ts';
 
@@ -64,10 +64,14 @@ export class PipelineSubject implements SubjectSystem {
   async close(): Promise<void> {}
 }
 
-/** A user's own system behind the contract, asked at most `concurrency` questions at once. */
+/**
+ * A user's own system behind the contract, asked at most `concurrency` questions at once. Its slots are
+ * a plain semaphore, not Bottleneck: Bottleneck's few milliseconds a job were 100 times the answer of
+ * a fast module system (src/util/slots.ts, bench/system.bench.ts).
+ */
 export class SystemSubject implements SubjectSystem {
   readonly batch = null;
-  private readonly slots: Bottleneck;
+  private readonly slots: Slots;
 
   constructor(
     private readonly subject: PlannedSubject,
@@ -76,14 +80,14 @@ export class SystemSubject implements SubjectSystem {
     private readonly ledger: BudgetLedger | null,
     concurrency: number,
   ) {
-    this.slots = new Bottleneck({ maxConcurrent: concurrency });
+    this.slots = new Slots(concurrency);
   }
 
   answer(cell: SubjectCell, opts: SubjectCallOptions): Promise<SubjectReply> {
     const ask = cell.ask;
     if (ask.kind !== 'system') throw new Error(`${cell.id}: a system is asked its question`);
     // the cell's lease is claimed when its call has a slot: a process claims only what it is about to ask
-    return this.slots.schedule(async () => {
+    return this.slots.run(async () => {
       await opts.beforeSend();
       // a system's spend is booked after its answers: once past the cap, nothing more is asked
       this.ledger?.assertUnderCap();

@@ -9,7 +9,7 @@
  * in-memory view that it brings up to date by reading only the bytes added since it last looked;
  * `parseJsonl` reads a whole text at once (merging folders, a run's published rows).
  */
-import { closeSync, existsSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import type { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { withFileLock } from '../util/lock.ts';
@@ -79,8 +79,9 @@ export class Journal<T> {
 
   /** Reads the lines appended since the last call (without the lock; a torn tail is left for later). */
   catchUp(): void {
-    if (!existsSync(this.file)) return;
-    const size = statSync(this.file).size;
+    // one stat, no exception when absent: a system subject's cap check catches up before every question
+    const size = statSync(this.file, { throwIfNoEntry: false })?.size;
+    if (size === undefined) return;
     if (size < this.offset)
       throw new RgeError(`shrank from ${this.offset} to ${size} bytes while in use`, { file: this.file });
     if (size === this.offset) return;
@@ -159,8 +160,7 @@ export class Journal<T> {
 
   /** Cuts a torn last line left by a writer that died mid-write (only ever called under the lock). */
   private cutTornTail(): void {
-    if (!existsSync(this.file)) return;
-    const size = statSync(this.file).size;
+    const size = statSync(this.file, { throwIfNoEntry: false })?.size ?? 0;
     if (size === 0) return;
     const fd = openSync(this.file, 'r+');
     try {

@@ -331,9 +331,9 @@ export class BudgetLedger {
   /** Refuses (`BudgetExceededError`) once what was spent, by any process, is past the cap. */
   assertUnderCap(): void {
     this.journal.catchUp();
-    const s = this.summary();
-    if (s.spentUsd + s.unaccountedUsd > this.opts.capUsd + 1e-12)
-      throw new BudgetExceededError(0, s, this.opts.configFile);
+    // checked before every question a system is asked: the summary is built only for the error
+    if (this.spent + this.unaccounted > this.opts.capUsd + 1e-12)
+      throw new BudgetExceededError(0, this.summary(), this.opts.configFile);
   }
 
   /** The cap this ledger spends under, when it is not the one the ledger last recorded. */

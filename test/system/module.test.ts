@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ContractError,
   loadModuleSystem,
@@ -133,6 +133,13 @@ describe('loadModuleSystem: a question the function fails', () => {
     expect((globalThis as { rgeFixtureAborted?: string[] }).rgeFixtureAborted).toContain('gd-slow');
   });
 
+  it('a signal the function first reads after its call timed out is already aborted', async () => {
+    const system = await load(TS_MODULE, 'readsSignalLate', 100);
+    await expect(system.answer(question('gd-late'))).rejects.toThrow(/no answer within 100 ms$/);
+    const late = () => (globalThis as { rgeFixtureLate?: string[] }).rgeFixtureLate ?? [];
+    await vi.waitFor(() => expect(late()).toContain('gd-late: aborted'), { timeout: 2000 });
+  });
+
   it("the caller's signal: an aborted call rejects with its reason", async () => {
     const system = await load(TS_MODULE, 'hangs');
     const controller = new AbortController();
@@ -177,7 +184,7 @@ describe('loadModuleSystem: the pre-flight names the file and the export', () =>
 
   it('a missing export (listing the exports there are) and an export that is not a function', async () => {
     await expect(load(TS_MODULE, 'answr')).rejects.toThrow(
-      `${TS_MODULE}: the module system has no export "answr" (its exports: default, duplicates, hangs, misfit, mutates, notAFunction, rejectsWithString, synchronous, throws); it must export a function (question) => answer`,
+      `${TS_MODULE}: the module system has no export "answr" (its exports: default, duplicates, hangs, misfit, mutates, notAFunction, readsSignalLate, rejectsWithString, synchronous, throws); it must export a function (question) => answer`,
     );
     await expect(load(TS_MODULE, 'notAFunction')).rejects.toThrow(
       `${TS_MODULE}: the module system exports "notAFunction" as number, not a function`,
