@@ -15,6 +15,7 @@ import {
   startLoopbackServers,
   startOpenAIServer,
 } from './index.ts';
+import { maskedKey } from './openai.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
@@ -636,12 +637,12 @@ describe('gemini loopback via @google/genai', () => {
     expect((await client.batches.get({ name: other.name ?? '' })).state).toBe(JobState.JOB_STATE_CANCELLED);
   });
 
-  it('answers errors in the Google format: 401, 429 with RetryInfo, 500, 400, timeout, malformed body', async () => {
+  it('answers errors in the Google format: 400 for a wrong key, 429 with RetryInfo, 500, 400, timeout, malformed body', async () => {
     const plain = await serve(startGeminiServer({ apiKey: KEY }));
     const unauthorized = await rejection(gemini(plain, {}, 'wrong').models.generateContent(request()));
-    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.status).toBe(400); // Gemini refuses a wrong key with a 400 (see below)
     expect(JSON.parse(unauthorized.message)).toMatchObject({
-      error: { code: 401, status: 'UNAUTHENTICATED' },
+      error: { code: 400, status: 'INVALID_ARGUMENT' },
     });
     const malformed = await rejection(
       gemini(plain, { fetch: corruptingFetch }).models.generateContent(request()),
@@ -738,5 +739,85 @@ describe('loopback servers together', () => {
     expect(leaks(servers.openai, 'sk-k', 'authorization')).toEqual([]);
     expect(leaks(servers.gemini, 'g-k', 'x-goog-api-key')).toEqual([]);
     expect(servers.gemini.requests[0]?.headers['x-goog-api-key']).toBe('g-k');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Bad keys
+
+describe('a bad key is refused as each real API refuses it, echoing what it echoes of the key', () => {
+  // a wrong key of the length and shape of a real project key (8 + 156 characters)
+  const wrong = `sk-proj-${'Qx7vN2pL'.repeat(19)}Zr4s`;
+  const post = (url: string, headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+
+  it('OpenAI: a 401 invalid_api_key showing the key masked, its first 8 and last 4 characters', async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY }));
+    const err = await rejection(
+      openai(server, { apiKey: wrong }).chat.completions.create({
+        model: 'gpt-4.1-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
+    expect(err.message).toBe(
+      `401 Incorrect API key provided: sk-proj-${'*'.repeat(wrong.length - 12)}Zr4s. You can find your API key at https://platform.openai.com/account/api-keys.`,
+    );
+    expect(maskedKey('sk-PMafPxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxE873')).toBe(
+      'sk-PMafP***************************************E873',
+    );
+    expect(maskedKey('undefined')).toBe('undefined'); // a short key is shown whole
+    // no key at all: a 401 without a code that echoes nothing
+    const none = await post(`${server.url}/chat/completions`, {});
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({
+      error: { message: expect.stringMatching(/^You didn't provide an API key\./), code: null },
+    });
+  });
+
+  it('Anthropic: a 401 authentication_error "invalid x-api-key", nothing of the key', async () => {
+    const server = await serve(startAnthropicServer({ apiKey: KEY }));
+    const err = await rejection(
+      anthropic(server, { apiKey: wrong }).messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('"message":"invalid x-api-key"');
+    expect(err.message).not.toContain('Zr4s');
+  });
+
+  it('Gemini: a 400 INVALID_ARGUMENT API_KEY_INVALID for a wrong key, a 403 without one, nothing of the key', async () => {
+    const server = await serve(startGeminiServer({ apiKey: KEY }));
+    const err = await rejection(
+      gemini(server, {}, wrong).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }),
+    );
+    expect(err.status).toBe(400);
+    expect(JSON.parse(err.message)).toEqual({
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+            locale: 'en-US',
+            message: 'API key not valid. Please pass a valid API key.',
+          },
+        ],
+      },
+    });
+    const none = await post(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent`, {});
+    expect(none.status).toBe(403);
+    expect(await none.json()).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED' } });
   });
 });

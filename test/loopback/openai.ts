@@ -72,6 +72,30 @@ function sendError(ex: HttpExchange, status: number, kind: ErrorKind, message: s
   sendJson(ex.res, status, errorBody(kind, message), { 'x-request-id': newId('req_'), ...headers });
 }
 
+/**
+ * A key as OpenAI's 401 shows it: its first 8 and last 4 characters around one asterisk for each
+ * character between. Users' reports of the real body: `Incorrect API key provided:
+ * sk-PMafP***************************************E873. You can find your API key at
+ * https://platform.openai.com/account/api-keys.`, type `invalid_request_error`, code `invalid_api_key`
+ * (github.com/popjane/free_chatgpt_api/issues/3: 8 + 39 + 4 characters, a 51-character key), and
+ * `sk-proj-` keys as `sk-proj-*****...*****X0AA`. A short key is shown whole (`Incorrect API key
+ * provided: undefined.`, github.com/jas3333/GPT-Helper/issues/26); the fake shows keys of 12 characters
+ * or fewer whole, the real cut-off between 9 and 12 not being known.
+ */
+export function maskedKey(key: string): string {
+  if (key.length <= 12) return key;
+  return `${key.slice(0, 8)}${'*'.repeat(key.length - 12)}${key.slice(-4)}`;
+}
+
+/** OpenAI's 401 for a key it does not know (code `invalid_api_key`). */
+export function incorrectKeyMessage(key: string): string {
+  return `Incorrect API key provided: ${maskedKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
+}
+
+/** OpenAI's 401 for a request without a key (code null). */
+const NO_KEY_MESSAGE =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.";
+
 /** OpenAI's reset durations: `20ms`, `1.5s`, `6m0s`. */
 function duration(ms: number): string {
   if (ms < 1000) return `${Math.ceil(ms)}ms`;
@@ -692,8 +716,13 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     const isCompletion = route === 'POST /v1/chat/completions';
     const fault = isCompletion ? state.faults.next() : null;
 
-    if (!state.acceptsKey(bearerToken(ex))) {
-      sendError(ex, 401, 'authentication', 'Incorrect API key provided.');
+    const key = bearerToken(ex);
+    if (!state.acceptsKey(key)) {
+      if (key) sendError(ex, 401, 'authentication', incorrectKeyMessage(key));
+      else
+        sendJson(ex.res, 401, errorBody('invalid_request', NO_KEY_MESSAGE), {
+          'x-request-id': newId('req_'),
+        });
       return;
     }
     if (route === 'POST /v1/files') {
