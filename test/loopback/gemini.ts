@@ -590,7 +590,7 @@ export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<Loo
       itemMetadata,
       deleted: false,
     };
-    const job: GeminiBatch = new BatchJob(newId('', 16), entries, meta, state.batchCompleteAfterMs);
+    const job: GeminiBatch = new BatchJob(newId('', 16), entries, meta, state);
     batches.set(job.id, job);
     sendJson(ex.res, 200, renderOperation(job));
   };

@@ -496,6 +496,56 @@ describe('openai loopback via openai', () => {
     expect(found.map((b) => b.id)).toEqual([batch.id]);
   });
 
+  it("keeps a batch's input, output and error files until they are deleted, and deletes as the API does", async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-2' } }));
+    const client = openai(server);
+    const jsonl = ['q-1', 'q-2']
+      .map((custom_id) =>
+        JSON.stringify({ custom_id, method: 'POST', url: '/v1/chat/completions', body: params() }),
+      )
+      .join('\n');
+    const input = await client.files.create({
+      file: await toFile(Buffer.from(jsonl), 'rge-tag.jsonl'),
+      purpose: 'batch',
+    });
+    const other = await client.files.create({
+      file: await toFile(Buffer.from('{}'), 'notes.json'),
+      purpose: 'user_data',
+    });
+    const batch = await client.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const ended = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'expired',
+    );
+    const made = [ended.output_file_id, ended.error_file_id] as string[];
+    expect(made.every((id) => typeof id === 'string')).toBe(true);
+    // the files stay, the batch's own among them, until deleted; listed by purpose, newest first
+    expect(server.files().map((f) => [f.filename, f.purpose])).toEqual([
+      ['rge-tag.jsonl', 'batch'],
+      ['notes.json', 'user_data'],
+      [`${batch.id}_output.jsonl`, 'batch_output'],
+      [`${batch.id}_error.jsonl`, 'batch_output'],
+    ]);
+    const listed: string[] = [];
+    for await (const f of client.files.list({ purpose: 'batch' })) listed.push(f.filename);
+    expect(listed).toEqual(['rge-tag.jsonl']);
+
+    for (const id of [input.id, ...made])
+      expect(await client.files.delete(id)).toEqual({ id, object: 'file', deleted: true });
+    expect(server.files().map((f) => f.id)).toEqual([other.id]);
+    // a deleted file is gone: deleting or reading it again is a 404 naming it
+    const again = await rejection(client.files.delete(input.id));
+    expect(again).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(again.message).toBe(`404 No such File object: ${input.id}`);
+    expect(await rejection(client.files.content(made[0] as string))).toBeInstanceOf(OpenAI.NotFoundError);
+    // the batch still names its input file, and its results are no longer there to read
+    expect((await client.batches.retrieve(batch.id)).input_file_id).toBe(input.id);
+  });
+
   it('answers errors in the OpenAI format: 401, 429, 500, 503 for 529, 400 for a malformed body', async () => {
     const plain = await serve(startOpenAIServer({ apiKey: KEY }));
     const unauthorized = await rejection(
@@ -820,4 +870,78 @@ describe('a bad key is refused as each real API refuses it, echoing what it echo
     expect(none.status).toBe(403);
     expect(await none.json()).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED' } });
   });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Batches whose client went away
+
+describe('a batch runs at the provider whether or not its client comes back', () => {
+  const ids = ['q-1', 'q-2', 'q-3', 'q-4'];
+  const hi = [{ role: 'user' as const, content: 'What was revenue in FY24?' }];
+
+  /** Submits a batch of `ids` to each fake through its SDK and never polls it. */
+  const submitters = {
+    anthropic: async (server: LoopbackServer) => {
+      await anthropic(server).messages.batches.create({
+        requests: ids.map((custom_id) => ({
+          custom_id,
+          params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: hi },
+        })),
+      });
+    },
+    openai: async (server: LoopbackServer) => {
+      const client = openai(server);
+      const lines = ids.map((custom_id) =>
+        JSON.stringify({
+          custom_id,
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: { model: 'gpt-4.1-mini', messages: hi },
+        }),
+      );
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(lines.join('\n')), 'abandoned.jsonl'),
+        purpose: 'batch',
+      });
+      await client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+    },
+    gemini: async (server: LoopbackServer) => {
+      await gemini(server).batches.create({
+        model: 'gemini-2.5-flash',
+        src: ids.map((key) => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], metadata: { key } })),
+      });
+    },
+  };
+  const starts = { anthropic: startAnthropicServer, openai: startOpenAIServer, gemini: startGeminiServer };
+
+  for (const provider of ['anthropic', 'openai', 'gemini'] as const) {
+    it(`${provider}: an abandoned batch is run and billed when due; one due after its window expires part way`, async () => {
+      const abandoned = await serve(starts[provider]({ apiKey: KEY, batch: { completeAfterMs: 40 } }));
+      await submitters[provider](abandoned);
+      const requests = abandoned.requests.length;
+      // nobody asks about it again, and its items are still billed, once each
+      await until(
+        async () => abandoned.billed.length,
+        (n) => n === ids.length,
+      );
+      expect(abandoned.billed.map((b) => [b.customId, b.batch])).toEqual(ids.map((id) => [id, true]));
+      expect(abandoned.requests.length).toBe(requests);
+
+      // due after its 24 h (here 60 ms) window: half the items were run by then and are billed
+      const late = await serve(
+        starts[provider]({ apiKey: KEY, batch: { completeAfterMs: 120, windowMs: 60 } }),
+      );
+      await submitters[provider](late);
+      await until(
+        async () => late.billed.length,
+        (n) => n > 0,
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      expect(late.billed.map((b) => b.customId)).toEqual(['q-1', 'q-2']);
+    });
+  }
 });

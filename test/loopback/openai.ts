@@ -1,7 +1,10 @@
 /**
  * A loopback OpenAI API for the `openai` SDK (pass `baseURL: server.url`, which ends in `/v1`):
- * POST /v1/chat/completions (non-streaming), files (multipart upload, retrieve, content, list, delete)
- * and batches over /v1/chat/completions (create, retrieve, list, cancel) with output and error files.
+ * POST /v1/chat/completions (non-streaming), files (multipart upload, retrieve, content, list by purpose,
+ * delete) and batches over /v1/chat/completions (create, retrieve, list, cancel) with output and error
+ * files. A file stays until it is deleted (DELETE /v1/files/{id}: `{id, object: 'file', deleted: true}`,
+ * then a 404 `No such File object` for it, as the real API answers): a batch's input file, and its
+ * output and error files, are the client's to delete; `files()` lists what is left.
  *
  * The server is as strict as the API: a chat completions body (sync, or a line of a batch input file)
  * may carry only the fields of the SDK's request type, and the reasoning models refuse the parameters
@@ -662,7 +665,13 @@ function resultLine(
 // ---------------------------------------------------------------------------------------------------
 // Server
 
-export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<LoopbackServer> {
+/** The OpenAI fake, with the files it holds (uploaded, and written by batches): what a test counts. */
+export interface OpenAILoopbackServer extends LoopbackServer {
+  /** the files not deleted, oldest first */
+  files(): { id: string; purpose: string; filename: string; bytes: number }[];
+}
+
+export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<OpenAILoopbackServer> {
   const state = new LoopbackState('openai', opts, 'automatic-128');
   const files = new Map<string, StoredFile>();
   const batches = new Map<string, OpenAIBatch>();
@@ -753,7 +762,11 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     }
 
     if (route === 'GET /v1/files') {
-      const all = [...files.values()].reverse().map((f) => f.object);
+      // newest first, or oldest with order=asc; only one purpose's with purpose=
+      const purpose = ex.url.searchParams.get('purpose');
+      const ordered = [...files.values()].map((f) => f.object);
+      if (ex.url.searchParams.get('order') !== 'asc') ordered.reverse();
+      const all = ordered.filter((f) => purpose === null || f.purpose === purpose);
       const { page, hasMore } = pageById(all, {
         after: ex.url.searchParams.get('after'),
         limit: limitParam(ex.url, 10000, 10000),
@@ -845,12 +858,7 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
           filesWritten: false,
           refusedLines,
         };
-        const job: OpenAIBatch = new BatchJob(
-          newId('batch_loopback', 12),
-          entries,
-          meta,
-          state.batchCompleteAfterMs,
-        );
+        const job: OpenAIBatch = new BatchJob(newId('batch_loopback', 12), entries, meta, state);
         batches.set(job.id, job);
         sendJson(ex.res, 200, renderBatch(job));
       }
@@ -907,6 +915,13 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
   return {
     url: `${server.origin}/v1`,
     provider: 'openai',
+    files: () =>
+      [...files.values()].map(({ object: f }) => ({
+        id: f.id,
+        purpose: f.purpose,
+        filename: f.filename,
+        bytes: f.bytes,
+      })),
     calls: state.calls,
     billed: state.billed,
     requests: state.requests,

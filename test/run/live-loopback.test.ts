@@ -17,7 +17,12 @@ import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
 import { openTestRun, type TestRunOptions } from '../helpers/open-run.ts';
-import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+import {
+  type LoopbackOptions,
+  type LoopbackServer,
+  type LoopbackServers,
+  startLoopbackServers,
+} from '../loopback/index.ts';
 
 const quiet = () => {};
 
@@ -175,7 +180,7 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
         options(s, await mkdtemp(join(tmpdir(), 'rge-live-seed-')), { questions: 2 }),
       );
       await runStages(run, { log: quiet });
-      const subjectSeeds = (server: LoopbackServers['openai']) =>
+      const subjectSeeds = (server: LoopbackServer) =>
         server.calls.filter((c) => c.schema === null).map((c) => c.seed);
       expect(subjectSeeds(s.anthropic).every((x) => x === null)).toBe(true);
       for (const server of [s.openai, s.gemini]) {
