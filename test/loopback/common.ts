@@ -100,6 +100,12 @@ export interface LoopbackOptions {
    * `windowMs / completeAfterMs` of them, in order) run and billed and the rest expired. Items for which
    * `expire(customId)` is true come back expired; `failWholeBatch` fails every item.
    */
+  /**
+   * A test's outage of a route (OpenAI fake): a request for which it returns a status is answered with
+   * that error, in the provider's format, instead of being served; e.g. batch creation failing after
+   * the upload worked, or file deletion failing.
+   */
+  intercept?: (request: { method: string; path: string }) => number | null;
   batch?: {
     completeAfterMs?: number;
     windowMs?: number;

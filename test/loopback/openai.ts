@@ -734,6 +734,13 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Ope
         });
       return;
     }
+    const injected = opts.intercept?.({ method: ex.method, path });
+    if (injected) {
+      const kind: ErrorKind =
+        injected === 429 ? 'rate_limit' : injected >= 500 ? 'internal' : 'invalid_request';
+      sendError(ex, injected, kind, `The server refused ${route} (injected by the test).`);
+      return;
+    }
     if (route === 'POST /v1/files') {
       const upload = await readUpload(ex);
       if (typeof upload === 'string') sendError(ex, 400, 'invalid_request', upload);
