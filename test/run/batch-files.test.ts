@@ -215,6 +215,11 @@ describe('a batch its run stopped waiting for', () => {
       `batch ${record.id} (openai/gpt-5.4, 1 answers, created ${record.created_at}): submitted, open at openai as ${record.remote_id}`,
     );
     expect(listed.out).toContain(`its worst case $${record.reserved_usd.toFixed(4)} is held in the budget`);
+    const budget = await runRge(root, 'budget', '--results-dir', dir);
+    expect(budget.out).toContain(
+      `open batch reservation ${record.reservation}: $${record.reserved_usd.toFixed(4)}`,
+    );
+    expect(budget.out).toContain('`rge results batches` lists what rge left at the providers');
 
     // nobody polls it: the provider runs and bills it when it is due, and the ledger holds more than that
     await new Promise((r) => setTimeout(r, 1700));
