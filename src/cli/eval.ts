@@ -333,6 +333,11 @@ function budgetLines(
       (o) =>
         `  open ${o.kind} reservation ${o.id}: ${usd(o.usd)} (${o.payer.provider}/${o.payer.model}, pid ${o.owner.pid})`,
     ),
+    ...(s.open.some((o) => o.kind === 'batch')
+      ? [
+          '  an open batch reservation is a batch not collected yet; `rge results batches` lists what rge left at the providers',
+        ]
+      : []),
     ...s.warnings.map((w) => `  warned at ${w.at}: ${usd(w.spent)} passed ${usd(w.warn)}`),
     ...(compared && cap
       ? [

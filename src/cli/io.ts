@@ -1,3 +1,4 @@
+import { redactSecrets } from '../providers/credentials.ts';
 import { UsageError } from '../util/errors.ts';
 /**
  * What a CLI command receives: where to write, the working folder, and the exit code it wants
@@ -12,10 +13,11 @@ export interface CliIO {
   env?: Record<string, string | undefined>;
 }
 
+/** The terminal: whatever a command writes there passes through `redactSecrets` first. */
 export function processIO(): CliIO {
   return {
-    out: (text) => process.stdout.write(text),
-    err: (text) => process.stderr.write(text),
+    out: (text) => process.stdout.write(redactSecrets(text)),
+    err: (text) => process.stderr.write(redactSecrets(text)),
     cwd: process.cwd(),
     exitCode: 0,
   };

@@ -27,16 +27,100 @@ export const BASE_URL_VARIABLES = {
 
 const secrets = new Set<string>();
 
-/** Marks a value as secret: `redactSecrets` replaces it wherever it appears. */
+/** What a key, or a fragment of one, is replaced by. */
+const REDACTED = '[redacted]';
+
+/** Marks a value as secret: `redactSecrets` replaces it, and the fragments of it a provider echoes. */
 export function registerSecret(value: string): void {
   if (value.length >= 8) secrets.add(value);
 }
 
-/** The text with every registered secret replaced by `[redacted]`. */
+/**
+ * The text with every registered secret, and every fragment of one a provider may echo, replaced by
+ * `[redacted]`:
+ * - the whole key;
+ * - a masked key: a mask (3 or more `*`, `•` or `#`, 3 or more dots, an ellipsis) between characters a
+ *   key is made of, where those before the mask are the key's start (3 characters or more past its
+ *   public prefix) or those after it its end (4 or more). OpenAI's 401 shows a key so, its first 8 and
+ *   its last 4 characters around asterisks: "Incorrect API key provided: sk-proj-****...****abcd. You can
+ *   find your API key at https://platform.openai.com/account/api-keys.";
+ * - 16 characters or more in a row of a key's secret part (what follows its public prefix, such as
+ *   `sk-proj-`, `sk-ant-api03-` or `AIza`): a key cut short.
+ */
 export function redactSecrets(text: string): string {
   let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  for (const s of secrets) out = redactRuns(redactMasked(out, s), s);
   return out;
+}
+
+/** A run of mask characters, and the characters keys are made of. */
+const MASK_RUN = /(?:[*•#]{3,}|\.{3,}|…)+/g;
+const KEY_CHAR = /[A-Za-z0-9_-]/;
+
+/** The length of the longest end of `head` that starts `secret` (0: none). */
+function startOfSecret(head: string, secret: string): number {
+  for (let k = Math.min(head.length, secret.length); k > 0; k--)
+    if (secret.startsWith(head.slice(head.length - k))) return k;
+  return 0;
+}
+
+/** The length of the longest start of `tail` that ends `secret` (0: none). */
+function endOfSecret(tail: string, secret: string): number {
+  for (let k = Math.min(tail.length, secret.length); k > 0; k--)
+    if (secret.endsWith(tail.slice(0, k))) return k;
+  return 0;
+}
+
+/** The public start of a key (the same for every key of its kind), which alone reveals nothing. */
+const PUBLIC_PREFIX = /^(?:sk-(?:proj|svcacct|admin|ant-(?:api|admin)\d\d)-|sk-|AIza)/;
+
+function publicPrefixOf(secret: string): string {
+  return PUBLIC_PREFIX.exec(secret)?.[0] ?? '';
+}
+
+/** `text` with every masked form of `secret` (its start, a mask, its end) replaced. */
+function redactMasked(text: string, secret: string): string {
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(MASK_RUN)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    let headStart = start;
+    while (headStart > last && KEY_CHAR.test(text[headStart - 1] as string)) headStart--;
+    let tailEnd = end;
+    while (tailEnd < text.length && KEY_CHAR.test(text[tailEnd] as string)) tailEnd++;
+    const h = startOfSecret(text.slice(headStart, start), secret);
+    const t = endOfSecret(text.slice(end, tailEnd), secret);
+    if (h - publicPrefixOf(secret).length < 3 && t < 4) continue;
+    out += `${text.slice(last, start - h)}${REDACTED}`;
+    last = end + t;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+/** How many characters in a row of a key's secret part are redacted wherever they appear. */
+const RUN = 16;
+
+/** `text` with every run of `RUN` or more characters of `secret`'s secret part replaced. */
+function redactRuns(text: string, secret: string): string {
+  const part = secret.slice(publicPrefixOf(secret).length);
+  if (part.length < RUN || text.length < RUN) return text;
+  const windows = new Set<string>();
+  for (let i = 0; i + RUN <= part.length; i++) windows.add(part.slice(i, i + RUN));
+  let out = '';
+  let last = 0;
+  let coveredTo = -1;
+  for (let i = 0; i + RUN <= text.length; i++) {
+    if (!windows.has(text.slice(i, i + RUN))) continue;
+    if (i > coveredTo) {
+      if (coveredTo >= 0) out += REDACTED;
+      out += text.slice(last, i);
+    }
+    coveredTo = i + RUN;
+    last = coveredTo;
+  }
+  return coveredTo < 0 ? text : `${out}${REDACTED}${text.slice(last)}`;
 }
 
 /** The environment as rge sees it: `.env` in `root` under the process environment. */

@@ -7,7 +7,14 @@
  */
 import { type Payer, requestTokens, retrying, type Spender } from './budget.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
-import type { BatchAdapter, BatchHint, BatchItem, BatchItemResult, BatchProgress } from './live/adapter.ts';
+import type {
+  BatchAdapter,
+  BatchHint,
+  BatchItem,
+  BatchItemResult,
+  BatchProgress,
+  RemoteFile,
+} from './live/adapter.ts';
 import type { CallCharge, ModelRequest, Usage } from './types.ts';
 
 /** How the calls to a batch API are retried: the run's signal, the first backoff, where retries are said. */
@@ -83,7 +90,7 @@ export class MeteredBatch {
     items: readonly BatchItem[],
     tag: string,
     hint: () => BatchHint,
-    opts: BatchCallOptions,
+    opts: BatchCallOptions & { onUpload?: (file: RemoteFile) => Promise<void> },
   ): Promise<string> {
     let attempt = 0;
     return this.call(`batch ${tag} submit`, opts, async (signal) => {
@@ -91,8 +98,34 @@ export class MeteredBatch {
         const existing = await this.adapter.findByTag(tag, hint());
         if (existing) return existing;
       }
-      return this.adapter.submit(items, tag, signal);
+      return this.adapter.submit(items, tag, signal, opts.onUpload);
     });
+  }
+
+  /** Whether the provider keeps files for batches until they are deleted (OpenAI's Files API). */
+  get keepsFiles(): boolean {
+    return this.adapter.files !== undefined;
+  }
+
+  /** A batch's files at the provider (none where it keeps none). */
+  filesOf(tag: string, batchId: string, opts: BatchCallOptions): Promise<RemoteFile[]> {
+    const files = this.adapter.files;
+    if (!files) return Promise.resolve([]);
+    return this.call(`batch ${tag} files`, opts, (signal) => files.of(batchId, signal));
+  }
+
+  /** The input files uploaded under `tag` (a submission cut short may have left one without a batch). */
+  uploadedAs(tag: string, opts: BatchCallOptions): Promise<RemoteFile[]> {
+    const files = this.adapter.files;
+    if (!files) return Promise.resolve([]);
+    return this.call(`batch ${tag} uploads`, opts, (signal) => files.uploadedAs(tag, signal));
+  }
+
+  /** Deletes one of a batch's files at the provider (one already gone counts as deleted). */
+  async deleteFile(tag: string, fileId: string, opts: BatchCallOptions): Promise<void> {
+    const files = this.adapter.files;
+    if (files)
+      await this.call(`batch ${tag} delete ${fileId}`, opts, (signal) => files.delete(fileId, signal));
   }
 
   /** The id of a batch submitted with `tag`, if the provider has one (a stop between submit and record). */

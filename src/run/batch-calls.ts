@@ -11,8 +11,10 @@ import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.
 import type { ModelReply, ModelRequest } from '../providers/types.ts';
 import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../store/batch-records.ts';
 import { BudgetExceededError } from '../store/ledger.ts';
+import { sleep } from '../util/abort.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { deleteBatchFiles, type FileCalls, noteFile } from './batch-files.ts';
 import type { StageContext } from './stage-context.ts';
 
 /** One unit of batch work: the request, the cell store key it fills, and what to do with its reply. */
@@ -44,18 +46,6 @@ export interface BatchGroup {
 
 const fmtUsd = (x: number) => `$${x.toFixed(x >= 1 ? 2 : 4)}`;
 
-/** Waits `ms`, or less when the run is stopped; the abort listener goes with the wait (one per poll otherwise). */
-export const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 /** How a run's batch API calls are retried: its signal, a first backoff no longer than its poll interval. */
 export function batchCallOptions(ctx: StageContext): BatchCallOptions {
   return {
@@ -64,6 +54,12 @@ export function batchCallOptions(ctx: StageContext): BatchCallOptions {
     onRetry: (line) => ctx.log(line),
   };
 }
+
+/** How a run's calls about batch files are made and their failures said (run/batch-files.ts). */
+export const fileCalls = (ctx: StageContext): FileCalls => ({
+  opts: batchCallOptions(ctx),
+  log: (line) => ctx.log(line),
+});
 
 const what = (role: string) => (role === 'subject' ? 'answers' : 'verdicts');
 
@@ -107,6 +103,7 @@ export async function submit(
     reserved_usd: reservation.usd,
     submitted_after_ms: Date.now(),
     items: items.map((item, i) => ({ custom_id: `${customIdPrefix(id)}${i}`, key: item.key })),
+    files: [],
     error: null,
     created_at: now,
     updated_at: now,
@@ -121,18 +118,27 @@ export async function submit(
       customId: item.custom_id,
       request: (items[i] as WorkItem).request,
     }));
-    record.remote_id = await group.batch.submit(
-      batchItems,
-      id,
-      () => hintOf(record, dir),
-      batchCallOptions(ctx),
-    );
+    record.remote_id = await group.batch.submit(batchItems, id, () => hintOf(record, dir), {
+      ...batchCallOptions(ctx),
+      // an uploaded input file is recorded before its batch is created, to be deleted whatever happens
+      onUpload: async (file) => {
+        noteFile(record, file);
+        await saveBatchRecord(dir, record);
+      },
+    });
     record.status = 'submitted';
   } catch (err) {
     record.status = 'failed';
     record.error = redactSecrets(errorMessage(err));
     await group.batch.release(reservation.reservation);
     ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
+    await deleteBatchFiles(
+      group.batch,
+      record,
+      dir,
+      { which: 'all', learn: false, sweep: true },
+      fileCalls(ctx),
+    );
   }
   await saveBatchRecord(dir, record);
   return record;
@@ -162,6 +168,14 @@ export async function resume(
     record.status = 'abandoned';
     record.error = 'never reached the provider (the run stopped while submitting)';
     if (record.reservation) await group.batch.release(record.reservation);
+    // the stop may have come after the input file was uploaded
+    await deleteBatchFiles(
+      group.batch,
+      record,
+      dir,
+      { which: 'all', learn: false, sweep: true },
+      fileCalls(ctx),
+    );
   }
   await saveBatchRecord(dir, record);
   return record;
@@ -203,6 +217,8 @@ async function abandonForeign(ctx: StageContext, batch: MeteredBatch, record: Ba
   if (record.reservation) await batch.release(record.reservation);
   await saveBatchRecord(dir, record);
   ctx.log(`batch ${record.id}: ${record.error}`);
+  // the files this record uploaded, not the other batch's
+  await deleteBatchFiles(batch, record, dir, { which: 'all', learn: false, sweep: false }, fileCalls(ctx));
 }
 
 /**
@@ -273,6 +289,9 @@ export async function collect(
     if (record.reservation) await run.ledger.settle(record.reservation, [], { close: true });
   }
   await saveBatchRecord(dir, record);
+  // the batch has ended: its input file goes; its output and error files once every result is stored
+  const which = record.status === 'collected' ? 'all' : 'input';
+  await deleteBatchFiles(group.batch, record, dir, { which, learn: true, sweep: false }, fileCalls(ctx));
   if (failedKeys.size > 0)
     ctx.log(
       `batch ${record.id}: ${failedKeys.size} item(s) failed or expired; ${fallback.length} run as sync calls`,

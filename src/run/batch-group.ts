@@ -8,7 +8,8 @@
  */
 
 import { type BatchRecord, batchesDir, loadBatchRecords } from '../store/batch-records.ts';
-import { type BatchGroup, collect, resume, sleep, submit, type WorkItem, waitFor } from './batch-calls.ts';
+import { sleep } from '../util/abort.ts';
+import { type BatchGroup, collect, resume, submit, type WorkItem, waitFor } from './batch-calls.ts';
 import type { StageContext } from './stage-context.ts';
 
 /** Splits items so that each batch respects the provider's item and byte limits. */

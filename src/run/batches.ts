@@ -11,7 +11,9 @@
  * a record left at `submitting` (a crash between submit and record) is looked up at the provider by its
  * tag and adopted, or abandoned when the provider has no such batch. Results land in the same cell
  * stores as sync answers; items that failed or expired fall back to sync calls. A progress line per
- * batch shows items done, waiting and failed (batch-calls.ts).
+ * batch shows items done, waiting and failed (batch-calls.ts). The files a provider keeps for a batch
+ * (OpenAI's input, output and error files) are recorded and deleted once nothing needs them
+ * (batch-files.ts); `rge results batches` lists what is left at the providers.
  *
  * Several processes on one results folder (run/leases.ts): a batch record is polled by the process that
  * holds its lease, taken with the record and held while it lives; a process that finds a live owner's
@@ -24,7 +26,8 @@ import type { MeteredBatch } from '../providers/metered-batch.ts';
 import type { Provider } from '../providers/types.ts';
 import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
 import { isJudgeable } from '../store/cells.ts';
-import type { BatchGroup } from './batch-calls.ts';
+import { type BatchGroup, fileCalls } from './batch-calls.ts';
+import { deleteLeftoverFiles } from './batch-files.ts';
 import { runGroup } from './batch-group.ts';
 import type { StageContext } from './stage-context.ts';
 import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
@@ -161,6 +164,8 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
  */
 export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
   await closeStoredBatches(ctx);
+  // what earlier runs could not delete at the providers (OpenAI's batch files), tried again
+  await deleteLeftoverFiles(ctx, fileCalls(ctx));
   await batchAnswers(ctx, cells);
   await batchVerdicts(ctx, cells);
   await closeStoredBatches(ctx);

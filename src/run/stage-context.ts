@@ -3,6 +3,7 @@
  * cap), the counts, the progress line, and one recovery of the ledger at a time after a stopped
  * process's leases were taken over.
  */
+import { redactSecrets } from '../providers/credentials.ts';
 import { BudgetExceededError } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
 import { errorMessage } from '../util/errors.ts';
@@ -37,8 +38,9 @@ export class StageContext {
     readonly opts: StageOptions,
   ) {}
 
+  /** Says a line (keys redacted, wherever the line's text came from). */
   log(line: string): void {
-    this.opts.log?.(line);
+    this.opts.log?.(redactSecrets(line));
   }
 
   /** A progress line (at most one every 5 s, and the last): calls done, failed, left, and an ETA. */
@@ -86,6 +88,6 @@ export class StageContext {
         this.log(err.message);
       }
     }
-    this.errors.set(cellId, errorMessage(err));
+    this.errors.set(cellId, redactSecrets(errorMessage(err)));
   }
 }

@@ -52,3 +52,15 @@ function unfollow(outer: AbortSignal, own: AbortController): void {
     outer.removeEventListener('abort', entry.onAbort);
   }
 }
+
+/** Waits `ms`, or less when `signal` aborts; the abort listener goes with the wait (one per poll otherwise). */
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });

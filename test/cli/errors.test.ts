@@ -871,6 +871,21 @@ const ROWS: Row[] = [
   },
   // writing outputs
   {
+    id: 'batches-dir-missing',
+    input: '`results batches --results-dir` names a folder that does not exist',
+    args: ['results', 'batches', '--results-dir', 'nope'],
+    exit: 2,
+    names: 'nope:',
+  },
+  {
+    id: 'batches-record',
+    input: 'a batch record that is not JSON',
+    args: ['results', 'batches', '--results-dir', 'results'],
+    exit: 1,
+    names: 'results/.batches/rge-x.json:',
+    setup: (d) => write(d, 'results/.batches/rge-x.json', '{"id": "rge-x",\n'),
+  },
+  {
     id: 'out-under-file',
     input: 'an output path under a regular file (unwritable folder; works as root too)',
     args: ['config', 'schema', '--out', 'blocker/schema.json'],

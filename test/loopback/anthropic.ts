@@ -617,7 +617,7 @@ export async function startAnthropicServer(opts: LoopbackOptions = {}): Promise<
         newId('msgbatch_loopback_'),
         entries,
         { deleted: false },
-        state.batchCompleteAfterMs,
+        state,
       );
       batches.set(job.id, job);
       sendJson(ex.res, 200, renderBatch(job, ex.origin));

@@ -93,10 +93,25 @@ export interface LoopbackOptions {
   /** Smallest prompt prefix (tokens) that is cached (default 1024). */
   minCacheTokens?: number;
   /**
-   * A batch ends `completeAfterMs` (default 30) after creation, checked lazily when it is polled;
-   * items for which `expire(customId)` is true come back expired; `failWholeBatch` fails every item.
+   * A batch ends `completeAfterMs` (default 30) after creation, whether or not anyone polls it: as at
+   * the real APIs, the items of a batch whose client went away are still run and billed. Its completion
+   * window is `windowMs` (default: none, it always completes; the real APIs' is 24 h): a batch due
+   * after its window ends there, expired, with the items the provider got through by then (a share
+   * `windowMs / completeAfterMs` of them, in order) run and billed and the rest expired. Items for which
+   * `expire(customId)` is true come back expired; `failWholeBatch` fails every item.
    */
-  batch?: { completeAfterMs?: number; expire?: (customId: string) => boolean; failWholeBatch?: boolean };
+  /**
+   * A test's outage of a route (OpenAI fake): a request for which it returns a status is answered with
+   * that error, in the provider's format, instead of being served; e.g. batch creation failing after
+   * the upload worked, or file deletion failing.
+   */
+  intercept?: (request: { method: string; path: string }) => number | null;
+  batch?: {
+    completeAfterMs?: number;
+    windowMs?: number;
+    expire?: (customId: string) => boolean;
+    failWholeBatch?: boolean;
+  };
 }
 
 /** What the server "charged" for one reply. `inputTokens` is uncached input (excludes cache reads and writes). */
@@ -128,9 +143,12 @@ export interface LoopbackServer {
   /** every model call the server produced a reply for (sync and batch items) */
   calls: LoopbackCall[];
   /**
-   * Sync replies whose body was fully written, and batch items once, when their batch ended. Never
-   * billed: injected error statuses, timeouts, 'malformed-json' bodies and clients that went away. A
-   * 'bad-verdict' reply is billed: it is an ordinary reply, with usage, whose text is wrong.
+   * Sync replies whose body was fully written, and batch items once, when their batch ended: whether
+   * or not its client ever came back for it (an abandoned batch is paid for), the items it got through
+   * before its window closed when it expired. Never billed: injected error statuses, timeouts,
+   * 'malformed-json' bodies, sync calls whose client went away before the reply, and expired, failed or
+   * cancelled batch items. A 'bad-verdict' reply is billed: it is an ordinary reply, with usage, whose
+   * text is wrong.
    */
   billed: BilledCall[];
   /** every HTTP request received */
@@ -611,6 +629,24 @@ export class LoopbackState {
     return this.options.batch?.completeAfterMs ?? 30;
   }
 
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  /** Runs `fn` in `ms` (a batch's clock), unless the server is closed first. */
+  later(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Stops every clock (the server is closing). */
+  dispose(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
   /**
    * Runs the model for a turn: the reply (corrupted under 'bad-verdict'), cut at the token limit, with
    * its input accounted by the cache simulation. Records the call; throws what `respond` throws.
@@ -768,7 +804,7 @@ export type BatchOutcome =
 
 /**
  * One batch job of any provider: items are run (sequentially, through the same cache simulation) when
- * the job is first looked at after it is due, and billed then, once.
+ * the job is due, on its own clock or when it is first looked at after that, and billed then, once.
  */
 export class BatchJob<Meta> {
   readonly createdAt = Date.now();
@@ -780,22 +816,36 @@ export class BatchJob<Meta> {
   /** how many times the job was read before it ended (OpenAI shows 'validating' only at creation) */
   reads = 0;
   private settling: Promise<void> | null = null;
+  /** when the job ends: done, or its completion window over */
+  private readonly dueAfterMs: number;
+  /** how many items, in order, the provider gets through before the job ends (the rest expire) */
+  private readonly processed: number;
 
   constructor(
     readonly id: string,
     readonly entries: BatchEntry[],
     readonly meta: Meta,
-    private readonly completeAfterMs: number,
-  ) {}
+    private readonly state: LoopbackState,
+  ) {
+    const complete = state.batchCompleteAfterMs;
+    const window = state.options.batch?.windowMs ?? Number.POSITIVE_INFINITY;
+    this.dueAfterMs = Math.min(complete, window);
+    this.processed =
+      window >= complete ? entries.length : Math.floor((entries.length * window) / Math.max(1, complete));
+    // the provider runs the batch whether or not its client comes back for it
+    state.later(this.dueAfterMs, () => {
+      if (!this.ended) this.settling ??= this.run(state);
+    });
+  }
 
   get ended(): boolean {
     return this.outcomes !== null;
   }
 
   /** Ends the job if it is due (time is up, or a cancel was asked for); idempotent. */
-  settle(state: LoopbackState): Promise<void> {
+  settle(state: LoopbackState = this.state): Promise<void> {
     if (this.ended) return Promise.resolve();
-    const due = this.cancelRequestedAt !== null || Date.now() >= this.createdAt + this.completeAfterMs;
+    const due = this.cancelRequestedAt !== null || Date.now() >= this.createdAt + this.dueAfterMs;
     if (!due) {
       this.reads += 1;
       return Promise.resolve();
@@ -808,7 +858,7 @@ export class BatchJob<Meta> {
     const outcomes: BatchOutcome[] = [];
     const failWhole = state.options.batch?.failWholeBatch === true;
     const expire = state.options.batch?.expire;
-    for (const entry of this.entries) {
+    for (const [i, entry] of this.entries.entries()) {
       if (this.cancelRequestedAt !== null) outcomes.push({ kind: 'canceled' });
       else if (failWhole)
         outcomes.push({
@@ -822,7 +872,7 @@ export class BatchJob<Meta> {
           cause: 'invalid_request',
           message: entry.invalid ?? 'Invalid request.',
         });
-      else if (expire?.(entry.customId)) outcomes.push({ kind: 'expired' });
+      else if (i >= this.processed || expire?.(entry.customId)) outcomes.push({ kind: 'expired' });
       else {
         try {
           const reply = await state.produce(entry.turn);
@@ -926,6 +976,7 @@ export async function listenLoopback(
     origin,
     close: () =>
       new Promise<void>((resolve) => {
+        state.dispose();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -51,7 +51,8 @@ import {
 
 const STATUS_NAMES: Record<ErrorKind, string> = {
   invalid_request: 'INVALID_ARGUMENT',
-  authentication: 'UNAUTHENTICATED',
+  // a wrong key: Gemini says 400 INVALID_ARGUMENT, not 401 (see `refuseKey`)
+  authentication: 'INVALID_ARGUMENT',
   not_found: 'NOT_FOUND',
   rate_limit: 'RESOURCE_EXHAUSTED',
   internal: 'INTERNAL',
@@ -69,7 +70,8 @@ const BATCH_OUTPUT_TYPE =
 
 /**
  * Google's error body: `{error:{code, message, status, details}}`; a 429 carries a RetryInfo detail
- * (`retryDelay` in whole seconds, from the retry-after-ms header) and a 401 an ErrorInfo.
+ * (`retryDelay` in whole seconds, from the retry-after-ms header) and a wrong key an ErrorInfo and a
+ * LocalizedMessage (`refuseKey`).
  */
 function sendError(
   ex: HttpExchange,
@@ -81,12 +83,15 @@ function sendError(
 ) {
   const details: unknown[] = [...extraDetails];
   if (kind === 'authentication') {
-    details.push({
-      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-      reason: 'API_KEY_INVALID',
-      domain: 'googleapis.com',
-      metadata: { service: 'generativelanguage.googleapis.com' },
-    });
+    details.push(
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'generativelanguage.googleapis.com' },
+      },
+      { '@type': 'type.googleapis.com/google.rpc.LocalizedMessage', locale: 'en-US', message },
+    );
   }
   if (kind === 'rate_limit') {
     const ms = Number(headers['retry-after-ms'] ?? 1000);
@@ -102,6 +107,22 @@ function sendError(
     ...(details.length > 0 ? { details } : {}),
   };
   sendJson(ex.res, status, { error }, headers);
+}
+
+/**
+ * How Gemini refuses a key, echoing none of it: a wrong key is a 400 INVALID_ARGUMENT "API key not
+ * valid. Please pass a valid API key." with an ErrorInfo (reason API_KEY_INVALID) and a LocalizedMessage
+ * (as users report the real body, e.g. github.com/continuedev/continue/issues/10290); no key at all is a
+ * 403 PERMISSION_DENIED without details (github.com/PublicAffairs/openai-gemini/issues/92).
+ */
+function refuseKey(ex: HttpExchange, keyGiven: boolean): void {
+  if (keyGiven) {
+    sendError(ex, 400, 'authentication', 'API key not valid. Please pass a valid API key.');
+    return;
+  }
+  const message =
+    "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.";
+  sendJson(ex.res, 403, { error: { code: 403, message, status: 'PERMISSION_DENIED' } });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -600,7 +621,7 @@ export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<Loo
       itemMetadata,
       deleted: false,
     };
-    const job: GeminiBatch = new BatchJob(newId('', 16), entries, meta, state.batchCompleteAfterMs);
+    const job: GeminiBatch = new BatchJob(newId('', 16), entries, meta, state);
     batches.set(job.id, job);
     sendJson(ex.res, 200, renderOperation(job));
   };
@@ -615,7 +636,7 @@ export async function startGeminiServer(opts: LoopbackOptions = {}): Promise<Loo
 
     const key = ex.req.headers['x-goog-api-key'] ?? ex.url.searchParams.get('key');
     if (!state.acceptsKey(typeof key === 'string' ? key : null)) {
-      sendError(ex, 401, 'authentication', 'API key not valid. Please pass a valid API key.');
+      refuseKey(ex, typeof key === 'string' && key !== '');
       return;
     }
     const json =

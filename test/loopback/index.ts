@@ -6,7 +6,7 @@
 import { startAnthropicServer } from './anthropic.ts';
 import type { LoopbackOptions, LoopbackServer, Provider } from './common.ts';
 import { startGeminiServer } from './gemini.ts';
-import { startOpenAIServer } from './openai.ts';
+import { type OpenAILoopbackServer, startOpenAIServer } from './openai.ts';
 
 export { startAnthropicServer } from './anthropic.ts';
 export {
@@ -24,11 +24,11 @@ export {
   verdictFor,
 } from './common.ts';
 export { startGeminiServer } from './gemini.ts';
-export { startOpenAIServer } from './openai.ts';
+export { type OpenAILoopbackServer, startOpenAIServer } from './openai.ts';
 
 export interface LoopbackServers {
   anthropic: LoopbackServer;
-  openai: LoopbackServer;
+  openai: OpenAILoopbackServer;
   gemini: LoopbackServer;
   close(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
   startLoopbackServers,
   startOpenAIServer,
 } from './index.ts';
+import { maskedKey } from './openai.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Fixtures
@@ -495,6 +496,56 @@ describe('openai loopback via openai', () => {
     expect(found.map((b) => b.id)).toEqual([batch.id]);
   });
 
+  it("keeps a batch's input, output and error files until they are deleted, and deletes as the API does", async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY, batch: { expire: (id) => id === 'q-2' } }));
+    const client = openai(server);
+    const jsonl = ['q-1', 'q-2']
+      .map((custom_id) =>
+        JSON.stringify({ custom_id, method: 'POST', url: '/v1/chat/completions', body: params() }),
+      )
+      .join('\n');
+    const input = await client.files.create({
+      file: await toFile(Buffer.from(jsonl), 'rge-tag.jsonl'),
+      purpose: 'batch',
+    });
+    const other = await client.files.create({
+      file: await toFile(Buffer.from('{}'), 'notes.json'),
+      purpose: 'user_data',
+    });
+    const batch = await client.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    });
+    const ended = await until(
+      () => client.batches.retrieve(batch.id),
+      (b) => b.status === 'expired',
+    );
+    const made = [ended.output_file_id, ended.error_file_id] as string[];
+    expect(made.every((id) => typeof id === 'string')).toBe(true);
+    // the files stay, the batch's own among them, until deleted; listed by purpose, newest first
+    expect(server.files().map((f) => [f.filename, f.purpose])).toEqual([
+      ['rge-tag.jsonl', 'batch'],
+      ['notes.json', 'user_data'],
+      [`${batch.id}_output.jsonl`, 'batch_output'],
+      [`${batch.id}_error.jsonl`, 'batch_output'],
+    ]);
+    const listed: string[] = [];
+    for await (const f of client.files.list({ purpose: 'batch' })) listed.push(f.filename);
+    expect(listed).toEqual(['rge-tag.jsonl']);
+
+    for (const id of [input.id, ...made])
+      expect(await client.files.delete(id)).toEqual({ id, object: 'file', deleted: true });
+    expect(server.files().map((f) => f.id)).toEqual([other.id]);
+    // a deleted file is gone: deleting or reading it again is a 404 naming it
+    const again = await rejection(client.files.delete(input.id));
+    expect(again).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(again.message).toBe(`404 No such File object: ${input.id}`);
+    expect(await rejection(client.files.content(made[0] as string))).toBeInstanceOf(OpenAI.NotFoundError);
+    // the batch still names its input file, and its results are no longer there to read
+    expect((await client.batches.retrieve(batch.id)).input_file_id).toBe(input.id);
+  });
+
   it('answers errors in the OpenAI format: 401, 429, 500, 503 for 529, 400 for a malformed body', async () => {
     const plain = await serve(startOpenAIServer({ apiKey: KEY }));
     const unauthorized = await rejection(
@@ -636,12 +687,12 @@ describe('gemini loopback via @google/genai', () => {
     expect((await client.batches.get({ name: other.name ?? '' })).state).toBe(JobState.JOB_STATE_CANCELLED);
   });
 
-  it('answers errors in the Google format: 401, 429 with RetryInfo, 500, 400, timeout, malformed body', async () => {
+  it('answers errors in the Google format: 400 for a wrong key, 429 with RetryInfo, 500, 400, timeout, malformed body', async () => {
     const plain = await serve(startGeminiServer({ apiKey: KEY }));
     const unauthorized = await rejection(gemini(plain, {}, 'wrong').models.generateContent(request()));
-    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.status).toBe(400); // Gemini refuses a wrong key with a 400 (see below)
     expect(JSON.parse(unauthorized.message)).toMatchObject({
-      error: { code: 401, status: 'UNAUTHENTICATED' },
+      error: { code: 400, status: 'INVALID_ARGUMENT' },
     });
     const malformed = await rejection(
       gemini(plain, { fetch: corruptingFetch }).models.generateContent(request()),
@@ -739,4 +790,158 @@ describe('loopback servers together', () => {
     expect(leaks(servers.gemini, 'g-k', 'x-goog-api-key')).toEqual([]);
     expect(servers.gemini.requests[0]?.headers['x-goog-api-key']).toBe('g-k');
   });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Bad keys
+
+describe('a bad key is refused as each real API refuses it, echoing what it echoes of the key', () => {
+  // a wrong key of the length and shape of a real project key (8 + 156 characters)
+  const wrong = `sk-proj-${'Qx7vN2pL'.repeat(19)}Zr4s`;
+  const post = (url: string, headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+
+  it('OpenAI: a 401 invalid_api_key showing the key masked, its first 8 and last 4 characters', async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY }));
+    const err = await rejection(
+      openai(server, { apiKey: wrong }).chat.completions.create({
+        model: 'gpt-4.1-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('invalid_api_key');
+    expect(err.message).toBe(
+      `401 Incorrect API key provided: sk-proj-${'*'.repeat(wrong.length - 12)}Zr4s. You can find your API key at https://platform.openai.com/account/api-keys.`,
+    );
+    expect(maskedKey('sk-PMafPxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxE873')).toBe(
+      'sk-PMafP***************************************E873',
+    );
+    expect(maskedKey('undefined')).toBe('undefined'); // a short key is shown whole
+    // no key at all: a 401 without a code that echoes nothing
+    const none = await post(`${server.url}/chat/completions`, {});
+    expect(none.status).toBe(401);
+    expect(await none.json()).toMatchObject({
+      error: { message: expect.stringMatching(/^You didn't provide an API key\./), code: null },
+    });
+  });
+
+  it('Anthropic: a 401 authentication_error "invalid x-api-key", nothing of the key', async () => {
+    const server = await serve(startAnthropicServer({ apiKey: KEY }));
+    const err = await rejection(
+      anthropic(server, { apiKey: wrong }).messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'hi' }],
+      }),
+    );
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('"message":"invalid x-api-key"');
+    expect(err.message).not.toContain('Zr4s');
+  });
+
+  it('Gemini: a 400 INVALID_ARGUMENT API_KEY_INVALID for a wrong key, a 403 without one, nothing of the key', async () => {
+    const server = await serve(startGeminiServer({ apiKey: KEY }));
+    const err = await rejection(
+      gemini(server, {}, wrong).models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }),
+    );
+    expect(err.status).toBe(400);
+    expect(JSON.parse(err.message)).toEqual({
+      error: {
+        code: 400,
+        message: 'API key not valid. Please pass a valid API key.',
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'API_KEY_INVALID',
+            domain: 'googleapis.com',
+            metadata: { service: 'generativelanguage.googleapis.com' },
+          },
+          {
+            '@type': 'type.googleapis.com/google.rpc.LocalizedMessage',
+            locale: 'en-US',
+            message: 'API key not valid. Please pass a valid API key.',
+          },
+        ],
+      },
+    });
+    const none = await post(`${server.url}/v1beta/models/gemini-2.5-flash:generateContent`, {});
+    expect(none.status).toBe(403);
+    expect(await none.json()).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED' } });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Batches whose client went away
+
+describe('a batch runs at the provider whether or not its client comes back', () => {
+  const ids = ['q-1', 'q-2', 'q-3', 'q-4'];
+  const hi = [{ role: 'user' as const, content: 'What was revenue in FY24?' }];
+
+  /** Submits a batch of `ids` to each fake through its SDK and never polls it. */
+  const submitters = {
+    anthropic: async (server: LoopbackServer) => {
+      await anthropic(server).messages.batches.create({
+        requests: ids.map((custom_id) => ({
+          custom_id,
+          params: { model: 'claude-haiku-4-5', max_tokens: 64, messages: hi },
+        })),
+      });
+    },
+    openai: async (server: LoopbackServer) => {
+      const client = openai(server);
+      const lines = ids.map((custom_id) =>
+        JSON.stringify({
+          custom_id,
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: { model: 'gpt-4.1-mini', messages: hi },
+        }),
+      );
+      const file = await client.files.create({
+        file: await toFile(Buffer.from(lines.join('\n')), 'abandoned.jsonl'),
+        purpose: 'batch',
+      });
+      await client.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+      });
+    },
+    gemini: async (server: LoopbackServer) => {
+      await gemini(server).batches.create({
+        model: 'gemini-2.5-flash',
+        src: ids.map((key) => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], metadata: { key } })),
+      });
+    },
+  };
+  const starts = { anthropic: startAnthropicServer, openai: startOpenAIServer, gemini: startGeminiServer };
+
+  for (const provider of ['anthropic', 'openai', 'gemini'] as const) {
+    it(`${provider}: an abandoned batch is run and billed when due; one due after its window expires part way`, async () => {
+      const abandoned = await serve(starts[provider]({ apiKey: KEY, batch: { completeAfterMs: 40 } }));
+      await submitters[provider](abandoned);
+      const requests = abandoned.requests.length;
+      // nobody asks about it again, and its items are still billed, once each
+      await until(
+        async () => abandoned.billed.length,
+        (n) => n === ids.length,
+      );
+      expect(abandoned.billed.map((b) => [b.customId, b.batch])).toEqual(ids.map((id) => [id, true]));
+      expect(abandoned.requests.length).toBe(requests);
+
+      // due after its 24 h (here 60 ms) window: half the items were run by then and are billed
+      const late = await serve(
+        starts[provider]({ apiKey: KEY, batch: { completeAfterMs: 120, windowMs: 60 } }),
+      );
+      await submitters[provider](late);
+      await until(
+        async () => late.billed.length,
+        (n) => n > 0,
+      );
+      await new Promise((r) => setTimeout(r, 150));
+      expect(late.billed.map((b) => b.customId)).toEqual(['q-1', 'q-2']);
+    });
+  }
 });

@@ -1,7 +1,10 @@
 /**
  * A loopback OpenAI API for the `openai` SDK (pass `baseURL: server.url`, which ends in `/v1`):
- * POST /v1/chat/completions (non-streaming), files (multipart upload, retrieve, content, list, delete)
- * and batches over /v1/chat/completions (create, retrieve, list, cancel) with output and error files.
+ * POST /v1/chat/completions (non-streaming), files (multipart upload, retrieve, content, list by purpose,
+ * delete) and batches over /v1/chat/completions (create, retrieve, list, cancel) with output and error
+ * files. A file stays until it is deleted (DELETE /v1/files/{id}: `{id, object: 'file', deleted: true}`,
+ * then a 404 `No such File object` for it, as the real API answers): a batch's input file, and its
+ * output and error files, are the client's to delete; `files()` lists what is left.
  *
  * The server is as strict as the API: a chat completions body (sync, or a line of a batch input file)
  * may carry only the fields of the SDK's request type, and the reasoning models refuse the parameters
@@ -71,6 +74,30 @@ function errorBody(kind: ErrorKind, message: string, param: string | null = null
 function sendError(ex: HttpExchange, status: number, kind: ErrorKind, message: string, headers = {}) {
   sendJson(ex.res, status, errorBody(kind, message), { 'x-request-id': newId('req_'), ...headers });
 }
+
+/**
+ * A key as OpenAI's 401 shows it: its first 8 and last 4 characters around one asterisk for each
+ * character between. Users' reports of the real body: `Incorrect API key provided:
+ * sk-PMafP***************************************E873. You can find your API key at
+ * https://platform.openai.com/account/api-keys.`, type `invalid_request_error`, code `invalid_api_key`
+ * (github.com/popjane/free_chatgpt_api/issues/3: 8 + 39 + 4 characters, a 51-character key), and
+ * `sk-proj-` keys as `sk-proj-*****...*****X0AA`. A short key is shown whole (`Incorrect API key
+ * provided: undefined.`, github.com/jas3333/GPT-Helper/issues/26); the fake shows keys of 12 characters
+ * or fewer whole, the real cut-off between 9 and 12 not being known.
+ */
+export function maskedKey(key: string): string {
+  if (key.length <= 12) return key;
+  return `${key.slice(0, 8)}${'*'.repeat(key.length - 12)}${key.slice(-4)}`;
+}
+
+/** OpenAI's 401 for a key it does not know (code `invalid_api_key`). */
+export function incorrectKeyMessage(key: string): string {
+  return `Incorrect API key provided: ${maskedKey(key)}. You can find your API key at https://platform.openai.com/account/api-keys.`;
+}
+
+/** OpenAI's 401 for a request without a key (code null). */
+const NO_KEY_MESSAGE =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username and password. You can obtain an API key from https://platform.openai.com/account/api-keys.";
 
 /** OpenAI's reset durations: `20ms`, `1.5s`, `6m0s`. */
 function duration(ms: number): string {
@@ -638,7 +665,13 @@ function resultLine(
 // ---------------------------------------------------------------------------------------------------
 // Server
 
-export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<LoopbackServer> {
+/** The OpenAI fake, with the files it holds (uploaded, and written by batches): what a test counts. */
+export interface OpenAILoopbackServer extends LoopbackServer {
+  /** the files not deleted, oldest first */
+  files(): { id: string; purpose: string; filename: string; bytes: number }[];
+}
+
+export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<OpenAILoopbackServer> {
   const state = new LoopbackState('openai', opts, 'automatic-128');
   const files = new Map<string, StoredFile>();
   const batches = new Map<string, OpenAIBatch>();
@@ -692,8 +725,20 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     const isCompletion = route === 'POST /v1/chat/completions';
     const fault = isCompletion ? state.faults.next() : null;
 
-    if (!state.acceptsKey(bearerToken(ex))) {
-      sendError(ex, 401, 'authentication', 'Incorrect API key provided.');
+    const key = bearerToken(ex);
+    if (!state.acceptsKey(key)) {
+      if (key) sendError(ex, 401, 'authentication', incorrectKeyMessage(key));
+      else
+        sendJson(ex.res, 401, errorBody('invalid_request', NO_KEY_MESSAGE), {
+          'x-request-id': newId('req_'),
+        });
+      return;
+    }
+    const injected = opts.intercept?.({ method: ex.method, path });
+    if (injected) {
+      const kind: ErrorKind =
+        injected === 429 ? 'rate_limit' : injected >= 500 ? 'internal' : 'invalid_request';
+      sendError(ex, injected, kind, `The server refused ${route} (injected by the test).`);
       return;
     }
     if (route === 'POST /v1/files') {
@@ -724,7 +769,11 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
     }
 
     if (route === 'GET /v1/files') {
-      const all = [...files.values()].reverse().map((f) => f.object);
+      // newest first, or oldest with order=asc; only one purpose's with purpose=
+      const purpose = ex.url.searchParams.get('purpose');
+      const ordered = [...files.values()].map((f) => f.object);
+      if (ex.url.searchParams.get('order') !== 'asc') ordered.reverse();
+      const all = ordered.filter((f) => purpose === null || f.purpose === purpose);
       const { page, hasMore } = pageById(all, {
         after: ex.url.searchParams.get('after'),
         limit: limitParam(ex.url, 10000, 10000),
@@ -816,12 +865,7 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
           filesWritten: false,
           refusedLines,
         };
-        const job: OpenAIBatch = new BatchJob(
-          newId('batch_loopback', 12),
-          entries,
-          meta,
-          state.batchCompleteAfterMs,
-        );
+        const job: OpenAIBatch = new BatchJob(newId('batch_loopback', 12), entries, meta, state);
         batches.set(job.id, job);
         sendJson(ex.res, 200, renderBatch(job));
       }
@@ -878,6 +922,13 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Loo
   return {
     url: `${server.origin}/v1`,
     provider: 'openai',
+    files: () =>
+      [...files.values()].map(({ object: f }) => ({
+        id: f.id,
+        purpose: f.purpose,
+        filename: f.filename,
+        bytes: f.bytes,
+      })),
     calls: state.calls,
     billed: state.billed,
     requests: state.requests,

@@ -11,6 +11,7 @@ import {
   registerSecret,
 } from '../../src/providers/credentials.ts';
 import { RgeError } from '../../src/util/errors.ts';
+import { incorrectKeyMessage } from '../loopback/openai.ts';
 
 let work: string;
 beforeAll(async () => {
@@ -125,6 +126,62 @@ describe('redactSecrets', () => {
     // 8 characters is enough
     registerSecret('eightchr');
     expect(redactSecrets('eightchr!')).toBe('[redacted]!');
+  });
+});
+
+describe('redactSecrets: the fragments of a key a provider echoes', () => {
+  // a project key's length and shape: its public prefix, 156 characters, the 4 OpenAI shows
+  const key = `sk-proj-${'Hd83kQpZ'.repeat(19)}Wm5t`;
+  const classic = 'sk-PMafPb7TQ2xLw9RfZc4NvK8mJ1sYhD6gUe3aWq5iBo0nE873';
+  registerSecret(key);
+  registerSecret(classic);
+  const url = 'You can find your API key at https://platform.openai.com/account/api-keys.';
+
+  it("redacts OpenAI's masked key (its first 8 and last 4 characters around asterisks) in a 401 body", () => {
+    for (const k of [key, classic]) {
+      const body = `401 ${incorrectKeyMessage(k)}`;
+      expect(body).toContain(k.slice(-4)); // what the fake echoes, as OpenAI does
+      expect(redactSecrets(body)).toBe(`401 Incorrect API key provided: [redacted]. ${url}`);
+    }
+    // the same inside an error body as JSON, and in a retry line
+    const json = JSON.stringify({ error: { message: incorrectKeyMessage(key), code: 'invalid_api_key' } });
+    expect(redactSecrets(json)).not.toContain('Wm5t');
+    const retry = `openai/gpt-5.4: attempt 1 failed (openai 401: ${incorrectKeyMessage(classic)}); retrying`;
+    expect(redactSecrets(retry)).toBe(
+      `openai/gpt-5.4: attempt 1 failed (openai 401: Incorrect API key provided: [redacted]. ${url}); retrying`,
+    );
+  });
+
+  it('redacts other masks: fewer asterisks, dots, an ellipsis, bullets, only the start or only the end', () => {
+    for (const masked of [
+      'sk-proj-****Wm5t',
+      'sk-proj-...Wm5t',
+      'sk-proj-…Wm5t',
+      'sk-proj-••••••Wm5t',
+      '****Wm5t',
+      'sk-PMafP****',
+      'sk-PMafPb7TQ...E873',
+      '#####E873',
+    ])
+      expect(redactSecrets(`key provided: ${masked}.`), masked).toBe('key provided: [redacted].');
+  });
+
+  it('redacts a key cut short: 16 characters in a row of its secret part, anywhere', () => {
+    const cut = key.slice(10, 40);
+    expect(redactSecrets(`bad key ${cut}...`)).toBe('bad key [redacted]...');
+    expect(redactSecrets(`(${classic.slice(3, 19)})`)).toBe('([redacted])');
+  });
+
+  it('leaves alone what is not a fragment of a key', () => {
+    for (const text of [
+      '***bold*** and **strong**',
+      'waiting... for the batch',
+      'another key: sk-proj-************wxyz.', // a public prefix alone reveals nothing
+      'sk-***',
+      `${key.slice(10, 25)} is 15 characters of it`,
+      'Wm5 and E87 are too short to say anything',
+    ])
+      expect(redactSecrets(text), text).toBe(text);
   });
 });
 

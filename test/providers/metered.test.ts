@@ -9,10 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/models/registry.ts';
+import { retrying } from '../../src/providers/budget.ts';
+import { registerSecret } from '../../src/providers/credentials.ts';
 import type { MeteredProvider, RateLimits } from '../../src/providers/index.ts';
+import { CallError } from '../../src/providers/live/adapter.ts';
 import type { ModelRequest } from '../../src/providers/types.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { startAnthropicServer, startOpenAIServer } from '../loopback/index.ts';
+import { maskedKey } from '../loopback/openai.ts';
 
 const KEY = 'sk-test-metered-0123456789';
 
@@ -101,10 +105,32 @@ describe('MeteredProvider', () => {
       const err = (await provider.complete(request).catch((e: unknown) => e)) as Error;
       expect(err.message).toMatch(/openai 401/);
       expect(err.message).not.toContain(KEY);
+      // the fake echoes the key masked, as OpenAI does (sk-test-**************6789): none of it is said
+      expect(err.message).toContain('Incorrect API key provided: [redacted]. You can find your API key');
+      expect(err.message).not.toContain(maskedKey(KEY));
+      expect(err.message).not.toMatch(/sk-test-|6789/);
       expect(modelCalls(server.requests)).toBe(1);
     } finally {
       await server.close();
     }
+  });
+
+  it('a retry line says nothing of a key the failure echoed, masked or whole', async () => {
+    registerSecret(KEY);
+    const lines: string[] = [];
+    const failure = `openai 503: upstream said: Incorrect API key provided: ${maskedKey(KEY)}.`;
+    const err = await retrying(
+      'openai/gpt-5.4',
+      async () => {
+        throw new CallError(failure, 503, true, null);
+      },
+      { maxAttempts: 3, minBackoffMs: 1, maxBackoffMs: 1, onRetry: (line) => lines.push(line) },
+    ).catch((e: unknown) => e as Error);
+    expect(err.message).toBe(failure); // the caller (MeteredProvider, MeteredBatch) redacts what it throws
+    expect(lines).toEqual([
+      'openai/gpt-5.4: attempt 1 failed (openai 503: upstream said: Incorrect API key provided: [redacted].); retrying',
+      'openai/gpt-5.4: attempt 2 failed (openai 503: upstream said: Incorrect API key provided: [redacted].); retrying',
+    ]);
   });
 
   it("obeys a 429's retry-after: every call of the provider waits, so few requests are refused", async () => {

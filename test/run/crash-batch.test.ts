@@ -1,7 +1,7 @@
 /**
  * kill -9 at 20 random points of a batch run against the loopback servers, then resume: every batch the
- * providers created is one rge recorded and collected (none paid twice), no cell lost or duplicated, and
- * the ledger equal to the sum of recorded costs.
+ * providers created is one rge recorded and collected (none paid twice), no cell lost or duplicated, the
+ * ledger equal to the sum of recorded costs, and no file left at OpenAI.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -63,5 +63,8 @@ describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
     expect(ledger.spentUsd).toBeCloseTo(recordedCosts(c.resultsDir).usd, 10);
     expect(ledger.spentUsd).toBeCloseTo(billedUsd(s), 10);
     expect(ledger.open).toEqual([]);
+    // Nothing is left at OpenAI: every input file uploaded, and every output file, was deleted, those
+    // of submissions a kill cut short included (found by their name)
+    expect(s.openai.files()).toEqual([]);
   }, 900_000);
 });

@@ -17,7 +17,12 @@ import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { billedUsd, liveEnv, liveOverrides, recordedCosts, root, serverKeys } from '../helpers/live.ts';
 import { openTestRun, type TestRunOptions } from '../helpers/open-run.ts';
-import { type LoopbackOptions, type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
+import {
+  type LoopbackOptions,
+  type LoopbackServer,
+  type LoopbackServers,
+  startLoopbackServers,
+} from '../loopback/index.ts';
 
 const quiet = () => {};
 
@@ -175,7 +180,7 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
         options(s, await mkdtemp(join(tmpdir(), 'rge-live-seed-')), { questions: 2 }),
       );
       await runStages(run, { log: quiet });
-      const subjectSeeds = (server: LoopbackServers['openai']) =>
+      const subjectSeeds = (server: LoopbackServer) =>
         server.calls.filter((c) => c.schema === null).map((c) => c.seed);
       expect(subjectSeeds(s.anthropic).every((x) => x === null)).toBe(true);
       for (const server of [s.openai, s.gemini]) {
@@ -337,10 +342,13 @@ describe('live providers under faults, caps and bad keys', () => {
       const { state } = await runStages(run, { log: quiet });
       const messages = Object.values(state.errors);
       expect(messages).toHaveLength(3);
-      for (const m of messages) {
-        expect(m).toMatch(/ 401: /);
-        expect(m).not.toMatch(/LEAKCANARY/);
-      }
+      // Anthropic and OpenAI answer a wrong key with a 401, Gemini with a 400 API_KEY_INVALID
+      expect(messages.map((m) => / (\d{3}): /.exec(m)?.[1]).sort()).toEqual(['400', '401', '401']);
+      for (const m of messages) expect(m).not.toMatch(/LEAKCANARY|LEAKC|\*{4}/);
+      // OpenAI echoed the key masked (sk-LEAKC*****************90d4): said redacted
+      expect(messages.find((m) => m.includes('openai/gpt-5.4'))).toMatch(
+        /openai 401: 401 Incorrect API key provided: \[redacted\]\. You can find your API key/,
+      );
       expect(ledgerOf(dir).summary().spentUsd).toBe(0);
       expect(ledgerOf(dir).summary().open).toEqual([]);
     } finally {

@@ -89,12 +89,41 @@ export type BatchItemResult =
   | { customId: string; ok: true; reply: RawReply }
   | { customId: string; ok: false; error: string; expired: boolean };
 
+/** A file a provider keeps for a batch: its input (uploaded by rge), its output or error file (the provider's). */
+export interface RemoteFile {
+  id: string;
+  kind: 'input' | 'output' | 'error';
+}
+
+/**
+ * The files a provider keeps for batches until they are deleted (OpenAI's Files API; Anthropic and
+ * Gemini keep none a client must delete).
+ */
+export interface BatchFiles {
+  /** A batch's files: its input, and its output and error files once it has ended. */
+  of(batchId: string, signal?: AbortSignal): Promise<RemoteFile[]>;
+  /** The input files uploaded under `tag` (a submission cut short may have left one without a batch). */
+  uploadedAs(tag: string, signal?: AbortSignal): Promise<RemoteFile[]>;
+  /** Deletes a file; one already gone counts as deleted. */
+  delete(fileId: string, signal?: AbortSignal): Promise<void>;
+}
+
 /** The batch API of a provider (Anthropic Message Batches, OpenAI Batch + Files, Gemini batch mode). */
 export interface BatchAdapter {
   /** Largest number of items and bytes of requests one batch may hold. */
   readonly limits: { items: number; bytes: number };
-  /** Submits the items; `tag` is stored with the batch where the API allows, to find it after a crash. */
-  submit(items: readonly BatchItem[], tag: string, signal?: AbortSignal): Promise<string>;
+  /** The files the provider keeps for its batches, where it keeps any. */
+  readonly files?: BatchFiles;
+  /**
+   * Submits the items; `tag` is stored with the batch where the API allows, to find it after a crash.
+   * Where the items go up as a file first, `onUpload` is told the file before the batch is created.
+   */
+  submit(
+    items: readonly BatchItem[],
+    tag: string,
+    signal?: AbortSignal,
+    onUpload?: (file: RemoteFile) => Promise<void>,
+  ): Promise<string>;
   /**
    * The id of a batch this client submitted with `tag`, if the provider has one; used when a crash came
    * between submitting and recording the id. `hint` narrows the search where the API keeps no tag: the

@@ -175,16 +175,111 @@ const BatchOutputLine = z.looseObject({
 });
 type BatchOutputLine = z.infer<typeof BatchOutputLine>;
 
+/** The name of the input file of the batch tagged `tag`: how an upload cut short is found again. */
+const inputFileName = (tag: string) => `${tag}.jsonl`;
+
+/**
+ * The Files API as far as batches need it: OpenAI keeps a batch's input file (purpose `batch`) and its
+ * output and error files (`batch_output`) until they are deleted, or for 30 days by default.
+ */
+class OpenAIBatchFiles implements live.BatchFiles {
+  constructor(
+    private readonly client: OpenAI,
+    private readonly provider: string,
+  ) {}
+
+  async of(batchId: string, signal?: AbortSignal): Promise<live.RemoteFile[]> {
+    try {
+      const b = await this.client.batches.retrieve(batchId, signal ? { signal } : {});
+      const files: live.RemoteFile[] = [{ id: b.input_file_id, kind: 'input' }];
+      if (b.output_file_id) files.push({ id: b.output_file_id, kind: 'output' });
+      if (b.error_file_id) files.push({ id: b.error_file_id, kind: 'error' });
+      return files;
+    } catch (err) {
+      throw classify(this.provider, err, signal);
+    }
+  }
+
+  async uploadedAs(tag: string, signal?: AbortSignal): Promise<live.RemoteFile[]> {
+    try {
+      const found: live.RemoteFile[] = [];
+      for await (const f of this.client.files.list({ purpose: 'batch' }, signal ? { signal } : {}))
+        if (f.filename === inputFileName(tag)) found.push({ id: f.id, kind: 'input' });
+      return found;
+    } catch (err) {
+      throw classify(this.provider, err, signal);
+    }
+  }
+
+  async delete(fileId: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.client.files.delete(fileId, signal ? { signal } : {});
+    } catch (err) {
+      if (err instanceof OpenAI.NotFoundError) return; // already gone
+      throw classify(this.provider, err, signal);
+    }
+  }
+}
+
 class OpenAIBatches implements live.BatchAdapter {
   readonly limits = { items: 50_000, bytes: 190 * 1024 * 1024 };
+  readonly files: OpenAIBatchFiles;
+  /** the input file of a tag whose batch was not created yet: the next attempt's, not uploaded again */
+  private readonly uploads = new Map<string, string>();
+  /** tags whose upload failed in a way that may have stored the file all the same */
+  private readonly uncertain = new Set<string>();
 
   constructor(
     private readonly client: OpenAI,
     private readonly params: (r: ModelRequest) => ChatCompletionCreateParamsNonStreaming,
     private readonly provider: string,
-  ) {}
+  ) {
+    this.files = new OpenAIBatchFiles(client, provider);
+  }
 
-  async submit(items: readonly live.BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * Uploads the items as the batch's input file (once per tag: a retried submission reuses it) and
+   * creates the batch. A batch refused outright (a 4xx) is never created: its file is deleted then. An
+   * upload that failed after it may have been stored is looked for by its name once the batch exists,
+   * and deleted (the run deletes those of a submission that failed for good, batch-calls.ts).
+   */
+  async submit(
+    items: readonly live.BatchItem[],
+    tag: string,
+    signal?: AbortSignal,
+    onUpload?: (file: live.RemoteFile) => Promise<void>,
+  ): Promise<string> {
+    const opts = signal ? { signal } : {};
+    let fileId = this.uploads.get(tag);
+    try {
+      if (fileId === undefined) {
+        fileId = await this.upload(items, tag, opts);
+        this.uploads.set(tag, fileId);
+        await onUpload?.({ id: fileId, kind: 'input' });
+      }
+      const batch = await this.client.batches.create(
+        {
+          input_file_id: fileId,
+          endpoint: '/v1/chat/completions',
+          completion_window: '24h',
+          metadata: { [TAG_KEY]: tag },
+        },
+        opts,
+      );
+      this.uploads.delete(tag);
+      if (this.uncertain.delete(tag)) await this.deleteStrays(tag, fileId, signal);
+      return batch.id;
+    } catch (err) {
+      const e = classify(this.provider, err, signal);
+      if (fileId !== undefined && e instanceof live.CallError && e.status !== null && !e.retryable) {
+        this.uploads.delete(tag);
+        await this.files.delete(fileId).catch(() => undefined);
+      }
+      throw e;
+    }
+  }
+
+  private async upload(items: readonly live.BatchItem[], tag: string, opts: { signal?: AbortSignal }) {
     const lines = items.map((i) =>
       JSON.stringify({
         custom_id: i.customId,
@@ -193,27 +288,30 @@ class OpenAIBatches implements live.BatchAdapter {
         body: this.params(i.request),
       }),
     );
-    const opts = signal ? { signal } : {};
     try {
       const file = await this.client.files.create(
         {
-          file: await toFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), `${tag}.jsonl`),
+          file: await toFile(Buffer.from(`${lines.join('\n')}\n`, 'utf8'), inputFileName(tag)),
           purpose: 'batch',
         },
         opts,
       );
-      const batch = await this.client.batches.create(
-        {
-          input_file_id: file.id,
-          endpoint: '/v1/chat/completions',
-          completion_window: '24h',
-          metadata: { [TAG_KEY]: tag },
-        },
-        opts,
-      );
-      return batch.id;
+      return file.id;
     } catch (err) {
-      throw classify(this.provider, err, signal);
+      const e = classify(this.provider, err, opts.signal);
+      if (!(e instanceof live.CallError) || e.retryable || e.status === null) this.uncertain.add(tag);
+      throw err;
+    }
+  }
+
+  /** Deletes the input files of `tag` other than `kept` (uploads whose answer was lost); best effort. */
+  private async deleteStrays(tag: string, kept: string, signal?: AbortSignal): Promise<void> {
+    try {
+      for (const f of await this.files.uploadedAs(tag, signal))
+        if (f.id !== kept) await this.files.delete(f.id, signal);
+    } catch {
+      // best effort: a stray not deleted now is one no record knows of (OpenAI expires batch files
+      // after 30 days by default)
     }
   }
 
