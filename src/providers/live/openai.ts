@@ -176,7 +176,7 @@ const BatchOutputLine = z.looseObject({
 type BatchOutputLine = z.infer<typeof BatchOutputLine>;
 
 class OpenAIBatches implements live.BatchAdapter {
-  readonly limits = { items: 50_000, bytes: 190 * 1024 * 1024 };
+  readonly limits = live.BATCH_LIMITS.openai;
 
   constructor(
     private readonly client: OpenAI,
