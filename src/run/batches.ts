@@ -25,7 +25,7 @@ import type { Provider } from '../providers/types.ts';
 import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
 import { isJudgeable } from '../store/cells.ts';
 import type { BatchGroup } from './batch-calls.ts';
-import { runGroup } from './batch-group.ts';
+import { runGroups } from './batch-group.ts';
 import type { StageContext } from './stage-context.ts';
 import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
@@ -114,10 +114,7 @@ async function batchAnswers(ctx: StageContext, cells: readonly SubjectCell[]): P
     });
   }
   ctx.counts.answers.reused += cells.length - missing.length;
-  await Promise.all([
-    ...[...groups.values()].map((g) => runGroup(ctx, g)),
-    ...syncAnswers.map((c) => syncAnswer(ctx, c)),
-  ]);
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncAnswers.map((c) => syncAnswer(ctx, c))]);
 }
 
 /** Stage 2: the verdicts every stored answer is missing, through batches where the judge's provider has them. */
@@ -144,10 +141,7 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
       });
     }
   }
-  await Promise.all([
-    ...[...groups.values()].map((g) => runGroup(ctx, g)),
-    ...syncVerdicts.map((v) => syncVerdict(ctx, v)),
-  ]);
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncVerdicts.map((v) => syncVerdict(ctx, v))]);
 }
 
 /** Batch mode: answers through batches, then verdicts; what cannot be batched runs in sync mode. */
