@@ -201,6 +201,8 @@ function combineEstimates(estimates: readonly Estimate[]): Estimate | null {
       stored: sum(estimates.map((e) => e.cells.stored)),
       verdictsStored: sum(estimates.map((e) => e.cells.verdictsStored)),
     },
+    // each slice planned its own batches under what the cap left it: their plans do not add up
+    batchPlan: estimates.length === 1 ? (first.batchPlan ?? null) : null,
   };
 }
 
