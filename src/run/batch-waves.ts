@@ -145,9 +145,12 @@ export async function runWaves(ctx: StageContext, lanes: Lane[], dir: string): P
         lane.fallback.push(...(await collect(ctx, lane.group, record, lane.work, dir)));
       }
   }
-  for (const lane of lanes)
+  for (const lane of lanes) {
     for (const r of lane.inflight)
       for (const i of r.items)
         if (lane.work.has(i.key))
           ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
+    for (const i of lane.queue)
+      ctx.errors.set(i.key, `still waiting for the budget after ${max_wait_hours} h; rerun the same command`);
+  }
 }
