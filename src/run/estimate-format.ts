@@ -73,7 +73,7 @@ export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: n
       ? [
           `warning: the worst case (${usd(e.totals.worstUsd)}) is above what the cap leaves (${usd(budget.leftUsd)}): every call and batch reserves its worst case before it is sent, ` +
             (plan
-              ? 'so batches are sized to what the cap leaves and the rest waits for earlier batches to settle; the run finishes in one command if they cost less than their worst case (the batch plan below)'
+              ? 'so batches are sized to what the cap leaves and the rest waits for earlier batches to settle (the batch plan below)'
               : 'so the run can stop at the cap before its end; a rerun goes on from there'),
         ]
       : []),
@@ -138,8 +138,9 @@ export function formatBatchPlan(p: BatchPlan): string[] {
 /** What the plan means for the run: whether it fits the cap at worst, or depends on batches settling below it. */
 export function planVerdict(p: BatchPlan): string {
   const waves = (role: string) => new Set(p.batches.filter((b) => b.role === role).map((b) => b.wave)).size;
+  const n = (x: number, one: string, many: string) => `${num(x)} ${x === 1 ? one : many}`;
   const shape =
-    `plan: ${num(p.batches.length)} batches in ${num(p.waves)} waves ` +
+    `plan: ${n(p.batches.length, 'batch', 'batches')} in ${n(p.waves, 'wave', 'waves')} ` +
     `(answers in ${waves('subject')}, verdicts in ${waves('judge')})`;
   if (p.fitsAtWorst)
     return `${shape}; the worst case (${usd(p.worstUsd)}) fits what the cap leaves (${usd(p.leftUsd)}): the run finishes under the cap whatever its batches cost`;
