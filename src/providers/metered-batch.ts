@@ -36,9 +36,17 @@ export class MeteredBatch {
     return this.adapter.limits;
   }
 
+  /** Each request's worst case, counted once (a waiting item is sized again at every wave). */
+  private readonly worst = new WeakMap<ModelRequest, number>();
+
   /** What one item can cost at most: its max_tokens of output, at the batch price. */
   itemWorstCaseUsd(request: ModelRequest): number {
-    return worstCaseUsd(this.priced, requestTokens(request), request.maxTokens, { batch: true });
+    let usd = this.worst.get(request);
+    if (usd === undefined) {
+      usd = worstCaseUsd(this.priced, requestTokens(request), request.maxTokens, { batch: true });
+      this.worst.set(request, usd);
+    }
+    return usd;
   }
 
   /** What a batch of these requests can cost at most: every item at its max_tokens, at the batch price. */
