@@ -75,6 +75,7 @@ async function dryRun(
 ): Promise<void> {
   const { RunSession } = await import('../run/open.ts');
   const { estimateRun } = await import('../run/estimate.ts');
+  const { leftForRun } = await import('../run/batch-plan.ts');
   const { formatEstimate } = await import('../run/estimate-format.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env: io.env ?? process.env });
   const estimate = await estimateRun(run);
@@ -84,7 +85,7 @@ async function dryRun(
     `run ${plan.info.runId} (dry run: nothing is called): subjects ${plan.subjects.map((s) => s.id).join(', ')}; ` +
       `${plan.questions.length} questions x ${plan.runs} runs\n`,
   );
-  io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: summary.leftUsd }));
+  io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: leftForRun(run.ledger) }));
 }
 
 /**

@@ -19,6 +19,12 @@ export interface Payer {
 /** The budget as a provider sees it (implemented by run/ledger.ts). */
 export interface Spender {
   reserve(usd: number, payer: Payer, kind?: 'call' | 'batch'): Promise<string>;
+  /** Reserves the longest prefix of `costs` that fits what the cap leaves now; null when none does. */
+  reserveFitting(
+    costs: readonly number[],
+    payer: Payer,
+    kind?: 'call' | 'batch',
+  ): Promise<{ id: string; usd: number; count: number } | null>;
   release(id: string): Promise<void>;
 }
 

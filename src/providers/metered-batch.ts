@@ -1,7 +1,7 @@
 /**
  * A provider's batch API as a way to make metered calls (Anthropic Message Batches, OpenAI Batch + Files,
  * Gemini batch mode): the batch's worst case is priced from the catalogue at the batch discount and
- * reserved in the budget before it is submitted; each reply is priced at the batch rate; every call to
+ * reserved in the budget before it is submitted (a batch holds as many items as the cap leaves room for); each reply is priced at the batch rate; every call to
  * the batch API (submit, look-up, poll, results) is retried on transient failures like a sync call.
  * What a batch is for a run (its record, leases, resume, the sync fallback) is the run's (run/batches.ts).
  */
@@ -43,23 +43,40 @@ export class MeteredBatch {
     return this.adapter.limits;
   }
 
+  /** Each request's worst case, counted once (a waiting item is sized again at every wave). */
+  private readonly worst = new WeakMap<ModelRequest, number>();
+
+  /** What one item can cost at most: its max_tokens of output, at the batch price. */
+  itemWorstCaseUsd(request: ModelRequest): number {
+    let usd = this.worst.get(request);
+    if (usd === undefined) {
+      usd = worstCaseUsd(this.priced, requestTokens(request), request.maxTokens, { batch: true });
+      this.worst.set(request, usd);
+    }
+    return usd;
+  }
+
   /** What a batch of these requests can cost at most: every item at its max_tokens, at the batch price. */
   worstCaseUsd(requests: readonly ModelRequest[]): number {
-    return requests.reduce(
-      (sum, r) => sum + worstCaseUsd(this.priced, requestTokens(r), r.maxTokens, { batch: true }),
-      0,
-    );
+    return requests.reduce((sum, r) => sum + this.itemWorstCaseUsd(r), 0);
   }
 
   /**
-   * Reserves the batch's worst case before it is submitted; refused (the spender's error) when the cap
-   * would be crossed. Returns the reservation and what it holds.
+   * Reserves, before the batch is submitted, the worst case of the longest prefix of `requests` that
+   * fits what the cap leaves (the batch is then that prefix; the rest waits for a later batch). Null
+   * when not even the first fits. Returns the reservation, what it holds and how many requests it covers.
    */
-  async reserve(requests: readonly ModelRequest[]): Promise<{ reservation: string; usd: number }> {
+  async reserveFitting(
+    requests: readonly ModelRequest[],
+  ): Promise<{ reservation: string; usd: number; count: number } | null> {
     if (!this.spender)
       throw new Error(`${this.payer.provider}/${this.payer.model}: no budget to reserve from`);
-    const usd = this.worstCaseUsd(requests);
-    return { reservation: await this.spender.reserve(usd, this.payer, 'batch'), usd };
+    const got = await this.spender.reserveFitting(
+      requests.map((r) => this.itemWorstCaseUsd(r)),
+      this.payer,
+      'batch',
+    );
+    return got && { reservation: got.id, usd: got.usd, count: got.count };
   }
 
   /** Frees a batch's reservation (a batch never submitted, or abandoned). */

@@ -1,6 +1,7 @@
 /**
  * One batch's life against its provider, for a run (run/batches.ts): submitted (recorded before and
- * after), resumed after a stop, polled until it ends, collected into the cell stores. The provider's
+ * after, as many items as the cap leaves room for), resumed after a stop, polled until it ends,
+ * collected into the cell stores. The provider's
  * side (the worst case, the reservation, the batch price, retries of the batch API) is the metered
  * batch's (providers/metered-batch.ts); what is here is the record, the leases and the ledger's adopt
  * and settle, which the run owns.
@@ -10,8 +11,6 @@ import type { BatchItemResult } from '../providers/live/adapter.ts';
 import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.ts';
 import type { ModelReply, ModelRequest } from '../providers/types.ts';
 import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../store/batch-records.ts';
-import { BudgetExceededError } from '../store/ledger.ts';
-import { sleep } from '../util/abort.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { deleteBatchFiles, type FileCalls, noteFile } from './batch-files.ts';
@@ -63,31 +62,24 @@ export const fileCalls = (ctx: StageContext): FileCalls => ({
 
 const what = (role: string) => (role === 'subject' ? 'answers' : 'verdicts');
 
-/** The worst case reserved, or null (the failure recorded) when the cap refuses it. */
-async function reserved(ctx: StageContext, group: BatchGroup, items: WorkItem[]) {
-  const payer = group.batch.payer;
-  try {
-    return await group.batch.reserve(items.map((i) => i.request));
-  } catch (err) {
-    if (!(err instanceof BudgetExceededError)) throw err;
-    ctx.fail(`batch of ${items.length} ${what(payer.role)} for ${payer.provider}/${payer.model}`, err);
-    return null;
-  }
-}
-
-/** Submits one batch, recorded before and after; returns the record (status submitted or failed). */
+/**
+ * Submits one batch of the longest prefix of `waiting` whose worst case fits what the cap leaves (all of
+ * it when it fits), recorded before and after; returns the record (status submitted or failed), or null
+ * when not even the first item fits (nothing reserved, nothing recorded).
+ */
 export async function submit(
   ctx: StageContext,
   group: BatchGroup,
-  items: WorkItem[],
+  waiting: WorkItem[],
   dir: string,
 ): Promise<BatchRecord | null> {
   const run = ctx.run;
   const payer = group.batch.payer;
+  const reservation = await group.batch.reserveFitting(waiting.map((i) => i.request));
+  if (!reservation) return null;
+  const items = waiting.slice(0, reservation.count);
   const n = ctx.counts.batches++;
   const id = `rge-${run.plan.info.runId}-${payer.role}-${sha256(`${payer.provider}/${payer.model}:${Date.now()}:${process.pid}:${n}`).slice(0, 10)}`;
-  const reservation = await reserved(ctx, group, items);
-  if (!reservation) return null;
   // the record is this process's to poll from the moment it exists
   await run.leases.claim('batch', [id]);
   const now = new Date().toISOString();
@@ -111,7 +103,10 @@ export async function submit(
   await saveBatchRecord(dir, record);
   ctx.log(
     `batch ${id}: submitting ${items.length} ${what(payer.role)} to ${payer.provider}/${payer.model}` +
-      ` (worst case ${fmtUsd(reservation.usd)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap)`,
+      ` (worst case ${fmtUsd(reservation.usd)} reserved; ${fmtUsd(run.ledger.summary().leftUsd)} left of the cap` +
+      (items.length < waiting.length
+        ? `; ${waiting.length - items.length} more wait for earlier batches to settle)`
+        : ')'),
   );
   try {
     const batchItems = record.items.map((item, i) => ({
@@ -181,31 +176,24 @@ export async function resume(
   return record;
 }
 
-/** Polls batches until each has ended (or the wait limit), printing a line per batch as it changes. */
-export async function waitFor(
+/**
+ * Polls each batch once, printing a line per batch when it changes (`last` keeps the lines printed);
+ * returns the ids of the batches that have ended.
+ */
+export async function poll(
   ctx: StageContext,
   group: BatchGroup,
-  records: BatchRecord[],
-): Promise<Set<string>> {
-  const ended = new Set<string>();
-  const last = new Map<string, string>();
-  const { max_wait_hours, poll_interval_ms } = ctx.run.plan.config.batch;
-  const deadline = Date.now() + max_wait_hours * 3_600_000;
-  while (ended.size < records.length) {
-    for (const r of records) {
-      if (ended.has(r.id) || !r.remote_id) continue;
-      const p = await group.batch.progress(r.id, r.remote_id, r.items.length, batchCallOptions(ctx));
-      const line = `batch ${r.id} (${r.provider}/${r.model}, ${what(r.role)}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
-      if (last.get(r.id) !== line) ctx.log(line);
-      last.set(r.id, line);
-      if (p.ended) ended.add(r.id);
-    }
-    if (ended.size === records.length || ctx.opts.signal?.aborted) break;
-    if (Date.now() > deadline) {
-      ctx.log(`batches still running after ${max_wait_hours} h; rerun the same command to collect them`);
-      break;
-    }
-    await sleep(poll_interval_ms, ctx.opts.signal);
+  records: readonly BatchRecord[],
+  last: Map<string, string>,
+): Promise<string[]> {
+  const ended: string[] = [];
+  for (const r of records) {
+    if (!r.remote_id) continue;
+    const p = await group.batch.progress(r.id, r.remote_id, r.items.length, batchCallOptions(ctx));
+    const line = `batch ${r.id} (${r.provider}/${r.model}, ${what(r.role)}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
+    if (last.get(r.id) !== line) ctx.log(line);
+    last.set(r.id, line);
+    if (p.ended) ended.push(r.id);
   }
   return ended;
 }

@@ -2,37 +2,16 @@
  * One model's missing work in batch mode (a group: its answers, or its verdicts), as far as this process
  * may take it among the processes on one results folder (run/leases.ts): the recorded batches of its
  * cells whose owner is gone are resumed (a live owner's batch is polled by nobody else), the cells
- * nobody holds are claimed and submitted in batches the provider's limits allow, the batches are
- * awaited and collected, and what failed runs as sync calls; the cells another live process holds are
- * waited for, never paid twice.
+ * nobody holds are claimed and submitted in batches the provider's limits and the budget cap allow
+ * (in waves, batch-waves.ts), the batches are awaited and collected, and what failed runs as sync
+ * calls; the cells another live process holds are waited for, never paid twice.
  */
 
 import { type BatchRecord, batchesDir, loadBatchRecords } from '../store/batch-records.ts';
 import { sleep } from '../util/abort.ts';
-import { type BatchGroup, collect, resume, submit, type WorkItem, waitFor } from './batch-calls.ts';
+import { type BatchGroup, resume, type WorkItem } from './batch-calls.ts';
+import { type Lane, runWaves } from './batch-waves.ts';
 import type { StageContext } from './stage-context.ts';
-
-/** Splits items so that each batch respects the provider's item and byte limits. */
-export function chunked(items: WorkItem[], limits: { items: number; bytes: number }): WorkItem[][] {
-  const out: WorkItem[][] = [];
-  let current: WorkItem[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size =
-      Buffer.byteLength(item.request.system) +
-      item.request.messages.reduce((n, m) => n + Buffer.byteLength(m.content), 0) +
-      512;
-    if (current.length > 0 && (current.length >= limits.items || bytes + size > limits.bytes)) {
-      out.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(item);
-    bytes += size;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
-}
 
 /** What resuming the group's recorded batches left: those to poll, the batches and cells held, the cells elsewhere. */
 interface Resumed {
@@ -83,14 +62,19 @@ async function resumeRecorded(
   return out;
 }
 
-/**
- * Runs one model's missing work through batches, as far as this process may: resumes, claims and
- * submits, waits, collects, and runs what failed as sync calls. Returns the cells another live process
- * holds (in its batch, or in a sync call).
- */
-async function runOwnBatches(ctx: StageContext, group: BatchGroup, items: WorkItem[]): Promise<WorkItem[]> {
+/** A lane ready for the waves (resumed batches in flight, claimed cells queued), and the cells held elsewhere. */
+interface Prepared {
+  lane: Lane;
+  /** the group's items of this round */
+  items: WorkItem[];
+  /** the recorded batches of its cells, resumed here or elsewhere */
+  pending: BatchRecord[];
+  waiting: WorkItem[];
+}
+
+/** Resumes a group's recorded batches and claims its free cells: its lane, before any batch is submitted. */
+async function prepare(ctx: StageContext, group: BatchGroup, items: WorkItem[]): Promise<Prepared> {
   const leases = ctx.run.leases;
-  const dir = batchesDir(ctx.run.plan.info.resultsDir);
   const work = new Map(items.map((i) => [i.key, i]));
   const { pending, records, owned, covered, polledElsewhere } = await resumeRecorded(ctx, group, work);
   group.refresh();
@@ -107,32 +91,44 @@ async function runOwnBatches(ctx: StageContext, group: BatchGroup, items: WorkIt
     ...items.filter((i) => polledElsewhere.has(i.key) && !covered.has(i.key) && !group.isStored(i.key)),
     ...open.filter((i) => !claimed.mine.has(i.key)),
   ];
-  const fresh = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
-  const fallback: WorkItem[] = [];
-  for (const chunk of chunked(fresh, group.batch.limits)) {
-    if (ctx.stopped) break;
-    const record = await submit(ctx, group, chunk, dir);
-    if (!record) break;
-    owned.push(record.id);
-    if (record.status === 'submitted') records.push(record);
-    else fallback.push(...chunk);
-  }
-  const ended = await waitFor(ctx, group, records);
-  for (const r of records) if (ended.has(r.id)) fallback.push(...(await collect(ctx, group, r, work, dir)));
-  for (const r of records)
-    if (!ended.has(r.id))
-      for (const i of r.items)
-        if (work.has(i.key))
-          ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
-  await Promise.all(fallback.map((w) => w.fallback()));
+  const queue = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
+  const lane: Lane = { group, work, queue, inflight: records, fallback: [], owned };
+  return { lane, items, pending, waiting };
+}
+
+/** After the waves: what failed runs as sync calls, and what this process held goes back. */
+async function finish(ctx: StageContext, p: Prepared): Promise<void> {
+  const leases = ctx.run.leases;
+  await Promise.all(p.lane.fallback.map((w) => w.fallback()));
   // What this process held goes back: a batch not ended is then resumed by whichever run needs it next.
-  await leases.release('batch', owned);
-  const ownedIds = new Set(owned);
-  await leases.release(group.stage, [
-    ...items.map((i) => i.key),
-    ...pending.filter((r) => ownedIds.has(r.id)).flatMap((r) => r.items.map((i) => i.key)),
+  await leases.release('batch', p.lane.owned);
+  const ownedIds = new Set(p.lane.owned);
+  await leases.release(p.lane.group.stage, [
+    ...p.items.map((i) => i.key),
+    ...p.pending.filter((r) => ownedIds.has(r.id)).flatMap((r) => r.items.map((i) => i.key)),
   ]);
-  return waiting;
+}
+
+/**
+ * Runs the stage's missing work through batches, as far as this process may: every group's recorded
+ * batches are resumed (their reservations adopted) before any group submits, then the batches go in
+ * waves under the cap (batch-waves.ts), and what failed runs as sync calls. Returns, per group, the
+ * cells another live process holds (in its batch, or in a sync call).
+ */
+async function runOwnBatches(
+  ctx: StageContext,
+  rounds: { group: BatchGroup; items: WorkItem[] }[],
+): Promise<WorkItem[][]> {
+  const dir = batchesDir(ctx.run.plan.info.resultsDir);
+  const prepared: Prepared[] = [];
+  for (const r of rounds) prepared.push(await prepare(ctx, r.group, r.items));
+  await runWaves(
+    ctx,
+    prepared.map((p) => p.lane),
+    dir,
+  );
+  await Promise.all(prepared.map((p) => finish(ctx, p)));
+  return prepared.map((p) => p.waiting);
 }
 
 /**
@@ -172,12 +168,28 @@ async function untilFree(ctx: StageContext, group: BatchGroup, waiting: WorkItem
   }
 }
 
-/** Runs one model's missing work through batches until every cell is stored, failed, or left to wait. */
-export async function runGroup(ctx: StageContext, group: BatchGroup): Promise<void> {
-  let items = group.items;
-  while (items.length > 0) {
-    const waiting = await runOwnBatches(ctx, group, items);
-    if (waiting.length === 0) return;
-    items = await untilFree(ctx, group, waiting);
+/**
+ * Runs the missing work of a stage's models (one group each) through batches until every cell is
+ * stored, failed, or left to wait; the groups share the cap in the estimate's order (by provider, then
+ * model), so the dry run's batch plan is the order they are submitted in.
+ */
+export async function runGroups(ctx: StageContext, groups: readonly BatchGroup[]): Promise<void> {
+  const ordered = [...groups].sort(
+    (a, b) =>
+      a.batch.payer.provider.localeCompare(b.batch.payer.provider) ||
+      a.batch.payer.model.localeCompare(b.batch.payer.model),
+  );
+  let rounds = ordered.map((group) => ({ group, items: group.items })).filter((r) => r.items.length > 0);
+  while (rounds.length > 0) {
+    const waiting = await runOwnBatches(ctx, rounds);
+    const freed = await Promise.all(
+      rounds.map((r, i) => {
+        const held = waiting[i] ?? [];
+        return held.length > 0 ? untilFree(ctx, r.group, held) : Promise.resolve([]);
+      }),
+    );
+    rounds = rounds
+      .map((r, i) => ({ group: r.group, items: freed[i] ?? [] }))
+      .filter((r) => r.items.length > 0);
   }
 }

@@ -28,7 +28,7 @@ import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-re
 import { isJudgeable } from '../store/cells.ts';
 import { type BatchGroup, fileCalls } from './batch-calls.ts';
 import { deleteLeftoverFiles } from './batch-files.ts';
-import { runGroup } from './batch-group.ts';
+import { runGroups } from './batch-group.ts';
 import type { StageContext } from './stage-context.ts';
 import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
@@ -119,10 +119,7 @@ async function batchAnswers(ctx: StageContext, cells: readonly SubjectCell[]): P
     });
   }
   ctx.counts.answers.reused += cells.length - missing.length;
-  await Promise.all([
-    ...[...groups.values()].map((g) => runGroup(ctx, g)),
-    ...syncAnswers.map((c) => syncAnswer(ctx, c)),
-  ]);
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncAnswers.map((c) => syncAnswer(ctx, c))]);
 }
 
 /** Stage 2: the verdicts every stored answer is missing, through batches where the judge's provider has them. */
@@ -151,10 +148,7 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
       });
     }
   }
-  await Promise.all([
-    ...[...groups.values()].map((g) => runGroup(ctx, g)),
-    ...syncVerdicts.map((v) => syncVerdict(ctx, v)),
-  ]);
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncVerdicts.map((v) => syncVerdict(ctx, v))]);
 }
 
 /**

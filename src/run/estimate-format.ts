@@ -2,7 +2,7 @@
  * The pre-flight estimate (estimate.ts) as the terminal shows it: a line per provider, model, role and
  * mode, the totals, and what the figures assume (`rge eval run --dry-run`, and before a run's first call).
  */
-import type { Estimate } from '../store/run-state.ts';
+import type { BatchPlan, Estimate } from '../store/run-state.ts';
 
 /** Dollars at one precision: cents, or four places below a dollar (a loopback run's fractions of a cent). */
 export const usd = (x: number) => `$${x.toFixed(Math.abs(x) >= 1 ? 2 : 4)}`;
@@ -59,8 +59,10 @@ export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: n
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
   const fmtRow = (r: string[]) =>
     r.map((c, i) => (i <= 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const plan = e.batchPlan;
   const out = [
     `estimate for run ${e.runId} (${e.mode}): ${num(e.cells.total)} cells, ${num(e.cells.stored)} answers and ${num(e.cells.verdictsStored)} verdicts already stored`,
+    ...(plan?.tooLarge ? [tooLargeLine(plan.tooLarge, plan.leftUsd)] : []),
     ...all.map(fmtRow),
     `tokens: input counted with cl100k x each model's token ratio${e.assumptions.contextBounded ? '; the index is not built, so each context is bounded by k x chunk_tokens' : ''}; ` +
       `expected output ${e.assumptions.subjectOutputTokens} (subject) / ${e.assumptions.judgeOutputTokens} (judge) tokens a call, ` +
@@ -69,9 +71,84 @@ export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: n
     `budget: cap ${usd(budget.capUsd)}, ${usd(budget.leftUsd)} left`,
     ...(e.totals.worstUsd > budget.leftUsd
       ? [
-          `warning: the worst case (${usd(e.totals.worstUsd)}) is above what the cap leaves (${usd(budget.leftUsd)}): every call and batch reserves its worst case before it is sent, so the run can stop at the cap before its end; a rerun goes on from there`,
+          `warning: the worst case (${usd(e.totals.worstUsd)}) is above what the cap leaves (${usd(budget.leftUsd)}): every call and batch reserves its worst case before it is sent, ` +
+            (plan
+              ? 'so batches are sized to what the cap leaves and the rest waits for earlier batches to settle (the batch plan below)'
+              : 'so the run can stop at the cap before its end; a rerun goes on from there'),
         ]
       : []),
+    ...(plan ? formatBatchPlan(plan) : []),
   ];
   return `${out.join('\n')}\n`;
+}
+
+const what = (role: string) => (role === 'subject' ? 'answer' : 'verdict');
+
+/** Said up front: a call whose worst case alone is above what the cap leaves, which no batch can hold. */
+function tooLargeLine(t: NonNullable<BatchPlan['tooLarge']>, leftUsd: number): string {
+  return (
+    `warning: one ${what(t.role)} of ${t.provider}/${t.model} can cost up to ${usd(t.worstUsd)} at worst, more than the cap leaves (${usd(leftUsd)}): ` +
+    'no batch can hold it, so this run cannot finish under the cap; raise budget.cap_usd or narrow the run'
+  );
+}
+
+/** At most this many rows of the plan are printed (`--json` has every batch). */
+const PLAN_ROWS = 24;
+
+/** The batch plan: a row per wave and model (batches, calls, what they reserve), then what it means. */
+export function formatBatchPlan(p: BatchPlan): string[] {
+  const rows = new Map<string, string[]>();
+  const sums = new Map<string, { batches: number; calls: number; reserved: number; expected: number }>();
+  for (const b of p.batches) {
+    const key = `${b.wave}\u0000${b.role}\u0000${b.provider}/${b.model}`;
+    const sum = sums.get(key) ?? { batches: 0, calls: 0, reserved: 0, expected: 0 };
+    sums.set(key, sum);
+    sum.batches++;
+    sum.calls += b.calls;
+    sum.reserved += b.reservedUsd;
+    sum.expected += b.expectedUsd;
+  }
+  for (const [key, sum] of sums) {
+    const [wave = '', role = '', model = ''] = key.split('\u0000');
+    rows.set(key, [
+      wave,
+      role,
+      model,
+      num(sum.batches),
+      num(sum.calls),
+      usd(sum.reserved),
+      usd(sum.expected),
+    ]);
+  }
+  const header = ['wave', 'role', 'model', 'batches', 'calls', 'reserved', 'expected'];
+  const table = [header, ...[...rows.values()].slice(0, PLAN_ROWS)];
+  const widths = header.map((_, i) => Math.max(...table.map((r) => (r[i] ?? '').length)));
+  const fmtRow = (r: string[]) =>
+    r.map((c, i) => (i >= 1 && i <= 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  return [
+    `batch plan: each batch reserves its worst case before it is submitted, so it holds what the cap leaves (${usd(p.leftUsd)}) room for; what does not fit goes in a later wave, once earlier batches have settled to their real cost (here at the expected cost)`,
+    ...table.map(fmtRow),
+    ...(rows.size > PLAN_ROWS
+      ? [`... and ${rows.size - PLAN_ROWS} more rows (--json lists every batch)`]
+      : []),
+    planVerdict(p),
+  ];
+}
+
+/** What the plan means for the run: whether it fits the cap at worst, or depends on batches settling below it. */
+export function planVerdict(p: BatchPlan): string {
+  const waves = (role: string) => new Set(p.batches.filter((b) => b.role === role).map((b) => b.wave)).size;
+  const n = (x: number, one: string, many: string) => `${num(x)} ${x === 1 ? one : many}`;
+  const shape =
+    `plan: ${n(p.batches.length, 'batch', 'batches')} in ${n(p.waves, 'wave', 'waves')} ` +
+    `(answers in ${waves('subject')}, verdicts in ${waves('judge')})`;
+  if (p.fitsAtWorst)
+    return `${shape}; the worst case (${usd(p.worstUsd)}) fits what the cap leaves (${usd(p.leftUsd)}): the run finishes under the cap whatever its batches cost`;
+  if (p.unplacedCalls > 0)
+    return `${shape}; at the expected cost (${usd(p.expectedUsd)}) the cap stops the run after ${num(p.calls - p.unplacedCalls)} of ${num(p.calls)} calls: raise budget.cap_usd or narrow the run`;
+  return (
+    `${shape}; the worst case (${usd(p.worstUsd)}) is above what the cap leaves (${usd(p.leftUsd)}), so the run finishes in one command ` +
+    `only as its batches settle below their worst case (expected ${usd(p.expectedUsd)}); were every call to cost its worst case, ` +
+    `the cap would stop it after ${num(p.callsAtWorst)} of ${num(p.calls)} calls, and a rerun with a higher cap would go on`
+  );
 }

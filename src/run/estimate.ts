@@ -12,7 +12,8 @@
  * case) is long enough reads it from the cache when another call of the same model and question wrote it
  * before, at the config's assumed hit rate; misses write it again. Batch calls get the batch discount.
  * Three figures per line: expected (this mode, caching), naive (sync calls, no caching) and worst
- * (max_tokens, no caching: what the ledger reserves).
+ * (max_tokens, no caching: what the ledger reserves). In batch mode, the batch plan (batch-plan.ts):
+ * how the batches fit what the cap leaves, in how many waves.
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
@@ -22,6 +23,7 @@ import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { AnswerRecord } from '../store/cells.ts';
 import type { Estimate, EstimateLine } from '../store/run-state.ts';
+import { leftForRun, type PlanInput, planOfCalls } from './batch-plan.ts';
 import type { RunSession } from './open.ts';
 import type { PlannedJudge, PlannedSubject } from './plan.ts';
 import { contextsOf, judgeInputFor, type SubjectCell } from './work.ts';
@@ -190,12 +192,11 @@ async function callSpecs(run: RunSession): Promise<CallSpecs> {
   return calls;
 }
 
-export async function estimateRun(run: RunSession): Promise<Estimate> {
-  const est = run.plan.config.estimate;
-  const { specs, total, stored, verdictsStored } = await callSpecs(run);
+/** The estimate's lines (a line per provider, model, role and mode) and the batch calls the plan places. */
+function priceSpecs(specs: readonly CallSpec[], hit: number): { lines: EstimateLine[]; priced: PlanInput[] } {
+  const priced: PlanInput[] = [];
   const lines = new Map<string, EstimateLine>();
   const seen = new Set<string>();
-  const hit = est.cache_hit_rate;
   for (const s of specs) {
     const key = `${s.provider}\u0000${s.model}\u0000${s.role}\u0000${s.batch}`;
     const line =
@@ -231,20 +232,43 @@ export async function estimateRun(run: RunSession): Promise<Estimate> {
       } else write = prefix;
       seen.add(group);
     } else input += prefix;
-    const expected =
-      (input * p.input + read * p.cache_read + write * p.cache_write + s.expectedOutput * p.output) / 1e6;
+    const expected = withBatch(
+      (input * p.input + read * p.cache_read + write * p.cache_write + s.expectedOutput * p.output) / 1e6,
+      s.priced,
+      s.batch,
+    );
     const naive = ((prefix + rest) * p.input + s.expectedOutput * p.output) / 1e6;
-    const worst = ((prefix + rest) * Math.max(p.input, p.cache_write) + s.maxOutput * p.output) / 1e6;
+    const worst = withBatch(
+      ((prefix + rest) * Math.max(p.input, p.cache_write) + s.maxOutput * p.output) / 1e6,
+      s.priced,
+      s.batch,
+    );
     line.calls++;
     line.inputTokens += input;
     line.cacheReadTokens += read;
     line.cacheWriteTokens += write;
     line.outputTokens += s.expectedOutput;
-    line.expectedUsd += withBatch(expected, s.priced, s.batch);
+    line.expectedUsd += expected;
     line.naiveUsd += naive;
-    line.worstUsd += withBatch(worst, s.priced, s.batch);
+    line.worstUsd += worst;
+    if (s.batch)
+      priced.push({
+        ...{ provider: s.provider, model: s.model, role: s.role },
+        expectedUsd: expected,
+        worstUsd: worst,
+        // as a batch's byte limit counts them: about 4 bytes a cl100k token, and the item's envelope
+        bytes: 4 * (s.prefixTokens + s.restTokens) + 512,
+      });
   }
-  const sorted = [...lines.values()].sort(
+  return { lines: [...lines.values()], priced };
+}
+
+export async function estimateRun(run: RunSession): Promise<Estimate> {
+  const est = run.plan.config.estimate;
+  const { specs, total, stored, verdictsStored } = await callSpecs(run);
+  const hit = est.cache_hit_rate;
+  const { lines, priced } = priceSpecs(specs, hit);
+  const sorted = lines.sort(
     (a, b) =>
       a.role.localeCompare(b.role) * -1 ||
       a.provider.localeCompare(b.provider) ||
@@ -268,5 +292,6 @@ export async function estimateRun(run: RunSession): Promise<Estimate> {
       cacheHitRate: hit,
       contextBounded: run.index === null,
     },
+    batchPlan: planOfCalls(priced, leftForRun(run.ledger)),
   };
 }

@@ -10,15 +10,19 @@
  * batch (offline providers, openai-compatible) and what a batch did not return runs in sync mode.
  *
  * Before the first call: the ledger recovers what crashed processes left open, and the pre-flight
- * estimate is printed; a run whose expected cost exceeds what the ledger has left is refused. When a
- * call would cross the cap, the run stops cleanly: no new call starts, calls in flight finish, and every
- * cell not computed fails with the ledger's message.
+ * estimate is printed (in batch mode with its batch plan); a run whose expected cost exceeds what the
+ * cap leaves it (batch-plan.ts `leftForRun`: with what a stopped run's batches hold, which this run
+ * resumes) is refused. When a call would cross the cap, the run stops cleanly: no new call starts, calls
+ * in flight finish, and every cell not computed fails with the ledger's message. A batch that does not
+ * fit is not refused: it is sized to what the cap leaves, and the rest waits for earlier batches to
+ * settle (batch-waves.ts).
  */
 import { setMaxListeners } from 'node:events';
 import type { BudgetLedger } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
 import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
+import { leftForRun } from './batch-plan.ts';
 import { runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
 import { formatEstimate } from './estimate-format.ts';
@@ -134,7 +138,8 @@ async function stagesOf(
   const before = run.ledger.refresh();
   const noSpend: RunState['spend'] = { usd: 0, unaccounted_usd: 0, by_payer: [] };
   const estimate = await estimateRun(run);
-  const left = run.ledger.refresh().leftUsd;
+  run.ledger.refresh();
+  const left = leftForRun(run.ledger);
   if (estimate.totals.calls > 0 && estimate.totals.expectedUsd > 0) {
     opts.log?.(formatEstimate(estimate, { capUsd: run.plan.config.budget.cap_usd, leftUsd: left }).trimEnd());
     if (!opts.skipPreflight && estimate.totals.expectedUsd > left)

@@ -307,6 +307,58 @@ export class BudgetLedger {
   }
 
   /**
+   * Reserves, for one batch, the longest prefix of `costs` (each item's worst case, in the batch's
+   * order) that fits what the cap leaves now, without waiting: a batch is sized to the cap, never the
+   * cap to the batch. Null when not even the first item fits (`outlook` says whether it may later).
+   */
+  async reserveFitting(
+    costs: readonly number[],
+    payer: Payer,
+    kind: 'call' | 'batch' = 'batch',
+  ): Promise<{ id: string; usd: number; count: number } | null> {
+    const id = `${kind}-${randomUUID()}`;
+    return this.journal.transact(() => {
+      const s = this.summary();
+      let room = this.opts.capUsd - (s.spentUsd + s.unaccountedUsd + s.heldUsd) + 1e-12;
+      let count = 0;
+      let usd = 0;
+      for (const c of costs) {
+        if (c > room) break;
+        room -= c;
+        usd += c;
+        count++;
+      }
+      if (count === 0) return { records: [], result: null };
+      return {
+        records: [
+          ...this.capRecord(),
+          { t: 'reserve', id, usd, payer, kind, owner: this.owner, at: this.now() },
+        ] as LedgerEvent[],
+        result: { id, usd, count },
+      };
+    });
+  }
+
+  /**
+   * Whether a claim of `usd` fits what the cap leaves now; else whether it may once reservations of live
+   * processes settle (`later`: what is spent leaves room for it, and a live process holds budget), or
+   * never will under this cap (`never`).
+   */
+  outlook(usd: number): 'now' | 'later' | 'never' {
+    this.journal.catchUp();
+    const s = this.summary();
+    // the same room as reserveFitting's, computed the same way, so that the two never disagree
+    if (usd <= this.opts.capUsd - (s.spentUsd + s.unaccountedUsd + s.heldUsd) + 1e-12) return 'now';
+    const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
+    return liveHeld && s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12 ? 'later' : 'never';
+  }
+
+  /** The error a claim of `usd` that never fits is refused with. */
+  exceeded(usd: number): BudgetExceededError {
+    return new BudgetExceededError(usd, this.summary(), this.opts.configFile);
+  }
+
+  /**
    * Books what a call outside rge's metering already cost (a system under test that reports its cost):
    * reserved, spent under `key` (once) and closed in one append. It is not refused: the money was spent;
    * the cap stops what comes after (`assertUnderCap`).

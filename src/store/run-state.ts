@@ -28,6 +28,42 @@ export interface EstimateLine {
   priceSource: string;
 }
 
+/** One batch of the batch plan: what it holds and reserves, in which wave it is submitted. */
+export interface PlannedBatch {
+  /** 1-based: the batches of a wave go together; the next wave goes when they have settled */
+  wave: number;
+  provider: string;
+  model: string;
+  role: 'subject' | 'judge';
+  calls: number;
+  /** the worst case it reserves before it is submitted */
+  reservedUsd: number;
+  expectedUsd: number;
+}
+
+/**
+ * How a batch run's batches fit the budget cap (run/batch-plan.ts): each batch reserves its worst case,
+ * so batches are sized to what the cap leaves, and the rest is submitted as earlier batches settle.
+ */
+export interface BatchPlan {
+  /** what the cap left when the plan was made */
+  leftUsd: number;
+  calls: number;
+  expectedUsd: number;
+  worstUsd: number;
+  /** the whole worst case fits what is left: the run finishes under the cap whatever its batches cost */
+  fitsAtWorst: boolean;
+  /** the batches, wave by wave, when each settles at its expected cost */
+  batches: PlannedBatch[];
+  waves: number;
+  /** calls no batch holds at the expected cost: the cap would stop the run before them */
+  unplacedCalls: number;
+  /** the calls submitted before the cap stops the run if every batch costs its worst case */
+  callsAtWorst: number;
+  /** the dearest single call, when even its worst case is above what the cap leaves */
+  tooLarge: { provider: string; model: string; role: 'subject' | 'judge'; worstUsd: number } | null;
+}
+
 export interface Estimate {
   runId: string;
   mode: string;
@@ -42,6 +78,8 @@ export interface Estimate {
     /** true when the context was bounded by k x chunk_tokens (no index) */
     contextBounded: boolean;
   };
+  /** how the batches fit the cap (batch mode with batch calls to make; null otherwise) */
+  batchPlan: BatchPlan | null;
 }
 
 /** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
@@ -163,6 +201,8 @@ function combineEstimates(estimates: readonly Estimate[]): Estimate | null {
       stored: sum(estimates.map((e) => e.cells.stored)),
       verdictsStored: sum(estimates.map((e) => e.cells.verdictsStored)),
     },
+    // each slice planned its own batches under what the cap left it: their plans do not add up
+    batchPlan: estimates.length === 1 ? (first.batchPlan ?? null) : null,
   };
 }
 

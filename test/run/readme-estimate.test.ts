@@ -1,9 +1,10 @@
 /**
  * The README's cost figures for the published run are the dry run's, not typed: the expected, naive and
- * worst-case totals, the judge batches' worst case and the share of cache reads are read from
+ * worst-case totals, the judge batches' worst case, the share of cache reads and the batch plan (the
+ * batches and waves under the $100 cap, the split, how far the run would get at worst) are read from
  * `rge eval run --config configs/published.yaml --dry-run --json` (the index not built, as on a fresh
  * clone) and must stand in the README as the command prints them. The printed estimate warns when the
- * worst case is above what the cap leaves.
+ * worst case is above what the cap leaves, and prints the plan.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -48,11 +49,48 @@ describe("the README's cost figures", () => {
     for (const s of stated) expect(readme.includes(s), `the README should say: ${s}`).toBe(true);
   }, 120_000);
 
+  it('say what the run does under the cap: the batch plan of the dry run', async () => {
+    const e = JSON.parse(await dryRun(true)) as Estimate;
+    const plan = e.batchPlan;
+    if (!plan) throw new Error('the published dry run has no batch plan');
+    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    // the README tells this shape: the answers in one wave, then one judge model's verdicts split
+    // between the second wave and a third; the full run depends on its batches settling below worst
+    expect(plan).toMatchObject({ leftUsd: 100, fitsAtWorst: false, unplacedCalls: 0, tooLarge: null });
+    const answers = plan.batches.filter((b) => b.role === 'subject');
+    expect(new Set(answers.map((b) => b.wave))).toEqual(new Set([1]));
+    const laneOf = (b: { provider: string; model: string }) => `${b.provider}/${b.model}`;
+    const verdicts = plan.batches.filter((b) => b.role === 'judge');
+    const split = [...new Set(verdicts.map(laneOf))].filter(
+      (l) => new Set(verdicts.filter((b) => laneOf(b) === l).map((b) => b.wave)).size > 1,
+    );
+    expect(split).toEqual(['openai/gpt-5.4']);
+    const callsIn = (wave: number) =>
+      verdicts.filter((b) => laneOf(b) === split[0] && b.wave === wave).reduce((a, b) => a + b.calls, 0);
+    const geminiJudge = verdicts.filter((b) => b.provider === 'gemini');
+    const stated = [
+      `the answers go in one wave (${answers.length} batches, ${usd(answers.reduce((a, b) => a + b.reservedUsd, 0))} reserved)`,
+      `so GPT-5.4's are split, ${callsIn(2)} in the second wave`,
+      `(Gemini's in ${geminiJudge.length} batches, under its 20 MB limit for a batch)`,
+      `and the other ${callsIn(3)} in a third`,
+      `**${plan.batches.length} batches in ${plan.waves} waves**`,
+      `the cap would stop the run after ${plan.callsAtWorst.toLocaleString('en')} of the ${plan.calls.toLocaleString('en')} calls`,
+    ];
+    for (const s of stated) expect(readme.includes(s), `the README should say: ${s}`).toBe(true);
+    expect(plan.waves).toBe(3);
+  }, 120_000);
+
   it('come with a warning when the worst case is above what the cap leaves', async () => {
     const printed = await dryRun(false);
     expect(printed).toMatch(
       /^warning: the worst case \(\$\d+\.\d\d\) is above what the cap leaves \(\$100\.00\)/m,
     );
     expect(printed).toMatch(/^cache: .* cache reads are \d+% of cache tokens here$/m);
+    // the plan: a row per wave and model, then what it means for the run under the cap
+    expect(printed).toMatch(/^wave +role +model +batches +calls +reserved +expected$/m);
+    expect(printed).toMatch(/^ +3 +judge +openai\/gpt-5\.4 +1 +\d+ +\$\d+\.\d\d +\$\d+\.\d\d$/m);
+    expect(printed).toMatch(
+      /^plan: \d+ batches in 3 waves \(answers in 1, verdicts in 2\); the worst case \(\$\d+\.\d\d\) is above what the cap leaves \(\$100\.00\), so the run finishes in one command only as its batches settle below their worst case/m,
+    );
   }, 120_000);
 });

@@ -186,6 +186,68 @@ describe('BudgetLedger: reserve, settle, release', () => {
   });
 });
 
+describe('BudgetLedger: a batch sized to what the cap leaves', () => {
+  it('reserves the longest prefix of the items that fits, never more than the cap', async () => {
+    const dir = freshDir();
+    const l = ledger(dir);
+    await l.reserve(0.3, CLAUDE);
+    // left 0.7: 0.25 + 0.25 fit, 0.25 + 0.25 + 0.25 = 0.75 does not; the cheaper fourth item is not
+    // taken out of turn (a batch is a run of the queue, in order)
+    const got = await l.reserveFitting([0.25, 0.25, 0.25, 0.1], GEMINI);
+    expect(got).toMatchObject({ usd: 0.5, count: 2 });
+    expect(got?.id).toMatch(/^batch-/);
+    expect(events(dir).at(-1)).toMatchObject({ t: 'reserve', id: got?.id, usd: 0.5, kind: 'batch' });
+    expect(l.summary().leftUsd).toBeCloseTo(0.2, 12);
+    // exactly up to the cap
+    expect(await l.reserveFitting([0.2, 0.01], GPT)).toMatchObject({ usd: 0.2, count: 1 });
+    expect(l.summary().leftUsd).toBeCloseTo(0, 12);
+  });
+
+  it('reserves nothing, at once, when not even the first item fits; the outlook says whether it may later', async () => {
+    const dir = freshDir();
+    const l = ledger(dir);
+    const held = await l.reserveFitting([0.6], GEMINI);
+    const before = events(dir).length;
+    const started = Date.now();
+    expect(await l.reserveFitting([0.5, 0.1], GPT)).toBeNull();
+    expect(Date.now() - started).toBeLessThan(2000); // no waiting: the caller decides
+    expect(events(dir)).toHaveLength(before);
+    // 0.4 fits now; 0.5 may once the live batch settles (spent 0 + 0.5 <= 1); 1.5 never will
+    expect(l.outlook(0.4)).toBe('now');
+    expect(l.outlook(0.5)).toBe('later');
+    expect(l.outlook(1.5)).toBe('never');
+    // the batch settles at a tenth of its worst case: 0.5 fits
+    await l.settle(held?.id as string, [{ key: 'b:1', usd: 0.06 }], { close: true });
+    expect(l.outlook(0.5)).toBe('now');
+    expect(await l.reserveFitting([0.5, 0.5], GPT)).toMatchObject({ usd: 0.5, count: 1 });
+    // spent 0.06 and 0.5 held by this (live) process: 0.45 may fit later, 0.95 never
+    expect(l.outlook(0.45)).toBe('later');
+    expect(l.outlook(0.95)).toBe('never');
+    expect(l.exceeded(0.95)).toBeInstanceOf(BudgetExceededError);
+    expect(l.exceeded(0.95).message).toMatch(/the next call needs up to \$0\.9500/);
+  });
+
+  it('says never when only a stopped process holds the budget (nobody live will settle it)', async () => {
+    const dir = freshDir();
+    const pid = await deadPid();
+    await mkdir(dir, { recursive: true });
+    const reserve: LedgerEvent = {
+      t: 'reserve',
+      id: 'batch-dead',
+      usd: 0.8,
+      payer: GEMINI,
+      kind: 'batch',
+      owner: { pid, host: hostname() },
+      at: '2026-12-01T00:00:00.000Z',
+    };
+    await appendFile(join(dir, LEDGER_JOURNAL), `${JSON.stringify(reserve)}\n`);
+    const l = ledger(dir);
+    expect(l.outlook(0.5)).toBe('never');
+    await l.adopt('batch-dead');
+    expect(l.outlook(0.5)).toBe('later');
+  });
+});
+
 describe('BudgetLedger: the recorded cap', () => {
   it('the first reservation records the cap it spends under; the same cap is not recorded again', async () => {
     const dir = freshDir();

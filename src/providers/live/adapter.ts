@@ -108,6 +108,22 @@ export interface BatchFiles {
   delete(fileId: string, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * Largest number of items and bytes of requests one batch of each provider may hold (the run's batches
+ * and the dry run's batch plan split by them).
+ */
+export const BATCH_LIMITS = {
+  anthropic: { items: 100_000, bytes: 200 * 1024 * 1024 },
+  openai: { items: 50_000, bytes: 190 * 1024 * 1024 },
+  /** inline requests are limited to 20 MB per batch */
+  gemini: { items: 10_000, bytes: 18 * 1024 * 1024 },
+} satisfies Record<string, { items: number; bytes: number }>;
+
+/** A provider's batch limits, or null when its calls cannot go in a batch. */
+export function batchLimitsOf(provider: string): { items: number; bytes: number } | null {
+  return (BATCH_LIMITS as Record<string, { items: number; bytes: number }>)[provider] ?? null;
+}
+
 /** The batch API of a provider (Anthropic Message Batches, OpenAI Batch + Files, Gemini batch mode). */
 export interface BatchAdapter {
   /** Largest number of items and bytes of requests one batch may hold. */

@@ -131,7 +131,7 @@ export function classify(err: unknown, signal?: AbortSignal): Error {
 }
 
 class AnthropicBatches implements live.BatchAdapter {
-  readonly limits = { items: 100_000, bytes: 200 * 1024 * 1024 };
+  readonly limits = live.BATCH_LIMITS.anthropic;
 
   constructor(
     private readonly client: Anthropic,

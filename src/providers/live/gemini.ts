@@ -217,8 +217,7 @@ const ENDED = new Set([
 ]);
 
 class GeminiBatches implements live.BatchAdapter {
-  /** Inline requests are limited to 20 MB per batch. */
-  readonly limits = { items: 10_000, bytes: 18 * 1024 * 1024 };
+  readonly limits = live.BATCH_LIMITS.gemini;
 
   constructor(
     private readonly ai: GoogleGenAI,

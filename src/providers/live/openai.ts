@@ -222,7 +222,7 @@ class OpenAIBatchFiles implements live.BatchFiles {
 }
 
 class OpenAIBatches implements live.BatchAdapter {
-  readonly limits = { items: 50_000, bytes: 190 * 1024 * 1024 };
+  readonly limits = live.BATCH_LIMITS.openai;
   readonly files: OpenAIBatchFiles;
   /** the input file of a tag whose batch was not created yet: the next attempt's, not uploaded again */
   private readonly uploads = new Map<string, string>();

@@ -49,11 +49,19 @@ async function childArgs(): Promise<string[]> {
   return bundle ? [bundle] : ['--import', 'tsx', CHILD];
 }
 
-/** Runs the child; with `killAfterMs`, kills it that long after its stages begin. */
+/** A named point of a run: the first line it prints (after its stages begin) that matches `line`. */
+export interface KillPoint {
+  line: RegExp;
+}
+
+/**
+ * Runs the child; with `kill`, kills it that many ms after its stages begin, or as soon as it prints the
+ * line of a kill point.
+ */
 export async function runChild(
   c: CrashSettings,
   servers: LoopbackServers,
-  killAfterMs: number | null,
+  kill: number | KillPoint | null,
 ): Promise<ChildOutcome> {
   const args = await childArgs();
   return new Promise((resolve, reject) => {
@@ -79,9 +87,13 @@ export async function runChild(
     let armed = false;
     child.stdout.on('data', (d: Buffer) => {
       out += d;
-      if (!armed && killAfterMs !== null && out.includes('STAGES')) {
+      if (armed || kill === null || !out.includes('STAGES')) return;
+      if (typeof kill === 'number') {
         armed = true;
-        setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        setTimeout(() => child.kill('SIGKILL'), kill);
+      } else if (kill.line.test(out.slice(out.indexOf('STAGES')))) {
+        armed = true;
+        child.kill('SIGKILL');
       }
     });
     child.stderr.on('data', (d: Buffer) => {
