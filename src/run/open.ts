@@ -25,8 +25,9 @@ import { inConfig, type LoadContext, planFromRequest } from './load.ts';
 import type { PlannedJudge, PlannedSubject, RunPlan } from './plan.ts';
 import { resolveFrom } from './plan.ts';
 import type { RunRequest } from './request.ts';
+import { RunRetrieval } from './retrieval.ts';
 import { PipelineSubject, type SubjectSystem, SystemSubject } from './subjects.ts';
-import { RunRetrieval, RunWork } from './work.ts';
+import { RunWork } from './work.ts';
 
 export interface OpenContext {
   /** the folder the plan's relative paths are resolved against */

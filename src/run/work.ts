@@ -17,7 +17,6 @@ import {
   type SubjectInput,
 } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
-import type { Index } from '../retrieval/index.ts';
 import {
   type AnswerIdentity,
   type AnswerRecord,
@@ -31,6 +30,7 @@ import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts
 import { contextChunkOf } from '../system/contexts.ts';
 import type { SystemQuestion } from '../system/contract.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
+import type { RunRetrieval } from './retrieval.ts';
 
 /**
  * What a subject is asked for a cell: a model, inside rge's pipeline, its rendered request; a system (a
@@ -73,39 +73,6 @@ export interface VerdictCell {
   request: ModelRequest;
   identity: VerdictIdentity;
   key: string;
-}
-
-/** The retrieved chunks as subjects and judges see them. */
-export async function retrieveContext(index: Index, question: Question, k: number): Promise<ContextChunk[]> {
-  const hits = await index.retrieve(question.text, { k });
-  return hits.map((h) => ({
-    id: h.id,
-    company: h.company,
-    fy: h.fy,
-    heading: h.heading,
-    pages: h.pages,
-    text: h.text,
-  }));
-}
-
-/** Top-k retrieval for a run: once per question, shared by every subject, run index and slice. */
-export class RunRetrieval {
-  private readonly retrieved = new Map<string, Promise<ContextChunk[]>>();
-
-  constructor(
-    private readonly index: Index | null,
-    private readonly k: number,
-  ) {}
-
-  of(question: Question): Promise<ContextChunk[]> {
-    if (!this.index) throw new Error('the index is not built (dry run)');
-    let pending = this.retrieved.get(question.id);
-    if (!pending) {
-      pending = retrieveContext(this.index, question, this.k);
-      this.retrieved.set(question.id, pending);
-    }
-    return pending;
-  }
 }
 
 /** What a judge is shown for a case. */
