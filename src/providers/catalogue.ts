@@ -125,7 +125,7 @@ const ANTHROPIC_CONTRACT: ModelContract = {
   thinkingAllowanceTokens: 0,
   note: 'API version 2026-10-21 refuses temperature, top_p and top_k (even at their defaults), so none is sent and Claude samples at its default',
   source:
-    'https://platform.claude.com/docs/en/api/migration-2026-10-21 (Migrate to API version 2026-10-21); @anthropic-ai/sdk 1.14.0 MessageCreateParamsBase',
+    'https://platform.claude.com/docs/en/api/migration-2026-10-21 (Migrate to API version 2026-10-21); @anthropic-ai/sdk 1.16.0 MessageCreateParamsBase',
 };
 
 /**
