@@ -163,6 +163,17 @@ const GEMINI3_CONTRACT: ModelContract = {
 };
 
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
+/** Where Anthropic states each model's minimum cacheable prompt length. */
+const ANTHROPIC_CACHE_LIMITS =
+  'https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations';
+/**
+ * How the cache limits were read: this machine has no internet, and the stored copies of the vendor's
+ * page that could be searched give only its opening, so the section was read where public repositories
+ * quote it: verbatim as of 2026-07-28 (a test fixture), in a fact check against the page of 2026-10-01
+ * (its tiers listed, the Haiku 4.5 line verbatim) and in an undated full copy from May to July 2026.
+ */
+const ANTHROPIC_CACHE_READ =
+  'read 2026-12-03 where public repositories quote that list: verbatim as of 2026-07-28, in a fact check of 2026-10-01 and in an undated full copy of the page from mid-2026; not on the live page';
 const OPENAI_PRICING = 'https://openai.com/api/pricing/';
 const GEMINI_PRICING = 'https://ai.google.dev/gemini-api/docs/pricing';
 const READ_ON = '2026-12-01';
@@ -183,7 +194,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       read: "https://platform.claude.com/docs/zh-CN/about-claude/pricing (the vendor's localized copy: $3 input, $3.75 5-minute cache write, $0.30 cache hit, $15 output) and https://platform.claude.com/docs/en/models/sonnet-4-6/overview (1M context, 128K output)",
       grade: 'vendor',
-      note: 'the flat rate above 200K input tokens (no long-context premium since 2026-03-13) rests on secondary sources (agentmastered.com, deploybase.ai); the 50% batch discount is on the vendor model pages',
+      note:
+        'the flat rate above 200K input tokens (no long-context premium since 2026-03-13) rests on secondary sources (agentmastered.com, deploybase.ai); the 50% batch discount is on the vendor model pages; ' +
+        `cache minimum: 1,024 tokens (${ANTHROPIC_CACHE_LIMITS}: "1,024 tokens for Claude Opus 4.8, Claude Sonnet 5, Claude Sonnet 4.6, Claude Sonnet 4.5, ..."; ${ANTHROPIC_CACHE_READ}). ` +
+        'The page gave 2,048 for Sonnet 4.6 for a time in spring 2026 (a copy read 2026-04-14), until its revision of 2026-05-15 lowered it to 1,024 (a docs-change digest of that day), the likely origin of the 2,048 reported; in February 2026, when the page said 1,024, a user saw no caching below about 2,048 tokens on claude-sonnet-4-6 (github.com/anthropics/anthropic-sdk-python/issues/1194). rge uses the figure for the expected cost only; the worst case a call reserves does not depend on it',
     },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
@@ -203,6 +217,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       read: 'https://platform.claude.com/docs/zh-CN/about-claude/pricing and https://platform.claude.com/docs/en/models/haiku-4-5/overview (model id claude-haiku-4-5-20251001, whose alias this is; 200K context, 64K output)',
       grade: 'vendor',
+      note: `cache minimum: 4,096 tokens (${ANTHROPIC_CACHE_LIMITS}: "4,096 tokens for Claude Haiku 4.5"; ${ANTHROPIC_CACHE_READ}); the page's figure for Haiku 4.5 in every copy read, from February to October 2026`,
     },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
