@@ -92,7 +92,12 @@ export interface ModelContract {
   sampling: { temperature: boolean; top_p: boolean };
   /** sampling parameters are accepted only at this reasoning setting (GPT-5.x: `reasoning_effort: none`) */
   samplingOnlyWith?: { reasoning_effort: ReasoningEffort };
-  /** does the API take a sampling seed */
+  /**
+   * Does the API take a sampling seed. Where it does, rge sends a subject's cell seed (never a judge's:
+   * a verdict request has none) and claims no determinism from it: OpenAI's `seed` is deprecated in the
+   * pinned `openai` types ("Determinism is not guaranteed"), Gemini's is best effort. What a seed buys
+   * is a rerun that sends the same request; the spread of a question's runs is measured, not assumed 0.
+   */
   seed: boolean;
   /** the reasoning control rge may set; null when rge sets none for this model */
   reasoning: ReasoningControl | null;
@@ -131,7 +136,9 @@ const ANTHROPIC_CONTRACT: ModelContract = {
 /**
  * GPT-5.x on Chat Completions: a reasoning model that takes `reasoning_effort`; `temperature` and
  * `top_p` only with `reasoning_effort: none` (then it answers without reasoning), `max_completion_tokens`
- * never `max_tokens`, and a `seed`. rge sends effort none with temperature 0, the methodology's setting.
+ * never `max_tokens`, and a `seed`, which the pinned `openai` types mark deprecated and which promises
+ * a best effort at most. rge sends effort none with temperature 0, the methodology's setting, and a
+ * subject's cell seed; neither makes a reply repeat, and rge does not claim they do.
  */
 const GPT5_CONTRACT: ModelContract = {
   apiVersion: null,
@@ -141,7 +148,7 @@ const GPT5_CONTRACT: ModelContract = {
   reasoning: { field: 'reasoning_effort', values: ['none', 'low', 'medium', 'high', 'xhigh'] },
   defaults: { reasoning_effort: 'none', temperature: 0, seed: true },
   thinkingAllowanceTokens: 0,
-  note: "reasoning_effort none, the one setting at which GPT-5.x accept temperature, so the methodology's temperature 0 is sent, with a seed",
+  note: "reasoning_effort none, the one setting at which GPT-5.x accept temperature, so the methodology's temperature 0 is sent, with a subject's cell seed (deprecated in the openai types, best effort: no determinism is claimed)",
   source: 'https://platform.openai.com/docs/guides/latest-model (GPT-5.x parameter compatibility)',
 };
 
@@ -149,7 +156,8 @@ const GPT5_CONTRACT: ModelContract = {
  * Gemini 3 always thinks (`thinkingLevel`; Pro takes low, medium and high) and counts thinking tokens
  * toward `maxOutputTokens`. It accepts `temperature`, but Google's Gemini 3 guide recommends leaving it at
  * its default 1.0 and warns that lower values can cause looping or degraded performance; rge follows the
- * vendor (no temperature sent, the cell's seed sent) and reports the deviation from temperature 0.
+ * vendor (no temperature sent, a subject's cell seed sent, which Gemini honours as a best effort only)
+ * and reports the deviation from temperature 0.
  */
 const GEMINI3_CONTRACT: ModelContract = {
   apiVersion: 'v1beta',

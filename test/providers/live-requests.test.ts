@@ -5,6 +5,7 @@
  * runtime checks pin what the published config's requests send to each provider.
  */
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type {
   Model as AnthropicModel,
   MessageCreateParamsBase,
@@ -59,6 +60,8 @@ describe('the request builders return the SDKs’ own param types (type level)',
     >();
     // a completion as the SDK types it is what rge reads of one
     expectTypeOf<ChatCompletion>().toExtend<CompletionView>();
+    // the seed rge sends a subject's cell is still a param (deprecated: see below)
+    expectTypeOf<ChatCompletionCreateParamsNonStreaming['seed']>().toEqualTypeOf<number | null | undefined>();
   });
 
   it('Gemini: GenerateContentConfig, with the thinking level and the schema as the SDK’s enums', () => {
@@ -98,6 +101,35 @@ describe('the pinned SDKs are the ones the catalogue was read against', () => {
     expect(contractOf('anthropic', 'claude-sonnet-4-6').contract.source).toContain(
       `@anthropic-ai/sdk ${pinned} MessageCreateParamsBase`,
     );
+  });
+});
+
+describe("OpenAI's seed: deprecated in the pinned types, no determinism, and rge says so", () => {
+  /** The doc comment of a param in the pinned SDK's declaration of the chat completion params. */
+  const docOf = async (field: string): Promise<string> => {
+    const js = createRequire(import.meta.url).resolve('openai/resources/chat/completions/completions');
+    const dts = await readFile(js.replace(/\.js$/, '.d.ts'), 'utf8');
+    const params = dts.slice(dts.indexOf('export interface ChatCompletionCreateParamsBase'));
+    const at = params.indexOf(`\n    ${field}?:`);
+    expect(at, `${field} is not a param of the pinned SDK`).toBeGreaterThan(0);
+    return params.slice(params.lastIndexOf('/**', at), at);
+  };
+
+  it('the pinned openai types mark seed deprecated and say determinism is not guaranteed', async () => {
+    const doc = (await docOf('seed')).replace(/\s*\n\s*\*\s*/g, ' ');
+    expect(doc).toContain('@deprecated');
+    expect(doc).toContain('best effort');
+    expect(doc).toContain('Determinism is not guaranteed');
+  });
+
+  it('the GPT-5.4 contract and the README say so, and claim no determinism', async () => {
+    const { contract } = contractOf('openai', 'gpt-5.4');
+    expect(contract.seed).toBe(true);
+    expect(contract.note).toMatch(/deprecated in the openai types, best effort: no determinism is claimed/);
+    const readme = (await readFile(new URL('../../README.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ');
+    expect(readme).toContain("OpenAI's `seed` is deprecated in the pinned `openai` types");
+    expect(readme).toContain('rge claims no determinism, from the seed or from temperature 0');
+    expect(readme).toContain('never to a judge (a verdict request carries none)');
   });
 });
 
