@@ -92,7 +92,12 @@ export interface ModelContract {
   sampling: { temperature: boolean; top_p: boolean };
   /** sampling parameters are accepted only at this reasoning setting (GPT-5.x: `reasoning_effort: none`) */
   samplingOnlyWith?: { reasoning_effort: ReasoningEffort };
-  /** does the API take a sampling seed */
+  /**
+   * Does the API take a sampling seed. Where it does, rge sends a subject's cell seed (never a judge's:
+   * a verdict request has none) and claims no determinism from it: OpenAI's `seed` is deprecated in the
+   * pinned `openai` types ("Determinism is not guaranteed"), Gemini's is best effort. What a seed buys
+   * is a rerun that sends the same request; the spread of a question's runs is measured, not assumed 0.
+   */
   seed: boolean;
   /** the reasoning control rge may set; null when rge sets none for this model */
   reasoning: ReasoningControl | null;
@@ -125,13 +130,15 @@ const ANTHROPIC_CONTRACT: ModelContract = {
   thinkingAllowanceTokens: 0,
   note: 'API version 2026-10-21 refuses temperature, top_p and top_k (even at their defaults), so none is sent and Claude samples at its default',
   source:
-    'https://platform.claude.com/docs/en/api/migration-2026-10-21 (Migrate to API version 2026-10-21); @anthropic-ai/sdk 1.14.0 MessageCreateParamsBase',
+    'https://platform.claude.com/docs/en/api/migration-2026-10-21 (Migrate to API version 2026-10-21); @anthropic-ai/sdk 1.16.0 MessageCreateParamsBase',
 };
 
 /**
  * GPT-5.x on Chat Completions: a reasoning model that takes `reasoning_effort`; `temperature` and
  * `top_p` only with `reasoning_effort: none` (then it answers without reasoning), `max_completion_tokens`
- * never `max_tokens`, and a `seed`. rge sends effort none with temperature 0, the methodology's setting.
+ * never `max_tokens`, and a `seed`, which the pinned `openai` types mark deprecated and which promises
+ * a best effort at most. rge sends effort none with temperature 0, the methodology's setting, and a
+ * subject's cell seed; neither makes a reply repeat, and rge does not claim they do.
  */
 const GPT5_CONTRACT: ModelContract = {
   apiVersion: null,
@@ -141,7 +148,7 @@ const GPT5_CONTRACT: ModelContract = {
   reasoning: { field: 'reasoning_effort', values: ['none', 'low', 'medium', 'high', 'xhigh'] },
   defaults: { reasoning_effort: 'none', temperature: 0, seed: true },
   thinkingAllowanceTokens: 0,
-  note: "reasoning_effort none, the one setting at which GPT-5.x accept temperature, so the methodology's temperature 0 is sent, with a seed",
+  note: "reasoning_effort none, the one setting at which GPT-5.x accept temperature, so the methodology's temperature 0 is sent, with a subject's cell seed (deprecated in the openai types, best effort: no determinism is claimed)",
   source: 'https://platform.openai.com/docs/guides/latest-model (GPT-5.x parameter compatibility)',
 };
 
@@ -149,7 +156,8 @@ const GPT5_CONTRACT: ModelContract = {
  * Gemini 3 always thinks (`thinkingLevel`; Pro takes low, medium and high) and counts thinking tokens
  * toward `maxOutputTokens`. It accepts `temperature`, but Google's Gemini 3 guide recommends leaving it at
  * its default 1.0 and warns that lower values can cause looping or degraded performance; rge follows the
- * vendor (no temperature sent, the cell's seed sent) and reports the deviation from temperature 0.
+ * vendor (no temperature sent, a subject's cell seed sent, which Gemini honours as a best effort only)
+ * and reports the deviation from temperature 0.
  */
 const GEMINI3_CONTRACT: ModelContract = {
   apiVersion: 'v1beta',
@@ -163,6 +171,17 @@ const GEMINI3_CONTRACT: ModelContract = {
 };
 
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
+/** Where Anthropic states each model's minimum cacheable prompt length. */
+const ANTHROPIC_CACHE_LIMITS =
+  'https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations';
+/**
+ * How the cache limits were read: this machine has no internet, and the stored copies of the vendor's
+ * page that could be searched give only its opening, so the section was read where public repositories
+ * quote it: verbatim as of 2026-07-28 (a test fixture), in a fact check against the page of 2026-10-01
+ * (its tiers listed, the Haiku 4.5 line verbatim) and in an undated full copy from May to July 2026.
+ */
+const ANTHROPIC_CACHE_READ =
+  'read 2026-12-03 where public repositories quote that list: verbatim as of 2026-07-28, in a fact check of 2026-10-01 and in an undated full copy of the page from mid-2026; not on the live page';
 const OPENAI_PRICING = 'https://openai.com/api/pricing/';
 const GEMINI_PRICING = 'https://ai.google.dev/gemini-api/docs/pricing';
 const READ_ON = '2026-12-01';
@@ -183,7 +202,10 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       read: "https://platform.claude.com/docs/zh-CN/about-claude/pricing (the vendor's localized copy: $3 input, $3.75 5-minute cache write, $0.30 cache hit, $15 output) and https://platform.claude.com/docs/en/models/sonnet-4-6/overview (1M context, 128K output)",
       grade: 'vendor',
-      note: 'the flat rate above 200K input tokens (no long-context premium since 2026-03-13) rests on secondary sources (agentmastered.com, deploybase.ai); the 50% batch discount is on the vendor model pages',
+      note:
+        'the flat rate above 200K input tokens (no long-context premium since 2026-03-13) rests on secondary sources (agentmastered.com, deploybase.ai); the 50% batch discount is on the vendor model pages; ' +
+        `cache minimum: 1,024 tokens (${ANTHROPIC_CACHE_LIMITS}: "1,024 tokens for Claude Opus 4.8, Claude Sonnet 5, Claude Sonnet 4.6, Claude Sonnet 4.5, ..."; ${ANTHROPIC_CACHE_READ}). ` +
+        'The page gave 2,048 for Sonnet 4.6 for a time in spring 2026 (a copy read 2026-04-14), until its revision of 2026-05-15 lowered it to 1,024 (a docs-change digest of that day), the likely origin of the 2,048 reported; in February 2026, when the page said 1,024, a user saw no caching below about 2,048 tokens on claude-sonnet-4-6 (github.com/anthropics/anthropic-sdk-python/issues/1194). rge uses the figure for the expected cost only; the worst case a call reserves does not depend on it',
     },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,
@@ -203,6 +225,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       readOn: READ_ON,
       read: 'https://platform.claude.com/docs/zh-CN/about-claude/pricing and https://platform.claude.com/docs/en/models/haiku-4-5/overview (model id claude-haiku-4-5-20251001, whose alias this is; 200K context, 64K output)',
       grade: 'vendor',
+      note: `cache minimum: 4,096 tokens (${ANTHROPIC_CACHE_LIMITS}: "4,096 tokens for Claude Haiku 4.5"; ${ANTHROPIC_CACHE_READ}); the page's figure for Haiku 4.5 in every copy read, from February to October 2026`,
     },
     contract: ANTHROPIC_CONTRACT,
     tokenRatio: 1.35,

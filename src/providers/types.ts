@@ -114,7 +114,11 @@ export interface ModelRequest {
   structured?: SubjectInput | JudgeInput;
   /** identifies the cell, for replay and for seeding sampling at temperature > 0 */
   cell?: { questionId: string; runIndex: number; subjectId?: string; seed: string };
-  /** the cell's sampling seed (derived from the run seed, question and run index); sent when `parameters.seed` */
+  /**
+   * the cell's sampling seed (derived from the run seed, question and run index); sent when
+   * `parameters.seed`. A subject's request has one, a judge's none. A best effort at most at the
+   * provider: no determinism follows from it.
+   */
   seed?: number;
 }
 

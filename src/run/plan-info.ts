@@ -18,14 +18,24 @@ import {
   resolveFrom,
 } from './plan-types.ts';
 
-function described(m: (PlannedSubject | PlannedJudge) & { config: Subject | Judge }): DescribedModel {
+/**
+ * A subject or judge as the report describes it. A judge's request carries no seed (only a subject's
+ * cell has one, `renderSubjectRequest`), so a judge is not said to send one even where its model's
+ * contract would take it; its `parameters` in the request identity are left as they are.
+ */
+function described(
+  m: (PlannedSubject | PlannedJudge) & { config: Subject | Judge },
+  role: 'subject' | 'judge',
+): DescribedModel {
+  const { seed, ...unseeded } = m.parameters;
+  const parameters = role === 'subject' && seed !== undefined ? { ...unseeded, seed } : unseeded;
   return {
     id: m.id,
     provider: m.provider,
     model: m.model,
     family: m.family,
-    parameters: m.parameters,
-    sent: describeParameters(m.parameters),
+    parameters,
+    sent: describeParameters(parameters),
     maxTokens: m.maxTokens,
     deviation: temperatureDeviation(m.provider, m.model, m.parameters),
     // a user's system: its version (declared or its files' hash) is what a gate compares
@@ -78,8 +88,8 @@ export function runInfo(
     cells: chosen.subjects.length * chosen.questions.length * chosen.runs,
     describe: {
       config: config.name,
-      subjects: chosen.subjects.map(described),
-      judges: chosen.judges.map(described),
+      subjects: chosen.subjects.map((m) => described(m, 'subject')),
+      judges: chosen.judges.map((m) => described(m, 'judge')),
       corpus: {
         embedder: config.corpus.embedder,
         chunkTokens: config.corpus.chunk_tokens,

@@ -141,7 +141,10 @@ export const BUILTIN_SUBJECT_PROMPT: SubjectPrompt = {
 
 /**
  * The provider seed of a cell (OpenAI and Gemini take one): 31 bits of SHA-256 over the run's seed, the
- * question and the run index, so every cell is reproducible and the runs of a question differ.
+ * question and the run index, so a rerun sends each cell the same request and the runs of a question
+ * differ. It does not make a reply repeat: the providers promise a best effort at most (OpenAI's `seed`
+ * is deprecated), so rge reuses stored answers rather than relying on it, and measures the run-to-run
+ * spread.
  */
 export function cellSeed(cell: NonNullable<ModelRequest['cell']>): number {
   return (

@@ -20,7 +20,7 @@ import {
   processWarnings,
   serverKeys,
 } from '../helpers/live.ts';
-import { defaultReply } from '../loopback/common.ts';
+import { defaultReply, type LoopbackCall } from '../loopback/common.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 
 const setArgs = (overrides: string[]) => overrides.flatMap((o) => ['--set', o]);
@@ -100,8 +100,18 @@ describe('rge eval run against live providers (loopback)', () => {
         '| sent to claude (subject) | no sampling or reasoning parameter; output limit 1024 tokens; deviation from temperature 0: no temperature: API version 2026-10-21 refuses temperature, top_p and top_k',
       );
       expect(md).toContain(
-        '| sent to gpt-judge (judge) | temperature 0, reasoning_effort none, seed; output limit 2048 tokens; temperature 0 as the methodology fixes it |',
+        '| sent to gpt-judge (judge) | temperature 0, reasoning_effort none; output limit 2048 tokens; temperature 0 as the methodology fixes it |',
       );
+      expect(md).toMatch(/\| sent to gpt \(subject\) \| temperature 0, reasoning_effort none, seed; /);
+      // ... as the wire has it: a seed on every OpenAI and Gemini subject call, none on a judge call
+      // (a verdict asks for a schema) and none to Anthropic, which takes no seed
+      const seeds = (calls: readonly LoopbackCall[], judge: boolean) =>
+        new Set(calls.filter((c) => (c.schema !== null) === judge).map((c) => c.seed === null));
+      for (const server of [s.openai, s.gemini]) {
+        expect(seeds(server.calls, false)).toEqual(new Set([false]));
+        expect(seeds(server.calls, true)).toEqual(new Set([true]));
+      }
+      expect(new Set(s.anthropic.calls.map((c) => c.seed))).toEqual(new Set([null]));
       expect(md).toMatch(
         /\| sent to gemini \(subject\) \| thinking_level low, seed; output limit 3072 tokens; deviation from temperature 0: no temperature: Google's Gemini 3 guide advises/,
       );

@@ -3,7 +3,7 @@
  * POST /v1/messages (non-streaming), POST /v1/messages/count_tokens, and Message Batches (create,
  * retrieve, list, cancel, delete, results JSONL).
  *
- * Note: SDK 1.14 sends `apiKey` as `Authorization: Bearer`, older ones as `x-api-key`; both are accepted.
+ * Note: SDK 1.14 to 1.16 send `apiKey` as `Authorization: Bearer`, older ones as `x-api-key`; both are accepted.
  *
  * The server is as strict as the API: every request needs a known `anthropic-version` header, and a
  * Messages body (sync, count_tokens, or a batch's params) may carry only the fields that version takes
@@ -107,7 +107,7 @@ function rateLimitHeaders(s: RateLimitSnapshot): Record<string, string> {
 
 /**
  * The API versions the server knows: 2023-06-01, the first, which still takes sampling parameters, and
- * 2026-10-21, the one SDK 1.14 sends (client.js `buildHeaders`), which does not.
+ * 2026-10-21, the one SDK 1.14 to 1.16 send (client.js `buildHeaders`), which does not.
  */
 export const API_VERSIONS = ['2023-06-01', '2026-10-21'] as const;
 

@@ -225,6 +225,29 @@ describe('the catalogue itself', () => {
     }
   });
 
+  it("every Claude entry's cache minimum cites Anthropic's cache limits with the same figure", () => {
+    const claude = CATALOGUE.filter((m) => m.provider === 'anthropic');
+    expect(claude.map((m) => [m.apiId, m.minCacheTokens])).toEqual([
+      ['claude-sonnet-4-6', 1024], // 2,048 was the page's figure in spring 2026 only (see the entry's note)
+      ['claude-haiku-4-5', 4096],
+    ]);
+    for (const m of claude) {
+      const cited = /cache minimum: ([\d,]+) tokens \((\S+): "([^"]+)"; read (\d{4}-\d{2}-\d{2}) /.exec(
+        m.source.note ?? '',
+      );
+      expect(cited, `${m.apiId} cites no cache minimum`).not.toBeNull();
+      const [, figure = '', page, quote = '', readOn = ''] = cited ?? [];
+      expect(page).toBe(
+        'https://platform.claude.com/docs/en/build-with-claude/prompt-caching#cache-limitations',
+      );
+      expect(Number(figure.replaceAll(',', '')), m.apiId).toBe(m.minCacheTokens);
+      // the vendor's line gives that figure for this very model
+      expect(quote.startsWith(`${figure} tokens for `), m.apiId).toBe(true);
+      expect(quote, m.apiId).toContain(m.name);
+      expect(new Date(`${readOn}T00:00:00Z`).toISOString().slice(0, 10)).toBe(readOn);
+    }
+  });
+
   it('API ids are unique per provider', () => {
     const ids = CATALOGUE.map((m) => `${m.provider}/${m.apiId}`);
     expect(new Set(ids).size).toBe(ids.length);

@@ -4,7 +4,10 @@
  * when the SDK drops a field rge sends, or when it brings back one rge relies on being gone. The
  * runtime checks pin what the published config's requests send to each provider.
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import type {
+  Model as AnthropicModel,
   MessageCreateParamsBase,
   MessageCreateParamsNonStreaming,
 } from '@anthropic-ai/sdk/resources/messages/messages';
@@ -21,8 +24,9 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions/completions';
-import type { ReasoningEffort } from 'openai/resources/shared';
+import type { ChatModel, ReasoningEffort } from 'openai/resources/shared';
 import { beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { CATALOGUE } from '../../src/providers/catalogue.ts';
 import { contractOf } from '../../src/providers/contract.ts';
 import { anthropicStop, messageParams } from '../../src/providers/live/anthropic.ts';
 import {
@@ -56,6 +60,8 @@ describe('the request builders return the SDKs’ own param types (type level)',
     >();
     // a completion as the SDK types it is what rge reads of one
     expectTypeOf<ChatCompletion>().toExtend<CompletionView>();
+    // the seed rge sends a subject's cell is still a param (deprecated: see below)
+    expectTypeOf<ChatCompletionCreateParamsNonStreaming['seed']>().toEqualTypeOf<number | null | undefined>();
   });
 
   it('Gemini: GenerateContentConfig, with the thinking level and the schema as the SDK’s enums', () => {
@@ -63,6 +69,67 @@ describe('the request builders return the SDKs’ own param types (type level)',
     expectTypeOf(geminiResponseSchema).returns.toEqualTypeOf<Schema>();
     expectTypeOf<ThinkingConfig['thinkingLevel']>().toEqualTypeOf<ThinkingLevel | undefined>();
     expectTypeOf(geminiStop).parameter(0).toEqualTypeOf<GenerateContentResponse>();
+  });
+});
+
+/** The model ids a union names, without its open `(string & {})` member. */
+type NamedIds<T> = T extends string ? (string extends T ? never : T) : never;
+
+describe('the pinned SDKs are the ones the catalogue was read against', () => {
+  // The catalogue's Claude and OpenAI models, as the pinned SDKs' model unions name them: an SDK that
+  // drops one (as @anthropic-ai/sdk 1.15.0 dropped the retired claude-sonnet-4-5) fails tsc here.
+  const CLAUDE = ['claude-sonnet-4-6', 'claude-haiku-4-5'] as const;
+  const GPT = ['gpt-5.4', 'gpt-5.4-mini'] as const;
+
+  it('every Claude and GPT model of the catalogue is one the pinned SDK names', () => {
+    expectTypeOf<(typeof CLAUDE)[number]>().toExtend<NamedIds<AnthropicModel>>();
+    expectTypeOf<(typeof GPT)[number]>().toExtend<NamedIds<ChatModel>>();
+    const ids = (provider: string) =>
+      CATALOGUE.filter((m) => m.provider === provider)
+        .map((m) => m.apiId)
+        .sort();
+    expect(ids('anthropic')).toEqual([...CLAUDE].sort());
+    expect(ids('openai')).toEqual([...GPT].sort());
+  });
+
+  it('the Anthropic contract names the SDK version it was read against, the one package.json pins', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const pinned = pkg.dependencies['@anthropic-ai/sdk'];
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(contractOf('anthropic', 'claude-sonnet-4-6').contract.source).toContain(
+      `@anthropic-ai/sdk ${pinned} MessageCreateParamsBase`,
+    );
+  });
+});
+
+describe("OpenAI's seed: deprecated in the pinned types, no determinism, and rge says so", () => {
+  /** The doc comment of a param in the pinned SDK's declaration of the chat completion params. */
+  const docOf = async (field: string): Promise<string> => {
+    const js = createRequire(import.meta.url).resolve('openai/resources/chat/completions/completions');
+    const dts = await readFile(js.replace(/\.js$/, '.d.ts'), 'utf8');
+    const params = dts.slice(dts.indexOf('export interface ChatCompletionCreateParamsBase'));
+    const at = params.indexOf(`\n    ${field}?:`);
+    expect(at, `${field} is not a param of the pinned SDK`).toBeGreaterThan(0);
+    return params.slice(params.lastIndexOf('/**', at), at);
+  };
+
+  it('the pinned openai types mark seed deprecated and say determinism is not guaranteed', async () => {
+    const doc = (await docOf('seed')).replace(/\s*\n\s*\*\s*/g, ' ');
+    expect(doc).toContain('@deprecated');
+    expect(doc).toContain('best effort');
+    expect(doc).toContain('Determinism is not guaranteed');
+  });
+
+  it('the GPT-5.4 contract and the README say so, and claim no determinism', async () => {
+    const { contract } = contractOf('openai', 'gpt-5.4');
+    expect(contract.seed).toBe(true);
+    expect(contract.note).toMatch(/deprecated in the openai types, best effort: no determinism is claimed/);
+    const readme = (await readFile(new URL('../../README.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ');
+    expect(readme).toContain("OpenAI's `seed` is deprecated in the pinned `openai` types");
+    expect(readme).toContain('rge claims no determinism, from the seed or from temperature 0');
+    expect(readme).toContain('never to a judge (a verdict request carries none)');
   });
 });
 
