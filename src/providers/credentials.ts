@@ -79,7 +79,7 @@ function publicPrefixOf(secret: string): string {
   return PUBLIC_PREFIX.exec(secret)?.[0] ?? '';
 }
 
-/** `text` with every masked form of `secret` (its start, a mask, its end) replaced. */
+/** `text` with every masked form of `secret` (its start, a mask, its end: the whole token) replaced. */
 function redactMasked(text: string, secret: string): string {
   let out = '';
   let last = 0;
@@ -93,8 +93,10 @@ function redactMasked(text: string, secret: string): string {
     const h = startOfSecret(text.slice(headStart, start), secret);
     const t = endOfSecret(text.slice(end, tailEnd), secret);
     if (h - publicPrefixOf(secret).length < 3 && t < 4) continue;
-    out += `${text.slice(last, start - h)}${REDACTED}`;
-    last = end + t;
+    // the whole masked token goes, whichever side matched: another secret's pass may have taken the
+    // other side already, and what is left of a token (its public prefix, a tail) says nothing useful
+    out += `${text.slice(last, headStart)}${REDACTED}`;
+    last = tailEnd;
   }
   return last === 0 ? text : out + text.slice(last);
 }

@@ -212,3 +212,14 @@ describe('compatibleKey', () => {
     expect(err.message).toBe('subject local needs an API key: set LOCAL_KEY in the environment or in .env');
   });
 });
+
+describe('redactSecrets: order of the secrets', () => {
+  it('a masked key goes whole though another secret with the same last four was registered first', () => {
+    registerSecret('zz-other-secret-value-6789');
+    registerSecret('sk-test-order-0123456789');
+    const masked = 'sk-test-************6789';
+    expect(redactSecrets(`Incorrect API key provided: ${masked}. You can`)).toBe(
+      'Incorrect API key provided: [redacted]. You can',
+    );
+  });
+});
