@@ -30,7 +30,7 @@ import {
   type ValidationSample,
   type ValidationServer,
 } from '../validation/index.ts';
-import { type CliIO, positiveInteger } from './io.ts';
+import { type CliIO, existingPath, positiveInteger } from './io.ts';
 
 interface RunFlags {
   config: string;
@@ -180,7 +180,9 @@ export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<Vali
   const labelsDir = resolve(io.cwd, flags.labelsDir);
   const labeller = personOf('labeller', flags.labeller);
   const port = portOf(flags.port);
-  const file = flags.sample ? resolve(io.cwd, flags.sample) : await latestSampleFile(labelsDir);
+  const file = flags.sample
+    ? existingPath(io.cwd, '--sample', flags.sample, 'file')
+    : await latestSampleFile(labelsDir);
   if (!file)
     throw new UsageError(
       `no validation sample in ${join(labelsDir, 'samples')}; draw one with rge validation sample, or give --sample`,

@@ -283,7 +283,7 @@ describe('rge validation sample, rge label, rge review: usage', () => {
     expect(none.code).toBe(2);
     expect(none.err).toContain('no validation sample in');
     const missing = await runRge(dir, 'label', '--labeller', 'ana', '--sample', 'nope.json');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toContain('nope.json: file not found');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('--sample nope.json: no such file');
   });
 });
