@@ -21,12 +21,15 @@ import {
   completedResponses,
   drawValidationSample,
   labelSession,
+  labelsFile,
   latestSampleFile,
   loadSample,
   PersonName,
   reviewSession,
   type StoredCell,
+  setAsideTornTail,
   startValidationServer,
+  tornFile,
   type ValidationSample,
   type ValidationServer,
 } from '../validation/index.ts';
@@ -175,6 +178,16 @@ export async function sampleCommand(
   return { sample, file };
 }
 
+/** A labels file a crash left with a cut-off last line: the line set aside in `<file>.torn`, with a note. */
+async function repairLabels(io: CliIO, file: string): Promise<void> {
+  const cut = await setAsideTornTail(file);
+  if (cut)
+    io.err(
+      `rge label: note: ${shown(io, file)}:${cut.line}: a cut-off last line (${cut.bytes} bytes, a label ` +
+        `being saved when rge stopped) is not a label; it was moved to ${shown(io, tornFile(file))}\n`,
+    );
+}
+
 /** `rge label` without the wait: starts the server over the sample and prints its URL. */
 export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<ValidationServer> {
   const labelsDir = resolve(io.cwd, flags.labelsDir);
@@ -188,6 +201,7 @@ export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<Vali
       `no validation sample in ${join(labelsDir, 'samples')}; draw one with rge validation sample, or give --sample`,
     );
   const sample = await loadSample(file);
+  await repairLabels(io, labelsFile(labelsDir, sample.sample_id));
   const session = labelSession(sample, labeller, labelsDir);
   const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge label: ${m}\n`) });
   const state = await session.state();
