@@ -203,8 +203,8 @@ export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<Vali
   const sample = await loadSample(file);
   await repairLabels(io, labelsFile(labelsDir, sample.sample_id));
   const session = labelSession(sample, labeller, labelsDir);
+  const state = await session.state(); // reads the labels file: a bad line stops rge before it listens
   const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge label: ${m}\n`) });
-  const state = await session.state();
   io.out(
     `labelling sample ${sample.sample_id} (${sample.items.length} responses) as ${labeller}: ` +
       `${Object.keys(state.done).length} labelled so far; labels go to ${shown(io, session.file)}\n` +

@@ -201,6 +201,20 @@ describe('rge label: the JSON API', () => {
     expect(Object.keys((await call(server, '/api/session')).json.done as object)).toHaveLength(2);
     expect((await call(server, '/api/labels', label(2))).status).toBe(201);
     expect(await readLabels(dir)).toHaveLength(3);
+    await server.close();
+    const lines3 = readFileSync(file, 'utf8').split('\n');
+    await writeFile(file, [lines3[0], cut, ...lines3.slice(1)].join('\n'));
+    const bad = startLabelling(
+      { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
+      captureIO(dir),
+    );
+    await expect(bad).rejects.toThrow(`${file}:2: invalid JSON`);
+    await expect(bad).rejects.toThrow('fix or delete that line');
+    await writeFile(file, lines3.join('\n'));
+    server = await startLabelling(
+      { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
+      captureIO(dir),
+    );
   });
 
   it('starts the page at item 0 when every item is labelled', async () => {
