@@ -102,7 +102,8 @@ export async function readLabelsFile(file: string): Promise<HumanLabel[]> {
   const issues = lines.flatMap((l) => l.issues);
   const [first] = issues;
   if (first) {
-    const more = issues.length > 1 ? ` (first of ${issues.length} problems)` : '';
+    const bad = lines.filter((l) => l.issues.length > 0).length;
+    const more = bad > 1 ? ` (first of ${bad} bad lines)` : '';
     throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}; ${LINE_REMEDY}${more}`, {
       file,
       line: first.line,
@@ -131,7 +132,7 @@ async function cutTornTail(file: string): Promise<{ line: number; bytes: number 
  * under the file's lock the torn line is cut off and kept in `<file>.torn`. Returns what was cut, or null.
  */
 export async function setAsideTornTail(file: string): Promise<{ line: number; bytes: number } | null> {
-  if (!existsSync(file)) return null;
+  if (!existsSync(file) || !tornTail(await readFile(file, 'utf8'))) return null;
   return withFileLock(file, () => cutTornTail(file));
 }
 

@@ -17,6 +17,7 @@ import { setWriteFault, sha256 } from '../../src/util/fs.ts';
 import { runRge, spawnRge } from '../helpers/cli.ts';
 import { startLoopbackServer } from '../helpers/http-server.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
+import { handSample } from '../validation/hand-sample.ts';
 
 const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
 
@@ -932,6 +933,17 @@ const ROWS: Row[] = [
     args: ['budget', '--results-dir', 'nope'],
     exit: 2,
     names: '--results-dir nope:',
+  },
+  {
+    id: 'labels-line',
+    input: 'a labels file: a bad line before its last (a torn last line is set aside instead)',
+    args: ['label', '--sample', 'sample.json', '--labeller', 'ana', '--labels-dir', 'labels'],
+    exit: 1,
+    names: 'labels/labels-hand-0123456789ab.jsonl:1:',
+    setup: async (dir) => {
+      await write(dir, 'sample.json', JSON.stringify(handSample(2)));
+      await write(dir, 'labels/labels-hand-0123456789ab.jsonl', '{"kind":"label"\n{}\n');
+    },
   },
   {
     id: 'batches-record',
