@@ -6,7 +6,7 @@ import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { Progress } from '../util/progress.ts';
 import { registerFetchCommand } from './corpus-fetch.ts';
-import { type CliIO, nonNegativeInteger, positiveInteger } from './io.ts';
+import { type CliIO, existingPath, nonNegativeInteger, positiveInteger } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 export const DEFAULTS = {
@@ -116,7 +116,7 @@ async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
     throw new UsageError('--company-from: no such file', { file: at(flags.companyFrom) });
   if (flags.pdfs)
     docs = await documentsFromFolder(
-      at(flags.pdfs),
+      existingPath(io.cwd, '--pdfs', flags.pdfs, 'folder'),
       flags.companyFrom === undefined ? {} : { companies: at(flags.companyFrom) },
     );
   else docs = documentsFromSources((await loadSources(at(flags.sources))).documents, at(flags.pdfDir));

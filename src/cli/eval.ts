@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { RunSession } from '../run/open.ts';
@@ -282,6 +283,8 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
       if (flags.set && !flags.config)
         throw new UsageError('--set needs --config: it overrides a field of the config to compare with');
       const { BudgetLedger } = await import('../store/ledger.ts');
+      if (flags.resultsDir !== 'data/results' && !existsSync(resolve(io.cwd, flags.resultsDir)))
+        throw new UsageError(`--results-dir ${flags.resultsDir}: no results folder there`);
       const ledger = BudgetLedger.reader(resolve(io.cwd, flags.resultsDir));
       const recorded = ledger.recordedCap();
       let compared: { capUsd: number; warnUsd: number; source: string } | null = null;

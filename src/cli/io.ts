@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { redactSecrets } from '../providers/credentials.ts';
 import { UsageError } from '../util/errors.ts';
 /**
@@ -39,4 +41,25 @@ export function nonNegativeInteger(name: string, value: string | undefined): num
   if (!Number.isInteger(n) || n < 0 || value.trim() === '')
     throw new UsageError(`--${name} must be a non-negative integer, got "${value}"`);
   return n;
+}
+
+/**
+ * A path given with a flag, which must exist (a folder where `kind` is 'folder'): else a usage error
+ * (exit 2) naming the flag and the path. Returns the path resolved against `cwd`.
+ */
+export function existingPath(
+  cwd: string,
+  flag: string,
+  path: string,
+  kind: 'file' | 'folder' | 'file or folder' = 'file or folder',
+): string {
+  const at = resolve(cwd, path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(at).isDirectory();
+  } catch {
+    throw new UsageError(`${flag} ${path}: no such ${kind}`);
+  }
+  if (kind === 'folder' && !isDir) throw new UsageError(`${flag} ${path}: not a folder (give a folder)`);
+  return at;
 }

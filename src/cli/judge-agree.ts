@@ -46,7 +46,7 @@ import {
   saladSetting,
   subsetsOf,
 } from '../validation/index.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 
 const DEFAULT_CONFIG = 'configs/fixture.yaml';
 /** The repository's own fixture config: the default when the working folder has no configs/fixture.yaml. */
@@ -84,12 +84,13 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
     throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
   const minKappa = parseMinKappa(opts.minKappa);
 
+  const file = existingPath(io.cwd, '--file', opts.file);
   const opened = await openJudges(io, {
     ...(opts.config === undefined ? {} : { config: opts.config }),
     judge: opts.judge ?? [],
     resultsDir: opts.resultsDir,
   });
-  let items = await loadAgreementItems(format, resolve(io.cwd, opts.file), {
+  let items = await loadAgreementItems(format, file, {
     ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
     ...(opts.questions === undefined ? {} : { questions: resolve(io.cwd, opts.questions) }),
   });

@@ -32,7 +32,7 @@ import {
 } from '../validation/index.ts';
 import { loadSample, readLabels } from '../validation/labels.ts';
 import { medianScore } from '../validation/summary.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 import { loadAgreementItems, type OpenedJudges, openJudges } from './judge-agree.ts';
 
 export interface AuditFlags {
@@ -58,7 +58,7 @@ async function humanSet(
   items: AgreementItem[];
   human: (i: number, d: 'correctness' | 'grounding' | 'calibration') => number | null;
 }> {
-  const sample = await loadSample(resolve(io.cwd, flags.sample as string));
+  const sample = await loadSample(existingPath(io.cwd, '--sample', flags.sample as string, 'file'));
   const labels = await readLabels(resolve(io.cwd, flags.labelsDir));
   const config = await loadRunConfig(resolve(io.cwd, flags.config ?? 'configs/fixture.yaml'));
   const questions = new Map(
@@ -103,7 +103,7 @@ async function publicAuditSet(io: CliIO, flags: AuditFlags, limit: number): Prom
   if (flags.file === undefined) throw new UsageError('--format needs --file');
   const format = flags.format as AgreementFormat;
   const items = deterministicSample(
-    await loadAgreementItems(format, resolve(io.cwd, flags.file), {
+    await loadAgreementItems(format, existingPath(io.cwd, '--file', flags.file), {
       ...(flags.docs ? { docs: resolve(io.cwd, flags.docs) } : {}),
       ...(flags.questions ? { questions: resolve(io.cwd, flags.questions) } : {}),
     }),

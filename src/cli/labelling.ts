@@ -21,16 +21,19 @@ import {
   completedResponses,
   drawValidationSample,
   labelSession,
+  labelsFile,
   latestSampleFile,
   loadSample,
   PersonName,
   reviewSession,
   type StoredCell,
+  setAsideTornTail,
   startValidationServer,
+  tornFile,
   type ValidationSample,
   type ValidationServer,
 } from '../validation/index.ts';
-import { type CliIO, positiveInteger } from './io.ts';
+import { type CliIO, existingPath, positiveInteger } from './io.ts';
 
 interface RunFlags {
   config: string;
@@ -175,20 +178,33 @@ export async function sampleCommand(
   return { sample, file };
 }
 
+/** A labels file a crash left with a cut-off last line: the line set aside in `<file>.torn`, with a note. */
+async function repairLabels(io: CliIO, file: string): Promise<void> {
+  const cut = await setAsideTornTail(file);
+  if (cut)
+    io.err(
+      `rge label: note: ${shown(io, file)}:${cut.line}: a cut-off last line (${cut.bytes} bytes, a label ` +
+        `being saved when rge stopped) is not a label; it was moved to ${shown(io, tornFile(file))}\n`,
+    );
+}
+
 /** `rge label` without the wait: starts the server over the sample and prints its URL. */
 export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<ValidationServer> {
   const labelsDir = resolve(io.cwd, flags.labelsDir);
   const labeller = personOf('labeller', flags.labeller);
   const port = portOf(flags.port);
-  const file = flags.sample ? resolve(io.cwd, flags.sample) : await latestSampleFile(labelsDir);
+  const file = flags.sample
+    ? existingPath(io.cwd, '--sample', flags.sample, 'file')
+    : await latestSampleFile(labelsDir);
   if (!file)
     throw new UsageError(
       `no validation sample in ${join(labelsDir, 'samples')}; draw one with rge validation sample, or give --sample`,
     );
   const sample = await loadSample(file);
+  await repairLabels(io, labelsFile(labelsDir, sample.sample_id));
   const session = labelSession(sample, labeller, labelsDir);
+  const state = await session.state(); // reads the labels file: a bad line stops rge before it listens
   const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge label: ${m}\n`) });
-  const state = await session.state();
   io.out(
     `labelling sample ${sample.sample_id} (${sample.items.length} responses) as ${labeller}: ` +
       `${Object.keys(state.done).length} labelled so far; labels go to ${shown(io, session.file)}\n` +

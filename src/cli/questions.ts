@@ -7,7 +7,7 @@ import type { RunConfig } from '../run/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 
 const DEFAULTS = {
   questions: 'fixtures/questions.jsonl',
@@ -208,7 +208,7 @@ async function importAction(io: CliIO, argument: string | undefined, opts: Impor
   const { importQuestions, formatImportSummary, loadIndexChunks } = await import('../questions/index.ts');
   const format = opts.format as ImportFormat;
   const out = resolve(io.cwd, opts.out ?? `data/questions/${format}.jsonl`);
-  const chunks = await loadIndexChunks(resolve(io.cwd, opts.index));
+  const chunks = await loadIndexChunks(existingPath(io.cwd, '--index', opts.index, 'folder'));
   const { questions: imported, summary } = await importQuestions(format, file, chunks);
   await writeImported(out, imported, chunks);
   io.out(formatImportSummary(summary, relative(io.cwd, out) || out));

@@ -2,10 +2,14 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Index, IndexManifest, RetrieveOptions } from '../retrieval/index.ts';
 import { UsageError } from '../util/errors.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 import { OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 
 const DEFAULT_INDEX = 'data/index';
+
+/** The --index folder: one given on the command line must exist (exit 2); the default may be unbuilt. */
+const indexDir = (io: CliIO, index: string) =>
+  index === DEFAULT_INDEX ? resolve(io.cwd, index) : existingPath(io.cwd, '--index', index, 'folder');
 
 function parseK(raw: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
@@ -104,7 +108,7 @@ function registerChecksumCommand(index: Command, io: CliIO): void {
 
 async function checksumAction(io: CliIO, opts: { index: string; verify?: boolean }): Promise<void> {
   const { openIndex, verifyIndex } = await import('../retrieval/index.ts');
-  const dir = resolve(io.cwd, opts.index);
+  const dir = indexDir(io, opts.index);
   if (!opts.verify) {
     const idx = await openIndex(dir);
     io.out(`${idx.checksum}\n`);
@@ -184,7 +188,7 @@ async function retrieveAction(io: CliIO, question: string, opts: RetrieveFlags):
   if ((opts.explainChunk || opts.explainPage) && !opts.explain)
     throw new UsageError('--explain-chunk and --explain-page go with --explain');
   const { openIndex } = await import('../retrieval/index.ts');
-  const idx = await openIndex(resolve(io.cwd, opts.index), {
+  const idx = await openIndex(indexDir(io, opts.index), {
     embedderOptions: opts.modelDir ? { modelDir: resolve(io.cwd, opts.modelDir) } : {},
   });
   const filters = { k: opts.k, company: opts.company, fy: opts.fy, questionScope: opts.scope === true };

@@ -61,6 +61,8 @@ export {
   readLabelsFile,
   readReviews,
   reviewsFile,
+  setAsideTornTail,
+  tornFile,
 } from './labels.ts';
 export {
   type CompletedResponse,

@@ -4,16 +4,17 @@
  * - `<labels-dir>/labels-<sample_id>.jsonl`: one `HumanLabel` per line, appended as each is given;
  * - `<labels-dir>/reviews.jsonl`: one `ContestedReview` per line, appended as each is given.
  * The JSONL files are never rewritten: a re-label (a re-review) appends a new line and the last one wins.
- * A bad line is an error naming file:line. Join labels and reviews to a run's case rows by `answer_key`.
+ * A torn last line (a crash mid-write) is skipped by the readers and cut off into `<file>.torn` by the
+ * writers and `rge label`; a bad line anywhere else is an error naming file:line. Join labels and reviews to a run's case rows by `answer_key`.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
+import { appendFile, readdir, readFile, stat, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { RgeError } from '../util/errors.ts';
-import { sha256 } from '../util/fs.ts';
-import { readJsonl } from '../util/jsonl.ts';
+import { readTextFile, sha256 } from '../util/fs.ts';
+import { parseJsonlLines, readJsonl } from '../util/jsonl.ts';
 import { withFileLock } from '../util/lock.ts';
 import { ContestedReview, HumanLabel, ValidationSample } from './schema.ts';
 
@@ -70,11 +71,69 @@ function lastPerKey<T>(records: readonly T[], key: (r: T) => string): T[] {
   return [...last.values()];
 }
 
-/** The labels of one labels file, last per (labeller, item_id); [] when the file does not exist. */
+/**
+ * The torn last line of a JSONL text: the bytes after its last newline when they are not whole JSON (a
+ * writer killed mid-line), with its 1-based line; null when the text ends in a newline or a whole record.
+ */
+export function tornTail(text: string): { at: number; line: number; bytes: number } | null {
+  if (text === '' || text.endsWith('\n')) return null;
+  const at = text.lastIndexOf('\n') + 1;
+  try {
+    JSON.parse(text.slice(at));
+    return null;
+  } catch {
+    return { at, line: text.slice(0, at).split('\n').length, bytes: Buffer.byteLength(text.slice(at)) };
+  }
+}
+
+const LINE_REMEDY =
+  'fix or delete that line (one label per line; a later label of the same item replaces an earlier one)';
+
+/**
+ * The labels of one labels file, last per (labeller, item_id); [] when the file does not exist. A torn
+ * last line is not a label and is skipped (`setAsideTornTail` moves it out of the file); a bad line
+ * anywhere else is an error naming file:line and what to do.
+ */
 export async function readLabelsFile(file: string): Promise<HumanLabel[]> {
   if (!existsSync(file)) return [];
-  const records = (await readJsonl(file, HumanLabel)).map((r) => r.value);
+  const text = await readTextFile(file);
+  const torn = tornTail(text);
+  const lines = parseJsonlLines(torn ? text.slice(0, torn.at) : text, HumanLabel);
+  const issues = lines.flatMap((l) => l.issues);
+  const [first] = issues;
+  if (first) {
+    const bad = lines.filter((l) => l.issues.length > 0).length;
+    const more = bad > 1 ? ` (first of ${bad} bad lines)` : '';
+    throw new RgeError(`${first.field ? `${first.field}: ` : ''}${first.message}; ${LINE_REMEDY}${more}`, {
+      file,
+      line: first.line,
+    });
+  }
+  const records = lines.map((l) => l.value as HumanLabel);
   return lastPerKey(records, (l) => `${l.sample_id}\u0000${l.labeller}\u0000${l.item_id}`);
+}
+
+/** Where `setAsideTornTail` keeps the torn last lines it cut from `file`. */
+export const tornFile = (file: string) => `${file}.torn`;
+
+/** Cuts a torn last line off `file` into `<file>.torn` (the caller holds the file's lock); what it cut. */
+async function cutTornTail(file: string): Promise<{ line: number; bytes: number } | null> {
+  if (!existsSync(file)) return null;
+  const text = await readFile(file, 'utf8');
+  const torn = tornTail(text);
+  if (!torn) return null;
+  await appendFile(tornFile(file), `${text.slice(torn.at)}\n`);
+  await truncate(file, Buffer.byteLength(text.slice(0, torn.at)));
+  return { line: torn.line, bytes: torn.bytes };
+}
+
+/**
+ * Repairs a JSONL file a crash left with a torn last line, as the cell stores do (src/store/jsonl.ts):
+ * under the file's lock the torn line is cut off and kept in `<file>.torn`. Returns what was cut, or null.
+ */
+export async function setAsideTornTail(file: string): Promise<{ line: number; bytes: number } | null> {
+  if (!existsSync(file) || !tornTail(await readFile(file, 'utf8'))) return null;
+  return withFileLock(file, () => cutTornTail(file));
 }
 
 /**
@@ -101,11 +160,12 @@ export async function readReviews(labelsDir: string): Promise<ContestedReview[]>
 }
 
 /**
- * Appends one record as one line (under the file's lock). A torn last line left by a crash stays as it
- * is (the readers then name it) and the record goes on a line of its own: nothing is rewritten.
+ * Appends one record as one line (under the file's lock). A torn last line left by a crash is first cut
+ * off into `<file>.torn`; a last line that is whole JSON without its newline gets one.
  */
 export async function appendRecord(file: string, record: unknown): Promise<void> {
   await withFileLock(file, async () => {
+    await cutTornTail(file);
     let prefix = '';
     if (existsSync(file)) {
       const text = await readFile(file, 'utf8');

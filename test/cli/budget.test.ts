@@ -18,8 +18,13 @@ const LIVE = 'configs/published.yaml --set budget.cap_usd=0.65 --set budget.warn
 const scratch = scratchDirs('rge-budget-cli-');
 
 describe('rge budget', () => {
-  it('an empty folder: nothing spent, no cap recorded', async () => {
-    const { code, out } = await runRge(root, 'budget', '--results-dir', scratch());
+  it('an empty folder: nothing spent, no cap recorded; a folder that does not exist is a usage error', async () => {
+    const dir = scratch();
+    const none = await runRge(root, 'budget', '--results-dir', dir);
+    expect(none.code).toBe(2);
+    expect(none.err).toBe(`rge: --results-dir ${dir}: no results folder there\n`);
+    await mkdir(dir, { recursive: true });
+    const { code, out } = await runRge(root, 'budget', '--results-dir', dir);
     expect(code).toBe(0);
     expect(out).toContain('no run has recorded a cap in this ledger yet');
     expect(out).toContain('spent $0.0000, unaccounted $0.0000, held $0.0000');

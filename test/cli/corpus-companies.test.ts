@@ -94,7 +94,8 @@ describe('company names for rge corpus ingest --pdfs', () => {
       ),
     );
     const idx = await rge(work, 'index', 'checksum', '--index', 'idx-bad');
-    expect(idx.code).toBe(1);
+    expect(idx.code).toBe(2);
+    expect(idx.err).toBe('rge: --index idx-bad: no such folder\n');
   });
 
   it('a map entry for a file not in the folder names its line; a missing --company-from is a usage error', async () => {

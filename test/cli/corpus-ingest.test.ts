@@ -196,7 +196,11 @@ describe('rge corpus ingest --pdfs DIR, then rge retrieve', () => {
     );
     const missing = await rge(work, 'corpus', 'ingest', '--pdfs', 'nope', '--embedder', 'bm25', '-q');
     expect(missing.code).toBe(2);
-    expect(missing.err).toMatch(/^rge: \/.*\/nope: no such folder\n$/);
+    expect(missing.err).toBe('rge: --pdfs nope: no such folder\n');
+    await writeFile(join(work, 'a-file.pdf'), 'not a folder');
+    const file = await rge(work, 'corpus', 'ingest', '--pdfs', 'a-file.pdf', '--embedder', 'bm25', '-q');
+    expect(file.code).toBe(2);
+    expect(file.err).toBe('rge: --pdfs a-file.pdf: not a folder (give a folder)\n');
   });
 
   it('has help on ingest', async () => {

@@ -17,6 +17,7 @@ import { setWriteFault, sha256 } from '../../src/util/fs.ts';
 import { runRge, spawnRge } from '../helpers/cli.ts';
 import { startLoopbackServer } from '../helpers/http-server.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';
+import { handSample } from '../validation/hand-sample.ts';
 
 const DOC = fileURLToPath(new URL('../../docs/errors.md', import.meta.url));
 
@@ -876,6 +877,73 @@ const ROWS: Row[] = [
     args: ['results', 'batches', '--results-dir', 'nope'],
     exit: 2,
     names: 'nope:',
+  },
+  {
+    id: 'pdfs-not-folder',
+    input: '`--pdfs` names a file, not a folder',
+    args: ['corpus', 'ingest', '--pdfs', 'run.yaml', '--index', 'index2', '--embedder', 'bm25', '-q'],
+    exit: 2,
+    names: '--pdfs run.yaml:',
+  },
+  {
+    id: 'agree-file-missing',
+    input: '`judge agree --file` names a file that does not exist',
+    args: ['judge', 'agree', '--format', 'attributionbench', '--file', 'nope.jsonl', '--config', 'run.yaml'],
+    exit: 2,
+    names: '--file nope.jsonl:',
+  },
+  {
+    id: 'audit-sample-missing',
+    input: '`judge audit --sample` names a file that does not exist',
+    args: ['judge', 'audit', '--sample', 'nope.json', '--config', 'run.yaml'],
+    exit: 2,
+    names: '--sample nope.json:',
+  },
+  {
+    id: 'label-sample-missing',
+    input: '`label --sample` names a file that does not exist',
+    args: ['label', '--sample', 'nope.json', '--labeller', 'ana'],
+    exit: 2,
+    names: '--sample nope.json:',
+  },
+  {
+    id: 'import-index-missing',
+    input: '`questions import --index` names a folder that does not exist',
+    args: ['questions', 'import', 'questions.jsonl', '--format', 'financebench', '--index', 'nope'],
+    exit: 2,
+    names: '--index nope:',
+  },
+  {
+    id: 'checksum-index-missing',
+    input: '`index checksum --index` names a folder that does not exist',
+    args: ['index', 'checksum', '--index', 'nope'],
+    exit: 2,
+    names: '--index nope:',
+  },
+  {
+    id: 'retrieve-index-missing',
+    input: '`retrieve --index` names a folder that does not exist',
+    args: ['retrieve', 'revenue', '--index', 'nope'],
+    exit: 2,
+    names: '--index nope:',
+  },
+  {
+    id: 'budget-dir-missing',
+    input: '`budget --results-dir` names a folder that does not exist',
+    args: ['budget', '--results-dir', 'nope'],
+    exit: 2,
+    names: '--results-dir nope:',
+  },
+  {
+    id: 'labels-line',
+    input: 'a labels file: a bad line before its last (a torn last line is set aside instead)',
+    args: ['label', '--sample', 'sample.json', '--labeller', 'ana', '--labels-dir', 'labels'],
+    exit: 1,
+    names: 'labels/labels-hand-0123456789ab.jsonl:1:',
+    setup: async (dir) => {
+      await write(dir, 'sample.json', JSON.stringify(handSample(2)));
+      await write(dir, 'labels/labels-hand-0123456789ab.jsonl', '{"kind":"label"\n{}\n');
+    },
   },
   {
     id: 'batches-record',

@@ -138,11 +138,10 @@ describe('rge retrieve', () => {
     }
   });
 
-  it('names the folder and `rge corpus ingest` when the index is missing', async () => {
+  it('a given --index that does not exist is a usage error naming the flag and the folder', async () => {
     const { code, err } = await rge(cwd, 'retrieve', 'dividend', '--index', 'nowhere');
-    expect(code).toBe(1);
-    expect(err).toContain(join(cwd, 'nowhere'));
-    expect(err).toContain('rge corpus ingest');
+    expect(code).toBe(2);
+    expect(err).toBe('rge: --index nowhere: no such folder\n');
   });
 });
 

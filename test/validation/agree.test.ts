@@ -620,8 +620,8 @@ describe('rge judge agree', () => {
     await bad(['--format', 'salad', '--file', 'ab.jsonl', '--limit', '0'], /--limit/);
     await bad(['--format', 'salad', '--file', 'salad', '--docs', 'docs-webgpt.json'], /--docs names/);
     const missing = await agree(dir, '--format', 'attributionbench', '--file', 'missing.jsonl');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toMatch(/file not found/);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toBe('rge: --file missing.jsonl: no such file or folder\n');
     await expect(loadAgreementItems('attributionbench', join(dir, 'missing.jsonl'))).rejects.toThrow(
       /file not found/,
     );

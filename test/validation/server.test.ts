@@ -181,6 +181,42 @@ describe('rge label: the JSON API', () => {
     });
   });
 
+  it('a cut-off last line (a crash mid-save) is set aside with a note, not a stop; the labels before it stay', async () => {
+    for (const i of [0, 1]) expect((await call(server, '/api/labels', label(i))).status).toBe(201);
+    await server.close();
+    const whole = readFileSync(file, 'utf8');
+    const cut = whole.split('\n')[0]?.slice(0, 40) as string;
+    await appendFile(file, cut);
+    const io = captureIO(dir);
+    server = await startLabelling(
+      { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
+      io,
+    );
+    expect(io.text).toContain(
+      'rge label: note: labels-hand-0123456789ab.jsonl:3: a cut-off last line (40 bytes, a label being saved ' +
+        'when rge stopped) is not a label; it was moved to labels-hand-0123456789ab.jsonl.torn',
+    );
+    expect(readFileSync(file, 'utf8')).toBe(whole);
+    expect(readFileSync(`${file}.torn`, 'utf8')).toBe(`${cut}\n`);
+    expect(Object.keys((await call(server, '/api/session')).json.done as object)).toHaveLength(2);
+    expect((await call(server, '/api/labels', label(2))).status).toBe(201);
+    expect(await readLabels(dir)).toHaveLength(3);
+    await server.close();
+    const lines3 = readFileSync(file, 'utf8').split('\n');
+    await writeFile(file, [lines3[0], cut, ...lines3.slice(1)].join('\n'));
+    const bad = startLabelling(
+      { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
+      captureIO(dir),
+    );
+    await expect(bad).rejects.toThrow(`${file}:2: invalid JSON`);
+    await expect(bad).rejects.toThrow('fix or delete that line');
+    await writeFile(file, lines3.join('\n'));
+    server = await startLabelling(
+      { sample: join(dir, 'samples', 'hand-0123456789ab.json'), labeller: 'ana', port: '0', labelsDir: dir },
+      captureIO(dir),
+    );
+  });
+
   it('starts the page at item 0 when every item is labelled', async () => {
     for (let i = 0; i < 6; i++) await call(server, '/api/labels', label(i));
     expect((await call(server, '/api/session')).json).toMatchObject({ start: 0, total: 6 });
@@ -206,7 +242,15 @@ describe('the readers for the report', () => {
     await writeFile(file, `${JSON.stringify(good)}\n${JSON.stringify({ ...good, grounding: 5 })}\n`);
     const err = await readLabels(dir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RgeError);
-    expect((err as Error).message).toContain(`${file}:2: grounding: must be 0, 1 or 2`);
+    expect((err as Error).message).toBe(
+      `${file}:2: grounding: must be 0, 1 or 2; fix or delete that line (one label per line; a later label of the same item replaces an earlier one)`,
+    );
+    // a torn last line (no newline) is not a label: the readers skip it; a bad line before it is still an error
+    await writeFile(file, `${JSON.stringify(good)}\n${JSON.stringify(good).slice(0, 30)}`);
+    expect(await readLabels(dir)).toEqual([good]);
+    await writeFile(file, `${JSON.stringify(good).slice(0, 30)}\n${JSON.stringify(good)}\n`);
+    await expect(readLabels(dir)).rejects.toThrow(`${file}:1: invalid JSON`);
+    await writeFile(file, `${JSON.stringify(good)}\n`);
     expect(await readLabels(join(dir, 'absent'))).toEqual([]);
     expect(await readReviews(dir)).toEqual([]);
     await appendFile(reviewsFile(dir), '{"kind":"review"\n');
@@ -283,7 +327,7 @@ describe('rge validation sample, rge label, rge review: usage', () => {
     expect(none.code).toBe(2);
     expect(none.err).toContain('no validation sample in');
     const missing = await runRge(dir, 'label', '--labeller', 'ana', '--sample', 'nope.json');
-    expect(missing.code).toBe(1);
-    expect(missing.err).toContain('nope.json: file not found');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('--sample nope.json: no such file');
   });
 });
