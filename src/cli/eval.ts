@@ -138,6 +138,13 @@ async function report(
     });
   const say = flags.json === true ? io.err : io.out;
   const resultsDir = run.plan.info.resultsDir;
+  const { capSourceOf } = await import('../run/config.ts');
+  const { spendLine } = await import('./spend-line.ts');
+  const thisRun = {
+    spentUsd: run.ledger.spentByThisProcess,
+    capUsd: run.plan.config.budget.cap_usd,
+    source: capSourceOf(run.plan.request.config, run.plan.request.overrides),
+  };
   say(
     `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
       ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
@@ -145,7 +152,7 @@ async function report(
         ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
         : '') +
       `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
-      `; this run spent $${run.ledger.spentByThisProcess.toFixed(4)} (the ledger of ${relative(io.cwd, resultsDir) || resultsDir}: $${spent.spentUsd.toFixed(4)} spent of its $${spent.capUsd.toFixed(2)} cap)\n`,
+      `; ${spendLine(thisRun, relative(io.cwd, resultsDir) || resultsDir, spent)}\n`,
   );
   const { whatWasUsedLine } = await import('../report/markdown.ts');
   say(`${whatWasUsedLine(run.plan.info.describe)}\n`);
