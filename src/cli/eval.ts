@@ -90,21 +90,19 @@ async function dryRun(
 
 /**
  * The answer and verdict stages, with Ctrl-C stopping cleanly: calls in flight are aborted (their
- * reservations released), what is stored stays, and the same command resumes. Null when interrupted.
+ * reservations released), what is stored stays, and the same command resumes; a second Ctrl-C exits
+ * 130 at once (interrupt.ts). Null when interrupted.
  */
 async function stagesOf(run: RunSession, log: (line: string) => void): Promise<RunState | null> {
   const { runStages } = await import('../run/stages.ts');
+  const { onInterrupts } = await import('./interrupt.ts');
   const controller = new AbortController();
-  const onInterrupt = () => {
-    log('interrupted: stopping; stored answers and verdicts are kept, rerun the same command to resume');
-    controller.abort();
-  };
-  process.once('SIGINT', onInterrupt);
+  const stopListening = onInterrupts(controller, log);
   try {
     const { state } = await runStages(run, { log, signal: controller.signal });
     return controller.signal.aborted ? null : state;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
+    stopListening();
   }
 }
 
