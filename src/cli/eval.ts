@@ -91,21 +91,19 @@ async function dryRun(
 
 /**
  * The answer and verdict stages, with Ctrl-C stopping cleanly: calls in flight are aborted (their
- * reservations released), what is stored stays, and the same command resumes. Null when interrupted.
+ * reservations released), what is stored stays, and the same command resumes; a second Ctrl-C exits
+ * 130 at once (interrupt.ts). Null when interrupted.
  */
 async function stagesOf(run: RunSession, log: (line: string) => void): Promise<RunState | null> {
   const { runStages } = await import('../run/stages.ts');
+  const { onInterrupts } = await import('./interrupt.ts');
   const controller = new AbortController();
-  const onInterrupt = () => {
-    log('interrupted: stopping; stored answers and verdicts are kept, rerun the same command to resume');
-    controller.abort();
-  };
-  process.once('SIGINT', onInterrupt);
+  const stopListening = onInterrupts(controller, log);
   try {
     const { state } = await runStages(run, { log, signal: controller.signal });
     return controller.signal.aborted ? null : state;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
+    stopListening();
   }
 }
 
@@ -139,6 +137,13 @@ async function report(
     });
   const say = flags.json === true ? io.err : io.out;
   const resultsDir = run.plan.info.resultsDir;
+  const { capSourceOf } = await import('../run/config.ts');
+  const { spendLine } = await import('./spend-line.ts');
+  const thisRun = {
+    spentUsd: run.ledger.spentByThisProcess,
+    capUsd: run.plan.config.budget.cap_usd,
+    source: capSourceOf(run.plan.request.config, run.plan.request.overrides),
+  };
   say(
     `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
       ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
@@ -146,7 +151,7 @@ async function report(
         ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
         : '') +
       `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
-      `; this run spent $${run.ledger.spentByThisProcess.toFixed(4)} (the ledger of ${relative(io.cwd, resultsDir) || resultsDir}: $${spent.spentUsd.toFixed(4)} spent of its $${spent.capUsd.toFixed(2)} cap)\n`,
+      `; ${spendLine(thisRun, relative(io.cwd, resultsDir) || resultsDir, spent)}\n`,
   );
   const { whatWasUsedLine } = await import('../report/markdown.ts');
   say(`${whatWasUsedLine(run.plan.info.describe)}\n`);

@@ -15,7 +15,12 @@ export interface StageOptions {
   log?: (line: string) => void;
   /** skip the pre-flight refusal (tests of the cap itself) */
   skipPreflight?: boolean;
+  /** the clock, in milliseconds (tests inject one) */
+  now?: () => number;
 }
+
+/** Calls that must finish after the first one before the progress line gives a time left. */
+export const MIN_CALLS_FOR_ETA = 5;
 
 export class StageContext {
   readonly errors = new Map<string, string>();
@@ -30,33 +35,51 @@ export class StageContext {
 
   /** calls the run still had to make when it started (for the progress line) */
   expectedCalls = 0;
-  private lastProgress = Date.now();
-  private readonly started = Date.now();
+  private readonly now: () => number;
+  private lastProgress: number;
+  /** when the first call finished and how many had by then: the rate is measured from there */
+  private firstDone: { at: number; done: number } | null = null;
 
   constructor(
     readonly run: RunSession,
     readonly opts: StageOptions,
-  ) {}
+  ) {
+    this.now = opts.now ?? Date.now;
+    this.lastProgress = this.now();
+  }
 
   /** Says a line (keys redacted, wherever the line's text came from). */
   log(line: string): void {
     this.opts.log?.(redactSecrets(line));
   }
 
-  /** A progress line (at most one every 5 s, and the last): calls done, failed, left, and an ETA. */
+  /**
+   * A progress line (at most one every 5 s, and the last): calls done, failed, left, and the time left.
+   * The rate is measured from the first call that finished, not from the start (the index, the plan
+   * and the first replies' latency would dominate it), and only once MIN_CALLS_FOR_ETA more finished;
+   * before that the line says "estimating the time left".
+   */
   progress(final = false): void {
     const c = this.counts;
     const done = c.answers.computed + c.verdicts.computed;
     const failed = c.answers.failed + c.verdicts.failed;
-    const now = Date.now();
+    const now = this.now();
+    if (done > 0 && this.firstDone === null) this.firstDone = { at: now, done };
     if (this.expectedCalls === 0 || (!final && now - this.lastProgress < 5000)) return;
     this.lastProgress = now;
     const left = Math.max(0, this.expectedCalls - done - failed);
-    const rate = done / Math.max(1, now - this.started);
-    const eta = left > 0 && rate > 0 ? `, about ${Math.ceil(left / rate / 1000)} s left` : '';
     this.log(
-      `progress: ${c.answers.computed} answers and ${c.verdicts.computed} verdicts done, ${failed} failed, ${left} calls to go${eta}`,
+      `progress: ${c.answers.computed} answers and ${c.verdicts.computed} verdicts done, ${failed} failed, ${left} calls to go${left > 0 ? `, ${this.timeLeft(done, left, now)}` : ''}`,
     );
+  }
+
+  /** "about N s left" at the rate since the first call finished, or "estimating the time left". */
+  private timeLeft(done: number, left: number, now: number): string {
+    const first = this.firstDone;
+    const since = first ? done - first.done : 0;
+    const ms = first ? now - first.at : 0;
+    if (!first || since < MIN_CALLS_FOR_ETA || ms <= 0) return 'estimating the time left...';
+    return `about ${Math.ceil((left * ms) / since / 1000)} s left`;
   }
 
   /**

@@ -73,7 +73,8 @@ async function underCellLease<R extends CellRecord>(
     ctx.progress();
     return outcome.done;
   } catch (err) {
-    counts.failed++;
+    // a call aborted by a stop (Ctrl-C) did not fail: the next run asks it
+    if (!ctx.opts.signal?.aborted) counts.failed++;
     ctx.fail(cell.id, err);
     return null;
   }

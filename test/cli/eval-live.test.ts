@@ -126,11 +126,12 @@ describe('rge eval run against live providers (loopback)', () => {
       expect(modelCalls()).toBe(calls);
       // the end line tells this run's spending from the ledger's: the first run paid, the rerun nothing
       const paid =
-        /this run spent \$(\d+\.\d{4}) \(the ledger of .*: \$(\d+\.\d{4}) spent of its \$100\.00 cap\)/;
+        /this run spent \$(\d+\.\d{4}) of its \$100\.00 cap \(.*?\); the ledger of .*: \$(\d+\.\d{4}) spent in all, under the \$100\.00 cap recorded/;
       expect(Number(paid.exec(outcome.out)?.[1])).toBeGreaterThan(0);
-      expect(again.out).toMatch(/this run spent \$0\.0000 \(the ledger of /);
+      expect(again.out).toMatch(/this run spent \$0\.0000 of its \$100\.00 cap /);
       if (mode === 'sync') {
-        // an offline run with a $0 cap in the same folder: it spends $0, whatever the ledger holds
+        // an offline run with a $0 cap in the same folder: it spends $0 of its own $0 cap, and the
+        // ledger's total is told under the $100 cap the live run recorded (issue 39, defect 6)
         const offline = await spawnRge(
           [
             'eval',
@@ -151,12 +152,13 @@ describe('rge eval run against live providers (loopback)', () => {
         );
         expect(offline.code, offline.err).toBe(0);
         const end =
-          /this run spent \$(\d+\.\d{4}) \(the ledger of .*: \$(\d+\.\d{4}) spent of its \$(\d+\.\d\d) cap\)/.exec(
+          /this run spent \$(\d+\.\d{4}) of its \$(\d+\.\d\d) cap \(.*?\); the ledger of .*: \$(\d+\.\d{4}) spent in all, under the \$(\d+\.\d\d) cap recorded/.exec(
             offline.out,
           );
         expect(end?.[1]).toBe('0.0000');
-        expect(Number(end?.[2])).toBeGreaterThan(0);
-        expect(end?.[3]).toBe('0.00');
+        expect(end?.[2]).toBe('0.00');
+        expect(Number(end?.[3])).toBeGreaterThan(0);
+        expect(end?.[4]).toBe('100.00');
       }
       written.push(...filesUnder(dir));
     }, 240_000);
