@@ -145,6 +145,10 @@ describe('rge start-up loads no heavy module', () => {
   });
 
   it('the provider SDKs load only for a config with live models (judge agree: heuristic, then live judges)', async () => {
+    // a file that is there (a missing one is a usage error, exit 2, before any judge is built) but is
+    // not a labelled set: the judges are built, then the command fails (exit 1)
+    const file = join(tmp, 'not-a-labelled-set.jsonl');
+    await writeFile(file, '{"x":1}\n');
     const agree = (config: string) =>
       loadsOf(`agree-${config.replace(/\W/g, '-')}`, [
         'judge',
@@ -152,7 +156,7 @@ describe('rge start-up loads no heavy module', () => {
         '--format',
         'salad',
         '--file',
-        join(tmp, 'no-such-file'),
+        file,
         '--config',
         config,
       ]);
