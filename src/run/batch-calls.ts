@@ -127,16 +127,20 @@ export async function submit(
     record.error = redactSecrets(errorMessage(err));
     await group.batch.release(reservation.reservation);
     ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
-    await deleteBatchFiles(
-      group.batch,
-      record,
-      dir,
-      { which: 'all', learn: false, sweep: true },
-      fileCalls(ctx),
-    );
+    await sweepUpload(ctx, group.batch, record, dir);
   }
   await saveBatchRecord(dir, record);
   return record;
+}
+
+/** Deletes what a submission that never became a batch uploaded (found by its name, if not recorded). */
+function sweepUpload(
+  ctx: StageContext,
+  batch: MeteredBatch,
+  record: BatchRecord,
+  dir: string,
+): Promise<void> {
+  return deleteBatchFiles(batch, record, dir, { which: 'all', learn: false, sweep: true }, fileCalls(ctx));
 }
 
 /** Takes over a batch record left by a stopped run: adopts its reservation, finds a lost submission. */
@@ -164,13 +168,7 @@ export async function resume(
     record.error = 'never reached the provider (the run stopped while submitting)';
     if (record.reservation) await group.batch.release(record.reservation);
     // the stop may have come after the input file was uploaded
-    await deleteBatchFiles(
-      group.batch,
-      record,
-      dir,
-      { which: 'all', learn: false, sweep: true },
-      fileCalls(ctx),
-    );
+    await sweepUpload(ctx, group.batch, record, dir);
   }
   await saveBatchRecord(dir, record);
   return record;

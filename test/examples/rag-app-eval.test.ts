@@ -45,8 +45,8 @@ function startServer(): Promise<string> {
   });
 }
 
-/** `rge eval run` on the example's config; returns the report folder. */
-async function evalRun(name: string, extra: readonly string[]): Promise<string> {
+/** `rge eval run` on the example's config, its cells in `results-NAME`; exits 0. */
+async function evalOutput(name: string, extra: readonly string[]): Promise<string> {
   const outcome = await spawnRge(
     [
       'eval',
@@ -65,7 +65,12 @@ async function evalRun(name: string, extra: readonly string[]): Promise<string> 
     env,
   );
   expect(outcome.code, outcome.out + outcome.err).toBe(0);
-  return /report (\S+)summary\.md/.exec(outcome.out)?.[1] as string;
+  return outcome.out;
+}
+
+/** `rge eval run` on the example's config; returns the report folder. */
+async function evalRun(name: string, extra: readonly string[]): Promise<string> {
+  return /report (\S+)summary\.md/.exec(await evalOutput(name, extra))?.[1] as string;
 }
 
 /** A copy of the app with its prompt changed, inside the repository (so its packages resolve). */
@@ -131,27 +136,9 @@ describe('rag-app through module, http and command (examples/rag-app/rge.yaml)',
   });
 
   it('an unchanged app is not asked again', async () => {
-    const again = await spawnRge(
-      [
-        'eval',
-        'run',
-        '--config',
-        CONFIG,
-        '--subjects',
-        'rag-app',
-        '--results-dir',
-        join(work, 'results-three'),
-        '--reports-dir',
-        join(work, 'reports'),
-        '--min-pass-rate',
-        '0',
-        ...world,
-      ],
-      env,
-    );
-    expect(again.code, again.err).toBe(0);
-    expect(again.out).toMatch(/200 cases, 200 reused/);
-    expect(again.out).toMatch(/answers computed 0\b/);
+    const again = await evalOutput('three', ['--subjects', 'rag-app']);
+    expect(again).toMatch(/200 cases, 200 reused/);
+    expect(again).toMatch(/answers computed 0\b/);
   });
 });
 

@@ -37,8 +37,8 @@ describe('a run request', () => {
       RGE_RUNS: '3',
       RGE_MODE: 'batch',
       RGE_STAGES: 'done',
-      RGE_RESULTS_DIR: '/tmp/r',
-      RGE_REPORTS_DIR: '/tmp/p',
+      RGE_RESULTS_DIR: 'out/results',
+      RGE_REPORTS_DIR: 'out/reports',
       RGE_CASES: '',
       UNRELATED: 'x',
     });
@@ -51,8 +51,8 @@ describe('a run request', () => {
         runs: '3',
         mode: 'batch',
         stages: 'done',
-        resultsDir: '/tmp/r',
-        reportsDir: '/tmp/p',
+        resultsDir: 'out/results',
+        reportsDir: 'out/reports',
       },
       'flags',
     );
