@@ -8,6 +8,16 @@
  * (`test/stats/reference-vectors.json`, `../shared/oracle/ppi.json`). Pure TypeScript; imports nothing
  * else of rge. See docs/adr/0004-statistics.md, 0021 and 0022.
  */
+
+export {
+  fleissKappa,
+  type KrippendorffDetail,
+  type KrippendorffOptions,
+  krippendorffAlpha,
+  krippendorffAlphaDetail,
+  type MeasurementLevel,
+  type Ratings,
+} from './agreement.ts';
 export {
   type BootstrapOptions,
   type BootstrapResult,
