@@ -28,6 +28,9 @@ export {
 export { binomialHalfCdf, chiSquare1Survival, normalCdf, normalQuantile } from './distributions.ts';
 export { type BcaIntervalResult, bcaInterval, percentileInterval } from './intervals.ts';
 export {
+  type AgreementFigure,
+  type AgreementMeasure,
+  agreementFigures,
   type CohenKappaOptions,
   cohenKappa,
   KAPPA_CONFIDENCE,
@@ -37,6 +40,8 @@ export {
   type KappaInterval,
   type KappaIntervalOptions,
   kappaInterval,
+  ORDINAL_AGREEMENT_MEASURES,
+  pairAgreement,
 } from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';

@@ -1,3 +1,4 @@
+import { krippendorffAlpha } from './agreement.ts';
 import { bootstrapCI, clusterBootstrapCI } from './bootstrap.ts';
 import { assertFiniteNumbers, assertSameLength } from './validate.ts';
 
@@ -114,8 +115,46 @@ export interface KappaInterval {
   degenerate: boolean;
 }
 
+/**
+ * What agreement between two raters is measured: Cohen's kappa unweighted (the methodology's), linear or
+ * quadratic weighted (an ordinal rubric: 0 vs 2 costs four times 1 vs 2), or Krippendorff's alpha.
+ */
+export type AgreementMeasure =
+  | 'kappa'
+  | 'kappa-linear'
+  | 'kappa-quadratic'
+  | 'alpha-nominal'
+  | 'alpha-ordinal'
+  | 'alpha-interval';
+
+/** The measure between two raters' label indices 0..labelCount-1 (NaN where undefined). */
+export function pairAgreement(
+  measure: AgreementMeasure,
+  a: readonly number[],
+  b: readonly number[],
+  labelCount: number,
+): number {
+  const labels = Array.from({ length: labelCount }, (_, i) => i);
+  switch (measure) {
+    case 'kappa':
+      return cohenKappa(a, b, { labels });
+    case 'kappa-linear':
+      return cohenKappa(a, b, { labels, weights: 'linear' });
+    case 'kappa-quadratic':
+      return cohenKappa(a, b, { labels, weights: 'quadratic' });
+    case 'alpha-nominal':
+      return krippendorffAlpha([a, b], { level: 'nominal', values: labels });
+    case 'alpha-ordinal':
+      return krippendorffAlpha([a, b], { level: 'ordinal', values: labels });
+    case 'alpha-interval':
+      return krippendorffAlpha([a, b], { level: 'interval', values: labels });
+  }
+}
+
 export interface KappaIntervalOptions {
   seed: string;
+  /** default 'kappa' (Cohen's, unweighted) */
+  measure?: AgreementMeasure;
   resamples?: number;
   confidence?: number;
   /**
@@ -156,7 +195,7 @@ export function kappaInterval(
   const strataCount = Math.max(...strata) + 1;
   // an item is one number, stratum x a x b, so that resampling items keeps each pair together
   const codes = a.map((x, i) => (strata[i] as number) * cells + x * labelCount + (b[i] as number));
-  const statisticOf = stratifiedKappa(labelCount, strataCount);
+  const statisticOf = stratifiedKappa(labelCount, strataCount, opts.measure ?? 'kappa');
   const estimate = statisticOf(codes);
   if (Number.isNaN(estimate)) return null;
   const resamples = opts.resamples ?? KAPPA_RESAMPLES;
@@ -194,8 +233,11 @@ export function kappaInterval(
  * strata of each stratum's kappa, strata where it is undefined left out (NaN when it is undefined in
  * all). Kappa depends only on a stratum's a x b counts, so it is computed once per distinct table.
  */
-function stratifiedKappa(labelCount: number, strataCount: number): (codes: ArrayLike<number>) => number {
-  const labels = Array.from({ length: labelCount }, (_, i) => i);
+function stratifiedKappa(
+  labelCount: number,
+  strataCount: number,
+  measure: AgreementMeasure,
+): (codes: ArrayLike<number>) => number {
   const cells = labelCount * labelCount;
   const counts = new Array<number>(strataCount * cells);
   const known = new Map<string, number>();
@@ -210,7 +252,7 @@ function stratifiedKappa(labelCount: number, strataCount: number): (codes: Array
         x.push(Math.floor(c / labelCount));
         y.push(c % labelCount);
       }
-    const kappa = x.length === 0 ? Number.NaN : cohenKappa(x, y, { labels });
+    const kappa = x.length === 0 ? Number.NaN : pairAgreement(measure, x, y, labelCount);
     known.set(key, kappa);
     return kappa;
   };
@@ -252,4 +294,32 @@ function undefinedAsEstimate(
     return estimate;
   };
   return { statistic, undefinedResamples: () => undefinedResamples };
+}
+
+/** The figures reported wherever kappa is: the pre-registered kappa, then the two ordinal ones. */
+export const ORDINAL_AGREEMENT_MEASURES = ['kappa', 'kappa-quadratic', 'alpha-ordinal'] as const;
+
+export interface AgreementFigure {
+  measure: AgreementMeasure;
+  /** NaN where undefined */
+  value: number;
+  /** null where the statistic is undefined */
+  ci: KappaInterval | null;
+}
+
+/**
+ * Cohen's kappa, quadratic-weighted kappa and ordinal Krippendorff's alpha between two raters, each with
+ * its interval (`kappaInterval`, the same seed, resamples and clusters, so the three are read together).
+ */
+export function agreementFigures(
+  a: readonly number[],
+  b: readonly number[],
+  labelCount: number,
+  opts: Omit<KappaIntervalOptions, 'measure' | 'strata'>,
+): AgreementFigure[] {
+  return ORDINAL_AGREEMENT_MEASURES.map((measure) => ({
+    measure,
+    value: a.length === 0 ? Number.NaN : pairAgreement(measure, a, b, labelCount),
+    ci: kappaInterval(a, b, labelCount, { ...opts, measure }),
+  }));
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  agreementFigures,
   cohenKappa,
   fleissKappa,
   krippendorffAlpha,
@@ -163,5 +164,41 @@ describe("Krippendorff's alpha without shared data", () => {
         { level: 'ratio' as MeasurementLevel },
       ),
     ).toThrow(/level must be/);
+  });
+});
+
+describe('agreementFigures: kappa, quadratic kappa and ordinal alpha, each with its interval', () => {
+  // 60 items on 0/1/2; the judge is off by one on 12 of them, never by two
+  const human = Array.from({ length: 60 }, (_, i) => i % 3);
+  const judge = human.map((x, i) => (i % 5 === 0 ? (x === 2 ? 1 : x + 1) : x));
+  const clusters = human.map((_, i) => `q${Math.floor(i / 2)}`);
+
+  it('gives the three measures with intervals around their values, seeded', () => {
+    const figures = agreementFigures(human, judge, 3, { seed: 'agree', clusters, resamples: 500 });
+    expect(figures.map((f) => f.measure)).toEqual(['kappa', 'kappa-quadratic', 'alpha-ordinal']);
+    expect(figures[0]?.value).toBeCloseTo(cohenKappa(human, judge, { labels: [0, 1, 2] }), 12);
+    expect(figures[2]?.value).toBeCloseTo(
+      krippendorffAlpha([human, judge], { level: 'ordinal', values: [0, 1, 2] }),
+      12,
+    );
+    for (const f of figures) {
+      expect(f.ci?.low).toBeLessThanOrEqual(f.value);
+      expect(f.ci?.high).toBeGreaterThanOrEqual(f.value);
+      expect(f.ci?.clusters).toBe(30);
+    }
+    // off-by-one disagreements only: the ordinal measures credit the near misses
+    expect(figures[1]?.value).toBeGreaterThan(figures[0]?.value ?? 1);
+    expect(agreementFigures(human, judge, 3, { seed: 'agree', clusters, resamples: 500 })).toEqual(figures);
+  });
+
+  it('is NaN with no interval where undefined', () => {
+    const [kappa, quadratic, alpha] = agreementFigures([1, 1, 1], [1, 1, 1], 3, {
+      seed: 's',
+      resamples: 100,
+    });
+    for (const f of [kappa, quadratic, alpha]) {
+      expect(f?.value).toBeNaN();
+      expect(f?.ci).toBeNull();
+    }
   });
 });
