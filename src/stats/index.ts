@@ -30,7 +30,9 @@ export { type BcaIntervalResult, bcaInterval, percentileInterval } from './inter
 export {
   type AgreementFigure,
   type AgreementMeasure,
+  type AlphaIntervalOptions,
   agreementFigures,
+  alphaInterval,
   type CohenKappaOptions,
   cohenKappa,
   KAPPA_CONFIDENCE,

@@ -1,4 +1,4 @@
-import { krippendorffAlpha } from './agreement.ts';
+import { krippendorffAlpha, type MeasurementLevel, type Ratings } from './agreement.ts';
 import { bootstrapCI, clusterBootstrapCI } from './bootstrap.ts';
 import { assertFiniteNumbers, assertSameLength } from './validate.ts';
 
@@ -322,4 +322,63 @@ export function agreementFigures(
     value: a.length === 0 ? Number.NaN : pairAgreement(measure, a, b, labelCount),
     ci: kappaInterval(a, b, labelCount, { ...opts, measure }),
   }));
+}
+
+export interface AlphaIntervalOptions extends Omit<KappaIntervalOptions, 'measure' | 'strata'> {
+  level: MeasurementLevel;
+  /** the scale (default the sorted distinct ratings) */
+  values?: readonly number[];
+}
+
+/**
+ * Krippendorff's alpha of any number of raters (null: not rated) with a bootstrap interval over the
+ * items, or with `clusters` over whole clusters (an item's cluster, e.g. its question). BCa, 2,000
+ * resamples unless told; a resample on which alpha is undefined counts as the estimate, as in
+ * `kappaInterval`. Null where alpha itself is undefined.
+ */
+export function alphaInterval(raters: Ratings, opts: AlphaIntervalOptions): KappaInterval | null {
+  const fn = 'alphaInterval';
+  const items = raters[0]?.length ?? 0;
+  if (opts.clusters !== undefined && opts.clusters.length !== items)
+    throw new RangeError(`${fn}: ${opts.clusters.length} clusters for ${items} items`);
+  const alphaOpts = { level: opts.level, ...(opts.values ? { values: opts.values } : {}) };
+  const estimate = krippendorffAlpha(raters, alphaOpts);
+  if (Number.isNaN(estimate)) return null;
+  // an item is its index; a resample's items are the raters' columns at those indices
+  const statisticOf = (xs: ArrayLike<number>) => {
+    const picked = Array.from(xs, Number);
+    return krippendorffAlpha(
+      raters.map((r) => picked.map((i) => r[i] ?? null)),
+      alphaOpts,
+    );
+  };
+  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
+  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
+  const resampled = undefinedAsEstimate(statisticOf, estimate, resamples);
+  const options = {
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    confidence,
+    seed: opts.seed,
+    statistic: resampled.statistic,
+  } as const;
+  const indices = Array.from({ length: items }, (_, i) => i);
+  const clusters = opts.clusters;
+  const ci = clusters
+    ? clusterBootstrapCI(
+        indices.map((value) => ({ cluster: clusters[value] as string, value })),
+        options,
+      )
+    : bootstrapCI(indices, options);
+  return {
+    low: ci.low,
+    high: ci.high,
+    confidence,
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    seed: opts.seed,
+    clusters: clusters ? new Set(clusters).size : items,
+    undefinedResamples: resampled.undefinedResamples(),
+    degenerate: ci.degenerate === true,
+  };
 }

@@ -12,7 +12,9 @@
  *   outcome, when a reviewer recorded one. The judges' raw outputs are never changed.
  */
 import { cohenKappa, kappaInterval, pairAgreement } from '../stats/index.ts';
-import { formatKappa, kappaFootnote } from './kappa-format.ts';
+import { formatKappa, formatOrdinal, kappaFootnote, type OrdinalFigure } from './kappa-format.ts';
+
+export type { OrdinalFigure } from './kappa-format.ts';
 
 /** The pre-registered threshold of methodology 5.4: kappa >= 0.75 on every (judge x dimension) cell. */
 export const VALIDATION_MIN_KAPPA = 0.75;
@@ -66,12 +68,6 @@ export interface LabelKappa {
    * quadratic-weighted kappa and Krippendorff's ordinal alpha, NaN where undefined, intervals null then
    */
   ordinal: { quadraticKappa: OrdinalFigure; alpha: OrdinalFigure };
-}
-
-export interface OrdinalFigure {
-  value: number;
-  low: number | null;
-  high: number | null;
 }
 
 export interface ContestedReviewRow {
@@ -193,8 +189,7 @@ const s = (x: number | null) => (x === null ? 'n/a' : Number.isInteger(x) ? Stri
  */
 function ordinalTable(table: readonly LabelKappa[]): string[] {
   const judges = [...new Set(table.map((c) => c.judge))];
-  const show = (c: LabelKappa, f: OrdinalFigure) =>
-    formatKappa({ n: c.n, kappa: f.value, low: f.low, high: f.high });
+  const show = (c: LabelKappa, f: OrdinalFigure) => formatOrdinal(c.n, f);
   return [
     '',
     "The same cells on the ordinal scale (recorded, not gated: the threshold is on Cohen's kappa): quadratic-weighted kappa / Krippendorff's ordinal alpha, each with its BCa 95% interval (same resamples and seed).",

@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   agreementFigures,
+  alphaInterval,
   cohenKappa,
   fleissKappa,
+  kappaInterval,
   krippendorffAlpha,
   krippendorffAlphaDetail,
   type MeasurementLevel,
@@ -200,5 +202,38 @@ describe('agreementFigures: kappa, quadratic kappa and ordinal alpha, each with 
       expect(f?.value).toBeNaN();
       expect(f?.ci).toBeNull();
     }
+  });
+});
+
+describe('alphaInterval: alpha of any number of raters with its bootstrap interval', () => {
+  const a = Array.from({ length: 40 }, (_, i) => (i * 7) % 3);
+  const b = a.map((x, i) => (i % 4 === 0 ? Math.min(2, x + 1) : x));
+  const clusters = a.map((_, i) => `q${i % 20}`);
+
+  it('two raters: the same interval as kappaInterval with the alpha measure (same draws, same statistic)', () => {
+    const opts = { seed: 'alpha', clusters, resamples: 400 };
+    expect(alphaInterval([a, b], { ...opts, level: 'ordinal', values: [0, 1, 2] })).toEqual(
+      kappaInterval(a, b, 3, { ...opts, measure: 'alpha-ordinal' }),
+    );
+  });
+
+  it('three raters with missing ratings: an interval around the estimate; null where alpha is undefined', () => {
+    const c = b.map((x, i) => (i % 6 === 0 ? null : x));
+    const raters = [a, b, c];
+    const estimate = krippendorffAlpha(raters, { level: 'ordinal' });
+    const ci = alphaInterval(raters, { level: 'ordinal', seed: 'three', clusters, resamples: 400 });
+    expect(ci?.low).toBeLessThanOrEqual(estimate);
+    expect(ci?.high).toBeGreaterThanOrEqual(estimate);
+    expect(ci?.low).toBeLessThan(ci?.high ?? Number.NaN);
+    expect(ci?.clusters).toBe(20);
+    expect(
+      alphaInterval(
+        [
+          [1, 1],
+          [1, 1],
+        ],
+        { level: 'ordinal', seed: 's' },
+      ),
+    ).toBeNull();
   });
 });
