@@ -6,6 +6,8 @@
 import { formatKappa, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
 import { validationMarkdown } from '../validation/summary.ts';
 import { evidenceMarkdown } from './evidence.ts';
+import { failureKindsMarkdown, oneLine, questionLines } from './failures.ts';
+import { answerSection } from './first-screen.ts';
 import {
   correctedSection,
   pairwisePowerCells,
@@ -193,11 +195,17 @@ export function gfsChartSvg(summary: Summary): string {
   return `${parts.join('\n').replace(/="(-?\d+\.\d{2,})"/g, (_, n: string) => `="${Number(Number(n).toFixed(1))}"`)}\n`;
 }
 
+/**
+ * The report in the order a reader needs it: the answer first (ranking, intervals, significance, MDD),
+ * then the failing cases by kind, then the detail per category and per concern, and what was run (the
+ * provenance: config, models, hashes) last.
+ */
 export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = {}): string {
   const s = summary;
   const out: string[] = [
     ...runHeader(s),
-    ...describeRun(s),
+    ...answerSection(s),
+    ...failureKindsMarkdown(s.failures),
     ...gfsSection(s, opts.chartFile),
     ...correctedSection(s),
     ...rankingSection(s),
@@ -214,6 +222,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     ...validationMarkdown(s.validation),
     ...drilldownSection(s),
     ...errorsSection(s),
+    ...describeRun(s),
   ];
   return `${out.join('\n')}\n`;
 }
@@ -516,7 +525,7 @@ function retrievalSection(s: Summary): string[] {
   return out;
 }
 
-const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = oneLine;
 
 function drilldownSection(s: Summary): string[] {
   const cases = s.diagnostics.drilldown;
@@ -524,18 +533,9 @@ function drilldownSection(s: Summary): string[] {
   const out = ['## Where the models fail: the worst and the contested cases', ''];
   for (const c of cases) {
     out.push(
-      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)}${c.cause ? `, ${c.cause}` : ''})`,
+      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)}${c.kind ? `, ${c.kind}` : ''}${c.cause ? `, ${c.cause}` : ''})`,
       '',
-      ...(c.question
-        ? [
-            `Question: ${cell(c.question.text)} Expected: ${c.question.expected_behavior}.`,
-            '',
-            `Gold answer: ${cell(c.question.gold_answer)}${c.question.gold_quotes.length > 0 ? ` Gold quotes: ${c.question.gold_quotes.map((q) => `"${cell(q)}"`).join(' ')}` : ''}`,
-            '',
-            'Answer:',
-            '',
-          ]
-        : []),
+      ...(c.question ? [...questionLines(c.question), 'Answer:', ''] : []),
       `> ${cell(c.answer) || '(empty answer)'}`,
       '',
       `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,
