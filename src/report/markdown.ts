@@ -136,7 +136,16 @@ function legendLayout(
   return { rows, lastRow: row };
 }
 
-const CHART_COLOURS = ['#4472c4', '#ed7d31', '#70ad47', '#7f7f7f', '#ffc000', '#5b9bd5'];
+/**
+ * The chart draws its own opaque background, so it reads the same on a light or a dark page: dark text
+ * and lines on white, and bar colours (Okabe-Ito's, darkened where needed) each at least 3:1 against the
+ * background (WCAG 2's contrast for graphics; the text is above 4.5:1). A border sets it off on a
+ * white page.
+ */
+export const CHART_BACKGROUND = '#ffffff';
+export const CHART_TEXT = '#1a1a1a';
+export const CHART_GRID = '#c8c8c8';
+export const CHART_COLOURS = ['#0072b2', '#d55e00', '#007a5e', '#b0467f', '#6a3d9a', '#6b6b6b'];
 
 /** A category's group: each model's bar with its interval and mean, then the label under the group. */
 function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string): string[] {
@@ -150,7 +159,7 @@ function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string):
     if (!iv) continue;
     parts.push(
       `<rect x="${x}" y="${y(iv.estimate)}" width="${bar - 4}" height="${y(0) - y(iv.estimate)}" fill="${CHART_COLOURS[i % CHART_COLOURS.length]}"/>`,
-      `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="#000"/>`,
+      `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="${CHART_TEXT}"/>`,
       `<text x="${x + (bar - 4) / 2}" y="${Math.max(l.top - 2, y(iv.high) - 3)}" font-size="8" text-anchor="middle">${iv.estimate.toFixed(2)}</text>`,
     );
   }
@@ -170,15 +179,20 @@ export function gfsChartSvg(summary: Summary): string {
   const l = chartLayout(summary);
   const { left, plotWidth, y } = l;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}" fill="${CHART_TEXT}">`,
+    `<rect class="background" x="0" y="0" width="${l.width}" height="${l.height}" fill="${CHART_BACKGROUND}" fill-opacity="1" stroke="${CHART_GRID}"/>`,
     `<text x="10" y="16" font-size="13">${l.title}</text>`,
     `<text x="10" y="31">GFS (0 to 1)</text>`,
-    `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="#000"/>`,
   ];
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
     parts.push(`<text x="${left - 8}" y="${y(t) + 4}" text-anchor="end">${t.toFixed(2)}</text>`);
-    parts.push(`<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#ddd"/>`);
+    parts.push(
+      `<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="${CHART_GRID}"/>`,
+    );
   }
+  parts.push(
+    `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="${CHART_TEXT}"/>`,
+  );
   for (const [ci, c] of l.cats.entries()) parts.push(...categoryGroup(summary, l, ci, c));
   parts.push(
     `<text x="${left + plotWidth / 2}" y="${l.xTitleY}" text-anchor="middle">question category</text>`,
