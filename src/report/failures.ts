@@ -32,7 +32,7 @@ export const FAILURE_KIND_MEANING: Record<FailureKind, string> = {
     "none of the question's gold evidence was in the passages the subject answered from (evidence recall 0; in older rows, no gold chunk in the top k)",
   'over-refusal': 'declined a question whose evidence reached it (refusalAccuracy: over-refusal)',
   'wrong period or entity':
-    "stated the planted distractor's figure: another year, period, company or scope (mustNotInclude failed)",
+    "stated the planted distractor's figure: another year, period, unit, company or scope (mustNotInclude failed)",
   'wrong figure': `correctness below ${FAILING_BELOW}: the answer does not state the gold figure or fact`,
   ungrounded: `correct enough, but grounding below ${FAILING_BELOW}: claims the cited passages do not support`,
 };
