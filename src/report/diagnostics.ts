@@ -17,6 +17,7 @@
 import { citationMarkers } from '../analysis/claims.ts';
 import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
 import { type FailureCause, failing, failureCause } from './evidence.ts';
+import { type FailureKind, failureKind } from './failures.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
@@ -195,6 +196,8 @@ export interface DrillDownCase {
   gfs: number | null;
   /** a failing case's cause by what its passages held (null: not failing, or no gold evidence measured) */
   cause: FailureCause | null;
+  /** the failing case's kind, as the failures-by-kind section counts it (null: not failing) */
+  kind: FailureKind | null;
   answer: string;
   cited: string[];
   retrieved: readonly string[];
@@ -250,6 +253,7 @@ function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
     why,
     gfs: r.scores.gfsPrimary,
     cause: failing(r) ? failureCause(r) : null,
+    kind: failureKind(r),
     answer,
     cited: [...new Set(citationMarkers(answer))],
     retrieved: row.retrieved_ids ?? [],
