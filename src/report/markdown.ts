@@ -3,8 +3,9 @@
  * `summary.json` with the same numbers.
  */
 
-import { formatKappa, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
+import { formatKappa, formatOrdinal, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
 import { validationMarkdown } from '../validation/summary.ts';
+import type { KappaCell as KappaCellView } from './diagnostics.ts';
 import { evidenceMarkdown } from './evidence.ts';
 import { failureKindsMarkdown, oneLine, questionLines } from './failures.ts';
 import { answerSection } from './first-screen.ts';
@@ -516,6 +517,31 @@ function agreementSection(s: Summary): string[] {
     `${kappaFootnote('n the responses both judges scored')} The mean's interval comes from the same resamples of questions, each subject's kappa recomputed on them.`,
     '',
   );
+  out.push(...ordinalAgreementTable(a));
+  return out;
+}
+
+/** The same rows on the ordinal scale: quadratic-weighted kappa / ordinal alpha (recorded beside kappa). */
+function ordinalAgreementTable(a: Summary['judgeAgreement']): string[] {
+  const out = [
+    "The same figures on the ordinal scale, where a 0-vs-2 disagreement costs more than a 1-vs-2 one: quadratic-weighted kappa / Krippendorff's ordinal alpha, each with its BCa 95% interval (same resamples and seed). Recorded beside Cohen's kappa, which stays the pre-registered figure.",
+    '',
+    ...tableHead(['figure', 'judges', ...DIMS]),
+  ];
+  type Cells = Record<string, KappaCellView>;
+  const row = (what: string, judges: string, cells: Cells) =>
+    `| ${what} | ${judges} | ${DIMS.map((d) => {
+      const c = cells[d];
+      return c ? `${formatOrdinal(c.n, c.quadraticKappa)} / ${formatOrdinal(c.n, c.alpha)}` : 'n/a';
+    }).join(' | ')} |`;
+  for (const [subject, x] of Object.entries(a.bySubject))
+    out.push(row(`subject ${subject}`, x.judges.join(' / '), x.dimensions));
+  out.push(row('**mean over subjects**', '', a.mean));
+  for (const p of a.byPair) {
+    out.push(row(`pair, whole run (${p.subjects.join(', ')})`, p.judges.join(' / '), p.main));
+    if (p.labelled) out.push(row('pair, labelled responses', p.judges.join(' / '), p.labelled));
+  }
+  out.push('');
   return out;
 }
 
