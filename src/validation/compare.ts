@@ -116,7 +116,7 @@ export function compareJudges(
   format: AgreementFormat,
   judges: [string, string],
   items: readonly AgreementItem[],
-  outcomes: [readonly JudgeOutcome[], readonly JudgeOutcome[]],
+  outcomes: readonly [readonly JudgeOutcome[], readonly JudgeOutcome[]],
   options: CompareOptions = {},
 ): JudgeComparison {
   const [outA, outB] = outcomes;
