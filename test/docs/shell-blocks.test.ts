@@ -19,11 +19,21 @@ const OWN_TEST: Record<string, string> = {
 };
 const SHELLS = new Set(['sh', 'bash', 'shell', 'console', 'zsh']);
 const shared = sharedDir();
+/** `npm ci` and the like would replace the node_modules the clone links: never run, whatever the marker says. */
+const INSTALLS = /\bnpm (ci|i|install|uninstall|update)\b/;
 
 /** Whether the session runs this block: no marker, or only `shared` with ../shared here. */
 const runs = (f: Fence) => f.markers.every((m) => m === 'shared' && shared !== null);
 
 const pages = docPages().map((path) => ({ path, blocks: fences(readFileSync(join(root, path), 'utf8')) }));
+
+const sessions = pages
+  .filter((p) => !(p.path in OWN_TEST))
+  .map((p) => ({
+    path: p.path,
+    script: p.blocks.filter((f) => f.lang === 'sh' && runs(f)).map((f) => f.body),
+  }))
+  .filter((s) => s.script.length > 0);
 
 describe('the shell blocks of the README and docs/: each is run, or marked', () => {
   it('every shell block is `sh`, with no marker or only known ones', () => {
@@ -44,6 +54,10 @@ describe('the shell blocks of the README and docs/: each is run, or marked', () 
     expect(hidden).toEqual([]);
   });
 
+  it("no block that runs installs packages (the clone links this checkout's node_modules)", () => {
+    expect(sessions.filter((x) => x.script.some((b) => INSTALLS.test(b))).map((x) => x.path)).toEqual([]);
+  });
+
   it('the README and the guides have blocks that run', () => {
     const run = (path: string) =>
       pages.find((p) => p.path === path)?.blocks.filter((f) => f.lang === 'sh' && runs(f));
@@ -53,13 +67,6 @@ describe('the shell blocks of the README and docs/: each is run, or marked', () 
 });
 
 describe('the shell blocks of the README and docs/, on one clean clone', () => {
-  const sessions = pages
-    .filter((p) => !(p.path in OWN_TEST))
-    .map((p) => ({
-      path: p.path,
-      script: p.blocks.filter((f) => f.lang === 'sh' && runs(f)).map((f) => f.body),
-    }))
-    .filter((s) => s.script.length > 0);
   const outcome = new Map<string, { code: number; out: string; err: string }>();
   let clone = '';
 
@@ -70,6 +77,7 @@ describe('the shell blocks of the README and docs/, on one clean clone', () => {
     for (const [k, v] of Object.entries(process.env))
       if (!k.startsWith('VITEST') && !k.startsWith('RGE_') && k !== 'TEST') env[k] = v;
     for (const s of sessions) {
+      if (s.script.some((b) => INSTALLS.test(b))) continue;
       const script = ['set -e', ...s.script].join('\n');
       const child = spawn('bash', ['-c', script], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
       outcome.set(s.path, await childOutput(child));

@@ -34,7 +34,10 @@ describe("the published run's cost figures in docs/reference/providers-and-costs
   it('are what the dry run of the published config prints', async () => {
     const e = JSON.parse(await dryRun(true)) as Estimate;
     expect(e.assumptions.contextBounded).toBe(true);
-    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(/\s+/g, ' ');
+    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
     const judgesWorst = e.lines.filter((l) => l.role === 'judge').reduce((a, l) => a + l.worstUsd, 0);
     const read = e.lines.reduce((a, l) => a + l.cacheReadTokens, 0);
     const written = e.lines.reduce((a, l) => a + l.cacheWriteTokens, 0);
@@ -46,14 +49,18 @@ describe("the published run's cost figures in docs/reference/providers-and-costs
       `(${usd(judgesWorst)} at worst together)`,
       `Cache reads are ${Math.round((100 * read) / (read + written))}% of the cache tokens although the hit rate is ${e.assumptions.cacheHitRate}`,
     ];
-    for (const s of stated) expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
+    for (const s of stated)
+      expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
   }, 120_000);
 
   it('say what the run does under the cap: the batch plan of the dry run', async () => {
     const e = JSON.parse(await dryRun(true)) as Estimate;
     const plan = e.batchPlan;
     if (!plan) throw new Error('the published dry run has no batch plan');
-    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(/\s+/g, ' ');
+    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
     // the page tells this shape: the answers in one wave, then one judge model's verdicts split
     // between the second wave and a third; the full run depends on its batches settling below worst
     expect(plan).toMatchObject({ leftUsd: 100, fitsAtWorst: false, unplacedCalls: 0, tooLarge: null });
@@ -76,7 +83,8 @@ describe("the published run's cost figures in docs/reference/providers-and-costs
       `**${plan.batches.length} batches in ${plan.waves} waves**`,
       `the cap would stop the run after ${plan.callsAtWorst.toLocaleString('en')} of the ${plan.calls.toLocaleString('en')} calls`,
     ];
-    for (const s of stated) expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
+    for (const s of stated)
+      expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
     expect(plan.waves).toBe(3);
   }, 120_000);
 
