@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Judge } from '../judging/config.ts';
 import { judgeModelOf } from '../judging/config.ts';
 import { type JudgePrompt, resolveJudgePrompt } from '../judging/prompt.ts';
+import type { JudgeOutcome } from '../judging/verdict.ts';
 import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
@@ -30,12 +31,14 @@ import {
   type AgreementReport,
   agreementBySubset,
   attributionBenchItems,
+  compareJudges,
   deterministicSample,
   FORMAT_DIMENSION,
   FORMAT_LABELS,
   FORMAT_SUBSET,
   financeBenchItems,
   formatAgreementTable,
+  formatComparison,
   formatKappa,
   judgeItems,
   KAPPA_CONFIDENCE,
@@ -62,7 +65,24 @@ export interface AgreeFlags {
   questions?: string;
   limit?: string;
   minKappa?: string;
+  compare?: string;
   json?: boolean;
+}
+
+/** `--compare A,B`: two different judge ids; not with --judge (the pair is the selection). */
+export function parseCompare(
+  value: string | undefined,
+  judge: readonly string[] | undefined,
+): [string, string] | null {
+  if (value === undefined) return null;
+  const ids = value.split(',').map((v) => v.trim());
+  if (ids.length !== 2 || ids.some((id) => id === '') || ids[0] === ids[1])
+    throw new UsageError(
+      `--compare takes two different judge ids, A,B (e.g. --compare numeric,lexical), got ${value}`,
+    );
+  if (judge !== undefined && judge.length > 0)
+    throw new UsageError('--compare picks the two judges itself: give --compare A,B without --judge');
+  return [ids[0] as string, ids[1] as string];
 }
 
 /** `--min-kappa`: a number in [-1, 1], else a usage error. */
@@ -83,12 +103,14 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   if (limit !== undefined && !(Number.isInteger(limit) && limit > 0))
     throw new UsageError(`--limit must be a positive integer, got ${opts.limit}`);
   const minKappa = parseMinKappa(opts.minKappa);
+  const pair = parseCompare(opts.compare, opts.judge);
 
   const file = existingPath(io.cwd, '--file', opts.file);
   const opened = await openJudges(io, {
     ...(opts.config === undefined ? {} : { config: opts.config }),
-    judge: opts.judge ?? [],
+    judge: pair ?? opts.judge ?? [],
     resultsDir: opts.resultsDir,
+    ...(pair ? { flag: '--compare' } : {}),
   });
   let items = await loadAgreementItems(format, file, {
     ...(opts.docs === undefined ? {} : { docs: resolve(io.cwd, opts.docs) }),
@@ -96,13 +118,20 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   });
   if (limit !== undefined) items = deterministicSample(items, limit);
 
-  const reports = await judgeAgreement(opened, format, items);
+  const { reports, outcomes } = await judgeAgreement(opened, format, items);
   const pooled = reports.filter((r) => r.subset === null);
   const below =
     minKappa === undefined ? [] : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
-  if (opts.json)
-    io.out(`${JSON.stringify(agreementJson(format, opened, items, reports, minKappa, below), null, 2)}\n`);
-  else io.out(formatAgreementTable(format, reports));
+  const comparison = pair
+    ? compareJudges(format, pair, items, [outcomes.get(pair[0]) ?? [], outcomes.get(pair[1]) ?? []])
+    : null;
+  if (opts.json) {
+    const json = agreementJson(format, opened, items, reports, minKappa, below);
+    io.out(`${JSON.stringify(comparison ? { ...json, comparison } : json, null, 2)}\n`);
+  } else
+    io.out(
+      `${formatAgreementTable(format, reports)}${comparison ? `\n${formatComparison(comparison)}` : ''}`,
+    );
   if (minKappa === undefined) return;
   if (below.length > 0) {
     io.err(
@@ -121,9 +150,10 @@ async function judgeAgreement(
   opened: OpenedJudges,
   format: AgreementFormat,
   items: readonly AgreementItem[],
-): Promise<AgreementReport[]> {
+): Promise<{ reports: AgreementReport[]; outcomes: Map<string, JudgeOutcome[]> }> {
   const { judges, ledger, prompt } = opened;
   const reports: AgreementReport[] = [];
+  const byJudge = new Map<string, JudgeOutcome[]>();
   const live = judges.some((j) => isLiveProvider(j.entry.provider));
   try {
     for (const { entry, provider } of judges) {
@@ -135,11 +165,12 @@ async function judgeAgreement(
         ...(metered ? { onJudged: (charges) => ledger.settleCharges(charges) } : {}),
       });
       reports.push(...agreementBySubset(format, entry.id, items, outcomes));
+      byJudge.set(entry.id, outcomes);
     }
   } finally {
     if (live) await ledger.writeSummary();
   }
-  return reports;
+  return { reports, outcomes: byJudge };
 }
 
 /** `rge judge agree --json`: the set, the judges, how the intervals were computed, every report. */
@@ -193,7 +224,7 @@ export interface OpenedJudges {
  */
 export async function openJudges(
   io: CliIO,
-  opts: { config?: string; judge: readonly string[]; resultsDir: string },
+  opts: { config?: string; judge: readonly string[]; resultsDir: string; flag?: string },
 ): Promise<OpenedJudges> {
   const configFile =
     opts.config !== undefined
@@ -209,7 +240,7 @@ export async function openJudges(
   const unknown = ids.filter((id) => !config.judges.some((j) => j.id === id));
   if (unknown.length > 0)
     throw new UsageError(
-      `--judge must be one of ${config.judges.map((j) => j.id).join(', ')} (the judges of ${configName}), ` +
+      `${opts.flag ?? '--judge'} must be one of ${config.judges.map((j) => j.id).join(', ')} (the judges of ${configName}), ` +
         `got ${unknown.join(', ')}`,
     );
   const entries =

@@ -82,6 +82,10 @@ function registerAgreeCommand(judge: Command, io: CliIO): void {
     )
     .option('--limit <n>', 'judge a deterministic subsample of n items of the dataset')
     .option('--min-kappa <x>', 'exit 1 when a pooled kappa (per judge) is below x, in [-1, 1]')
+    .option(
+      '--compare <a,b>',
+      'two judge ids of the config compared on the same items: kappa and alpha differences (A - B) with paired bootstrap intervals, McNemar on agreement',
+    )
     .option('--json', 'print every number as JSON')
     .action(async (opts: AgreeFlags) => {
       const { judgeAgreeAction } = await import('./judge-agree.ts');

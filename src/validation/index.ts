@@ -33,6 +33,13 @@ export {
 export { attributionBenchItems } from './attributionbench.ts';
 export { type CaseView, type ContestedCaseView, caseView, reviewView } from './case-view.ts';
 export {
+  compareJudges,
+  compareSeed,
+  formatComparison,
+  type JudgeComparison,
+  type MeasureComparison,
+} from './compare.ts';
+export {
   AGREEMENT_FORMATS,
   type AgreementFormat,
   type AgreementItem,

@@ -15,8 +15,10 @@ import {
   type AgreementItem,
   type AgreementReport,
   agreementBySubset,
+  compareJudges,
   deterministicSample,
   formatAgreementTable,
+  formatComparison,
   judgeItems,
 } from '../../src/validation/index.ts';
 import { sharedLabels } from '../helpers/shared.ts';
@@ -61,6 +63,30 @@ describe.skipIf(!present)('offline judges against ../shared/labels', () => {
     }
     console.log(tables.join('\n'));
   }, 120_000);
+});
+
+describe.skipIf(!present)('the two offline judges compared on ../shared/labels (--compare)', () => {
+  it('each public set: kappa and alpha differences with paired intervals holding them, McNemar', async () => {
+    const lines: string[] = [];
+    for (const [format, all] of await datasets()) {
+      const items = deterministicSample(all, SAMPLE);
+      const [a, b] = HEURISTIC_JUDGES;
+      const outcomes = [
+        await judgeItems(items, heuristicJudge(a)),
+        await judgeItems(items, heuristicJudge(b)),
+      ] as const;
+      const c = compareJudges(format, [a, b], items, outcomes);
+      expect(c.n + c.unscored).toBe(items.length);
+      for (const m of c.measures) {
+        expect(Number.isFinite(m.difference)).toBe(true);
+        expect(m.low).toBeLessThanOrEqual(m.difference);
+        expect(m.high).toBeGreaterThanOrEqual(m.difference);
+      }
+      expect(c.mcnemar?.pValue).toBeGreaterThanOrEqual(0);
+      lines.push(formatComparison(c));
+    }
+    console.log(lines.join('\n'));
+  }, 180_000);
 });
 
 describe.skipIf(present)('offline judges against ../shared/labels', () => {

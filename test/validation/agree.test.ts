@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadAgreementItems, parseMinKappa } from '../../src/cli/judge-agree.ts';
+import { loadAgreementItems, parseCompare, parseMinKappa } from '../../src/cli/judge-agree.ts';
 import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
 import { cohenKappa, krippendorffAlpha } from '../../src/stats/index.ts';
@@ -629,6 +629,38 @@ describe('rge judge agree', () => {
     expect(parseMinKappa('-1')).toBe(-1);
     expect(parseMinKappa('1')).toBe(1);
     expect(parseMinKappa(undefined)).toBeUndefined();
+  });
+
+  it('--compare A,B: both judges on the same items, their differences with paired intervals, McNemar', async () => {
+    const dir = await files();
+    const args = ['--format', 'attributionbench', '--file', 'ab.jsonl', '--compare', 'numeric,lexical'];
+    const text = await agree(dir, ...args);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^numeric\s+pooled/m); // each judge's own table first
+    expect(text.out).toMatch(/^lexical\s+pooled/m);
+    expect(text.out).toMatch(
+      /judges compared on attributionbench: A numeric, B lexical; 5 item\(s\) both scored/,
+    );
+    expect(text.out).toMatch(/Cohen's kappa\s+A -?\d\.\d{3}\s+B -?\d\.\d{3}\s+A - B [+-]\d\.\d{3} \[/);
+    expect(text.out).toMatch(/McNemar \((exact-binomial|no-discordant-pairs)\)/);
+    expect(text.out).toMatch(/seed compare:numeric:lexical:attributionbench/);
+    const json = JSON.parse((await agree(dir, ...args, '--json')).out);
+    const [kappaA, kappaB] = ['numeric', 'lexical'].map(
+      (j) =>
+        json.reports.find((r: { judge: string; subset: string | null }) => r.judge === j && r.subset === null)
+          .kappa,
+    );
+    expect(json.comparison.judges).toEqual(['numeric', 'lexical']);
+    expect(json.comparison.measures[0].a).toBe(kappaA);
+    expect(json.comparison.measures[0].b).toBe(kappaB);
+    for (const bad of ['numeric', 'numeric,numeric', 'numeric,lexical,x'])
+      expect(
+        (await agree(dir, '--format', 'attributionbench', '--file', 'ab.jsonl', '--compare', bad)).code,
+      ).toBe(2);
+    const both = await agree(dir, ...args, '--judge', 'numeric');
+    expect(both.code).toBe(2);
+    expect(both.err).toMatch(/without --judge/);
+    expect(parseCompare('a, b', undefined)).toEqual(['a', 'b']);
   });
 
   it('usage errors exit 2; a missing file is an error', async () => {
