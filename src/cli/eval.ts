@@ -395,7 +395,7 @@ export async function publishGate(
     };
   const why =
     v.labelled === 0
-      ? `no response of this run has a human label in ${run.plan.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge label)`
+      ? `no response of this run has a human label in ${run.plan.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge validation label)`
       : `cells below the pre-registered ${v.minKappa}: revise the rubric (a new judge_prompt version), re-score the labelled set, or document the limitation in validation.limitation of ${run.plan.info.configFile}`;
   return { ok: false, message: `rge: refusing to publish: ${why}.\n${table}` };
 }
