@@ -153,6 +153,12 @@ async function report(
       cases: outcome.results,
     });
   const say = flags.json === true ? io.err : io.out;
+  // a run no threshold gates passes every case it scored: its pass rate would say nothing
+  const gated = Object.values(run.plan.config.thresholds).some((v) => v !== null);
+  const rateText =
+    !gated && minPassRate === undefined
+      ? 'recorded, not gated: every threshold is null'
+      : `pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`}`;
   const resultsDir = run.plan.info.resultsDir;
   const { capSourceOf } = await import('../run/config.ts');
   const { spendLine } = await import('./spend-line.ts');
@@ -163,7 +169,7 @@ async function report(
   };
   say(
     `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
-      ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
+      ` (${rateText})` +
       (outcome.runId && outcome.reportsDir
         ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
         : '') +

@@ -56,7 +56,12 @@ describe('rge eval run under CI (spawnRge sets CI=1; its output is a pipe)', () 
     expect(lines.find((l) => l.startsWith('cases: '))).toMatch(
       /^cases: 8 passed, 0 failed in 4 files \(\d+\.\d s\)$/,
     );
-    expect(lines.some((l) => l.startsWith('8 cases, 0 reused, 0 failed'))).toBe(true);
+    // the fixture config gates nothing: no pass rate (it said "pass rate 100.0%")
+    expect(
+      lines.some((l) =>
+        l.startsWith('8 cases, 0 reused, 0 failed (recorded, not gated: every threshold is null); report '),
+      ),
+    ).toBe(true);
     expect(lines.some((l) => l.startsWith('vitest-evals: JSON artifact written to'))).toBe(true);
     // the plan's "questions: the first 4 of 200" note, the two stage lines, the artifact, the report's
     // two lines, and the run's summary and what-was-used lines
@@ -69,6 +74,7 @@ describe('rge eval run --quiet', () => {
     const { code, lines, err } = await evalRun('--quiet', '--set', 'thresholds.gfs=0.99');
     expect(code).toBe(1);
     expect(lines.filter(perCase)).toEqual([]);
+    expect(lines.some((l) => /^8 cases, 0 reused, \d+ failed \(pass rate \d+\.\d%\)/.test(l))).toBe(true);
     const summary = lines.find((l) => l.startsWith('cases: ')) ?? '';
     const failed = Number(/, (\d+) failed/.exec(summary)?.[1]);
     expect(failed).toBeGreaterThan(0);
