@@ -15,8 +15,10 @@
  * - Cells: every case's scores, so `rge gate` can pair two runs cell by cell.
  */
 import { citationMarkers } from '../analysis/claims.ts';
-import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
+import { type AgreementMeasure, KAPPA_MIN_N, kappaInterval, pairAgreement } from '../stats/index.ts';
+import type { OrdinalFigure } from '../validation/kappa-format.ts';
 import { type FailureCause, failing, failureCause } from './evidence.ts';
+import { type FailureKind, failureKind } from './failures.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
@@ -44,7 +46,15 @@ export interface KappaCell {
   low: number | null;
   high: number | null;
   seed: string;
+  /**
+   * the rubric read as ordinal, beside kappa (same resamples and seed): quadratic-weighted kappa and
+   * Krippendorff's ordinal alpha (with strata, the mean over strata as kappa's)
+   */
+  quadraticKappa: OrdinalFigure;
+  alpha: OrdinalFigure;
 }
+
+const NO_FIGURE: OrdinalFigure = { value: Number.NaN, low: null, high: null };
 
 /** A judge pair's agreement pooled over every response it judged, whatever the subject. */
 export interface JudgePairAgreement {
@@ -97,25 +107,55 @@ function pairedScores(rows: readonly CaseRowView[], dim: Dim, subjects: readonly
  * strata of each stratum's kappa.
  */
 export function kappaFigure(p: PairedScores, seed: string, byStrata = false): KappaCell {
-  if (p.a.length === 0) return { n: 0, kappa: Number.NaN, low: null, high: null, seed };
+  if (p.a.length === 0)
+    return {
+      n: 0,
+      kappa: Number.NaN,
+      low: null,
+      high: null,
+      seed,
+      quadraticKappa: NO_FIGURE,
+      alpha: NO_FIGURE,
+    };
+  const kappa = figureOf(p, seed, byStrata, 'kappa');
+  return {
+    n: p.a.length,
+    kappa: kappa.value,
+    low: kappa.low,
+    high: kappa.high,
+    seed,
+    quadraticKappa: figureOf(p, seed, byStrata, 'kappa-quadratic'),
+    alpha: figureOf(p, seed, byStrata, 'alpha-ordinal'),
+  };
+}
+
+/** One agreement measure of the pair with its interval; with strata, the mean over strata. */
+function figureOf(
+  p: PairedScores,
+  seed: string,
+  byStrata: boolean,
+  measure: AgreementMeasure,
+): OrdinalFigure {
   const ci = kappaInterval(p.a, p.b, 3, {
     seed,
     clusters: p.clusters,
+    measure,
     ...(byStrata ? { strata: p.strata } : {}),
   });
-  const kappa = byStrata
+  const value = byStrata
     ? meanOf(
         [...new Set(p.strata)].map((s) => {
           const at = p.strata.flatMap((x, i) => (x === s ? [i] : []));
-          return cohenKappa(
+          return pairAgreement(
+            measure,
             at.map((i) => p.a[i] as number),
             at.map((i) => p.b[i] as number),
-            { labels: [0, 1, 2] },
+            3,
           );
         }),
       )
-    : cohenKappa(p.a, p.b, { labels: [0, 1, 2] });
-  return { n: p.a.length, kappa, low: ci?.low ?? null, high: ci?.high ?? null, seed };
+    : pairAgreement(measure, p.a, p.b, 3);
+  return { value, low: ci?.low ?? null, high: ci?.high ?? null };
 }
 
 const meanOf = (xs: readonly number[]) => {
@@ -195,6 +235,8 @@ export interface DrillDownCase {
   gfs: number | null;
   /** a failing case's cause by what its passages held (null: not failing, or no gold evidence measured) */
   cause: FailureCause | null;
+  /** the failing case's kind, as the failures-by-kind section counts it (null: not failing) */
+  kind: FailureKind | null;
   answer: string;
   cited: string[];
   retrieved: readonly string[];
@@ -250,6 +292,7 @@ function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
     why,
     gfs: r.scores.gfsPrimary,
     cause: failing(r) ? failureCause(r) : null,
+    kind: failureKind(r),
     answer,
     cited: [...new Set(citationMarkers(answer))],
     retrieved: row.retrieved_ids ?? [],

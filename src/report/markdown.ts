@@ -3,9 +3,12 @@
  * `summary.json` with the same numbers.
  */
 
-import { formatKappa, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
+import { formatKappa, formatOrdinal, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
 import { validationMarkdown } from '../validation/summary.ts';
+import type { KappaCell as KappaCellView } from './diagnostics.ts';
 import { evidenceMarkdown } from './evidence.ts';
+import { failureKindsMarkdown, oneLine, questionLines } from './failures.ts';
+import { answerSection } from './first-screen.ts';
 import {
   correctedSection,
   pairwisePowerCells,
@@ -134,7 +137,16 @@ function legendLayout(
   return { rows, lastRow: row };
 }
 
-const CHART_COLOURS = ['#4472c4', '#ed7d31', '#70ad47', '#7f7f7f', '#ffc000', '#5b9bd5'];
+/**
+ * The chart draws its own opaque background, so it reads the same on a light or a dark page: dark text
+ * and lines on white, and bar colours (Okabe-Ito's, darkened where needed) each at least 3:1 against the
+ * background (WCAG 2's contrast for graphics; the text is above 4.5:1). A border sets it off on a
+ * white page.
+ */
+export const CHART_BACKGROUND = '#ffffff';
+export const CHART_TEXT = '#1a1a1a';
+export const CHART_GRID = '#c8c8c8';
+export const CHART_COLOURS = ['#0072b2', '#d55e00', '#007a5e', '#b0467f', '#6a3d9a', '#6b6b6b'];
 
 /** A category's group: each model's bar with its interval and mean, then the label under the group. */
 function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string): string[] {
@@ -148,7 +160,7 @@ function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string):
     if (!iv) continue;
     parts.push(
       `<rect x="${x}" y="${y(iv.estimate)}" width="${bar - 4}" height="${y(0) - y(iv.estimate)}" fill="${CHART_COLOURS[i % CHART_COLOURS.length]}"/>`,
-      `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="#000"/>`,
+      `<line x1="${x + (bar - 4) / 2}" y1="${y(iv.low)}" x2="${x + (bar - 4) / 2}" y2="${y(iv.high)}" stroke="${CHART_TEXT}"/>`,
       `<text x="${x + (bar - 4) / 2}" y="${Math.max(l.top - 2, y(iv.high) - 3)}" font-size="8" text-anchor="middle">${iv.estimate.toFixed(2)}</text>`,
     );
   }
@@ -168,15 +180,20 @@ export function gfsChartSvg(summary: Summary): string {
   const l = chartLayout(summary);
   const { left, plotWidth, y } = l;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}" fill="${CHART_TEXT}">`,
+    `<rect class="background" x="0" y="0" width="${l.width}" height="${l.height}" fill="${CHART_BACKGROUND}" fill-opacity="1" stroke="${CHART_GRID}"/>`,
     `<text x="10" y="16" font-size="13">${l.title}</text>`,
     `<text x="10" y="31">GFS (0 to 1)</text>`,
-    `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="#000"/>`,
   ];
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
     parts.push(`<text x="${left - 8}" y="${y(t) + 4}" text-anchor="end">${t.toFixed(2)}</text>`);
-    parts.push(`<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="#ddd"/>`);
+    parts.push(
+      `<line x1="${left - 4}" y1="${y(t)}" x2="${left + plotWidth}" y2="${y(t)}" stroke="${CHART_GRID}"/>`,
+    );
   }
+  parts.push(
+    `<line x1="${left - 4}" y1="${y(0)}" x2="${left + plotWidth}" y2="${y(0)}" stroke="${CHART_TEXT}"/>`,
+  );
   for (const [ci, c] of l.cats.entries()) parts.push(...categoryGroup(summary, l, ci, c));
   parts.push(
     `<text x="${left + plotWidth / 2}" y="${l.xTitleY}" text-anchor="middle">question category</text>`,
@@ -193,11 +210,17 @@ export function gfsChartSvg(summary: Summary): string {
   return `${parts.join('\n').replace(/="(-?\d+\.\d{2,})"/g, (_, n: string) => `="${Number(Number(n).toFixed(1))}"`)}\n`;
 }
 
+/**
+ * The report in the order a reader needs it: the answer first (ranking, intervals, significance, MDD),
+ * then the failing cases by kind, then the detail per category and per concern, and what was run (the
+ * provenance: config, models, hashes) last.
+ */
 export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = {}): string {
   const s = summary;
   const out: string[] = [
     ...runHeader(s),
-    ...describeRun(s),
+    ...answerSection(s),
+    ...failureKindsMarkdown(s.failures),
     ...gfsSection(s, opts.chartFile),
     ...correctedSection(s),
     ...rankingSection(s),
@@ -214,6 +237,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     ...validationMarkdown(s.validation),
     ...drilldownSection(s),
     ...errorsSection(s),
+    ...describeRun(s),
   ];
   return `${out.join('\n')}\n`;
 }
@@ -493,6 +517,31 @@ function agreementSection(s: Summary): string[] {
     `${kappaFootnote('n the responses both judges scored')} The mean's interval comes from the same resamples of questions, each subject's kappa recomputed on them.`,
     '',
   );
+  out.push(...ordinalAgreementTable(a));
+  return out;
+}
+
+/** The same rows on the ordinal scale: quadratic-weighted kappa / ordinal alpha (recorded beside kappa). */
+function ordinalAgreementTable(a: Summary['judgeAgreement']): string[] {
+  const out = [
+    "The same figures on the ordinal scale, where a 0-vs-2 disagreement costs more than a 1-vs-2 one: quadratic-weighted kappa / Krippendorff's ordinal alpha, each with its BCa 95% interval (same resamples and seed). Recorded beside Cohen's kappa, which stays the pre-registered figure.",
+    '',
+    ...tableHead(['figure', 'judges', ...DIMS]),
+  ];
+  type Cells = Record<string, KappaCellView>;
+  const row = (what: string, judges: string, cells: Cells) =>
+    `| ${what} | ${judges} | ${DIMS.map((d) => {
+      const c = cells[d];
+      return c ? `${formatOrdinal(c.n, c.quadraticKappa)} / ${formatOrdinal(c.n, c.alpha)}` : 'n/a';
+    }).join(' | ')} |`;
+  for (const [subject, x] of Object.entries(a.bySubject))
+    out.push(row(`subject ${subject}`, x.judges.join(' / '), x.dimensions));
+  out.push(row('**mean over subjects**', '', a.mean));
+  for (const p of a.byPair) {
+    out.push(row(`pair, whole run (${p.subjects.join(', ')})`, p.judges.join(' / '), p.main));
+    if (p.labelled) out.push(row('pair, labelled responses', p.judges.join(' / '), p.labelled));
+  }
+  out.push('');
   return out;
 }
 
@@ -516,7 +565,7 @@ function retrievalSection(s: Summary): string[] {
   return out;
 }
 
-const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+const cell = oneLine;
 
 function drilldownSection(s: Summary): string[] {
   const cases = s.diagnostics.drilldown;
@@ -524,18 +573,9 @@ function drilldownSection(s: Summary): string[] {
   const out = ['## Where the models fail: the worst and the contested cases', ''];
   for (const c of cases) {
     out.push(
-      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)}${c.cause ? `, ${c.cause}` : ''})`,
+      `### ${c.cell} (${c.category}, ${c.why}, GFS ${c.gfs === null ? 'unscored' : c.gfs.toFixed(3)}${c.kind ? `, ${c.kind}` : ''}${c.cause ? `, ${c.cause}` : ''})`,
       '',
-      ...(c.question
-        ? [
-            `Question: ${cell(c.question.text)} Expected: ${c.question.expected_behavior}.`,
-            '',
-            `Gold answer: ${cell(c.question.gold_answer)}${c.question.gold_quotes.length > 0 ? ` Gold quotes: ${c.question.gold_quotes.map((q) => `"${cell(q)}"`).join(' ')}` : ''}`,
-            '',
-            'Answer:',
-            '',
-          ]
-        : []),
+      ...(c.question ? [...questionLines(c.question), 'Answer:', ''] : []),
       `> ${cell(c.answer) || '(empty answer)'}`,
       '',
       `Cited: ${c.cited.length > 0 ? c.cited.join(', ') : 'nothing'}. Retrieved: ${c.retrieved.join(', ') || 'nothing'}.`,

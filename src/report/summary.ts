@@ -41,6 +41,7 @@ import {
   type JudgeAgreement,
 } from './diagnostics.ts';
 import { type EvidenceSection, evidenceSection } from './evidence.ts';
+import { type FailureKinds, failureKinds } from './failures.ts';
 import {
   type BudgetSection,
   budget,
@@ -123,6 +124,8 @@ export interface Summary {
   diagnostics: Diagnostics;
   /** per subject and category, the gold evidence its passages held; its failing cases by cause */
   evidence: EvidenceSection | null;
+  /** the failing cases by kind (one kind each, in a stated precedence), per subject, one example a kind */
+  failures: FailureKinds;
   /** how the answers and verdict replies ended, per model */
   stops: StopCounts;
   /** what was run (from the run's description), and whether the report is partial */
@@ -197,6 +200,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     budget: budget(opts.budget ?? null),
     diagnostics: diagnostics(rows, opts.errors ?? []),
     evidence: evidenceSection(rows),
+    failures: failureKinds(rows),
     stops: stopCounts(rows),
     describe: opts.describe ?? null,
     partial: partial(rows, opts),

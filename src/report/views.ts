@@ -94,6 +94,12 @@ export interface CaseRowView {
     contestedDimensions: readonly string[];
   };
   checks: Record<string, { passed: boolean | null } | unknown>;
+  /** the subject's answer (absent in older rows) */
+  answer?: string;
+  /** whether a gold chunk was in rge's top k (null: no gold chunk, or a system's own contexts) */
+  retrieval_hit?: boolean | null;
+  /** how much of the gold evidence the passages the subject answered from held (absent in older rows) */
+  evidence?: { recall: number | null; missing?: readonly string[] };
 }
 
 /** A subject or judge as the report shows it: its model, what its requests sent, the deviation from T = 0. */
@@ -113,7 +119,7 @@ export interface DescribedModelView {
 }
 
 /**
- * What was run, as the report's first table shows it. The one definition: src/run/prepare.ts fills it
+ * What was run, as the report's provenance table (its last section) shows it. The one definition: src/run/prepare.ts fills it
  * with its DescribedModel (this view and the parameters sent), which it cannot name here.
  */
 export interface RunDescription<Model extends DescribedModelView = DescribedModelView> {

@@ -8,6 +8,16 @@
  * (`test/stats/reference-vectors.json`, `../shared/oracle/ppi.json`). Pure TypeScript; imports nothing
  * else of rge. See docs/adr/0004-statistics.md, 0021 and 0022.
  */
+
+export {
+  fleissKappa,
+  type KrippendorffDetail,
+  type KrippendorffOptions,
+  krippendorffAlpha,
+  krippendorffAlphaDetail,
+  type MeasurementLevel,
+  type Ratings,
+} from './agreement.ts';
 export {
   type BootstrapOptions,
   type BootstrapResult,
@@ -18,6 +28,11 @@ export {
 export { binomialHalfCdf, chiSquare1Survival, normalCdf, normalQuantile } from './distributions.ts';
 export { type BcaIntervalResult, bcaInterval, percentileInterval } from './intervals.ts';
 export {
+  type AgreementFigure,
+  type AgreementMeasure,
+  type AlphaIntervalOptions,
+  agreementFigures,
+  alphaInterval,
   type CohenKappaOptions,
   cohenKappa,
   KAPPA_CONFIDENCE,
@@ -27,6 +42,8 @@ export {
   type KappaInterval,
   type KappaIntervalOptions,
   kappaInterval,
+  ORDINAL_AGREEMENT_MEASURES,
+  pairAgreement,
 } from './kappa.ts';
 export { type McNemarInput, type McNemarOptions, type McNemarResult, mcnemar } from './mcnemar.ts';
 export { bonferroni, holm } from './multiple-comparisons.ts';

@@ -1,3 +1,4 @@
+import { krippendorffAlpha, type MeasurementLevel, type Ratings } from './agreement.ts';
 import { bootstrapCI, clusterBootstrapCI } from './bootstrap.ts';
 import { assertFiniteNumbers, assertSameLength } from './validate.ts';
 
@@ -114,8 +115,46 @@ export interface KappaInterval {
   degenerate: boolean;
 }
 
+/**
+ * What agreement between two raters is measured: Cohen's kappa unweighted (the methodology's), linear or
+ * quadratic weighted (an ordinal rubric: 0 vs 2 costs four times 1 vs 2), or Krippendorff's alpha.
+ */
+export type AgreementMeasure =
+  | 'kappa'
+  | 'kappa-linear'
+  | 'kappa-quadratic'
+  | 'alpha-nominal'
+  | 'alpha-ordinal'
+  | 'alpha-interval';
+
+/** The measure between two raters' label indices 0..labelCount-1 (NaN where undefined). */
+export function pairAgreement(
+  measure: AgreementMeasure,
+  a: readonly number[],
+  b: readonly number[],
+  labelCount: number,
+): number {
+  const labels = Array.from({ length: labelCount }, (_, i) => i);
+  switch (measure) {
+    case 'kappa':
+      return cohenKappa(a, b, { labels });
+    case 'kappa-linear':
+      return cohenKappa(a, b, { labels, weights: 'linear' });
+    case 'kappa-quadratic':
+      return cohenKappa(a, b, { labels, weights: 'quadratic' });
+    case 'alpha-nominal':
+      return krippendorffAlpha([a, b], { level: 'nominal', values: labels });
+    case 'alpha-ordinal':
+      return krippendorffAlpha([a, b], { level: 'ordinal', values: labels });
+    case 'alpha-interval':
+      return krippendorffAlpha([a, b], { level: 'interval', values: labels });
+  }
+}
+
 export interface KappaIntervalOptions {
   seed: string;
+  /** default 'kappa' (Cohen's, unweighted) */
+  measure?: AgreementMeasure;
   resamples?: number;
   confidence?: number;
   /**
@@ -156,7 +195,7 @@ export function kappaInterval(
   const strataCount = Math.max(...strata) + 1;
   // an item is one number, stratum x a x b, so that resampling items keeps each pair together
   const codes = a.map((x, i) => (strata[i] as number) * cells + x * labelCount + (b[i] as number));
-  const statisticOf = stratifiedKappa(labelCount, strataCount);
+  const statisticOf = stratifiedKappa(labelCount, strataCount, opts.measure ?? 'kappa');
   const estimate = statisticOf(codes);
   if (Number.isNaN(estimate)) return null;
   const resamples = opts.resamples ?? KAPPA_RESAMPLES;
@@ -194,8 +233,11 @@ export function kappaInterval(
  * strata of each stratum's kappa, strata where it is undefined left out (NaN when it is undefined in
  * all). Kappa depends only on a stratum's a x b counts, so it is computed once per distinct table.
  */
-function stratifiedKappa(labelCount: number, strataCount: number): (codes: ArrayLike<number>) => number {
-  const labels = Array.from({ length: labelCount }, (_, i) => i);
+function stratifiedKappa(
+  labelCount: number,
+  strataCount: number,
+  measure: AgreementMeasure,
+): (codes: ArrayLike<number>) => number {
   const cells = labelCount * labelCount;
   const counts = new Array<number>(strataCount * cells);
   const known = new Map<string, number>();
@@ -210,7 +252,7 @@ function stratifiedKappa(labelCount: number, strataCount: number): (codes: Array
         x.push(Math.floor(c / labelCount));
         y.push(c % labelCount);
       }
-    const kappa = x.length === 0 ? Number.NaN : cohenKappa(x, y, { labels });
+    const kappa = x.length === 0 ? Number.NaN : pairAgreement(measure, x, y, labelCount);
     known.set(key, kappa);
     return kappa;
   };
@@ -252,4 +294,91 @@ function undefinedAsEstimate(
     return estimate;
   };
   return { statistic, undefinedResamples: () => undefinedResamples };
+}
+
+/** The figures reported wherever kappa is: the pre-registered kappa, then the two ordinal ones. */
+export const ORDINAL_AGREEMENT_MEASURES = ['kappa', 'kappa-quadratic', 'alpha-ordinal'] as const;
+
+export interface AgreementFigure {
+  measure: AgreementMeasure;
+  /** NaN where undefined */
+  value: number;
+  /** null where the statistic is undefined */
+  ci: KappaInterval | null;
+}
+
+/**
+ * Cohen's kappa, quadratic-weighted kappa and ordinal Krippendorff's alpha between two raters, each with
+ * its interval (`kappaInterval`, the same seed, resamples and clusters, so the three are read together).
+ */
+export function agreementFigures(
+  a: readonly number[],
+  b: readonly number[],
+  labelCount: number,
+  opts: Omit<KappaIntervalOptions, 'measure' | 'strata'>,
+): AgreementFigure[] {
+  return ORDINAL_AGREEMENT_MEASURES.map((measure) => ({
+    measure,
+    value: a.length === 0 ? Number.NaN : pairAgreement(measure, a, b, labelCount),
+    ci: kappaInterval(a, b, labelCount, { ...opts, measure }),
+  }));
+}
+
+export interface AlphaIntervalOptions extends Omit<KappaIntervalOptions, 'measure' | 'strata'> {
+  level: MeasurementLevel;
+  /** the scale (default the sorted distinct ratings) */
+  values?: readonly number[];
+}
+
+/**
+ * Krippendorff's alpha of any number of raters (null: not rated) with a bootstrap interval over the
+ * items, or with `clusters` over whole clusters (an item's cluster, e.g. its question). BCa, 2,000
+ * resamples unless told; a resample on which alpha is undefined counts as the estimate, as in
+ * `kappaInterval`. Null where alpha itself is undefined.
+ */
+export function alphaInterval(raters: Ratings, opts: AlphaIntervalOptions): KappaInterval | null {
+  const fn = 'alphaInterval';
+  const items = raters[0]?.length ?? 0;
+  if (opts.clusters !== undefined && opts.clusters.length !== items)
+    throw new RangeError(`${fn}: ${opts.clusters.length} clusters for ${items} items`);
+  const alphaOpts = { level: opts.level, ...(opts.values ? { values: opts.values } : {}) };
+  const estimate = krippendorffAlpha(raters, alphaOpts);
+  if (Number.isNaN(estimate)) return null;
+  // an item is its index; a resample's items are the raters' columns at those indices
+  const statisticOf = (xs: ArrayLike<number>) => {
+    const picked = Array.from(xs, Number);
+    return krippendorffAlpha(
+      raters.map((r) => picked.map((i) => r[i] ?? null)),
+      alphaOpts,
+    );
+  };
+  const resamples = opts.resamples ?? KAPPA_RESAMPLES;
+  const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
+  const resampled = undefinedAsEstimate(statisticOf, estimate, resamples);
+  const options = {
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    confidence,
+    seed: opts.seed,
+    statistic: resampled.statistic,
+  } as const;
+  const indices = Array.from({ length: items }, (_, i) => i);
+  const clusters = opts.clusters;
+  const ci = clusters
+    ? clusterBootstrapCI(
+        indices.map((value) => ({ cluster: clusters[value] as string, value })),
+        options,
+      )
+    : bootstrapCI(indices, options);
+  return {
+    low: ci.low,
+    high: ci.high,
+    confidence,
+    method: KAPPA_INTERVAL_METHOD,
+    resamples,
+    seed: opts.seed,
+    clusters: clusters ? new Set(clusters).size : items,
+    undefinedResamples: resampled.undefinedResamples(),
+    degenerate: ci.degenerate === true,
+  };
 }

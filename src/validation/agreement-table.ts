@@ -84,21 +84,36 @@ export function formatAgreementTable(
   const method = reports.find((r) => r.kappaCi)?.kappaCi?.method ?? 'bca';
   const mark = (r: AgreementReport) =>
     `${r.kappaCi && r.kappaCi.undefinedResamples > 0 ? '*' : ''}${r.kappaCi?.degenerate ? '^' : ''}`;
-  const kappaHead = `kappa [${Math.round(confidence * 100)}% CI]`;
+  const pct = `${Math.round(confidence * 100)}% CI`;
   const rows = [
-    ['judge', FORMAT_SUBSET[format], 'n', 'unscored', kappaHead, 'accuracy', 'cost USD', 'p50/p95 ms'],
+    [
+      'judge',
+      FORMAT_SUBSET[format],
+      'n',
+      'unscored',
+      `kappa [${pct}]`,
+      `quadratic kappa [${pct}]`,
+      `alpha [${pct}]`,
+      'accuracy',
+      'cost USD',
+      'p50/p95 ms',
+    ],
     ...reports.map((r) => [
       r.judge,
       r.subset ?? POOLED,
       String(r.n),
       String(r.unscored),
       formatKappa(r, mark(r)),
+      r.ordered
+        ? formatKappa({ n: r.n, kappa: r.quadraticKappa, kappaCi: r.quadraticKappaCi })
+        : 'n/a (labels not ordered)',
+      `${formatKappa({ n: r.n, kappa: r.alpha, kappaCi: r.alphaCi })}${r.alphaLevel === 'nominal' ? ' (nominal)' : ''}`,
       fixed(r.accuracy, 3),
       r.costUsd.toFixed(4),
       r.latencyMs ? `${ms(r.latencyMs.p50)}/${ms(r.latencyMs.p95)}` : 'n/a',
     ]),
   ];
-  const table = columns(rows, [false, false, true, true, false, true, true, true]);
+  const table = columns(rows, [false, false, true, true, false, false, false, true, true, true]);
   const sections = [
     `${format} (${FORMAT_DIMENSION[format]}) against people: ${items} items, ` +
       `${subsets.size} ${FORMAT_SUBSET[format]}${subsets.size === 1 ? '' : 's'}; ` +
@@ -112,7 +127,11 @@ export function formatAgreementTable(
       : ['confusion matrices (rows: people, columns: judge):', '', reports.map(formatAgreement).join('\n')]),
   ];
   const footer = [
-    `kappa intervals: ${method === 'bca' ? 'BCa' : method} bootstrap over the items of each row, ` +
+    "kappa: Cohen's (the pre-registered figure, every disagreement alike); quadratic kappa and alpha " +
+      "(Krippendorff's, ordinal) weigh a disagreement by its distance on the ordered scale, so a 0-vs-2 " +
+      'miss counts more than a 1-vs-2 one (on two labels quadratic kappa is kappa); where the labels are ' +
+      'not ordered, alpha is nominal and there is no quadratic kappa',
+    `intervals: ${method === 'bca' ? 'BCa' : method} bootstrap over the items of each row, ` +
       `${resamples ?? 'n/a'} resamples, seed ${AGREEMENT_SEED_RULE}` +
       (pooled[0]
         ? ` (e.g. ${pooled[0].kappaCi?.seed ?? `agree:${pooled[0].judge}:${format}:${POOLED}`})`

@@ -1,20 +1,22 @@
 /**
  * The agreement of a judge's verdicts with the people's labels, pooled over a dataset and per subset of
- * it: n, unscored, Cohen's kappa with a bootstrap interval, accuracy, confusion matrix, the judge's cost
- * and latency.
+ * it: n, unscored, Cohen's kappa with a bootstrap interval (the pre-registered figure), beside it the
+ * quadratic-weighted kappa and ordinal Krippendorff's alpha with theirs (the rubric is ordinal: a 0-vs-2
+ * miss is worse than a 1-vs-2 one), accuracy, confusion matrix, the judge's cost and latency.
  *
  * Kappa's interval: a bootstrap over the items of the cell (`kappaInterval`), seeded by
  * `agreementSeed(judge, format, subset)`, so the same labels and verdicts give the same interval.
  */
 
 import type { JudgeOutcome } from '../judging/verdict.ts';
-import { cohenKappa, type KappaInterval, kappaInterval } from '../stats/index.ts';
+import { cohenKappa, type KappaInterval, kappaInterval, pairAgreement } from '../stats/index.ts';
 import { linearPercentile } from '../stats/percentile.ts';
 import {
   type AgreementFormat,
   type AgreementItem,
   FORMAT_DIMENSION,
   FORMAT_LABELS,
+  FORMAT_ORDERED,
   verdictLabel,
 } from './datasets.ts';
 
@@ -45,6 +47,18 @@ export interface AgreementReport {
   kappa: number;
   /** bootstrap interval of the kappa; null where the kappa is undefined */
   kappaCi: KappaInterval | null;
+  /**
+   * quadratic-weighted Cohen's kappa (equals `kappa` on two labels); NaN where undefined or where the
+   * labels are not ordered (`ordered` false)
+   */
+  quadraticKappa: number;
+  quadraticKappaCi: KappaInterval | null;
+  /** whether the labels are ordered (FORMAT_ORDERED) */
+  ordered: boolean;
+  /** Krippendorff's alpha, people and judge as two raters: ordinal where the labels are ordered, else nominal */
+  alpha: number;
+  alphaLevel: 'ordinal' | 'nominal';
+  alphaCi: KappaInterval | null;
   accuracy: number;
   /** rows: the people's label; columns: the judge's, both in `labels` order */
   confusion: number[][];
@@ -94,6 +108,12 @@ export function agreement(
   const n = human.length;
   const agreed = human.filter((h, i) => h === judged[i]).length;
   const latencies = outcomes.map((o) => o.latencyMs).sort((a, b) => a - b);
+  const ordered = FORMAT_ORDERED[format];
+  const alphaMeasure = ordered ? 'alpha-ordinal' : 'alpha-nominal';
+  const interval = {
+    seed: opts.seed ?? agreementSeed(judge, format, subset),
+    ...(opts.resamples === undefined ? {} : { resamples: opts.resamples }),
+  };
   return {
     format,
     judge,
@@ -103,10 +123,16 @@ export function agreement(
     n,
     unscored,
     kappa: n === 0 ? Number.NaN : cohenKappa(human, judged, { labels: labels.map((_, i) => i) }),
-    kappaCi: kappaInterval(human, judged, labels.length, {
-      seed: opts.seed ?? agreementSeed(judge, format, subset),
-      ...(opts.resamples === undefined ? {} : { resamples: opts.resamples }),
-    }),
+    kappaCi: kappaInterval(human, judged, labels.length, interval),
+    quadraticKappa:
+      n === 0 || !ordered ? Number.NaN : pairAgreement('kappa-quadratic', human, judged, labels.length),
+    quadraticKappaCi: ordered
+      ? kappaInterval(human, judged, labels.length, { ...interval, measure: 'kappa-quadratic' })
+      : null,
+    ordered,
+    alpha: n === 0 ? Number.NaN : pairAgreement(alphaMeasure, human, judged, labels.length),
+    alphaLevel: ordered ? 'ordinal' : 'nominal',
+    alphaCi: kappaInterval(human, judged, labels.length, { ...interval, measure: alphaMeasure }),
     accuracy: n === 0 ? Number.NaN : agreed / n,
     confusion,
     costUsd: outcomes.reduce((sum, o) => sum + o.costUsd, 0),

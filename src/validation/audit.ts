@@ -15,18 +15,32 @@
  */
 
 import { DIMENSIONS, type Dimension, type JudgeOutcome, type JudgeVerdict } from '../judging/verdict.ts';
-import { cohenKappa, KAPPA_MIN_N, kappaInterval } from '../stats/index.ts';
-import { formatKappa, type KappaShown } from './kappa-format.ts';
+import {
+  alphaInterval,
+  cohenKappa,
+  KAPPA_MIN_N,
+  kappaInterval,
+  krippendorffAlpha,
+  pairAgreement,
+} from '../stats/index.ts';
+import { formatKappa, formatOrdinal, type KappaShown, type OrdinalFigure } from './kappa-format.ts';
 
 export const PARADOX_AGREEMENT = 0.6;
 export const PARADOX_GAP = 0.2;
 
 const LABELS_012 = [0, 1, 2];
 
-/** A kappa of the audit: n, the estimate and its BCa 95% interval (as the report prints them). */
+/**
+ * A kappa of the audit: n, the estimate and its BCa 95% interval (as the report prints them), and beside
+ * it the ordinal reading (quadratic-weighted kappa, Krippendorff's ordinal alpha; same resamples and seed).
+ */
 export interface AuditKappa extends KappaShown {
   seed: string;
+  quadraticKappa: OrdinalFigure;
+  alpha: OrdinalFigure;
 }
+
+const NO_FIGURE: OrdinalFigure = { value: Number.NaN, low: null, high: null };
 
 /**
  * Cohen's kappa of label indices `a` and `b` (0..labelCount-1) with its bootstrap interval over the
@@ -39,14 +53,33 @@ function kappa(
   clusters: readonly string[],
   seed: string,
 ): AuditKappa {
-  if (a.length === 0) return { n: 0, kappa: Number.NaN, low: null, high: null, seed };
+  if (a.length === 0)
+    return {
+      n: 0,
+      kappa: Number.NaN,
+      low: null,
+      high: null,
+      seed,
+      quadraticKappa: NO_FIGURE,
+      alpha: NO_FIGURE,
+    };
   const ci = kappaInterval(a, b, labels.length, { seed, clusters });
+  const figure = (measure: 'kappa-quadratic' | 'alpha-ordinal'): OrdinalFigure => {
+    const interval = kappaInterval(a, b, labels.length, { seed, clusters, measure });
+    return {
+      value: pairAgreement(measure, a, b, labels.length),
+      low: interval?.low ?? null,
+      high: interval?.high ?? null,
+    };
+  };
   return {
     n: a.length,
     kappa: cohenKappa([...a], [...b], { labels: [...labels] }),
     low: ci?.low ?? null,
     high: ci?.high ?? null,
     seed,
+    quadraticKappa: figure('kappa-quadratic'),
+    alpha: figure('alpha-ordinal'),
   };
 }
 
@@ -55,6 +88,8 @@ export interface DimensionStability {
   allSame: number;
   /** kappa between replicate 1 and replicate 2 */
   kappa: AuditKappa;
+  /** Krippendorff's ordinal alpha over every replicate (each a rater), with its interval */
+  alphaAll: OrdinalFigure;
 }
 
 export interface StabilityReport {
@@ -99,11 +134,29 @@ export function replicateStability(
             completeClusters,
             `audit:replicates:${judge}:${d}`,
           ),
+          alphaAll: alphaOverReplicates(complete, d, completeClusters, `audit:replicates:${judge}:${d}:all`),
         },
       ];
     }),
   ) as Record<Dimension, DimensionStability>;
   return { judge, replicates: runs.length, n: complete.length, dimensions };
+}
+
+/** Ordinal alpha over every replicate of the complete items, with its interval over their clusters. */
+function alphaOverReplicates(
+  complete: readonly (readonly JudgeVerdict[])[],
+  d: Dimension,
+  clusters: readonly string[],
+  seed: string,
+): OrdinalFigure {
+  if (complete.length === 0) return NO_FIGURE;
+  const replicates = complete[0]?.length ?? 0;
+  const raters = Array.from({ length: replicates }, (_, r) =>
+    complete.map((vs) => (vs[r] as JudgeVerdict)[d].score),
+  );
+  const options = { level: 'ordinal', values: LABELS_012 } as const;
+  const ci = alphaInterval(raters, { ...options, seed, clusters });
+  return { value: krippendorffAlpha(raters, options), low: ci?.low ?? null, high: ci?.high ?? null };
 }
 
 export interface DimensionShift {
@@ -255,6 +308,16 @@ export function formatAudit(
     out.push(
       `| ${r.judge} | ${r.replicates} | ${r.n} | ${DIMENSIONS.map((d) => `${pct(r.dimensions[d].allSame)} / ${formatKappa(r.dimensions[d].kappa)}`).join(' | ')} |`,
     );
+  out.push(
+    '',
+    "replicate stability, ordinal (quadratic kappa replicate 1 vs 2 / Krippendorff's ordinal alpha over every replicate [95% CI])",
+    `| judge | replicates | n | ${DIMENSIONS.join(' | ')} |`,
+    `|---|---|---|${DIMENSIONS.map(() => '---').join('|')}|`,
+  );
+  for (const r of stability)
+    out.push(
+      `| ${r.judge} | ${r.replicates} | ${r.n} | ${DIMENSIONS.map((d) => `${formatOrdinal(r.n, r.dimensions[d].kappa.quadraticKappa)} / ${formatOrdinal(r.n, r.dimensions[d].alphaAll)}`).join(' | ')} |`,
+    );
   out.push('', 'order bias (scores changed / mean shift, probe minus original)');
   out.push(
     `| judge | probe | n | ${DIMENSIONS.join(' | ')} |`,
@@ -269,16 +332,16 @@ export function formatAudit(
     `paradox: judges that agree with each other (kappa >= ${PARADOX_AGREEMENT}) more than with people (by ${PARADOX_GAP} or more), on at least ${KAPPA_MIN_N} items`,
   );
   out.push(
-    '| view | judges | n | kappa between them | kappa with people | flagged |',
-    '|---|---|---|---|---|---|',
+    '| view | judges | n | kappa between them | kappa with people | ordinal alpha between them / with people | flagged |',
+    '|---|---|---|---|---|---|---|',
   );
   for (const p of paradoxRows)
     out.push(
-      `| ${p.view} | ${p.a} / ${p.b} | ${p.n} | ${formatKappa(p.kappaBetweenJudges)} | ${formatKappa(p.kappaAWithPeople)} / ${formatKappa(p.kappaBWithPeople)} | ${verdictOf(p)} |`,
+      `| ${p.view} | ${p.a} / ${p.b} | ${p.n} | ${formatKappa(p.kappaBetweenJudges)} | ${formatKappa(p.kappaAWithPeople)} / ${formatKappa(p.kappaBWithPeople)} | ${formatOrdinal(p.n, p.kappaBetweenJudges.alpha)} / ${formatOrdinal(p.n, p.kappaAWithPeople.alpha)} / ${formatOrdinal(p.n, p.kappaBWithPeople.alpha)} | ${verdictOf(p)} |`,
     );
   out.push(
     '',
-    `Each kappa: Cohen's kappa with a BCa 95% interval (2,000 bootstrap resamples of the items' questions; seeded); ⚠ few: fewer than ${KAPPA_MIN_N} items, too few to tell. The judges' kappa with each other here is over the items people labelled, every judge on every item; the report's "pair, labelled responses" row is over the labelled responses that pair judged in the run (the same items and figure when the pair judged them all).`,
+    `Each kappa: Cohen's kappa (the paradox flag reads it) with a BCa 95% interval; the ordinal figures (quadratic-weighted kappa, Krippendorff's ordinal alpha) weigh a disagreement by its distance on the scale, recorded beside it. Intervals (2,000 bootstrap resamples of the items' questions; seeded); ⚠ few: fewer than ${KAPPA_MIN_N} items, too few to tell. The judges' kappa with each other here is over the items people labelled, every judge on every item; the report's "pair, labelled responses" row is over the labelled responses that pair judged in the run (the same items and figure when the pair judged them all).`,
   );
   return `${out.join('\n')}\n`;
 }

@@ -22,6 +22,16 @@ export const FORMAT_LABELS: Record<AgreementFormat, readonly string[]> = {
   financebench: ['Correct Answer', 'Incorrect Answer', 'Refusal'],
 };
 
+/**
+ * Whether a format's labels are ordered (then its agreement is also read on the ordinal scale:
+ * quadratic-weighted kappa, ordinal alpha). FinanceBench's Correct / Incorrect / Refusal are not.
+ */
+export const FORMAT_ORDERED: Record<AgreementFormat, boolean> = {
+  attributionbench: true,
+  salad: true,
+  financebench: false,
+};
+
 /** What each format measures, for the report. */
 export const FORMAT_DIMENSION: Record<AgreementFormat, string> = {
   attributionbench: 'grounding',

@@ -33,3 +33,15 @@ export function formatKappa(k: KappaShown, intervalMark = ''): string {
 export function kappaFootnote(what: string): string {
   return `Each kappa: Cohen's kappa on 0/1/2 scores, ${what}, with a BCa 95% interval (2,000 bootstrap resamples of questions, a question's runs kept together; seeded). ${FEW_MARK}: fewer than ${KAPPA_MIN_N} responses, where a kappa near 0.75 has an interval about 0.4 wide and cannot be told from 0.5; a point interval there says the bootstrap had too few items, not that the figure is exact.`;
 }
+
+/** An agreement figure beside kappa (quadratic-weighted kappa, Krippendorff's alpha): NaN, nulls where undefined. */
+export interface OrdinalFigure {
+  value: number;
+  low: number | null;
+  high: number | null;
+}
+
+/** An ordinal figure printed as a kappa is (`formatKappa`), on `n` items. */
+export function formatOrdinal(n: number, f: OrdinalFigure): string {
+  return formatKappa({ n, kappa: f.value, low: f.low, high: f.high });
+}

@@ -11,8 +11,10 @@
  * - Contested responses (judges more than one point apart): the judges' mean beside the reviewed
  *   outcome, when a reviewer recorded one. The judges' raw outputs are never changed.
  */
-import { cohenKappa, kappaInterval } from '../stats/index.ts';
-import { formatKappa, kappaFootnote } from './kappa-format.ts';
+import { cohenKappa, kappaInterval, pairAgreement } from '../stats/index.ts';
+import { formatKappa, formatOrdinal, kappaFootnote, type OrdinalFigure } from './kappa-format.ts';
+
+export type { OrdinalFigure } from './kappa-format.ts';
 
 /** The pre-registered threshold of methodology 5.4: kappa >= 0.75 on every (judge x dimension) cell. */
 export const VALIDATION_MIN_KAPPA = 0.75;
@@ -61,6 +63,11 @@ export interface LabelKappa {
   seed: string;
   /** below the threshold (or undefined): flagged in the report */
   below: boolean;
+  /**
+   * the rubric read as ordinal, beside the pre-registered kappa (same items, seed and clusters):
+   * quadratic-weighted kappa and Krippendorff's ordinal alpha, NaN where undefined, intervals null then
+   */
+  ordinal: { quadraticKappa: OrdinalFigure; alpha: OrdinalFigure };
 }
 
 export interface ContestedReviewRow {
@@ -124,6 +131,14 @@ export function validationSummary(
       const kappa = human.length === 0 ? Number.NaN : cohenKappa(human, judged, { labels: [0, 1, 2] });
       const seed = `validation:${judge}:${dimension}`;
       const ci = kappaInterval(human, judged, 3, { seed, clusters: questions });
+      const ordinalFigure = (measure: 'kappa-quadratic' | 'alpha-ordinal'): OrdinalFigure => {
+        const interval = kappaInterval(human, judged, 3, { seed, clusters: questions, measure });
+        return {
+          value: human.length === 0 ? Number.NaN : pairAgreement(measure, human, judged, 3),
+          low: interval?.low ?? null,
+          high: interval?.high ?? null,
+        };
+      };
       table.push({
         judge,
         dimension,
@@ -133,6 +148,7 @@ export function validationSummary(
         high: ci?.high ?? null,
         seed,
         below: !(Number.isFinite(kappa) && kappa >= minKappa),
+        ordinal: { quadraticKappa: ordinalFigure('kappa-quadratic'), alpha: ordinalFigure('alpha-ordinal') },
       });
     }
   const reviewByKey = new Map<string, ReviewRecordView>();
@@ -167,6 +183,26 @@ export function validationSummary(
 
 const s = (x: number | null) => (x === null ? 'n/a' : Number.isInteger(x) ? String(x) : x.toFixed(1));
 
+/**
+ * The same cells read as ordinal: quadratic-weighted kappa and Krippendorff's ordinal alpha, where a
+ * 0-vs-2 disagreement costs more than a 1-vs-2 one. Recorded beside kappa; the threshold is kappa's.
+ */
+function ordinalTable(table: readonly LabelKappa[]): string[] {
+  const judges = [...new Set(table.map((c) => c.judge))];
+  const show = (c: LabelKappa, f: OrdinalFigure) => formatOrdinal(c.n, f);
+  return [
+    '',
+    "The same cells on the ordinal scale (recorded, not gated: the threshold is on Cohen's kappa): quadratic-weighted kappa / Krippendorff's ordinal alpha, each with its BCa 95% interval (same resamples and seed).",
+    '',
+    '| judge | correctness | grounding | calibration |',
+    '|---|---|---|---|',
+    ...judges.map((judge) => {
+      const cells = table.filter((c) => c.judge === judge);
+      return `| ${judge} | ${cells.map((c) => `${show(c, c.ordinal.quadraticKappa)} / ${show(c, c.ordinal.alpha)}`).join(' | ')} |`;
+    }),
+  ];
+}
+
 /** The two tables as markdown (for summary.md). */
 export function validationMarkdown(v: ValidationSummary): string[] {
   const out: string[] = [];
@@ -196,6 +232,7 @@ export function validationMarkdown(v: ValidationSummary): string[] {
         `| ${judge} | ${cells.map((c) => `${formatKappa(c)}${c.below ? (Number.isFinite(c.kappa) ? ' ⚠ below' : ' ⚠') : ''}`).join(' | ')} | ${cells[0]?.n ?? 0} |`,
       );
     }
+    out.push(...ordinalTable(v.table));
     out.push(
       '',
       v.passes

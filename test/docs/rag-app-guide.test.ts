@@ -5,42 +5,15 @@
  * generated (fixtures, dist, reports) is copied. The gate block must report the planted regression
  * (exit 1); the GitHub Actions snippet must parse and name only rge commands and flags that exist.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { childOutput } from '../helpers/cli.ts';
+import { blocks, cleanClone, root } from './clean-clone.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const PAGE = 'docs/evaluate-your-rag-app.md';
-
-/** The page's fenced blocks of one language, in order. */
-function blocks(markdown: string, lang: string): string[] {
-  return [...markdown.matchAll(new RegExp(`^\`\`\`${lang}\\n([\\s\\S]*?)^\`\`\`$`, 'gm'))].map(
-    (m) => m[1] as string,
-  );
-}
-
-/** A copy of the tracked files (the working tree's versions), a git repository of its own. */
-async function cleanClone(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'rge-guide-clone-'));
-  const files = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
-    .split('\0')
-    .filter(Boolean);
-  for (const file of files) {
-    await mkdir(dirname(join(dir, file)), { recursive: true });
-    await writeFile(join(dir, file), await readFile(join(root, file)));
-  }
-  await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'ignore' });
-  git('init', '-q');
-  git('add', '-A');
-  git('-c', 'user.email=guide@rge.test', '-c', 'user.name=guide', 'commit', '-qm', 'clone');
-  return dir;
-}
 
 describe(`${PAGE} on a clean clone`, () => {
   let page: string;
@@ -49,7 +22,7 @@ describe(`${PAGE} on a clean clone`, () => {
 
   beforeAll(async () => {
     page = await readFile(join(root, PAGE), 'utf8');
-    clone = await cleanClone();
+    clone = await cleanClone('rge-guide-clone-');
     const script = ['set -e', ...blocks(page, 'sh')].join('\n');
     const env: NodeJS.ProcessEnv = { ...process.env, CI: '1' };
     delete env.RGE_TEST_DIR;
@@ -59,7 +32,7 @@ describe(`${PAGE} on a clean clone`, () => {
   }, 900_000);
 
   afterAll(async () => {
-    if (clone) await rm(clone, { recursive: true, force: true });
+    if (clone) await rm(dirname(clone), { recursive: true, force: true });
   });
 
   it('every command runs (bash -e exits 0)', () => {

@@ -11,6 +11,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** The slowest unit files on a 2-core machine, slowest first (`npm test`'s per-file times). */
 export const SLOW_FILES = [
+  'test/docs/shell-blocks.test.ts',
   'test/bench/quick.test.ts',
   'test/run/crash-batch.test.ts',
   'test/cli/gate-planted.test.ts',

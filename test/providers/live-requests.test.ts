@@ -122,11 +122,13 @@ describe("OpenAI's seed: deprecated in the pinned types, no determinism, and rge
     expect(doc).toContain('Determinism is not guaranteed');
   });
 
-  it('the GPT-5.4 contract and the README say so, and claim no determinism', async () => {
+  it('the GPT-5.4 contract and docs/reference/providers-and-costs.md say so, and claim no determinism', async () => {
     const { contract } = contractOf('openai', 'gpt-5.4');
     expect(contract.seed).toBe(true);
     expect(contract.note).toMatch(/deprecated in the openai types, best effort: no determinism is claimed/);
-    const readme = (await readFile(new URL('../../README.md', import.meta.url), 'utf8')).replace(/\s+/g, ' ');
+    const readme = (
+      await readFile(new URL('../../docs/reference/providers-and-costs.md', import.meta.url), 'utf8')
+    ).replace(/\s+/g, ' ');
     expect(readme).toContain("OpenAI's `seed` is deprecated in the pinned `openai` types");
     expect(readme).toContain('rge claims no determinism, from the seed or from temperature 0');
     expect(readme).toContain('never to a judge (a verdict request carries none)');

@@ -4,7 +4,7 @@
  * every text lies inside the picture, both axes have titles, and each bar carries its mean.
  */
 import { describe, expect, it } from 'vitest';
-import { gfsChartSvg } from '../../src/report/markdown.ts';
+import { CHART_BACKGROUND, CHART_COLOURS, gfsChartSvg } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 
@@ -101,4 +101,56 @@ describe('gfs.svg', () => {
       // every category is named, whole or broken at its hyphens
       for (const c of [...summary.categories, 'all']) expect(texts.join('')).toContain(c);
     });
+
+  it('paints its own opaque background, so it reads on a dark page as on a light one', () => {
+    const svg = gfsChartSvg(
+      summarise(cases['the fixture run (four categories, two subjects)'], { seed: 's', resamples: 100, run }),
+    );
+    const width = /<svg[^>]* width="(\d+)"/.exec(svg)?.[1];
+    const height = /<svg[^>]* height="(\d+)"/.exec(svg)?.[1];
+    // the first thing drawn: a rect over the whole picture, opaque
+    const first = /<svg[^>]*>\n(<[^>]*>)/.exec(svg)?.[1] ?? '';
+    const attr = (tag: string, name: string) => new RegExp(` ${name}="([^"]+)"`).exec(tag)?.[1];
+    expect(first).toMatch(/^<rect /);
+    expect([attr(first, 'x'), attr(first, 'y'), attr(first, 'width'), attr(first, 'height')]).toEqual([
+      '0',
+      '0',
+      width,
+      height,
+    ]);
+    const background = attr(first, 'fill') ?? 'none';
+    expect(background).toBe(CHART_BACKGROUND);
+    expect(Number(attr(first, 'fill-opacity') ?? 1)).toBe(1);
+    // text inherits the root's fill: dark on the background, 4.5:1 at least (WCAG AA for text)
+    const rootFill = attr(/<svg[^>]*>/.exec(svg)?.[0] ?? '', 'fill');
+    expect(rootFill, 'the text colour is set, not left to the page').toBeDefined();
+    expect(contrast(rootFill ?? '', background)).toBeGreaterThanOrEqual(4.5);
+    for (const t of svg.match(/<text [^>]*>/g) ?? []) expect(attr(t, 'fill'), t).toBeUndefined();
+    // bars, legend keys and error bars: 3:1 at least against the background (WCAG for graphics)
+    const colours = new Set([
+      ...[...svg.matchAll(/<rect (?!class="background")[^>]* fill="(#[0-9a-f]{6})"/g)].map(
+        (m) => m[1] as string,
+      ),
+      ...[...svg.matchAll(/<line [^>]*y1="([\d.]+)"[^>]*y2="([\d.]+)"[^>]* stroke="(#[0-9a-f]{6})"/g)]
+        .filter((m) => m[1] !== m[2])
+        .map((m) => m[3] as string),
+    ]);
+    expect(colours.size).toBeGreaterThanOrEqual(3);
+    // and every subject's colour, for runs with more subjects than this one
+    for (const c of CHART_COLOURS) colours.add(c);
+    for (const c of colours) expect(contrast(c, background), c).toBeGreaterThanOrEqual(3);
+  });
 });
+
+/** WCAG 2's contrast ratio of two #rrggbb colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (hex: string) => {
+    const [r, g, bl] = [1, 3, 5].map((i) => {
+      const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}

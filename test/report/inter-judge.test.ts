@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { interJudgeAgreement } from '../../src/report/diagnostics.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
-import { cohenKappa } from '../../src/stats/index.ts';
+import { cohenKappa, krippendorffAlpha } from '../../src/stats/index.ts';
 
 const verdict = (c: number) => ({
   correctness: { score: c },
@@ -54,6 +54,26 @@ describe('interJudgeAgreement', () => {
       expect(cell?.high).toBeGreaterThanOrEqual(cell?.kappa ?? Number.NaN);
       expect((cell?.high ?? 0) - (cell?.low ?? 0)).toBeGreaterThan(0);
     }
+  });
+
+  it('beside each kappa, the quadratic-weighted kappa and ordinal alpha with their intervals', () => {
+    const a = interJudgeAgreement(bySubject, []);
+    const x = bySubject.get('x') ?? [];
+    const cell = a.bySubject.x?.dimensions.correctness;
+    expect(cell?.quadraticKappa.value).toBeCloseTo(
+      cohenKappa(scores(x, 0), scores(x, 1), { labels: [0, 1, 2], weights: 'quadratic' }),
+      12,
+    );
+    expect(cell?.alpha.value).toBeCloseTo(
+      krippendorffAlpha([scores(x, 0), scores(x, 1)], { level: 'ordinal', values: [0, 1, 2] }),
+      12,
+    );
+    for (const f of [cell?.quadraticKappa, cell?.alpha, a.mean.correctness.alpha]) {
+      expect(f?.low).toBeLessThanOrEqual(f?.value ?? Number.NaN);
+      expect(f?.high).toBeGreaterThanOrEqual(f?.value ?? Number.NaN);
+    }
+    // the judges' misses here are 2-vs-0 (q % 3 = 2 read as 0): the ordinal measures charge them more
+    expect(cell?.quadraticKappa.value).toBeLessThan(cell?.kappa ?? Number.NaN);
   });
 
   it('resamples questions, not responses: three identical runs do not narrow the interval', () => {

@@ -213,19 +213,31 @@ describe('summarise', () => {
     expect(again).toEqual(summary);
   });
 
-  it('renders a markdown report with every section and an SVG chart', () => {
+  it('renders a markdown report with every section, the answer first and what was run last, and an SVG chart', () => {
     const md = renderMarkdown(summary, { chartFile: 'gfs.svg' });
-    for (const heading of [
+    const headings = [
+      '## The answer: who is best, by how much, and is it real',
+      '## Where the models fail, by kind',
       '## Grounding Fidelity Score',
+      '## Judge-error-corrected GFS',
       '## Ranking',
       '## Pairwise comparison',
       '## Variance across runs',
       '## Inter-judge agreement',
       '## Deterministic checks',
       '## Latency and cost',
+      '## Judges against people',
       '## Contested responses and their review',
-    ])
-      expect(md).toContain(heading);
+      '## Where the models fail: the worst and the contested cases',
+      '## Errors: 0',
+      '## What was run',
+    ];
+    const at = headings.map((h) => md.indexOf(h));
+    for (const [i, h] of headings.entries()) expect(at[i], h).toBeGreaterThan(0);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    // the answer is the first section; what was run is the last
+    expect(md.match(/^## .*/m)?.[0]).toBe(headings[0]);
+    expect(md.slice(md.indexOf('## What was run') + 3)).not.toMatch(/^## /m);
     expect(md).toContain('![GFS per model and category](gfs.svg)');
     expect(gfsChartSvg(summary)).toMatch(/^<svg[\s\S]*<\/svg>\n$/);
   });
@@ -289,7 +301,8 @@ describe('"Where the models fail"', () => {
     expect(at).toBeGreaterThan(0);
     const block = md.slice(at, md.indexOf('###', at + 3));
     expect(block).toContain('Question: What is q-0? Expected: answer.');
-    expect(block).toContain('Gold answer: gold of q-0 Gold quotes: "quote of q-0"');
+    // the gold answer and each gold quote on lines of their own
+    expect(block).toContain('Gold answer: gold of q-0\n\nGold quotes:\n\n- "quote of q-0"\n');
     expect(block.indexOf('Gold answer')).toBeLessThan(block.indexOf('> '));
   });
 });

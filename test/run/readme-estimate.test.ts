@@ -1,9 +1,9 @@
 /**
- * The README's cost figures for the published run are the dry run's, not typed: the expected, naive and
+ * The cost figures of docs/reference/providers-and-costs.md for the published run are the dry run's, not typed: the expected, naive and
  * worst-case totals, the judge batches' worst case, the share of cache reads and the batch plan (the
  * batches and waves under the $100 cap, the split, how far the run would get at worst) are read from
  * `rge eval run --config configs/published.yaml --dry-run --json` (the index not built, as on a fresh
- * clone) and must stand in the README as the command prints them. The printed estimate warns when the
+ * clone) and must stand in that page as the command prints them. The printed estimate warns when the
  * worst case is above what the cap leaves, and prints the plan.
  */
 import { readFileSync } from 'node:fs';
@@ -30,11 +30,14 @@ async function dryRun(json: boolean): Promise<string> {
   return out.join('');
 }
 
-describe("the README's cost figures", () => {
+describe("the published run's cost figures in docs/reference/providers-and-costs.md", () => {
   it('are what the dry run of the published config prints', async () => {
     const e = JSON.parse(await dryRun(true)) as Estimate;
     expect(e.assumptions.contextBounded).toBe(true);
-    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
     const judgesWorst = e.lines.filter((l) => l.role === 'judge').reduce((a, l) => a + l.worstUsd, 0);
     const read = e.lines.reduce((a, l) => a + l.cacheReadTokens, 0);
     const written = e.lines.reduce((a, l) => a + l.cacheWriteTokens, 0);
@@ -46,15 +49,19 @@ describe("the README's cost figures", () => {
       `(${usd(judgesWorst)} at worst together)`,
       `Cache reads are ${Math.round((100 * read) / (read + written))}% of the cache tokens although the hit rate is ${e.assumptions.cacheHitRate}`,
     ];
-    for (const s of stated) expect(readme.includes(s), `the README should say: ${s}`).toBe(true);
+    for (const s of stated)
+      expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
   }, 120_000);
 
   it('say what the run does under the cap: the batch plan of the dry run', async () => {
     const e = JSON.parse(await dryRun(true)) as Estimate;
     const plan = e.batchPlan;
     if (!plan) throw new Error('the published dry run has no batch plan');
-    const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
-    // the README tells this shape: the answers in one wave, then one judge model's verdicts split
+    const readme = readFileSync(join(root, 'docs/reference/providers-and-costs.md'), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+    // the page tells this shape: the answers in one wave, then one judge model's verdicts split
     // between the second wave and a third; the full run depends on its batches settling below worst
     expect(plan).toMatchObject({ leftUsd: 100, fitsAtWorst: false, unplacedCalls: 0, tooLarge: null });
     const answers = plan.batches.filter((b) => b.role === 'subject');
@@ -76,7 +83,8 @@ describe("the README's cost figures", () => {
       `**${plan.batches.length} batches in ${plan.waves} waves**`,
       `the cap would stop the run after ${plan.callsAtWorst.toLocaleString('en')} of the ${plan.calls.toLocaleString('en')} calls`,
     ];
-    for (const s of stated) expect(readme.includes(s), `the README should say: ${s}`).toBe(true);
+    for (const s of stated)
+      expect(readme.includes(s), `docs/reference/providers-and-costs.md should say: ${s}`).toBe(true);
     expect(plan.waves).toBe(3);
   }, 120_000);
 

@@ -7,7 +7,7 @@ import { parse, stringify } from 'yaml';
 import { loadAgreementItems, parseMinKappa } from '../../src/cli/judge-agree.ts';
 import { heuristicJudge } from '../../src/judging/heuristic/index.ts';
 import type { JudgeOutcome, JudgeVerdict } from '../../src/judging/verdict.ts';
-import { cohenKappa } from '../../src/stats/index.ts';
+import { cohenKappa, krippendorffAlpha } from '../../src/stats/index.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import {
   type AgreementFormat,
@@ -277,6 +277,11 @@ describe('judges against people: formats', () => {
       expect(report.n).toBe(4);
       // which label each answer gets is the judge's verdict's (see the mapping test below)
       expect(report.confusion.flat().reduce((a, b) => a + b, 0)).toBe(4);
+      // Correct / Incorrect / Refusal are not ordered: no quadratic kappa, a nominal alpha
+      expect(report.ordered).toBe(false);
+      expect(report.quadraticKappa).toBeNaN();
+      expect(report.quadraticKappaCi).toBeNull();
+      expect(report.alphaLevel).toBe('nominal');
     }
     expect(() => financeBenchItems([{ text: FB_ANSWERS, file: 'fb.jsonl' }], '', 'q.jsonl')).toThrow(
       /not in q\.jsonl/,
@@ -398,6 +403,26 @@ describe('judges against people: per subset, with intervals', () => {
     expect(y.latencyMs?.p95).toBeGreaterThan(11);
   });
 
+  it('reports the quadratic-weighted kappa and ordinal alpha beside kappa, each with its interval', () => {
+    const [pooled] = agreementBySubset('attributionbench', 'j', items, outcomes);
+    if (!pooled) throw new Error('expected a pooled row');
+    const h = [...X.human, ...Y.human];
+    const j = [...X.judge, ...Y.judge];
+    // two labels: quadratic kappa is kappa; alpha is Krippendorff's, people and judge as two raters
+    expect(pooled.quadraticKappa).toBeCloseTo(pooled.kappa, 12);
+    expect(pooled.ordered).toBe(true);
+    expect(pooled.alphaLevel).toBe('ordinal');
+    expect(pooled.alpha).toBeCloseTo(krippendorffAlpha([h, j], { level: 'ordinal', values: [0, 1] }), 12);
+    for (const [value, ci] of [
+      [pooled.quadraticKappa, pooled.quadraticKappaCi],
+      [pooled.alpha, pooled.alphaCi],
+    ] as const) {
+      expect(ci?.seed).toBe('agree:j:attributionbench:pooled');
+      expect(ci?.low).toBeLessThanOrEqual(value);
+      expect(ci?.high).toBeGreaterThanOrEqual(value);
+    }
+  });
+
   it('gives each kappa a seeded bootstrap interval that holds the estimate and is reproducible', () => {
     const reports = agreementBySubset('attributionbench', 'j', items, outcomes);
     expect(reports.map((r) => r.kappaCi?.seed)).toEqual([
@@ -467,10 +492,11 @@ describe('rge judge agree', () => {
       ['lexical', 'ExpertQA', '3', '0'],
     ]);
     expect(text.out).toMatch(
-      /judge\s+source dataset\s+n\s+unscored\s+kappa \[95% CI\]\s+accuracy\s+cost USD\s+p50\/p95 ms/,
+      /judge\s+source dataset\s+n\s+unscored\s+kappa \[95% CI\]\s+quadratic kappa \[95% CI\]\s+alpha \[95% CI\]\s+accuracy\s+cost USD\s+p50\/p95 ms/,
     );
     expect(text.out).toMatch(
-      /^numeric\s+pooled\s+5\s+0\s+0\.167 \[-?\d\.\d{3}, -?\d\.\d{3}\]\*?\^? ⚠ few\s+0\.600\s+0\.0000/m,
+      // two labels: the quadratic-weighted kappa is kappa; alpha is its own figure
+      /^numeric\s+pooled\s+5\s+0\s+0\.167 \[-?\d\.\d{3}, -?\d\.\d{3}\]\*?\^? ⚠ few\s+0\.167 \[-?\d\.\d{3}, -?\d\.\d{3}\] ⚠ few\s+-?\d\.\d{3} \[-?\d\.\d{3}, -?\d\.\d{3}\] ⚠ few\s+0\.600\s+0\.0000/m,
     );
     expect(text.out).toMatch(/judge numeric, pooled: n 5, kappa 0\.167 \[/);
     expect(text.out).toMatch(/judge numeric, source dataset ExpertQA: n 3/);
@@ -684,7 +710,7 @@ describe('rge judge agree', () => {
       const row = text.out.split('\n').find((l) => /^gpt-judge\s+pooled\s/.test(l)) ?? '';
       const cells = row.split(/\s{2,}/);
       expect(cells.slice(0, 2)).toEqual(['gpt-judge', 'pooled']);
-      expect(Number(cells[6])).toBeGreaterThan(0);
+      expect(Number(cells[8])).toBeGreaterThan(0); // cost USD
     } finally {
       if (before === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = before;

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
+import { cohenKappa, krippendorffAlpha } from '../../src/stats/index.ts';
 import { formatAudit, orderBias, paradox, replicateStability } from '../../src/validation/audit.ts';
 import { runRge } from '../helpers/cli.ts';
 import { startOpenAIServer } from '../loopback/index.ts';
@@ -49,6 +50,25 @@ describe('audit arithmetic', () => {
     // grounding r1 (2,2,0) vs r2 (2,1,0): p_o = 2/3; p_e = (2/3*1/3) + (0*1/3) + (1/3*1/3) = 1/3; kappa = (2/3-1/3)/(2/3) = 0.5
     expect(s.dimensions.grounding.kappa.kappa).toBeCloseTo(0.5, 12);
     expect(s.dimensions.grounding.kappa.seed).toBe('audit:replicates:j:grounding');
+    // beside kappa, the ordinal reading: quadratic kappa of replicates 1 and 2, and alpha over all three
+    // (grounding: items (2,2,2), (2,1,2), (0,0,0): one 1-vs-2 miss in one replicate)
+    expect(s.dimensions.grounding.kappa.quadraticKappa.value).toBeCloseTo(
+      cohenKappa([2, 2, 0], [2, 1, 0], { labels: [0, 1, 2], weights: 'quadratic' }),
+      12,
+    );
+    expect(s.dimensions.grounding.alphaAll.value).toBeCloseTo(
+      krippendorffAlpha(
+        [
+          [2, 2, 0],
+          [2, 1, 0],
+          [2, 2, 0],
+        ],
+        { level: 'ordinal', values: [0, 1, 2] },
+      ),
+      12,
+    );
+    expect(s.dimensions.correctness.alphaAll.value).toBe(1);
+    expect(formatAudit('t', [s], [], [])).toMatch(/replicate stability, ordinal/);
     expect(() => replicateStability('j', [r1])).toThrow(/at least two/);
   });
 

@@ -1,5 +1,5 @@
 /**
- * The README's human-validation commands on a fresh clone: with no run of the config (its index not
+ * The human-validation commands of docs/review-and-label.md on a fresh clone: with no run of the config (its index not
  * built), each says what to run first, names the config and exits 1, writing nothing.
  */
 import { mkdtemp, readdir } from 'node:fs/promises';
@@ -42,7 +42,7 @@ describe('rge validation sample and rge validation review without a run of the c
     });
 });
 
-describe('the README commands that need the real index, on a fresh clone', () => {
+describe('the documented commands that need the real index, on a fresh clone', () => {
   const cases: [string, string[], (dir: string) => string[]][] = [
     [
       'rge eval run (a small sync run)',

@@ -95,6 +95,13 @@ describe('validationSummary', () => {
     expect(md).toMatch(/\| judge-b \| 0\.000 \[-?\d\.\d{3}, \d\.\d{3}\] ⚠ few ⚠ below \|/);
     expect(cell('judge-b', 'correctness')?.seed).toBe('validation:judge-b:correctness');
     expect(md).toContain('fewer than 30 responses');
+    // beside it, the ordinal reading: judge-b's misses are 0-vs-2, the worst on the scale
+    const b = cell('judge-b', 'correctness')?.ordinal;
+    expect(b?.quadraticKappa.value).toBeCloseTo(0, 12);
+    expect(b?.alpha.value).toBeLessThan(0); // alpha is below chance where kappa is at chance (small n)
+    expect(cell('judge-a', 'grounding')?.ordinal.alpha.value).toBe(1);
+    expect(md).toMatch(/quadratic-weighted kappa \/ Krippendorff's ordinal alpha/);
+    expect(md).toMatch(/\| judge-b \| 0\.000 \[[^\]]*\] ⚠ few \/ -\d\.\d{3}/);
     expect(md).toContain('| q-2 | s | 0 | correctness | 1 / 2 / 2 | 0 / 2 / 2 | rae | a is right |');
     expect(md).toContain('| q-4 | s | 0 | correctness | 1 / 2 / 1 | not reviewed |');
   });

@@ -23,9 +23,10 @@ export type VerdictFn = (input: JudgeInput) => JudgeVerdict;
 
 /**
  * Bump when a heuristic judge's verdicts may change (v3: the rubric as written: a refusal makes no claim,
- * calibration judges the decision and the evidence, not correctness; the lexical judge reads sentences).
+ * calibration judges the decision and the evidence, not correctness; the lexical judge reads sentences;
+ * v4: the lexical judge quotes the sentence that holds a claim, not the first of its window).
  */
-export const HEURISTIC_JUDGE_VERSION = 'v3';
+export const HEURISTIC_JUDGE_VERSION = 'v4';
 
 /** A judge Provider around a verdict function; replies with the verdict as JSON text. */
 

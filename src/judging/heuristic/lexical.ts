@@ -57,20 +57,50 @@ interface Window {
   numbers: number[];
 }
 
-const windowsOf = new WeakMap<ContextChunk, Window[]>();
+/** A sentence with its neighbours (what is graded), and the spans of it a quote may be, shortest first. */
+interface SentenceWindow extends Window {
+  spans: Window[];
+}
 
-/** A chunk's windows: each sentence with its neighbours (a claim may span a sentence boundary). */
-function windows(chunk: ContextChunk): Window[] {
+const windowsOf = new WeakMap<ContextChunk, SentenceWindow[]>();
+
+function windowOf(parts: readonly string[]): Window {
+  const words = contentWords(parts.join(' '));
+  return { text: parts.join(' '), words: new Set(words), numbers: words.filter(isNumber).map(Number) };
+}
+
+/**
+ * A chunk's windows: each sentence with its neighbours (a claim may span a sentence boundary). The
+ * window is what holds a claim; its quote is the shortest run of its sentences that holds as much,
+ * the centre first (so the quote is the sentence that supports the claim, not its neighbour).
+ */
+function windows(chunk: ContextChunk): SentenceWindow[] {
   let out = windowsOf.get(chunk);
   if (!out) {
     const ss = chunkSentences(chunk.text);
     out = ss.map((s, i) => {
-      const words = contentWords([ss[i - 1] ?? '', s, ss[i + 1] ?? ''].join(' '));
-      return { text: s, words: new Set(words), numbers: words.filter(isNumber).map(Number) };
+      const prev = ss[i - 1];
+      const next = ss[i + 1];
+      const spans = [[s]];
+      if (next !== undefined) spans.push([s, next]);
+      if (prev !== undefined) spans.push([prev, s]);
+      if (prev !== undefined && next !== undefined) spans.push([prev, s, next]);
+      return { ...windowOf([prev ?? '', s, next ?? '']), text: s, spans: spans.map(windowOf) };
     });
     windowsOf.set(chunk, out);
   }
   return out;
+}
+
+/** The shortest span of a window that holds `share` of `distinct` (the whole window, at worst). */
+function quoteOf(
+  distinct: readonly string[],
+  w: SentenceWindow,
+  share: number,
+): { text: string; length: number } {
+  for (const span of w.spans)
+    if (windowShare(distinct, span) >= share) return { text: span.text, length: span.text.length };
+  return { text: w.text, length: Number.POSITIVE_INFINITY };
 }
 
 /** The share of `distinct` a window holds; 0 when a number is neither written nor computed there. */
@@ -86,10 +116,32 @@ function windowShare(distinct: readonly string[], w: Window): number {
   return found / distinct.length;
 }
 
+interface Held {
+  share: number;
+  quote: string | null;
+  length: number;
+}
+
+/** A chunk's best window for `distinct`: the largest share; of equal shares, the shortest quote. */
+function bestWindow(distinct: readonly string[], chunk: ContextChunk, best: Held): Held {
+  for (const w of windows(chunk)) {
+    const share = windowShare(distinct, w);
+    if (share === 0 || share < best.share) continue;
+    // Of windows that hold as much, the one whose quote is shortest: the supporting sentence itself.
+    const quote = quoteOf(distinct, w, share);
+    if (share > best.share || quote.length < best.length)
+      best = { share, quote: quote.text, length: quote.length };
+  }
+  return best;
+}
+
+const NOTHING: Held = { share: 0, quote: null, length: Number.POSITIVE_INFINITY };
+
 /**
- * The best window of the chunks for a sentence's words: its share of the words. With `combine` (the
- * chunks a sentence cites) they are also read together: a multi-hop sentence combines them, e.g. a total
- * of two figures stated in two chunks.
+ * The best window of the chunks for a sentence's words: its share of the words, and the quote that
+ * holds them. With `combine` (the chunks a sentence cites) they are also read together: a multi-hop
+ * sentence combines them, e.g. a total of two figures stated in two chunks; its quote is each chunk's
+ * best window, joined.
  */
 function entailment(
   words: readonly string[],
@@ -98,23 +150,22 @@ function entailment(
 ): { share: number; quote: string | null } {
   const distinct = [...new Set(words)];
   if (distinct.length === 0) return { share: 1, quote: null };
-  let best = { share: 0, quote: null as string | null };
-  for (const chunk of chunks)
-    for (const w of windows(chunk)) {
-      const share = windowShare(distinct, w);
-      if (share > best.share) best = { share, quote: w.text };
-    }
+  let best = NOTHING;
+  for (const chunk of chunks) best = bestWindow(distinct, chunk, best);
   if (combine && chunks.length > 1 && best.share < ENTAILMENT) {
     const all = chunks.flatMap(windows);
     const together: Window = {
-      text: all[0]?.text ?? '',
+      text: '',
       words: new Set(all.flatMap((w) => [...w.words])),
       numbers: all.flatMap((w) => w.numbers),
     };
     const share = windowShare(distinct, together);
-    if (share > best.share) best = { share, quote: together.text };
+    if (share > best.share) {
+      const parts = chunks.flatMap((c) => bestWindow(distinct, c, NOTHING).quote ?? []);
+      return { share, quote: parts.join(' ... ') || null };
+    }
   }
-  return best;
+  return { share: best.share, quote: best.quote };
 }
 
 type SentenceStatus = 'cited' | 'uncited' | 'miscited' | 'unsupported';
