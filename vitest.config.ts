@@ -1,20 +1,12 @@
 import { defineConfig } from 'vitest/config';
+import { FILE_REPORTERS, TERMINAL_REPORTER } from './src/vitest/reporters.ts';
 import SlowFirstSequencer from './test/helpers/sequencer.ts';
 
 export default defineConfig({
   test: {
-    // Reporters are the run's, not a project's; each acts only on what concerns it:
-    // - the terminal: vitest-evals' reporter for runs with eval files, Vitest's default otherwise;
-    // - on `--merge-reports`, the cases' run folders become this machine's (RGE_RESULTS_DIR, RGE_REPORTS_DIR);
-    // - vitest-evals' JSON artifact, reports/<run_id>/vitest-evals.json (`npx vitest-evals serve` reads it);
-    // - the rge report, reports/<run_id>/summary.md.
+    // Reporters are the run's, not a project's; each acts only on what concerns it (src/vitest/reporters.ts).
     // Runs without eval cases (the unit tests) write no artifact and no report.
-    reporters: [
-      './src/vitest/evals-reporter.ts',
-      './src/vitest/evals-merge.ts',
-      './src/vitest/evals-artifact.ts',
-      './src/vitest/reporter.ts',
-    ],
+    reporters: [TERMINAL_REPORTER, ...FILE_REPORTERS],
     // The unit project's slowest files first, on a fresh clone too (test/helpers/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     projects: [

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { RunSession } from '../run/open.ts';
 import type { RunPlan } from '../run/plan.ts';
 import type { RunRequest } from '../run/request.ts';
+import type { StageOutput } from '../run/stage-context.ts';
 import type { LedgerSummary } from '../store/ledger.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
@@ -28,6 +29,18 @@ interface EvalFlags {
   case?: string[];
   rerun?: string[];
   minPassRate?: string;
+  quiet?: boolean;
+}
+
+/**
+ * How much `rge eval run` says while it runs: 'quiet' with --quiet; 'summary' under CI (CI set) or
+ * into a log that is not a terminal (a line per stage, the cases in one line); 'full' on a terminal
+ * (a progress line every 5 s, vitest-evals' block per case). Warnings and errors are always said.
+ */
+export function evalOutput(quiet: boolean | undefined, io: CliIO): StageOutput {
+  if (quiet) return 'quiet';
+  const env = io.env ?? process.env;
+  return env.CI || !process.stdout.isTTY ? 'summary' : 'full';
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -94,13 +107,17 @@ async function dryRun(
  * reservations released), what is stored stays, and the same command resumes; a second Ctrl-C exits
  * 130 at once (interrupt.ts). Null when interrupted.
  */
-async function stagesOf(run: RunSession, log: (line: string) => void): Promise<RunState | null> {
+async function stagesOf(
+  run: RunSession,
+  log: (line: string) => void,
+  output: StageOutput,
+): Promise<RunState | null> {
   const { runStages } = await import('../run/stages.ts');
   const { onInterrupts } = await import('./interrupt.ts');
   const controller = new AbortController();
   const stopListening = onInterrupts(controller, log);
   try {
-    const { state } = await runStages(run, { log, signal: controller.signal });
+    const { state } = await runStages(run, { log, signal: controller.signal, output });
     return controller.signal.aborted ? null : state;
   } finally {
     stopListening();
@@ -136,6 +153,12 @@ async function report(
       cases: outcome.results,
     });
   const say = flags.json === true ? io.err : io.out;
+  // a run no threshold gates passes every case it scored: its pass rate would say nothing
+  const gated = Object.values(run.plan.config.thresholds).some((v) => v !== null);
+  const rateText =
+    !gated && minPassRate === undefined
+      ? 'recorded, not gated: every threshold is null'
+      : `pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`}`;
   const resultsDir = run.plan.info.resultsDir;
   const { capSourceOf } = await import('../run/config.ts');
   const { spendLine } = await import('./spend-line.ts');
@@ -146,7 +169,7 @@ async function report(
   };
   say(
     `${outcome.cases} cases, ${outcome.reused} reused, ${outcome.failed} failed` +
-      ` (pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`})` +
+      ` (${rateText})` +
       (outcome.runId && outcome.reportsDir
         ? `; report ${join(outcome.reportsDir, outcome.runId, 'summary.md')}`
         : '') +
@@ -194,9 +217,12 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   if (flags.rerun) await recordReruns(request, flags.rerun, io);
   const { planFromRequest } = await import('../run/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
+  const output = evalOutput(flags.quiet, io);
   const plan = await planFromRequest(request, {
     root: io.cwd,
     log,
+    // an index built on first use: its stages' last lines only, unless on a terminal
+    ...(output === 'full' ? {} : { progressEveryMs: Number.POSITIVE_INFINITY }),
     dryRun: flags.dryRun === true,
     // corpus.allow_download: false forbids downloads as --offline does
     onConfig: (config) => {
@@ -207,7 +233,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   if (flags.dryRun) return dryRun(plan, flags, io, log);
   const { RunSession } = await import('../run/open.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
-  const state = await stagesOf(run, log).finally(() => run.close());
+  const state = await stagesOf(run, log, output).finally(() => run.close());
   if (state === null) {
     io.exitCode = 130;
     return;
@@ -224,6 +250,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const outcome = await runEvalSuite({
     root: io.cwd,
     handoff: { request: { ...request, stages: 'done' }, plan, plannedBy: process.pid },
+    terminal: output === 'full' ? 'cases' : 'summary',
   });
   await report(run, state, outcome, flags, io);
 }
@@ -265,6 +292,11 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
     .option(
       '--min-pass-rate <x>',
       'exit 1 when fewer than this share of cases pass their matchers (default: any failed case fails the run)',
+    )
+    .option(
+      '--quiet',
+      "say only the stages' summaries, warnings, errors and the final lines (the cases in one line, the estimate in one); " +
+        'under CI or into a log that is not a terminal the stages and cases say one line each anyway',
     )
     .option(OFFLINE_FLAG, `${OFFLINE_HELP}; the config's corpus.allow_download: false does the same`)
     .action((flags: EvalFlags) => evalRun(flags, io));
@@ -395,7 +427,7 @@ export async function publishGate(
     };
   const why =
     v.labelled === 0
-      ? `no response of this run has a human label in ${run.plan.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge label)`
+      ? `no response of this run has a human label in ${run.plan.info.labelsDir}: draw the validation set (rge validation sample) and label it (rge validation label)`
       : `cells below the pre-registered ${v.minKappa}: revise the rubric (a new judge_prompt version), re-score the labelled set, or document the limitation in validation.limitation of ${run.plan.info.configFile}`;
   return { ok: false, message: `rge: refusing to publish: ${why}.\n${table}` };
 }

@@ -1,7 +1,7 @@
 /**
  * `rge judge audit`: replicate stability, order bias and the paradox flag (src/validation/audit.ts) for the
  * judges of a run config, on a public labelled set (`--format --file`, as `rge judge agree` reads them)
- * or on the human validation set (`--sample` and the labels `rge label` saved).
+ * or on the human validation set (`--sample` and the labels `rge validation label` saved).
  */
 import { resolve } from 'node:path';
 import { judgeModelOf } from '../judging/config.ts';

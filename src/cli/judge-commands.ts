@@ -114,7 +114,7 @@ function registerAuditCommand(judge: Command, io: CliIO): void {
       '--sample <file>',
       'the human validation set (rge validation sample), with the labels of --labels-dir',
     )
-    .option('--labels-dir <dir>', 'where rge label saved the labels', 'data/labels')
+    .option('--labels-dir <dir>', 'where rge validation label saved the labels', 'data/labels')
     .option('--replicates <n>', 'how many times each item is judged for stability (>= 2)', '3')
     .option('--limit <n>', 'a deterministic subsample of n items', '50')
     .option('--results-dir <dir>', 'budget ledger folder (live judges)', 'data/results')

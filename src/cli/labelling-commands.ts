@@ -1,7 +1,7 @@
 /**
- * The human-validation commands' names, options and help (`rge validation sample`, `rge label`,
- * `rge review`); the actions import validation.ts when they run, so that `rge --help` loads none of it
- * (docs/adr/0012-cli-start-up.md).
+ * The human-validation commands' names, options and help (`rge validation sample|label|review`; the
+ * hidden `rge label` and `rge review` are the last two's old names); the actions import validation.ts
+ * when they run, so that `rge --help` loads none of it (docs/adr/0012-cli-start-up.md).
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.ts';
@@ -26,7 +26,9 @@ const runOptions = (cmd: Command) =>
 export function registerValidationCommands(program: Command, io: CliIO): void {
   const validation = program
     .command('validation')
-    .description('human validation of the judges (methodology 5.4): draw the validation sample');
+    .description(
+      'human validation of the judges (methodology 5.4): draw the validation sample, label it, review contested responses',
+    );
   runOptions(
     validation
       .command('sample')
@@ -43,8 +45,25 @@ export function registerValidationCommands(program: Command, io: CliIO): void {
       await sampleCommand(flags, io);
     });
 
-  program
-    .command('label')
+  labelCommand(validation.command('label'), io);
+  reviewCommand(validation.command('review'), io);
+  // The old top-level names still work, hidden from the help, each saying once what it is now.
+  for (const name of ['label', 'review'] as const) {
+    const alias = program.command(name, { hidden: true });
+    (name === 'label' ? labelCommand : reviewCommand)(alias, io).hook('preAction', () =>
+      io.err(aliasNote(name)),
+    );
+  }
+}
+
+/** What `rge label` and `rge review` say (stderr) before doing what `rge validation label|review` does. */
+export function aliasNote(name: 'label' | 'review'): string {
+  return `note: \`rge ${name}\` is now \`rge validation ${name}\` (same flags); the old name will go in a later release\n`;
+}
+
+/** `rge validation label` (and its old name): the labelling page over a validation sample. */
+function labelCommand(cmd: Command, io: CliIO): Command {
+  return cmd
     .description(
       'label a validation sample in a local page (127.0.0.1): score correctness, grounding and calibration ' +
         '0/1/2 with a rationale, keyboard first; every label is appended to <labels-dir>/labels-<sample_id>.jsonl',
@@ -57,14 +76,15 @@ export function registerValidationCommands(program: Command, io: CliIO): void {
       const { serveUntilInterrupted, startLabelling } = await import('./labelling.ts');
       await serveUntilInterrupted(await startLabelling(flags, io), io);
     });
+}
 
-  runOptions(
-    program
-      .command('review')
-      .description(
-        "hand-review a run's contested responses (judges more than one point apart on a dimension) in a " +
-          'local page showing both verdicts; outcomes are appended to <labels-dir>/reviews.jsonl',
-      ),
+/** `rge validation review` (and its old name): the run's contested responses, both verdicts shown. */
+function reviewCommand(cmd: Command, io: CliIO): Command {
+  return runOptions(
+    cmd.description(
+      "hand-review a run's contested responses (judges more than one point apart on a dimension) in a " +
+        'local page showing both verdicts; outcomes are appended to <labels-dir>/reviews.jsonl',
+    ),
   )
     .option('--reviewer <name>', 'who reviews (default: $USER)')
     .option('--labels-dir <dir>', 'labels folder', 'data/labels')

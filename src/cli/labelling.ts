@@ -1,8 +1,9 @@
 /**
  * Human validation of the judges (methodology 5.3-5.5):
  *   rge validation sample   draw the 50-response validation set from a run's completed cells
- *   rge label               label a validation sample in a local page (127.0.0.1)
- *   rge review              hand-review the run's contested responses in the same page
+ *   rge validation label    label a validation sample in a local page (127.0.0.1)
+ *   rge validation review   hand-review the run's contested responses in the same page
+ * (`rge label` and `rge review`, their old names, still work: labelling-commands.ts)
  * The run's stores are only read (a dry-run preparation: no call, no key, nothing written to them). Give
  * the same --config, narrowing (--subjects, --questions, --runs) and --set as the run, so the cells are
  * the run's.
@@ -172,7 +173,7 @@ export async function sampleCommand(
       return `  ${c.padEnd(18)} ${String(n).padStart(3)}  ${bySubject.map(([s, k]) => `${s} ${k}`).join(', ')}`;
     }),
     ...(missing > 0 ? [`  (${missing} cell(s) of the run are not complete and were not drawn from)`] : []),
-    `written ${shown(io, file)}; label it with: rge label --sample ${shown(io, file)}`,
+    `written ${shown(io, file)}; label it with: rge validation label --sample ${shown(io, file)}`,
   ];
   io.out(`${lines.join('\n')}\n`);
   return { sample, file };
@@ -183,12 +184,12 @@ async function repairLabels(io: CliIO, file: string): Promise<void> {
   const cut = await setAsideTornTail(file);
   if (cut)
     io.err(
-      `rge label: note: ${shown(io, file)}:${cut.line}: a cut-off last line (${cut.bytes} bytes, a label ` +
+      `rge validation label: note: ${shown(io, file)}:${cut.line}: a cut-off last line (${cut.bytes} bytes, a label ` +
         `being saved when rge stopped) is not a label; it was moved to ${shown(io, tornFile(file))}\n`,
     );
 }
 
-/** `rge label` without the wait: starts the server over the sample and prints its URL. */
+/** `rge validation label` without the wait: starts the server over the sample and prints its URL. */
 export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<ValidationServer> {
   const labelsDir = resolve(io.cwd, flags.labelsDir);
   const labeller = personOf('labeller', flags.labeller);
@@ -204,7 +205,10 @@ export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<Vali
   await repairLabels(io, labelsFile(labelsDir, sample.sample_id));
   const session = labelSession(sample, labeller, labelsDir);
   const state = await session.state(); // reads the labels file: a bad line stops rge before it listens
-  const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge label: ${m}\n`) });
+  const server = await startValidationServer(session, {
+    port,
+    onError: (m) => io.err(`rge validation label: ${m}\n`),
+  });
   io.out(
     `labelling sample ${sample.sample_id} (${sample.items.length} responses) as ${labeller}: ` +
       `${Object.keys(state.done).length} labelled so far; labels go to ${shown(io, session.file)}\n` +
@@ -213,7 +217,7 @@ export async function startLabelling(flags: LabelFlags, io: CliIO): Promise<Vali
   return server;
 }
 
-/** `rge review` without the wait: starts the server over the run's contested responses (null: none). */
+/** `rge validation review` without the wait: starts the server over the run's contested responses (null: none). */
 export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<ValidationServer | null> {
   const labelsDir = resolve(io.cwd, flags.labelsDir);
   const reviewer = personOf('reviewer', flags.reviewer);
@@ -229,7 +233,10 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
     return null;
   }
   const session = reviewSession(run.plan.info.runId, contested, reviewer, labelsDir);
-  const server = await startValidationServer(session, { port, onError: (m) => io.err(`rge review: ${m}\n`) });
+  const server = await startValidationServer(session, {
+    port,
+    onError: (m) => io.err(`rge validation review: ${m}\n`),
+  });
   const state = await session.state();
   io.out(
     `${contested.length} contested responses among the ${of}; reviewing as ${reviewer}: ` +

@@ -24,7 +24,7 @@ export function correctedSection(s: Summary): string[] {
   const subjects = Object.keys(k.bySubject);
   if (subjects.length === 0) {
     out.push(
-      'No scored response of this run has a human label, so the judges\u2019 GFS is not corrected for their error. Draw the validation sample (`rge validation sample`) and label it (`rge label`) to get it.',
+      'No scored response of this run has a human label, so the judges\u2019 GFS is not corrected for their error. Draw the validation sample (`rge validation sample`) and label it (`rge validation label`) to get it.',
       '',
     );
     return out;

@@ -175,8 +175,9 @@ export async function resume(
 }
 
 /**
- * Polls each batch once, printing a line per batch when it changes (`last` keeps the lines printed);
- * returns the ids of the batches that have ended.
+ * Polls each batch once, printing a line per batch when it changes (`last` keeps what was printed: the
+ * line, or only the batch's state when progress is said once a stage ends); returns the ids of the
+ * batches that have ended.
  */
 export async function poll(
   ctx: StageContext,
@@ -189,8 +190,9 @@ export async function poll(
     if (!r.remote_id) continue;
     const p = await group.batch.progress(r.id, r.remote_id, r.items.length, batchCallOptions(ctx));
     const line = `batch ${r.id} (${r.provider}/${r.model}, ${what(r.role)}): ${p.state}, ${p.done} done, ${p.waiting} waiting, ${p.failed} failed`;
-    if (last.get(r.id) !== line) ctx.log(line);
-    last.set(r.id, line);
+    const seen = ctx.periodic ? line : p.state;
+    if (last.get(r.id) !== seen) ctx.log(line);
+    last.set(r.id, seen);
     if (p.ended) ended.push(r.id);
   }
   return ended;

@@ -75,7 +75,9 @@ export const RunConfig = z
       .default({ poll_interval_ms: 30_000, max_wait_hours: 26 }),
     validation: z
       .strictObject({
-        labels_dir: Path.default('data/labels').describe('where rge label and rge review save'),
+        labels_dir: Path.default('data/labels').describe(
+          'where rge validation label and rge validation review save',
+        ),
         min_kappa: z
           .number()
           .min(-1)

@@ -82,6 +82,27 @@ export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: n
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * The estimate in one line, with its warnings (`rge eval run --quiet`): the calls, what they are
+ * expected to cost and at worst, and what the cap leaves. The table is `formatEstimate`'s.
+ */
+export function estimateLine(e: Estimate, budget: { capUsd: number; leftUsd: number }): string {
+  const plan = e.batchPlan;
+  return [
+    `estimate for run ${e.runId} (${e.mode}): ${num(e.totals.calls)} calls, expected ${usd(e.totals.expectedUsd)}, ` +
+      `worst case ${usd(e.totals.worstUsd)}; budget: cap ${usd(budget.capUsd)}, ${usd(budget.leftUsd)} left`,
+    ...(plan?.tooLarge ? [tooLargeLine(plan.tooLarge, plan.leftUsd)] : []),
+    ...(e.totals.worstUsd > budget.leftUsd
+      ? [
+          `warning: the worst case (${usd(e.totals.worstUsd)}) is above what the cap leaves (${usd(budget.leftUsd)}): ` +
+            (plan
+              ? 'batches are sized to what the cap leaves, in waves'
+              : 'the run can stop at the cap before its end; a rerun goes on from there'),
+        ]
+      : []),
+  ].join('\n');
+}
+
 const what = (role: string) => (role === 'subject' ? 'answer' : 'verdict');
 
 /** Said up front: a call whose worst case alone is above what the cap leaves, which no batch can hold. */

@@ -29,6 +29,8 @@ export interface LoadContext {
   root: string;
   /** where notices go (an index build's progress) */
   log?: (line: string) => void;
+  /** an index build's progress: at most one line this often (default 5 s); Infinity: the last only */
+  progressEveryMs?: number;
   /** a dry run: an index that is not built stays unbuilt (the estimate bounds its context) */
   dryRun?: boolean;
   /** called with the config once it is read, before anything is built (e.g. to forbid downloads) */
@@ -60,6 +62,7 @@ export async function prepareIndex(
   await ensureCorpusIndex(config, at, {
     ...(ctx.configFile ? { configFile: ctx.configFile } : {}),
     ...(ctx.log ? { log: ctx.log } : {}),
+    ...(ctx.progressEveryMs === undefined ? {} : { progressEveryMs: ctx.progressEveryMs }),
   });
   return dir;
 }

@@ -60,7 +60,7 @@ export interface RunInfo {
   resultsDir: string;
   /** the run's state file (estimate, stage outcome), read by the reporter */
   stateFile: string;
-  /** human labels and contested reviews (rge label, rge review), read by the reporter */
+  /** human labels and contested reviews (rge validation label, rge validation review), read by the reporter */
   labelsDir: string;
   /** the pre-registered kappa threshold against people */
   minKappa: number;

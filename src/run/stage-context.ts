@@ -17,7 +17,16 @@ export interface StageOptions {
   skipPreflight?: boolean;
   /** the clock, in milliseconds (tests inject one) */
   now?: () => number;
+  /**
+   * How much the stages say (default 'full'): 'full' a progress line every 5 s and a line per batch
+   * whenever its counts change; 'summary' (CI, a log that is not a terminal) the progress line once,
+   * at the end of the stage, and a batch's line only when its state changes; 'quiet' (`--quiet`) as
+   * 'summary', with the pre-flight estimate in one line. Notices, warnings and errors are always said.
+   */
+  output?: StageOutput;
 }
+
+export type StageOutput = 'full' | 'summary' | 'quiet';
 
 /** Calls that must finish after the first one before the progress line gives a time left. */
 export const MIN_CALLS_FOR_ETA = 5;
@@ -48,6 +57,11 @@ export class StageContext {
     this.lastProgress = this.now();
   }
 
+  /** Whether progress is said as it goes ('full'), or once a stage ends. */
+  get periodic(): boolean {
+    return (this.opts.output ?? 'full') === 'full';
+  }
+
   /** Says a line (keys redacted, wherever the line's text came from). */
   log(line: string): void {
     this.opts.log?.(redactSecrets(line));
@@ -65,7 +79,7 @@ export class StageContext {
     const failed = c.answers.failed + c.verdicts.failed;
     const now = this.now();
     if (done > 0 && this.firstDone === null) this.firstDone = { at: now, done };
-    if (this.expectedCalls === 0 || (!final && now - this.lastProgress < 5000)) return;
+    if (this.expectedCalls === 0 || (!final && (!this.periodic || now - this.lastProgress < 5000))) return;
     this.lastProgress = now;
     const left = Math.max(0, this.expectedCalls - done - failed);
     this.log(

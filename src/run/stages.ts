@@ -25,13 +25,13 @@ import { RgeError } from '../util/errors.ts';
 import { leftForRun } from './batch-plan.ts';
 import { runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
-import { formatEstimate } from './estimate-format.ts';
+import { estimateLine, formatEstimate } from './estimate-format.ts';
 import type { RunSession } from './open.ts';
 import { StageContext, type StageOptions } from './stage-context.ts';
 import { runSyncCells } from './sync.ts';
 import type { SubjectCell } from './work.ts';
 
-export { StageContext, type StageOptions } from './stage-context.ts';
+export { StageContext, type StageOptions, type StageOutput } from './stage-context.ts';
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 
@@ -141,7 +141,10 @@ async function stagesOf(
   run.ledger.refresh();
   const left = leftForRun(run.ledger);
   if (estimate.totals.calls > 0 && estimate.totals.expectedUsd > 0) {
-    opts.log?.(formatEstimate(estimate, { capUsd: run.plan.config.budget.cap_usd, leftUsd: left }).trimEnd());
+    const budget = { capUsd: run.plan.config.budget.cap_usd, leftUsd: left };
+    opts.log?.(
+      (opts.output === 'quiet' ? estimateLine(estimate, budget) : formatEstimate(estimate, budget)).trimEnd(),
+    );
     if (!opts.skipPreflight && estimate.totals.expectedUsd > left)
       throw new RgeError(
         `pre-flight: the estimate of $${estimate.totals.expectedUsd.toFixed(2)} exceeds the $${left.toFixed(2)} left ` +

@@ -69,7 +69,8 @@ export function progressLine(
 
 /**
  * Plain-line progress written through `write` (one line per call, no newline): the first unit done,
- * then at most one line every `lineEveryMs`, and the last.
+ * then at most one line every `lineEveryMs`, and the last; with `lineEveryMs` Infinity, the last only
+ * (one summary line for the step).
  */
 export function createLineProgress(opts: {
   total: number;
@@ -87,7 +88,7 @@ export function createLineProgress(opts: {
     if (finished) return;
     const t = now();
     const end = value >= opts.total;
-    if (end || last === null || t - last >= every) {
+    if (end || (last === null && Number.isFinite(every)) || t - (last ?? started) >= every) {
       last = t;
       if (end) finished = true;
       opts.write(progressLine(opts.label, value, opts.total, t - started, label));

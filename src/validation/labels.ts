@@ -5,7 +5,7 @@
  * - `<labels-dir>/reviews.jsonl`: one `ContestedReview` per line, appended as each is given.
  * The JSONL files are never rewritten: a re-label (a re-review) appends a new line and the last one wins.
  * A torn last line (a crash mid-write) is skipped by the readers and cut off into `<file>.torn` by the
- * writers and `rge label`; a bad line anywhere else is an error naming file:line. Join labels and reviews to a run's case rows by `answer_key`.
+ * writers and `rge validation label`; a bad line anywhere else is an error naming file:line. Join labels and reviews to a run's case rows by `answer_key`.
  */
 import { existsSync } from 'node:fs';
 import { appendFile, readdir, readFile, stat, truncate } from 'node:fs/promises';

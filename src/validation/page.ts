@@ -1,5 +1,5 @@
 /**
- * The one page of `rge label` and `rge review`: self-contained HTML with its CSS and script inlined (no
+ * The one page of `rge validation label` and `rge validation review`: self-contained HTML with its CSS and script inlined (no
  * external asset, no framework). The script (page.js) fetches the session and the items from the JSON
  * API and builds the DOM with textContent only, so nothing from the data is ever parsed as HTML.
  *

@@ -1,5 +1,5 @@
 /**
- * The local HTTP server of `rge label` and `rge review`: 127.0.0.1 only, one self-contained page and a
+ * The local HTTP server of `rge validation label` and `rge validation review`: 127.0.0.1 only, one self-contained page and a
  * small JSON API over a session (sessions.ts).
  *
  *   GET  /                      the page

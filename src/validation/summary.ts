@@ -209,7 +209,7 @@ export function validationMarkdown(v: ValidationSummary): string[] {
   out.push('## Judges against people (methodology 5.5)', '');
   if (v.labelled === 0) {
     out.push(
-      'No response of this run has a human label (`rge validation sample`, then `rge label`): the judges are not validated against people.',
+      'No response of this run has a human label (`rge validation sample`, then `rge validation label`): the judges are not validated against people.',
       '',
     );
   } else {

@@ -5,6 +5,14 @@
  * cases carry vitest-evals' metadata (`eval`: the panel's scores; `harness`: the subject's run); rge's
  * own row (`rge`) stays out of it, it is in the results store and the rge report. A run without rge
  * cases (the unit tests) writes nothing.
+ *
+ * An ungated run (every threshold null) passes every case, and vitest-evals' report UI would head it
+ * "100% pass rate", with a case at GFS 0.4 marked PASSED. Its UI (0.16.1) reckons the pass rate from the
+ * cases' statuses alone, passed over passed and failed, with the words "pass rate" fixed; so in the
+ * artifact a passed case that no threshold gates is `disabled` (the gate, not the case): the UI says
+ * "n/a" for the pass rate, counts the cases apart from passed and failed, and each case's GFS row says
+ * "recorded, not gated" with the gold answer and quotes (evals-harness.ts gfsScore). A gated run's
+ * statuses are Vitest's. Vitest's own outcome (exit code, `rge eval run`) is untouched: this is the view.
  */
 import { join } from 'node:path';
 import type { TestModule } from 'vitest/node';
@@ -13,6 +21,35 @@ import { writeFileAtomic } from '../util/fs.ts';
 import type { RgeRunInfo } from './meta.ts';
 
 export const EVALS_ARTIFACT = 'vitest-evals.json';
+
+/** The parts of Vitest's JSON report this reporter changes. */
+interface VitestJson {
+  numPassedTests: number;
+  numPendingTests: number;
+  testResults: { assertionResults: { status: string; meta?: { eval?: { scores?: GfsRecord[] } } }[] }[];
+}
+interface GfsRecord {
+  name?: string;
+  metadata?: { gated?: boolean };
+}
+
+/**
+ * The report with each passed case whose GFS record says no threshold gates it (`gated: false`) marked
+ * `disabled`, and the totals to match: vitest-evals counts it neither passed nor failed.
+ */
+export function recordedNotGated(report: VitestJson): VitestJson {
+  let recorded = 0;
+  for (const file of report.testResults)
+    for (const a of file.assertionResults) {
+      const gfs = a.meta?.eval?.scores?.find((s) => s.name === 'GFS');
+      if (a.status !== 'passed' || gfs?.metadata?.gated !== false) continue;
+      a.status = 'disabled';
+      recorded++;
+    }
+  report.numPassedTests -= recorded;
+  report.numPendingTests += recorded;
+  return report;
+}
 
 /** The folders an artifact goes to: the report folder of each rge run among the cases. */
 function reportFolders(testModules: ReadonlyArray<TestModule>): string[] {
@@ -45,10 +82,11 @@ export default class EvalsArtifactReporter extends JsonReporter {
     await super.onTestRunEnd(testModules);
   }
 
-  override async writeReport(report: string): Promise<void> {
+  override async writeReport(text: string): Promise<void> {
+    const report = recordedNotGated(JSON.parse(text) as VitestJson);
     for (const folder of this.folders) {
       const file = join(folder, EVALS_ARTIFACT);
-      await writeFileAtomic(file, report);
+      await writeFileAtomic(file, JSON.stringify(report));
       process.stdout.write(
         `vitest-evals: JSON artifact written to ${file} (view it: npx vitest-evals serve ${file})\n`,
       );

@@ -201,24 +201,41 @@ export function notJudged(row: CaseRow, judgeId: string): JudgeResult {
   };
 }
 
-/** The case's GFS (primary weights), already on 0-1. */
-export function gfsScore(row: CaseRow, gating?: string): JudgeResult {
+/**
+ * The case's GFS (primary weights), already on 0-1. Its rationale, which vitest-evals' report UI shows in
+ * full beside the judges' ("Judge evidence"), says whether the score gates the case or is only recorded
+ * (every threshold null), and gives the question's gold answer and quotes to read the answer against;
+ * the metadata carries the same as data (`gated`, `gold_answer`, `gold_quotes`).
+ */
+export function gfsScore(row: CaseRow, thresholds?: Record<string, number | null>): JudgeResult {
   const s = row.scores;
   const panel = `${s.scoredJudges} of ${row.verdicts.length} panel judges scored`;
+  const gated = thresholds === undefined ? undefined : isGated(thresholds);
+  const gold = row.question;
+  const rationale =
+    s.gfsPrimary === null
+      ? `unscored: ${panel}`
+      : `GFS ${s.gfsPrimary.toFixed(3)}${gated === false ? ', recorded, not gated (every threshold is null)' : ''}; ${panel}` +
+        (s.contested ? `; contested on ${s.contestedDimensions.join(', ')}` : '');
   return {
     score: s.gfsPrimary,
     metadata: {
-      rationale:
-        s.gfsPrimary === null
-          ? `unscored: ${panel}`
-          : `GFS ${s.gfsPrimary.toFixed(3)}; ${panel}` +
-            (s.contested ? `; contested on ${s.contestedDimensions.join(', ')}` : ''),
+      rationale: gold ? `${rationale}. ${goldText(gold)}` : rationale,
       gfsEqual: s.gfsEqual,
       contested: s.contested,
       partial: s.partial,
-      ...(gating ? { gating } : {}),
+      ...(thresholds ? { gating: gatingNote(thresholds), gated: gated === true } : {}),
+      ...(gold ? { gold_answer: gold.gold_answer, gold_quotes: [...gold.gold_quotes] } : {}),
     },
   };
+}
+
+/** "Gold answer: ... Gold quotes: “...” “...”" (a question without quotes, e.g. out of domain, says so). */
+function goldText(gold: { gold_answer: string; gold_quotes: readonly string[] }): string {
+  const quotes =
+    gold.gold_quotes.length > 0 ? gold.gold_quotes.map((q) => `\u201c${q}\u201d`).join(' ') : 'none';
+  const answer = gold.gold_answer.trim();
+  return `Gold answer: ${answer}${/[.!?]$/.test(answer) ? '' : '.'} Gold quotes: ${quotes}`;
 }
 
 /**
@@ -238,8 +255,8 @@ export function panelScorers(run: RunSession, subject: PlannedSubject, book: Cas
         },
       });
   // the pass or fail vitest-evals shows is rge's matchers': say what gates it, or that nothing does
-  const gating = gatingNote(run.plan.config.thresholds);
-  judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell), gating) });
+  const thresholds = run.plan.config.thresholds;
+  judges.push({ name: 'GFS', assess: ({ input }) => gfsScore(book.row(input.cell), thresholds) });
   return judges;
 }
 
@@ -262,6 +279,11 @@ export function headlineGfs(task: EvalMetaHolder): void {
   }
   const scored = meta.scores.flatMap((s) => (s.score === null ? [] : [s.score]));
   if (scored.length > 0) meta.avgScore = scored.reduce((a, b) => a + b, 0) / scored.length;
+}
+
+/** Whether any threshold gates the cases (else every case passes and its scores are a record). */
+export function isGated(thresholds: Record<string, number | null>): boolean {
+  return Object.values(thresholds).some((v) => v !== null);
 }
 
 /** What the case's pass or fail means: which thresholds gate it, or that none does. */

@@ -6,11 +6,19 @@
 import { startVitest } from 'vitest/node';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
 import type { RgeCaseMeta } from './meta.ts';
+import { FILE_REPORTERS } from './reporters.ts';
+import RgeSummaryReporter from './summary-reporter.ts';
 
 export interface EvalRunOptions {
   root: string;
   /** the run, planned; its request's `stages: 'done'` says the cases only read the stores */
   handoff: RgeRunHandoff;
+  /**
+   * What the terminal shows of the cases: 'cases' (default) vitest-evals' block per case, as
+   * `npx vitest run evals`; 'summary' one line for them all (summary-reporter.ts). The reports and the
+   * vitest-evals artifact are written either way.
+   */
+  terminal?: 'cases' | 'summary';
 }
 
 /** One case as `rge eval run --json` writes it: its name, verdict, why it failed, and its scores. */
@@ -52,6 +60,7 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
     project: ['evals'],
     root: opts.root,
     provide: { [HANDOFF_KEY]: opts.handoff },
+    ...(opts.terminal === 'summary' ? { reporters: [new RgeSummaryReporter(), ...FILE_REPORTERS] } : {}),
   });
   let cases = 0;
   let reused = 0;

@@ -937,8 +937,8 @@ const ROWS: Row[] = [
   },
   {
     id: 'label-sample-missing',
-    input: '`label --sample` names a file that does not exist',
-    args: ['label', '--sample', 'nope.json', '--labeller', 'ana'],
+    input: '`validation label --sample` names a file that does not exist',
+    args: ['validation', 'label', '--sample', 'nope.json', '--labeller', 'ana'],
     exit: 2,
     names: '--sample nope.json:',
   },
@@ -973,7 +973,7 @@ const ROWS: Row[] = [
   {
     id: 'labels-line',
     input: 'a labels file: a bad line before its last (a torn last line is set aside instead)',
-    args: ['label', '--sample', 'sample.json', '--labeller', 'ana', '--labels-dir', 'labels'],
+    args: ['validation', 'label', '--sample', 'sample.json', '--labeller', 'ana', '--labels-dir', 'labels'],
     exit: 1,
     names: 'labels/labels-hand-0123456789ab.jsonl:1:',
     setup: async (dir) => {

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSession } from '../../src/run/open.ts';
-import { MIN_CALLS_FOR_ETA, StageContext } from '../../src/run/stage-context.ts';
+import { MIN_CALLS_FOR_ETA, StageContext, type StageOutput } from '../../src/run/stage-context.ts';
 
 /** a StageContext on a clock the test moves by hand, its lines collected */
-function context() {
+function context(output?: StageOutput) {
   let t = 1_000_000;
   const lines: string[] = [];
-  const ctx = new StageContext({} as RunSession, { log: (l) => lines.push(l), now: () => t });
+  const ctx = new StageContext({} as RunSession, {
+    log: (l) => lines.push(l),
+    now: () => t,
+    ...(output ? { output } : {}),
+  });
   return { ctx, lines, advance: (ms: number) => (t += ms) };
 }
 
@@ -62,4 +66,17 @@ describe('the progress line of a run (issue 39, defect 5)', () => {
     ctx.progress(true);
     expect(lines.at(-1)).toBe('progress: 1 answers and 0 verdicts done, 0 failed, 0 calls to go');
   });
+
+  for (const output of ['summary', 'quiet'] as const)
+    it(`says one line, at the stage's end, when its output is '${output}' (CI, a log, --quiet; issue 39, defect 9)`, () => {
+      const { ctx, lines, advance } = context(output);
+      ctx.expectedCalls = 100;
+      for (let i = 0; i < 100; i++) {
+        advance(6000); // ten minutes: 120 lines every 5 s would have been said
+        finish(ctx);
+      }
+      expect(lines).toEqual([]);
+      ctx.progress(true);
+      expect(lines).toEqual(['progress: 100 answers and 0 verdicts done, 0 failed, 0 calls to go']);
+    });
 });

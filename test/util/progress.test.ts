@@ -81,6 +81,23 @@ describe('createLineProgress (plain lines, CI or not a TTY)', () => {
     ]);
   });
 
+  it('with an interval of Infinity writes the last line only: one summary line for the step (rge eval run under CI)', () => {
+    const clock = fakeClock();
+    const lines: string[] = [];
+    const p = createLineProgress({
+      total: 3,
+      label: '  embed',
+      write: (l) => lines.push(l),
+      lineEveryMs: Number.POSITIVE_INFINITY,
+      now: clock.now,
+    });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(60_000);
+      p.tick();
+    }
+    expect(lines).toEqual(['  embed: 3/3 (100%) done in 3m00s']);
+  });
+
   it('writes the last line once even when set to the end again', () => {
     const clock = fakeClock();
     const lines: string[] = [];

@@ -11,12 +11,12 @@ import { main } from '../../src/cli/main.ts';
 
 const root = join(import.meta.dirname, '../..');
 
-describe('rge validation sample and rge review without a run of the config', () => {
+describe('rge validation sample and rge validation review without a run of the config', () => {
   for (const args of [
     ['validation', 'sample'],
-    ['review', '--reviewer', 'ana'],
+    ['validation', 'review', '--reviewer', 'ana'],
   ])
-    it(`rge ${args[0]} says what to run first`, async () => {
+    it(`rge ${args.slice(0, 2).join(' ')} says what to run first`, async () => {
       const dir = await mkdtemp(join(tmpdir(), 'rge-needs-run-'));
       const err: string[] = [];
       const io: CliIO = { out: () => {}, err: (t) => err.push(t), cwd: root, exitCode: 0 };

@@ -50,7 +50,7 @@ const label = (i: number, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('rge label: the JSON API', () => {
+describe('rge validation label: the JSON API', () => {
   let dir: string;
   let server: ValidationServer;
   let file: string;
@@ -193,7 +193,7 @@ describe('rge label: the JSON API', () => {
       io,
     );
     expect(io.text).toContain(
-      'rge label: note: labels-hand-0123456789ab.jsonl:3: a cut-off last line (40 bytes, a label being saved ' +
+      'rge validation label: note: labels-hand-0123456789ab.jsonl:3: a cut-off last line (40 bytes, a label being saved ' +
         'when rge stopped) is not a label; it was moved to labels-hand-0123456789ab.jsonl.torn',
     );
     expect(readFileSync(file, 'utf8')).toBe(whole);
@@ -258,7 +258,7 @@ describe('the readers for the report', () => {
   });
 });
 
-describe('rge review: the JSON API', () => {
+describe('rge validation review: the JSON API', () => {
   it('shows both verdicts from the start and appends a review with the hash of the judge outputs', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-reviews-'));
     const item = handItem(7, [judgeOutcome('judge-a', [2, 0, 2]), judgeOutcome('judge-b', [2, 2, 2])]);
@@ -306,28 +306,63 @@ describe('rge review: the JSON API', () => {
   });
 });
 
-describe('rge validation sample, rge label, rge review: usage', () => {
-  it('every command has --help', async () => {
-    for (const args of [['validation', 'sample'], ['label'], ['review'], ['validation']]) {
+describe('rge validation sample|label|review: usage', () => {
+  it('every command has --help; the group lists all three, the top level no longer lists label or review', async () => {
+    for (const args of [
+      ['validation', 'sample'],
+      ['validation', 'label'],
+      ['validation', 'review'],
+      ['validation'],
+    ]) {
       const help = await runRge(tmpdir(), ...args, '--help');
       expect(help.code, args.join(' ')).toBe(0);
       expect(help.out).toContain(`Usage: rge ${args.join(' ')}`);
     }
+    const group = (await runRge(tmpdir(), 'validation', '--help')).out;
+    for (const name of ['sample', 'label', 'review'])
+      expect(group).toMatch(new RegExp(`^  ${name} \\[options\\]`, 'm'));
+    const top = (await runRge(tmpdir(), '--help')).out;
+    expect(top).toMatch(/^ {2}validation /m);
+    expect(top).not.toMatch(/^ {2}(label|review) /m);
   });
 
   it('exits 2 on a bad port or labeller, or with no sample to label', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-labels-'));
-    const port = await runRge(dir, 'label', '--port', 'x', '--labeller', 'ana');
+    const port = await runRge(dir, 'validation', 'label', '--port', 'x', '--labeller', 'ana');
     expect(port.code).toBe(2);
     expect(port.err).toContain('--port must be an integer');
-    const who = await runRge(dir, 'label', '--labeller', ' ana');
+    const who = await runRge(dir, 'validation', 'label', '--labeller', ' ana');
     expect(who.code).toBe(2);
     expect(who.err).toContain('--labeller must be one line without surrounding spaces');
-    const none = await runRge(dir, 'label', '--labeller', 'ana');
+    const none = await runRge(dir, 'validation', 'label', '--labeller', 'ana');
     expect(none.code).toBe(2);
     expect(none.err).toContain('no validation sample in');
-    const missing = await runRge(dir, 'label', '--labeller', 'ana', '--sample', 'nope.json');
+    const missing = await runRge(dir, 'validation', 'label', '--labeller', 'ana', '--sample', 'nope.json');
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('--sample nope.json: no such file');
+    expect(missing.err).not.toContain('note:');
+  });
+
+  it('rge label and rge review, the old names, run the same commands after a one-line note naming the new one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-labels-'));
+    const label = await runRge(dir, 'label', '--labeller', 'ana', '--sample', 'nope.json');
+    expect(label.code).toBe(2);
+    expect(label.err).toBe(
+      'note: `rge label` is now `rge validation label` (same flags); the old name will go in a later release\n' +
+        'rge: --sample nope.json: no such file\n',
+    );
+    // review's own flags (--reviewer, --port) and the run's (--config): a bad port is its usage error
+    const review = await runRge(dir, 'review', '--reviewer', 'ana', '--port', 'x', '--config', 'none.yaml');
+    expect(review.code).toBe(2);
+    const [note, ...rest] = review.err.split('\n');
+    expect(note).toBe(
+      'note: `rge review` is now `rge validation review` (same flags); the old name will go in a later release',
+    );
+    expect(rest.join('\n')).toContain('--port must be an integer');
+    for (const name of ['label', 'review']) {
+      const help = await runRge(dir, name, '--help');
+      expect(help.code).toBe(0);
+      expect(help.out).toContain(`Usage: rge ${name}`);
+    }
   });
 });

@@ -20,6 +20,15 @@ import { childEnv, ROOT, spawnVitest } from '../ci/vitest-child.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+
+/** The fixture questions' gold answers by id. */
+const GOLD = new Map(
+  readFileSync(join(ROOT, 'fixtures/questions.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { id: string; gold_answer: string })
+    .map((q) => [q.id, q.gold_answer.trim()]),
+);
 const hasChromium = existsSync(CHROMIUM);
 
 interface Assertion {
@@ -142,8 +151,16 @@ describe('vitest-evals reporting an rge run', () => {
       expect(scores.at(-1)?.score).toBe(row.scores.gfsPrimary);
       // the case's headline score is its GFS, and the metadata says the fixture config gates nothing
       expect(a.meta.eval?.avgScore).toBe(row.scores.gfsPrimary);
-      expect((scores.at(-1) as { metadata?: { gating?: string } })?.metadata?.gating).toMatch(/^not gated/);
+      const gfs = scores.at(-1) as { metadata?: { gating?: string; gated?: boolean; rationale?: string } };
+      expect(gfs.metadata?.gating).toMatch(/^not gated/);
       expect(a.meta.eval?.thresholdFailed).toBe(false); // the panel records; rge's matchers gate
+      // issue 39: the UI would head an ungated run "100% pass rate", a case at 0.4 PASSED; the artifact
+      // marks the cases no threshold gates apart, and the GFS row says so, with the gold to read against
+      expect(a.status).toBe('disabled');
+      expect(gfs.metadata?.gated).toBe(false);
+      const gold = GOLD.get(question) as string;
+      expect(gfs.metadata?.rationale).toContain(', recorded, not gated (every threshold is null);');
+      expect(gfs.metadata?.rationale).toContain(`Gold answer: ${gold}`);
     }
   });
 
@@ -158,12 +175,16 @@ describe('vitest-evals reporting an rge run', () => {
     expect(await page.text()).toMatch(/<div id="root">|<script/);
     // the page's data: the cases by name, with their scores
     const data = (await (await fetch(`${server.url}/data/workspace.json`)).json()) as {
-      cases: { displayName: string; eval?: { scores: unknown[] } }[];
+      cases: { displayName: string; status: string; eval?: { scores: unknown[] } }[];
+      runs: { totals: { evalPassed: number; evalFailed: number } }[];
     };
     expect(data.cases.map((c) => c.displayName).sort()).toEqual(
       assertions.map((a) => a.fullName.replace(' grounded-direct', ' > grounded-direct')).sort(),
     );
     expect(data.cases.every((c) => (c.eval?.scores.length ?? 0) === 7)).toBe(true);
+    // no case counts as passed or failed: the UI's pass rate is "n/a", not 100%
+    expect(data.cases.map((c) => c.status)).toEqual(data.cases.map(() => 'disabled'));
+    expect(data.runs.map((r) => [r.totals.evalPassed, r.totals.evalFailed])).toEqual([[0, 0]]);
   }, 60_000);
 
   it.skipIf(!hasChromium)(
@@ -182,6 +203,21 @@ describe('vitest-evals reporting an rge run', () => {
         for (const a of assertions)
           expect(text).toContain(a.fullName.split(' grounded-direct ')[1] as string);
         expect(text).toMatch(/extractive > grounded-direct › gd-001 › run 0/);
+        // the verdict: no pass rate for a run that gates nothing (it read "100% pass rate")
+        const verdict = (await page.locator('section[aria-label="Report summary"]').textContent()) ?? '';
+        expect(verdict).toMatch(/Verdictn\/apass rate/);
+        expect(verdict).not.toMatch(/\d+%pass rate/);
+        // the UI's outcome mix puts the cases no threshold gates under "skipped" (its name for the rest)
+        expect(verdict).toMatch(/0 passed0 failed6 skipped/);
+        // a case: its GFS row says it is recorded, not gated, and gives the gold answer
+        await page.getByText('extractive > grounded-direct › gd-001 › run 0').first().click();
+        await page.waitForFunction("document.body.textContent.includes('Gold answer:')", null, {
+          timeout: 30_000,
+        });
+        const detail = (await page.textContent('body')) ?? '';
+        expect(detail).toContain('recorded, not gated (every threshold is null)');
+        expect(detail).toContain(`Gold answer: ${GOLD.get('gd-001')}`);
+        await page.screenshot({ path: join(dir, 'vitest-evals-case.png') });
       } finally {
         await browser.close();
       }
