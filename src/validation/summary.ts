@@ -92,6 +92,22 @@ export interface ValidationSummary {
   passes: boolean;
 }
 
+/** One ordinal figure of a cell (people against a judge) with its interval over the questions. */
+function ordinalOf(
+  measure: 'kappa-quadratic' | 'alpha-ordinal',
+  human: readonly number[],
+  judged: readonly number[],
+  questions: readonly string[],
+  seed: string,
+): OrdinalFigure {
+  const interval = kappaInterval(human, judged, 3, { seed, clusters: questions, measure });
+  return {
+    value: human.length === 0 ? Number.NaN : pairAgreement(measure, human, judged, 3),
+    low: interval?.low ?? null,
+    high: interval?.high ?? null,
+  };
+}
+
 /** The median of integer scores; with an even count, the lower of the two middle ones. */
 export function medianScore(scores: readonly number[]): number {
   const sorted = [...scores].sort((a, b) => a - b);
@@ -131,14 +147,8 @@ export function validationSummary(
       const kappa = human.length === 0 ? Number.NaN : cohenKappa(human, judged, { labels: [0, 1, 2] });
       const seed = `validation:${judge}:${dimension}`;
       const ci = kappaInterval(human, judged, 3, { seed, clusters: questions });
-      const ordinalFigure = (measure: 'kappa-quadratic' | 'alpha-ordinal'): OrdinalFigure => {
-        const interval = kappaInterval(human, judged, 3, { seed, clusters: questions, measure });
-        return {
-          value: human.length === 0 ? Number.NaN : pairAgreement(measure, human, judged, 3),
-          low: interval?.low ?? null,
-          high: interval?.high ?? null,
-        };
-      };
+      const ordinalFigure = (measure: 'kappa-quadratic' | 'alpha-ordinal') =>
+        ordinalOf(measure, human, judged, questions, seed);
       table.push({
         judge,
         dimension,
