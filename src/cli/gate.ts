@@ -81,7 +81,9 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         json?: string;
         allowDifferentConfig?: boolean;
       }) => {
-        const { compareRuns, gateMarkdown, readGateSummary } = await import('../gate/gate.ts');
+        const { compareRuns, gateMarkdown, readGateSummary, refuseDifferentConfig } = await import(
+          '../gate/gate.ts'
+        );
         const effect = minEffect(flags.minEffect);
         const baselineFile = resolve(io.cwd, flags.baseline);
         const currentFile = flags.current
@@ -90,6 +92,11 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         const [baseline, current] = [await readGateSummary(baselineFile), await readGateSummary(currentFile)];
         refusePartial(baseline, baselineFile, 'baseline');
         refusePartial(current, currentFile, 'current run');
+        if (!flags.allowDifferentConfig)
+          refuseDifferentConfig(baseline, current, {
+            baseline: relative(io.cwd, baselineFile),
+            current: relative(io.cwd, currentFile),
+          });
         const result = compareRuns(baseline, current, {
           minEffect: effect,
           allowDifferentConfig: flags.allowDifferentConfig === true,

@@ -152,14 +152,24 @@ export interface GateOptions {
   allowDifferentConfig?: boolean;
 }
 
-/** Refuses (UsageError, exit 2) two runs that differ beyond the change under test, unless allowed. */
-function refuseDifferentConfig(baseline: GateSummary, current: GateSummary, differences: string[]): void {
+/**
+ * Refuses (UsageError, exit 2) two runs that differ beyond the change under test (src/gate/basis.ts),
+ * naming both (their files when given) and every difference; nothing when they do not differ.
+ */
+export function refuseDifferentConfig(
+  baseline: GateSummary,
+  current: GateSummary,
+  files: { baseline: string; current: string } | null = null,
+): void {
+  const differences = configDifferences(baseline, current);
   if (differences.length === 0) return;
+  const b = `${baseline.run.runId}, ${configLabel(baseline)}`;
+  const c = `${current.run.runId}, ${configLabel(current)}`;
   throw new UsageError(
-    `the baseline ${baseline.run.runId} (${configLabel(baseline)}) and the current run ${current.run.runId} ` +
-      `(${configLabel(current)}) differ beyond the change under test, so a GFS change need not be yours: ` +
-      `${differences.join('; ')}. Gate against a baseline promoted from a run of the same config and ` +
-      'questions (rge baseline update --from REPORT --to FILE), or pass --allow-different-config to compare them anyway',
+    `${files ? `the baseline ${files.baseline} (${b}) and the current run ${files.current} (${c})` : `the baseline (${b}) and the current run (${c})`} ` +
+      `differ beyond the change under test, so a GFS change need not be yours: ${differences.join('; ')}. ` +
+      'Gate against a baseline promoted from a run of the same config and questions (rge baseline update --from REPORT --to FILE), ' +
+      'or pass --allow-different-config to compare them anyway',
   );
 }
 
@@ -214,8 +224,8 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
   const confidence = opts.confidence ?? GATE_CONFIDENCE;
   if (!(minEffect >= 0 && minEffect < 1))
     throw new UsageError(`--min-effect must be in [0, 1), got ${minEffect}`);
+  if (!opts.allowDifferentConfig) refuseDifferentConfig(baseline, current);
   const differentConfig = configDifferences(baseline, current);
-  if (!opts.allowDifferentConfig) refuseDifferentConfig(baseline, current, differentConfig);
   const baseSubjects = new Set(baseline.diagnostics.cells.map((c) => c.subject));
   const curSubjects = new Set(current.diagnostics.cells.map((c) => c.subject));
   const { paired, shared } = pairedCells(baseline, current);

@@ -109,6 +109,28 @@ const write = (dir: string, path: string, text: string | Buffer) =>
   mkdir(join(dir, path, '..'), { recursive: true }).then(() => writeFile(at(dir, path), text));
 /** JSON that is not a run's summary.json: `rge plan` must name a bad flag before it reads the file. */
 const notASummary = (dir: string) => write(dir, 'summary.json', '{ "version": 1 }\n');
+/** A run's summary.json as the gate reads it: run `runId` of config `config` with `runs` runs per question. */
+const gateSummary = (runId: string, config: string, runs: number) =>
+  `${JSON.stringify({
+    run: { runId, seed: 's', questionsHash: 'q'.repeat(64), indexChecksum: 'i'.repeat(64) },
+    partial: null,
+    describe: {
+      config,
+      configFile: `configs/${config}.yaml`,
+      subjectPrompt: { version: 'v1', sha256: 'a'.repeat(64) },
+      judgePrompt: { version: 'v2', sha256: 'b'.repeat(64) },
+      judges: [{ id: 'numeric', model: 'numeric' }],
+      runs,
+    },
+    diagnostics: {
+      cells: [{ subject: 'x', question_id: 'q1', run_index: 0, category: 'adversarial', gfs: 0.5 }],
+    },
+  })}\n`;
+/** A baseline of the fixture config and a current run of the ci config. */
+const twoConfigs = async (dir: string) => {
+  await write(dir, 'baseline.json', gateSummary('fixture-1', 'fixture', 3));
+  await write(dir, 'current.json', gateSummary('ci-1', 'ci', 2));
+};
 const editConfig = async (dir: string, edit: (text: string) => string) => {
   const text = await readFile(at(dir, 'run.yaml'), 'utf8');
   const edited = edit(text);
@@ -869,6 +891,22 @@ const ROWS: Row[] = [
     exit: 2,
     names: '--runs',
     setup: notASummary,
+  },
+  {
+    id: 'gate-different-config',
+    input: 'gate: the baseline is of another config than the current run',
+    args: ['gate', '--baseline', 'baseline.json', '--current', 'current.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: twoConfigs,
+  },
+  {
+    id: 'baseline-other-config',
+    input: 'baseline update: --to is a baseline of another config',
+    args: ['baseline', 'update', '--from', 'current.json', '--to', 'baseline.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: twoConfigs,
   },
   // writing outputs
   {

@@ -170,7 +170,7 @@ describe('compareRuns refuses runs of different configs unless allowed', () => {
 
   it('throws a usage error naming both runs and what differs', () => {
     expect(() => compareRuns(baseline, ci, { resamples: 200 })).toThrow(
-      'the baseline fixture-base (config fixture (configs/fixture.yaml)) and the current run ci-cur (config ci (configs/ci.yaml)) differ beyond the change under test, so a GFS change need not be yours: config fixture (configs/fixture.yaml) -> ci (configs/ci.yaml); runs per question 3 -> 2.',
+      'the baseline (fixture-base, config fixture (configs/fixture.yaml)) and the current run (ci-cur, config ci (configs/ci.yaml)) differ beyond the change under test, so a GFS change need not be yours: config fixture (configs/fixture.yaml) -> ci (configs/ci.yaml); runs per question 3 -> 2.',
     );
   });
 
@@ -212,6 +212,9 @@ describe('rge gate and rge baseline update on runs of different configs (CLI)', 
     expect(refused.out).toBe('');
     expect(refused.err).toContain(
       'config fixture (configs/fixture.yaml) -> ci (configs/ci.yaml); runs per question 3 -> 2',
+    );
+    expect(refused.err).toContain(
+      'the baseline baseline.json (fixture-base, config fixture (configs/fixture.yaml)) and the current run ci.json (ci-cur, config ci (configs/ci.yaml)) differ',
     );
     expect(refused.err).toContain('--allow-different-config');
     const allowed = await runRge(
