@@ -131,6 +131,22 @@ const twoConfigs = async (dir: string) => {
   await write(dir, 'baseline.json', gateSummary('fixture-1', 'fixture', 3));
   await write(dir, 'current.json', gateSummary('ci-1', 'ci', 2));
 };
+/** run.yaml's corpus as a generated one (the fixture world), built with bm25 in gen-index. */
+const generatedCorpus = async (dir: string) => {
+  await write(
+    dir,
+    'facts.json',
+    await readFile(fileURLToPath(new URL('../../fixtures/facts.json', import.meta.url))),
+  );
+  await editConfig(dir, (t) =>
+    t.replace(
+      '  pdfs: pdfs\n  index: index\n',
+      '  generated_from: facts.json\n  pdfs: gen-pdfs\n  index: gen-index\n',
+    ),
+  );
+  const built = await runRge(dir, 'corpus', 'ingest', '--config', 'run.yaml', '--cache-dir', 'cache', '-q');
+  if (built.code !== 0) throw new Error(`the generated corpus was not built: ${built.err}`);
+};
 const editConfig = async (dir: string, edit: (text: string) => string) => {
   const text = await readFile(at(dir, 'run.yaml'), 'utf8');
   const edited = edit(text);
@@ -663,6 +679,14 @@ const ROWS: Row[] = [
     exit: 1,
     names: 'Acme_FY2023-24.pdf changed',
     setup: async (d) => write(d, 'pdfs/Acme_FY2023-24.pdf', await makeTextPdf([`${PDF_TEXT} Restated.`])),
+  },
+  {
+    id: 'index-generated-other-settings',
+    input: "eval run: a generated corpus's index was built with another embedder (it is left as it was)",
+    args: ['eval', 'run', '--config', 'run.yaml', '--set', 'corpus.embedder=use-lite', '--dry-run'],
+    exit: 1,
+    names: 'gen-index',
+    setup: generatedCorpus,
   },
   {
     id: 'index-mismatch-validate',
