@@ -932,6 +932,17 @@ const ROWS: Row[] = [
     names: 'baseline.json',
     setup: twoConfigs,
   },
+  {
+    id: 'baseline-not-a-baseline',
+    input: 'baseline update: --to is a file the gate cannot read',
+    args: ['baseline', 'update', '--from', 'current.json', '--to', 'baseline.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: async (d) => {
+      await twoConfigs(d);
+      await write(d, 'baseline.json', '{ "notes": "mine" }\n');
+    },
+  },
   // writing outputs
   {
     id: 'batches-dir-missing',
