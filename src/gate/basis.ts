@@ -13,7 +13,7 @@
  * Pure: it reads only the two summaries. A field one of them does not record (an older summary) is not
  * compared.
  */
-import type { GateSummary } from './gate.ts';
+import type { GateSummary } from './gate-summary.ts';
 
 type Description = NonNullable<GateSummary['describe']>;
 type Model = { id: string; provider?: string | undefined; model: string; sent?: string | undefined };

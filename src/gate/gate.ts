@@ -22,11 +22,11 @@
  * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
  * verdict table can be recomputed bit for bit.
  */
-import { z } from 'zod';
 import { clusterBootstrapCI } from '../stats/bootstrap.ts';
 import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
 import { UsageError } from '../util/errors.ts';
 import { configDifferences, configLabel } from './basis.ts';
+import { GateSummary } from './gate-summary.ts';
 import { readSummaryFile } from './summary-file.ts';
 
 export const GATE_RESAMPLES = 10_000;
@@ -35,57 +35,7 @@ export const DEFAULT_MIN_EFFECT = 0.02;
 /** The power the minimal detectable difference is computed at. */
 export const MDD_POWER = 0.8;
 
-const Cell = z
-  .object({
-    subject: z.string(),
-    question_id: z.string(),
-    run_index: z.number().int(),
-    category: z.string(),
-    gfs: z.number().nullable(),
-  })
-  .loose();
-
-const Prompt = z.object({ version: z.string(), sha256: z.string() }).loose();
-/** A subject or judge as the description records it (provider and what was sent: absent in older summaries). */
-const Model = z
-  .object({ id: z.string(), provider: z.string().optional(), model: z.string(), sent: z.string().optional() })
-  .loose();
-
-/** The parts of a summary.json the gate reads (a baseline is a summary.json plus `baseline`). */
-export const GateSummary = z
-  .object({
-    run: z
-      .object({ runId: z.string(), seed: z.string(), questionsHash: z.string(), indexChecksum: z.string() })
-      .loose(),
-    partial: z.object({ cases: z.number(), cells: z.number() }).nullable().optional(),
-    describe: z
-      .object({
-        config: z.string().optional(),
-        configFile: z.string().optional(),
-        subjectPrompt: Prompt,
-        judgePrompt: Prompt,
-        judges: z.array(Model),
-        subjects: z
-          .array(Model.partial({ model: true }).extend({ version: z.string().optional() }).loose())
-          .optional(),
-        questions: z.object({ file: z.string(), version: z.number() }).loose().optional(),
-        corpus: z
-          .object({ embedder: z.string(), chunkTokens: z.number(), overlapTokens: z.number(), k: z.number() })
-          .loose()
-          .optional(),
-        runs: z.number().optional(),
-        gfsWeights: z
-          .object({ correctness: z.number(), grounding: z.number(), calibration: z.number() })
-          .optional(),
-      })
-      .loose()
-      .nullable()
-      .optional(),
-    diagnostics: z.object({ cells: z.array(Cell) }).loose(),
-    baseline: z.object({ promotedAt: z.string(), from: z.string() }).optional(),
-  })
-  .loose();
-export type GateSummary = z.infer<typeof GateSummary>;
+export { GateSummary } from './gate-summary.ts';
 
 /** Reads a summary (or baseline) file; anything unreadable is a usage error naming the file (exit 2). */
 export function readGateSummary(file: string): Promise<GateSummary> {

@@ -142,12 +142,15 @@ export function pairAgreement(
       return cohenKappa(a, b, { labels, weights: 'linear' });
     case 'kappa-quadratic':
       return cohenKappa(a, b, { labels, weights: 'quadratic' });
-    case 'alpha-nominal':
-      return krippendorffAlpha([a, b], { level: 'nominal', values: labels });
-    case 'alpha-ordinal':
-      return krippendorffAlpha([a, b], { level: 'ordinal', values: labels });
-    case 'alpha-interval':
-      return krippendorffAlpha([a, b], { level: 'interval', values: labels });
+    default: {
+      // as cohenKappa with explicit labels: items whose label in a or b is not one of them are left out
+      const keep = a.flatMap((x, i) => (labels.includes(x) && labels.includes(b[i] as number) ? [i] : []));
+      if (keep.length === 0) return Number.NaN;
+      const raters = [keep.map((i) => a[i] as number), keep.map((i) => b[i] as number)];
+      const level =
+        measure === 'alpha-nominal' ? 'nominal' : measure === 'alpha-ordinal' ? 'ordinal' : 'interval';
+      return krippendorffAlpha(raters, { level, values: labels });
+    }
   }
 }
 

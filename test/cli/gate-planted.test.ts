@@ -119,8 +119,14 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     const gate = await runRge(dir, 'gate', '--baseline', tracked, '--current', summaries.noise as string);
     expect(gate.code, gate.out + gate.err).toBe(2);
     expect(gate.out).toBe('');
-    expect(gate.err).toContain(`(${committed.run.runId}, config fixture) and the current run`);
-    expect(gate.err).toMatch(/: config fixture -> ci \(configs\/ci\.yaml\); .*runs per question 3 -> 1\./);
+    expect(gate.err).toMatch(
+      new RegExp(
+        `\\(${committed.run.runId}, config fixture( \\(configs/fixture\\.yaml\\))?\\) and the current run`,
+      ),
+    );
+    expect(gate.err).toMatch(
+      /: config fixture( \(configs\/fixture\.yaml\))? -> ci \(configs\/ci\.yaml\); .*runs per question 3 -> 1\./,
+    );
     expect(gate.err).toContain('--allow-different-config');
     const allowed = await runRge(
       dir,
@@ -140,7 +146,7 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     expect(update.code).toBe(2);
     expect(update.err).toMatch(
       new RegExp(
-        `would swap ${committed.run.runId} \\(config fixture\\) -> ci-[0-9a-f]{12} \\(config ci \\(configs/ci\\.yaml\\)\\)`,
+        `would swap ${committed.run.runId} \\(config fixture( \\(configs/fixture\\.yaml\\))?\\) -> ci-[0-9a-f]{12} \\(config ci \\(configs/ci\\.yaml\\)\\)`,
       ),
     );
     expect(await readFile(copy, 'utf8')).toBe(await readFile(tracked, 'utf8'));
@@ -155,7 +161,11 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       '--force',
     );
     expect(forced.code, forced.err).toBe(0);
-    expect(forced.out).toMatch(new RegExp(`replaced ${committed.run.runId} \\(config fixture\\) -> ci-`));
+    expect(forced.out).toMatch(
+      new RegExp(
+        `replaced ${committed.run.runId} \\(config fixture( \\(configs/fixture\\.yaml\\))?\\) -> ci-`,
+      ),
+    );
   });
 
   it("rge plan on the ci run (one subject, one run per question): needs the change's spread, then plans", async () => {
