@@ -175,6 +175,8 @@ async function ingestFlagsFromConfig(
     const { createProgress } = await import('../util/progress.ts');
     const rebuilt = await ensureCorpusIndex(config, at, {
       cacheDir: flags.cacheDir,
+      // asked to ingest this config's corpus: an index of other settings there is rebuilt
+      replace: true,
       log: (line) => io.err(`${line}\n`),
       // a bar on a terminal, plain lines with an ETA otherwise; nothing under --quiet
       progress: (stage, total) => createProgress({ total, label: stage, quiet: flags.quiet ?? false }),

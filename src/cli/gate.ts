@@ -51,6 +51,11 @@ function refusePartial(summary: GateSummary, file: string, role: string): void {
 }
 
 export function registerGateCommands(program: Command, io: CliIO): void {
+  registerGate(program, io);
+  registerBaselineUpdate(program, io);
+}
+
+function registerGate(program: Command, io: CliIO): void {
   program
     .command('gate')
     .description(
@@ -68,6 +73,10 @@ export function registerGateCommands(program: Command, io: CliIO): void {
       String(DEFAULT_MIN_EFFECT),
     )
     .option('--json <file>', 'also write the verdicts as JSON')
+    .option(
+      '--allow-different-config',
+      "compare runs of different configs or question sets (judges, rubric, index, retrieval, runs, subjects' models, GFS weights); refused otherwise (exit 2)",
+    )
     .action(
       async (flags: {
         baseline: string;
@@ -75,8 +84,11 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         reportsDir: string;
         minEffect?: string;
         json?: string;
+        allowDifferentConfig?: boolean;
       }) => {
-        const { compareRuns, gateMarkdown, readGateSummary } = await import('../gate/gate.ts');
+        const { compareRuns, gateMarkdown, readGateSummary, refuseDifferentConfig } = await import(
+          '../gate/gate.ts'
+        );
         const effect = minEffect(flags.minEffect);
         const baselineFile = resolve(io.cwd, flags.baseline);
         const currentFile = flags.current
@@ -85,7 +97,15 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         const [baseline, current] = [await readGateSummary(baselineFile), await readGateSummary(currentFile)];
         refusePartial(baseline, baselineFile, 'baseline');
         refusePartial(current, currentFile, 'current run');
-        const result = compareRuns(baseline, current, { minEffect: effect });
+        if (!flags.allowDifferentConfig)
+          refuseDifferentConfig(baseline, current, {
+            baseline: relative(io.cwd, baselineFile),
+            current: relative(io.cwd, currentFile),
+          });
+        const result = compareRuns(baseline, current, {
+          minEffect: effect,
+          allowDifferentConfig: flags.allowDifferentConfig === true,
+        });
         const markdown = gateMarkdown(result);
         io.out(markdown);
         const stepSummary = (io.env ?? process.env).GITHUB_STEP_SUMMARY;
@@ -98,7 +118,9 @@ export function registerGateCommands(program: Command, io: CliIO): void {
         if (!result.passed) io.exitCode = 1;
       },
     );
+}
 
+function registerBaselineUpdate(program: Command, io: CliIO): void {
   program
     .command('baseline')
     .description('the baseline the gate compares against')
@@ -107,7 +129,11 @@ export function registerGateCommands(program: Command, io: CliIO): void {
     .option('--from <file>', 'the summary.json to promote, or a run id under --reports-dir')
     .option('--to <file>', 'the baseline file', 'reports/baseline.json')
     .option('--reports-dir <dir>', 'reports folder', 'reports')
-    .action(async (flags: { from?: string; to: string; reportsDir: string }) => {
+    .option(
+      '--force',
+      'replace a baseline of another config or question set (refused otherwise: the gate would refuse the pair)',
+    )
+    .action(async (flags: { from?: string; to: string; reportsDir: string; force?: boolean }) => {
       const { readGateSummary } = await import('../gate/gate.ts');
       const reportsDir = resolve(io.cwd, flags.reportsDir);
       let from: string;
@@ -117,6 +143,7 @@ export function registerGateCommands(program: Command, io: CliIO): void {
       const summary = await readGateSummary(from);
       refusePartial(summary, from, 'baseline');
       const to = resolve(io.cwd, flags.to);
+      const replaces = await replacedBaseline(to, summary, flags.force === true, io.cwd);
       // the summary as written (every field, not only what the gate reads), marked as promoted
       const promoted = {
         ...(JSON.parse(await readFile(from, 'utf8')) as Record<string, unknown>),
@@ -127,5 +154,38 @@ export function registerGateCommands(program: Command, io: CliIO): void {
       io.out(
         `baseline ${relative(io.cwd, to)} <- ${summary.run.runId} (${summary.diagnostics.cells.length} cells; subjects ${subjects.join(', ')})\n`,
       );
+      if (replaces) io.out(`${replaces}\n`);
     });
+}
+
+/**
+ * What promoting `summary` to `to` replaces, in words (null: no baseline there yet). A baseline of another
+ * config or question set (src/gate/basis.ts) is replaced only with `force`: otherwise a UsageError says
+ * which run of which config would be replaced by which.
+ */
+async function replacedBaseline(
+  to: string,
+  summary: GateSummary,
+  force: boolean,
+  cwd: string,
+): Promise<string | null> {
+  const { readGateSummary } = await import('../gate/gate.ts');
+  const { configDifferences, configLabel } = await import('../gate/basis.ts');
+  const file = relative(cwd, to);
+  if (!(await stat(to).catch(() => null))) return null;
+  const old = await readGateSummary(to).catch((err: unknown) => {
+    if (force) return null;
+    throw new UsageError(
+      `${file} is there but is not a baseline the gate reads (${(err as Error).message}); pass --force to replace it`,
+    );
+  });
+  if (old === null) return `replaced ${file}, which was not a baseline the gate reads (--force)`;
+  const differences = configDifferences(old, summary);
+  const what = `${old.run.runId} (${configLabel(old)}) -> ${summary.run.runId} (${configLabel(summary)})`;
+  if (differences.length > 0 && !force)
+    throw new UsageError(
+      `${file} is a baseline of another config or question set: replacing it would swap ${what}, which differ in: ` +
+        `${differences.join('; ')}. Promote to another file with --to FILE, or pass --force to replace it`,
+    );
+  return `replaced ${what}${differences.length > 0 ? ` (--force; they differ in: ${differences.join('; ')})` : ''}`;
 }

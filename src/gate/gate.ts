@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { clusterBootstrapCI } from '../stats/bootstrap.ts';
 import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
 import { UsageError } from '../util/errors.ts';
+import { configDifferences, configLabel } from './basis.ts';
 import { readSummaryFile } from './summary-file.ts';
 
 export const GATE_RESAMPLES = 10_000;
@@ -45,6 +46,10 @@ const Cell = z
   .loose();
 
 const Prompt = z.object({ version: z.string(), sha256: z.string() }).loose();
+/** A subject or judge as the description records it (provider and what was sent: absent in older summaries). */
+const Model = z
+  .object({ id: z.string(), provider: z.string().optional(), model: z.string(), sent: z.string().optional() })
+  .loose();
 
 /** The parts of a summary.json the gate reads (a baseline is a summary.json plus `baseline`). */
 export const GateSummary = z
@@ -55,10 +60,23 @@ export const GateSummary = z
     partial: z.object({ cases: z.number(), cells: z.number() }).nullable().optional(),
     describe: z
       .object({
+        config: z.string().optional(),
+        configFile: z.string().optional(),
         subjectPrompt: Prompt,
         judgePrompt: Prompt,
-        judges: z.array(z.object({ id: z.string(), model: z.string() }).loose()),
-        subjects: z.array(z.object({ id: z.string(), version: z.string().optional() }).loose()).optional(),
+        judges: z.array(Model),
+        subjects: z
+          .array(Model.partial({ model: true }).extend({ version: z.string().optional() }).loose())
+          .optional(),
+        questions: z.object({ file: z.string(), version: z.number() }).loose().optional(),
+        corpus: z
+          .object({ embedder: z.string(), chunkTokens: z.number(), overlapTokens: z.number(), k: z.number() })
+          .loose()
+          .optional(),
+        runs: z.number().optional(),
+        gfsWeights: z
+          .object({ correctness: z.number(), grounding: z.number(), calibration: z.number() })
+          .optional(),
       })
       .loose()
       .nullable()
@@ -115,8 +133,13 @@ export interface GateResult {
   rows: GateRow[];
   /** subjects only one of the runs has (not gated), and cells not shared */
   unmatched: { subjectsOnlyInBaseline: string[]; subjectsOnlyInCurrent: string[]; cellsNotShared: number };
-  /** what differs between the runs besides the subjects' answers (a judge change moves GFS too) */
+  /** what changed between the runs that a gate exists to compare (prompt, system version, seed, ...) */
   changed: string[];
+  /**
+   * what differs beyond the change under test (config, question set, judges, index, ...: src/gate/basis.ts);
+   * non-empty only when the comparison was allowed anyway (`allowDifferentConfig`)
+   */
+  differentConfig: string[];
   passed: boolean;
 }
 
@@ -125,6 +148,29 @@ export interface GateOptions {
   resamples?: number;
   /** overall confidence; categories get Bonferroni's 1 - (1 - confidence) / C */
   confidence?: number;
+  /** compare runs of different configs or question sets (otherwise a UsageError saying what differs) */
+  allowDifferentConfig?: boolean;
+}
+
+/**
+ * Refuses (UsageError, exit 2) two runs that differ beyond the change under test (src/gate/basis.ts),
+ * naming both (their files when given) and every difference; nothing when they do not differ.
+ */
+export function refuseDifferentConfig(
+  baseline: GateSummary,
+  current: GateSummary,
+  files: { baseline: string; current: string } | null = null,
+): void {
+  const differences = configDifferences(baseline, current);
+  if (differences.length === 0) return;
+  const b = `${baseline.run.runId}, ${configLabel(baseline)}`;
+  const c = `${current.run.runId}, ${configLabel(current)}`;
+  throw new UsageError(
+    `${files ? `the baseline ${files.baseline} (${b}) and the current run ${files.current} (${c})` : `the baseline (${b}) and the current run (${c})`} ` +
+      `differ beyond the change under test, so a GFS change need not be yours: ${differences.join('; ')}. ` +
+      'Gate against a baseline promoted from a run of the same config and questions (rge baseline update --from REPORT --to FILE), ' +
+      'or pass --allow-different-config to compare them anyway',
+  );
 }
 
 const key = (c: { subject: string; question_id: string; run_index: number }) =>
@@ -178,6 +224,8 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
   const confidence = opts.confidence ?? GATE_CONFIDENCE;
   if (!(minEffect >= 0 && minEffect < 1))
     throw new UsageError(`--min-effect must be in [0, 1), got ${minEffect}`);
+  if (!opts.allowDifferentConfig) refuseDifferentConfig(baseline, current);
+  const differentConfig = configDifferences(baseline, current);
   const baseSubjects = new Set(baseline.diagnostics.cells.map((c) => c.subject));
   const curSubjects = new Set(current.diagnostics.cells.map((c) => c.subject));
   const { paired, shared } = pairedCells(baseline, current);
@@ -245,11 +293,16 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
       cellsNotShared: current.diagnostics.cells.length + baseline.diagnostics.cells.length - 2 * shared,
     },
     changed: whatChanged(baseline, current),
+    differentConfig,
     passed: rows.every((r) => !r.fails),
   };
 }
 
-/** The inputs that differ between the two runs, in words (prompt, judges, questions, corpus). */
+/**
+ * What changed between the two runs that a gate exists to compare, in words: the subject prompt, a
+ * system's version, a subject's sampling parameters, the seed, the questions a run was narrowed to.
+ * (What makes runs incomparable is src/gate/basis.ts's.)
+ */
 function whatChanged(baseline: GateSummary, current: GateSummary): string[] {
   const out: string[] = [];
   const b = baseline.describe;
@@ -259,22 +312,25 @@ function whatChanged(baseline: GateSummary, current: GateSummary): string[] {
       out.push(
         `subject prompt ${b.subjectPrompt.version} ${b.subjectPrompt.sha256.slice(0, 12)} -> ${c.subjectPrompt.version} ${c.subjectPrompt.sha256.slice(0, 12)}`,
       );
-    if (b.judgePrompt.sha256 !== c.judgePrompt.sha256)
-      out.push('judge prompt changed: a GFS change may be the judges, not the subjects');
-    const judges = (d: NonNullable<GateSummary['describe']>) =>
-      d.judges
-        .map((j) => `${j.id}=${j.model}`)
-        .sort()
-        .join(', ');
-    if (judges(b) !== judges(c))
-      out.push(`judges ${judges(b)} -> ${judges(c)}: a GFS change may be the judges`);
     out.push(...systemChanges(b.subjects ?? [], c.subjects ?? []));
+    out.push(...sentChanges(b.subjects ?? [], c.subjects ?? []));
+    if (b.questions?.n !== undefined && c.questions?.n !== undefined && b.questions.n !== c.questions.n)
+      out.push(`questions ${b.questions.n} -> ${c.questions.n} (the cells both runs scored are compared)`);
   }
   if (baseline.run.seed !== current.run.seed)
     out.push(`sampling seed ${baseline.run.seed} -> ${current.run.seed}`);
-  if (baseline.run.questionsHash !== current.run.questionsHash) out.push('questions file changed');
-  if (baseline.run.indexChecksum !== current.run.indexChecksum) out.push('corpus index changed');
   return out;
+}
+
+/** A subject whose sampling parameters (what its requests sent besides the prompt) differ between the runs. */
+function sentChanges(
+  baseline: readonly { id: string; sent?: string | undefined }[],
+  current: readonly { id: string; sent?: string | undefined }[],
+): string[] {
+  const before = new Map(baseline.map((s) => [s.id, s.sent]));
+  return current
+    .filter((s) => s.sent !== undefined && before.get(s.id) !== undefined && before.get(s.id) !== s.sent)
+    .map((s) => `subject ${s.id} sent ${before.get(s.id) || '(nothing)'} -> ${s.sent || '(nothing)'}`);
 }
 
 /** A system subject whose version differs between the runs (its module, prompt or declared version). */
@@ -325,6 +381,10 @@ export function gateMarkdown(result: GateResult): string {
   ];
   const notes: string[] = [];
   if (result.changed.length > 0) notes.push(`Changed between the runs: ${result.changed.join('; ')}.`);
+  if (result.differentConfig.length > 0)
+    notes.push(
+      `Compared although the runs differ beyond the change under test (--allow-different-config): ${result.differentConfig.join('; ')}. A GFS change may come from these, not from the change under test.`,
+    );
   const u = result.unmatched;
   if (u.subjectsOnlyInBaseline.length > 0)
     notes.push(`Not gated, missing from the current run: ${u.subjectsOnlyInBaseline.join(', ')}.`);

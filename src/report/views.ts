@@ -124,6 +124,10 @@ export interface DescribedModelView {
  */
 export interface RunDescription<Model extends DescribedModelView = DescribedModelView> {
   config: string;
+  /** the config file, relative to the folder rge ran in (absent in older summaries) */
+  configFile?: string;
+  /** the GFS weights the run scored with (absent in older summaries): a gate compares runs of equal weights */
+  gfsWeights?: GfsWeightsView;
   subjects: readonly Model[];
   judges: readonly Model[];
   corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };

@@ -1,10 +1,14 @@
 /**
  * The index a run config names. It is used only when it was built the way the config asks: the same
  * embedder (and its parameters), chunk size, overlap, extraction mode and documents (each PDF's
- * sha256). A generated corpus (the fixture world) is built, or rebuilt when it disagrees, so commands
- * and the eval suite work on a fresh clone and follow a config change; a fetched corpus is never
- * ingested implicitly (that is `rge corpus ingest`'s job) and a disagreeing index is an error that
- * names every difference. Builds take a lock, so parallel workers or commands build it once.
+ * sha256). A generated corpus (the fixture world) is built on first use, and rebuilt in place when it
+ * is stale (its documents, extractor or chunker changed), so commands and the eval suite work on a
+ * fresh clone and follow the world; but an index built with other SETTINGS (embedder, chunking,
+ * tables) is another config's, and a run never replaces it as a side effect: that is an error naming
+ * every difference, the remedy being a folder of its own or an explicit `rge corpus ingest --config`
+ * (`replace`). A fetched corpus is never ingested implicitly (that is `rge corpus ingest`'s job) and a
+ * disagreeing index is an error that names every difference. Builds take a lock, so parallel workers
+ * or commands build it once.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -143,6 +147,36 @@ export interface EnsureCorpusIndexOptions {
   progressEveryMs?: number;
   /** the config's file, as the user named it: for a message that says what to run first */
   configFile?: string;
+  /**
+   * rebuild a generated corpus's index built with other settings than the config's (`rge corpus ingest
+   * --config`, which is asked to); without it such an index is an error and is left as it is
+   */
+  replace?: boolean;
+}
+
+/** The differences of indexIdentityDifferences that are the config's choice, not staleness. */
+const SETTINGS = ['embedder', 'bge-m3 weights', 'chunk_tokens', 'overlap_tokens', 'tables'];
+const isSetting = (difference: string) => SETTINGS.some((f) => difference.startsWith(`${f}`));
+
+/**
+ * Refuses to rebuild a generated corpus's index that was built with other settings than the config
+ * asks (another config's index, e.g. configs/fixture.yaml's bm25 index under a run that asks for
+ * use-lite): it names the differences and both remedies, and leaves the index as it is.
+ */
+function refuseOtherSettings(
+  config: RunConfig,
+  differences: readonly string[],
+  configFile: string | undefined,
+): void {
+  const settings = differences.filter(isSetting);
+  if (settings.length === 0) return;
+  const index = config.corpus.index.replace(/\/+$/, '');
+  throw new RgeError(
+    `the index at ${index} was built with other settings than this run asks (${settings.join('; ')}); ` +
+      'a run does not replace an index built for another config, so nothing was changed. ' +
+      `Give this run an index folder of its own (e.g. --set corpus.index=${index}-${config.corpus.embedder}), ` +
+      `or rebuild this one for this config with \`rge corpus ingest --config ${configFile ?? '<this config>'}\``,
+  );
 }
 
 /**
@@ -184,12 +218,14 @@ export async function ensureCorpusIndex(
         `rebuild it with \`${ingestCommand}\` (or point corpus.index at another folder)`,
     );
   }
+  if (before !== null && !opts.replace) refuseOtherSettings(config, before, opts.configFile);
   return withFileLock(
     `${indexDir}.build`,
     async () => {
       // another process may have built it while this one waited for the lock
       const now = await differences();
       if (now !== null && now.length === 0) return false;
+      if (now !== null && !opts.replace) refuseOtherSettings(config, now, opts.configFile);
       opts.log?.(
         now === null
           ? `building the ${config.name} corpus and index (first use) ...`

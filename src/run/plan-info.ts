@@ -3,6 +3,7 @@
  * the validation settings the report needs, and the description of what was run (the report's first
  * table). Pure.
  */
+import { relative, sep } from 'node:path';
 import type { Judge } from '../judging/config.ts';
 import type { JudgePrompt } from '../judging/prompt.ts';
 import { describeParameters, temperatureDeviation } from '../providers/contract.ts';
@@ -88,6 +89,8 @@ export function runInfo(
     cells: chosen.subjects.length * chosen.questions.length * chosen.runs,
     describe: {
       config: config.name,
+      configFile: relative(inputs.root, inputs.configFile).split(sep).join('/'),
+      gfsWeights: { ...config.gfs_weights },
       subjects: chosen.subjects.map((m) => described(m, 'subject')),
       judges: chosen.judges.map((m) => described(m, 'judge')),
       corpus: {

@@ -3,16 +3,30 @@
  * against the index their gold was resolved on, and what a narrowed run covers per category (said before
  * the run and shown in its report). Pure.
  */
+import { relative } from 'node:path';
 import seedrandom from 'seedrandom';
 import { goldNotReady } from '../questions/resolve-evidence.ts';
 import type { Question } from '../questions/schema.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { stratifiedSample } from '../util/shuffle.ts';
 import type { RunConfig } from './config.ts';
-import type { PlanInputs } from './plan-types.ts';
+import { type PlanInputs, resolveFrom } from './plan-types.ts';
 
 function sampleSeed(config: RunConfig): string {
   return `${config.seed}:questions:sample`;
+}
+
+/**
+ * What to do about questions whose gold is not resolved on this index: `--write` rewrites the question
+ * file (often a tracked one), so the message says so and gives the way that keeps it (a copy).
+ */
+function resolveFix(inputs: PlanInputs): string {
+  const file = relative(inputs.root, inputs.questionsFile);
+  const index = relative(inputs.root, resolveFrom(inputs.root, inputs.config.corpus.index)) || '.';
+  return (
+    `their gold is resolved on one index: run them on the index they were resolved on, or resolve them on this one with \`rge questions resolve --config ${inputs.configFile} --write\`, which rewrites ${file}; ` +
+    `to keep ${file} as it is, resolve a copy (\`cp ${file} COPY && rge questions resolve --questions COPY --index ${index} --write\`) and run with --set questions.file=COPY`
+  );
 }
 
 /** The questions of the run: the first N, a seeded stratified sample, or the ids asked for. */
@@ -30,7 +44,7 @@ function narrowQuestions(inputs: PlanInputs, notes: string[]): Question[] {
   // gold resolved from evidence patterns is only scored on the index it was resolved on
   const notReady = index ? goldNotReady(questions, index.checksum) : [];
   if (notReady.length > 0) {
-    const fix = `run \`rge questions resolve --config ${inputs.configFile} --write\` on this index first`;
+    const fix = resolveFix(inputs);
     if (!inputs.dryRun)
       throw new RgeError(`gold not resolved on this index: ${notReady.join('; ')}; ${fix}`, {
         file: inputs.questionsFile,

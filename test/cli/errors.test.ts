@@ -109,6 +109,44 @@ const write = (dir: string, path: string, text: string | Buffer) =>
   mkdir(join(dir, path, '..'), { recursive: true }).then(() => writeFile(at(dir, path), text));
 /** JSON that is not a run's summary.json: `rge plan` must name a bad flag before it reads the file. */
 const notASummary = (dir: string) => write(dir, 'summary.json', '{ "version": 1 }\n');
+/** A run's summary.json as the gate reads it: run `runId` of config `config` with `runs` runs per question. */
+const gateSummary = (runId: string, config: string, runs: number) =>
+  `${JSON.stringify({
+    run: { runId, seed: 's', questionsHash: 'q'.repeat(64), indexChecksum: 'i'.repeat(64) },
+    partial: null,
+    describe: {
+      config,
+      configFile: `configs/${config}.yaml`,
+      subjectPrompt: { version: 'v1', sha256: 'a'.repeat(64) },
+      judgePrompt: { version: 'v2', sha256: 'b'.repeat(64) },
+      judges: [{ id: 'numeric', model: 'numeric' }],
+      runs,
+    },
+    diagnostics: {
+      cells: [{ subject: 'x', question_id: 'q1', run_index: 0, category: 'adversarial', gfs: 0.5 }],
+    },
+  })}\n`;
+/** A baseline of the fixture config and a current run of the ci config. */
+const twoConfigs = async (dir: string) => {
+  await write(dir, 'baseline.json', gateSummary('fixture-1', 'fixture', 3));
+  await write(dir, 'current.json', gateSummary('ci-1', 'ci', 2));
+};
+/** run.yaml's corpus as a generated one (the fixture world), built with bm25 in gen-index. */
+const generatedCorpus = async (dir: string) => {
+  await write(
+    dir,
+    'facts.json',
+    await readFile(fileURLToPath(new URL('../../fixtures/facts.json', import.meta.url))),
+  );
+  await editConfig(dir, (t) =>
+    t.replace(
+      '  pdfs: pdfs\n  index: index\n',
+      '  generated_from: facts.json\n  pdfs: gen-pdfs\n  index: gen-index\n',
+    ),
+  );
+  const built = await runRge(dir, 'corpus', 'ingest', '--config', 'run.yaml', '--cache-dir', 'cache', '-q');
+  if (built.code !== 0) throw new Error(`the generated corpus was not built: ${built.err}`);
+};
 const editConfig = async (dir: string, edit: (text: string) => string) => {
   const text = await readFile(at(dir, 'run.yaml'), 'utf8');
   const edited = edit(text);
@@ -643,6 +681,14 @@ const ROWS: Row[] = [
     setup: async (d) => write(d, 'pdfs/Acme_FY2023-24.pdf', await makeTextPdf([`${PDF_TEXT} Restated.`])),
   },
   {
+    id: 'index-generated-other-settings',
+    input: "eval run: a generated corpus's index was built with another embedder (it is left as it was)",
+    args: ['eval', 'run', '--config', 'run.yaml', '--set', 'corpus.embedder=use-lite', '--dry-run'],
+    exit: 1,
+    names: 'gen-index',
+    setup: generatedCorpus,
+  },
+  {
     id: 'index-mismatch-validate',
     input: "questions validate: the config's chunk_tokens differ from its index's",
     args: ['questions', 'validate', '--config', 'run.yaml'],
@@ -869,6 +915,33 @@ const ROWS: Row[] = [
     exit: 2,
     names: '--runs',
     setup: notASummary,
+  },
+  {
+    id: 'gate-different-config',
+    input: 'gate: the baseline is of another config than the current run',
+    args: ['gate', '--baseline', 'baseline.json', '--current', 'current.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: twoConfigs,
+  },
+  {
+    id: 'baseline-other-config',
+    input: 'baseline update: --to is a baseline of another config',
+    args: ['baseline', 'update', '--from', 'current.json', '--to', 'baseline.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: twoConfigs,
+  },
+  {
+    id: 'baseline-not-a-baseline',
+    input: 'baseline update: --to is a file the gate cannot read',
+    args: ['baseline', 'update', '--from', 'current.json', '--to', 'baseline.json'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: async (d) => {
+      await twoConfigs(d);
+      await write(d, 'baseline.json', '{ "notes": "mine" }\n');
+    },
   },
   // writing outputs
   {

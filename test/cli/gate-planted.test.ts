@@ -7,9 +7,9 @@
  *   which the gate must pass (exit 0).
  * Also the eval flags a CI job uses: --case, --json, --min-pass-rate.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runRge, spawnRge } from '../helpers/cli.ts';
 import { worldSetArgs } from '../helpers/fixture-world.ts';
@@ -111,6 +111,51 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       expect(row.tooSmallToTell).toBe(row.verdict === 'within noise' && row.mdd > 0.02);
     if (overall.tooSmallToTell)
       expect(gate.out).toMatch(/within noise: too small to tell \(MDD 0\.\d{3} > 0\.02\)/);
+  });
+
+  it("refuses (exit 2) to gate a ci.yaml run against the committed fixture config's baseline, and will not replace it without --force", async () => {
+    const tracked = resolve('reports/baseline.json');
+    const committed = JSON.parse(await readFile(tracked, 'utf8')) as { run: { runId: string } };
+    const gate = await runRge(dir, 'gate', '--baseline', tracked, '--current', summaries.noise as string);
+    expect(gate.code, gate.out + gate.err).toBe(2);
+    expect(gate.out).toBe('');
+    expect(gate.err).toContain(`(${committed.run.runId}, config fixture) and the current run`);
+    expect(gate.err).toMatch(/: config fixture -> ci \(configs\/ci\.yaml\); .*runs per question 3 -> 1\./);
+    expect(gate.err).toContain('--allow-different-config');
+    const allowed = await runRge(
+      dir,
+      'gate',
+      '--baseline',
+      tracked,
+      '--current',
+      summaries.noise as string,
+      '--allow-different-config',
+    );
+    expect(allowed.code, allowed.err).toBe(0);
+    expect(allowed.out).toMatch(/Compared although the runs differ beyond the change under test/);
+    // a copy of the committed baseline: rge baseline update will not swap in the ci run silently
+    const copy = join(dir, 'committed-baseline.json');
+    await copyFile(tracked, copy);
+    const update = await runRge(dir, 'baseline', 'update', '--from', summaries.noise as string, '--to', copy);
+    expect(update.code).toBe(2);
+    expect(update.err).toMatch(
+      new RegExp(
+        `would swap ${committed.run.runId} \\(config fixture\\) -> ci-[0-9a-f]{12} \\(config ci \\(configs/ci\\.yaml\\)\\)`,
+      ),
+    );
+    expect(await readFile(copy, 'utf8')).toBe(await readFile(tracked, 'utf8'));
+    const forced = await runRge(
+      dir,
+      'baseline',
+      'update',
+      '--from',
+      summaries.noise as string,
+      '--to',
+      copy,
+      '--force',
+    );
+    expect(forced.code, forced.err).toBe(0);
+    expect(forced.out).toMatch(new RegExp(`replaced ${committed.run.runId} \\(config fixture\\) -> ci-`));
   });
 
   it("rge plan on the ci run (one subject, one run per question): needs the change's spread, then plans", async () => {

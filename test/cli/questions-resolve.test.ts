@@ -7,7 +7,7 @@
  */
 import { copyFile, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
@@ -92,5 +92,10 @@ describe('rge questions resolve on gold evidence', () => {
     expect(run.code).not.toBe(0);
     expect(run.err).toMatch(/gold not resolved on this index: 6 question\(s\) unresolved \(gd-001, gd-002/);
     expect(run.err).toMatch(/rge questions resolve --config .*fixture\.yaml --write/);
+    // --write rewrites the question file: the message says so and gives the way that keeps it
+    expect(run.err).toContain(`which rewrites ${relative(root, file)}`);
+    expect(run.err).toMatch(
+      /resolve a copy \(`cp .* COPY && rge questions resolve --questions COPY --index .* --write`\)/,
+    );
   }, 600_000);
 });

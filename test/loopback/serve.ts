@@ -6,7 +6,12 @@
  *
  * The printed keys are the only ones the servers accept. The Gemini SDK prefers GOOGLE_API_KEY over
  * GEMINI_API_KEY, so the output unsets it.
+ *
+ * In one shell: `npx tsx test/loopback/serve.ts [options] -- COMMAND [ARGS...]` starts the servers, runs
+ * COMMAND with those variables set (and GOOGLE_API_KEY unset), stops the servers when it ends and exits
+ * with its exit code, e.g. `npx tsx test/loopback/serve.ts -- npx rge eval run --config ...`.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ALL_FAULT_KINDS, type FaultKind } from './common.ts';
@@ -33,7 +38,11 @@ function parseNumber(name: string, raw: string | undefined, fallback: number): n
 }
 
 async function main(): Promise<void> {
+  const dash = process.argv.indexOf('--', 2);
+  const command = dash === -1 ? [] : process.argv.slice(dash + 1);
+  if (dash !== -1 && command.length === 0) throw new Error('-- must be followed by the command to run');
   const { values } = parseArgs({
+    args: process.argv.slice(2, dash === -1 ? undefined : dash),
     options: {
       'latency-ms': { type: 'string' },
       'fault-rate': { type: 'string' },
@@ -77,6 +86,22 @@ async function main(): Promise<void> {
     `export GEMINI_API_KEY=${keys.gemini}`,
     'unset GOOGLE_API_KEY',
   ];
+  if (command.length > 0) {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ANTHROPIC_BASE_URL: servers.anthropic.url,
+      ANTHROPIC_API_KEY: keys.anthropic,
+      OPENAI_BASE_URL: servers.openai.url,
+      OPENAI_API_KEY: keys.openai,
+      GOOGLE_GEMINI_BASE_URL: servers.gemini.url,
+      GEMINI_API_KEY: keys.gemini,
+    };
+    delete env.GOOGLE_API_KEY;
+    process.stderr.write(`# loopback servers up; running: ${command.join(' ')}\n`);
+    process.exitCode = await runWith(command, env);
+    await servers.close();
+    return;
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stderr.write(
     `# loopback servers up (latency ${latencyMs} ms, fault rate ${faultRate}); Ctrl-C to stop\n`,
@@ -89,6 +114,25 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/**
+ * Runs `command` with `env`, its output on this process's; resolves with its exit code (128 + the signal
+ * number when a signal ended it). A terminal's Ctrl-C reaches the command itself (one process group), so
+ * here it is only kept from stopping the servers under it: rge's own handling of an interrupt (finish
+ * what is in flight, a second Ctrl-C stops at once) is what the user meets. SIGTERM is passed on.
+ */
+function runWith(command: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const [program, ...args] = command as [string, ...string[]];
+  const child = spawn(program, args, { env, stdio: 'inherit' });
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve(code ?? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 9)),
+    );
+  });
 }
 
 main().catch((err: unknown) => {

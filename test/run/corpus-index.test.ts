@@ -3,10 +3,11 @@
  * each document's sha256), and a config that asks for something else never gets it silently. A
  * generated corpus is rebuilt; a fetched one fails with every difference named.
  */
-import { copyFile, cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument, stringify } from 'yaml';
 import { CHUNKER_VERSION, EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { documentsFromSources, ingest } from '../../src/ingest/ingest.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
@@ -305,23 +306,23 @@ describe('a fetched corpus: a disagreeing index is an error naming every differe
   });
 });
 
-describe('a generated corpus follows its config', () => {
-  it('changing chunk_tokens makes the next run rebuild the index (and only then)', async () => {
+describe('a generated corpus: built on first use, never replaced by a run of other settings', () => {
+  it('a run asking for other chunking or another embedder is refused and leaves the index as it is; corpus ingest --config rebuilds it', async () => {
     const work = await mkdtemp(join(tmpdir(), 'rge-generated-'));
     await copyFile(join(ROOT, 'fixtures/facts.json'), join(work, 'facts.json'));
-    const overrides = (chunk: number) => [
+    const overrides = (chunk: number, embedder = 'bm25') => [
       `corpus.generated_from=${join(work, 'facts.json')}`,
       `corpus.pdfs=${join(work, 'pdfs')}`,
       `corpus.index=${join(work, 'index')}`,
-      'corpus.embedder=bm25',
+      `corpus.embedder=${embedder}`,
       `corpus.chunk_tokens=${chunk}`,
     ];
     const logs: string[] = [];
-    const prepare = (chunk: number) =>
+    const prepare = (chunk: number, embedder?: string) =>
       openTestRun({
         config: 'configs/fixture.yaml',
         root: ROOT,
-        overrides: overrides(chunk),
+        overrides: overrides(chunk, embedder),
         resultsDir: join(work, 'results'),
         reportsDir: join(work, 'reports'),
         dryRun: true,
@@ -336,13 +337,88 @@ describe('a generated corpus follows its config', () => {
     logs.length = 0;
     await prepare(800);
     expect(logs).toEqual([]); // agrees: used as it is
-    const second = await prepare(400);
-    expect(logs[0]).toContain('rebuilding the fixture index');
-    expect(logs[0]).toContain('chunk_tokens: index 800, config 400');
+    const manifestFile = join(work, 'index', 'manifest.json');
+    const built = await readFile(manifestFile, 'utf8');
+    // another config's settings (the loopback command of the README once asked for use-lite here)
+    for (const [chunk, embedder, difference] of [
+      [400, 'bm25', 'chunk_tokens: index 800, config 400'],
+      [800, 'use-lite', 'embedder: index bm25, config use-lite'],
+    ] as const) {
+      const err = await prepare(chunk, embedder).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RgeError);
+      const message = (err as Error).message;
+      expect(message).toContain(
+        `the index at ${join(work, 'index')} was built with other settings than this run asks (${difference})`,
+      );
+      expect(message).toContain('nothing was changed');
+      expect(message).toContain(`--set corpus.index=${join(work, 'index')}-${embedder}`);
+      expect(message).toContain('rge corpus ingest --config');
+      expect(logs.filter((l) => l.includes('rebuilding'))).toEqual([]);
+      expect(await readFile(manifestFile, 'utf8')).toBe(built);
+    }
+    // asked to: rge corpus ingest --config rebuilds it the way the config asks
+    const config = await writeFixtureConfig(work, overrides(400));
+    const ingest = await runRge(
+      ROOT,
+      'corpus',
+      'ingest',
+      '--config',
+      config,
+      '-q',
+      '--cache-dir',
+      join(work, 'cache'),
+    );
+    expect(ingest.code, ingest.err).toBe(0);
+    expect(ingest.out).toContain(`built ${join(work, 'index')} (bm25, 400/100 tokens`);
     expect((await readIndexManifest(join(work, 'index')))?.corpus?.chunking.chunkTokens).toBe(400);
+    const second = await prepare(400);
     expect(second.index?.size ?? 0).toBeGreaterThan(chunksAt800);
   }, 240_000);
+
+  it('a stale index (its documents changed) is still rebuilt in place by a run', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'rge-generated-stale-'));
+    await copyFile(join(ROOT, 'fixtures/facts.json'), join(work, 'facts.json'));
+    const logs: string[] = [];
+    const prepare = () =>
+      openTestRun({
+        config: 'configs/fixture.yaml',
+        root: ROOT,
+        overrides: [
+          `corpus.generated_from=${join(work, 'facts.json')}`,
+          `corpus.pdfs=${join(work, 'pdfs')}`,
+          `corpus.index=${join(work, 'index')}`,
+          'corpus.embedder=bm25',
+        ],
+        resultsDir: join(work, 'results'),
+        reportsDir: join(work, 'reports'),
+        dryRun: true,
+        log: (line) => logs.push(line),
+      });
+    await prepare();
+    const pdf = (await readdir(join(work, 'pdfs'))).find((f) => f.endsWith('.pdf')) as string;
+    await rm(join(work, 'pdfs', pdf));
+    logs.length = 0;
+    await prepare();
+    expect(logs[0]).toContain(`rebuilding the fixture index`);
+    expect(logs[0]).toContain(`documents: ${pdf} is in the index but its PDF is gone`);
+  }, 240_000);
 });
+
+/** configs/fixture.yaml with `overrides` (path=value) applied, written to DIR/run.yaml. */
+async function writeFixtureConfig(dir: string, overrides: readonly string[]): Promise<string> {
+  const config = parseDocument(await readFile(join(ROOT, 'configs/fixture.yaml'), 'utf8')).toJS() as Record<
+    string,
+    Record<string, unknown>
+  >;
+  for (const o of overrides) {
+    const [path, value] = [o.slice(0, o.indexOf('=')), o.slice(o.indexOf('=') + 1)];
+    const key = path.split('.')[1] as string;
+    (config.corpus as Record<string, unknown>)[key] = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  const file = join(dir, 'run.yaml');
+  await writeFile(file, stringify(config));
+  return file;
+}
 
 describe('documentsFromSources', () => {
   it('verifies the PDF taken out of a ZIP download by pdf_sha256, a plain download by sha256', () => {
