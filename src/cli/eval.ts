@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { RunSession } from '../run/open.ts';
@@ -71,6 +72,20 @@ async function evalRequest(flags: EvalFlags): Promise<RunRequest> {
     },
     'flags',
   );
+}
+
+/** The report's consistency across runs (pass^k, flip rates), read from its summary.json; null without one. */
+async function reportConsistency(outcome: { runId?: string | null; reportsDir?: string | null }) {
+  if (!outcome.runId || !outcome.reportsDir) return null;
+  try {
+    const summary = JSON.parse(
+      await readFile(join(outcome.reportsDir, outcome.runId, 'summary.json'), 'utf8'),
+    );
+    return (summary as { consistency?: unknown }).consistency ?? null;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null; // no report (e.g. nothing ran)
+    throw e;
+  }
 }
 
 /** Writes JSON to the file `--json FILE` names, or to stdout for a bare `--json`. */
@@ -150,6 +165,7 @@ async function report(
       min_pass_rate: minPassRate ?? null,
       ok: passing && !state.stopped,
       stopped: state.stopped,
+      consistency: await reportConsistency(outcome),
       cases: outcome.results,
     });
   const say = flags.json === true ? io.err : io.out;

@@ -3,6 +3,8 @@
  * the judge-only GFS, the ranking's bootstrap probabilities, and the minimal detectable difference of
  * each pairwise comparison. src/report/markdown.ts places them.
  */
+import type { ProportionInterval } from '../stats/index.ts';
+import { CONSISTENCY_ALL } from './consistency.ts';
 import type { CorrectedCell } from './corrected.ts';
 import type { ComparisonPower } from './power.ts';
 import { ALL, type PairwiseTest } from './scores.ts';
@@ -105,6 +107,34 @@ export function pairwisePowerNote(s: Summary): string[] {
   if (s.power.comparisons.length === 0) return [];
   return [
     `GFS a \u2212 b: the mean primary GFS difference over the cells both scored. MDD: the minimal detectable difference in GFS, the true difference a paired test of mean GFS at the Bonferroni level (${s.power.alpha} / ${s.power.family} = ${Number((s.power.alpha / s.power.family).toFixed(4))}, two-sided) finds with ${100 * s.power.power}% power, from the variance of the paired (question, run) differences with runs nested in questions. A difference smaller than the MDD can be real and still go unseen: plan a larger run with \`rge plan --from <this summary.json> --effect <difference>\`.`,
+    '',
+  ];
+}
+
+const share = (p: ProportionInterval) =>
+  p.low === null || p.high === null ? 'n/a' : `${pct(p.share)} [${pct(p.low)}, ${pct(p.high)}]`;
+
+/**
+ * Consistency across runs: per subject and category, the questions whose runs all pass (pass^k), whose
+ * runs disagree (flip) and that never pass, with Wilson intervals, beside the share of cases that pass.
+ */
+export function consistencySection(s: Summary): string[] {
+  const c = s.consistency;
+  const rows = Object.entries(c.bySubject).flatMap(([subject, cells]) =>
+    Object.entries(cells).map(
+      ([category, x]) =>
+        `| ${subject} | ${category === CONSISTENCY_ALL ? '**all**' : category} | ${x.questions}${x.incomplete > 0 ? ` (${x.incomplete} incomplete left out)` : ''} | ${x.runs} | ${pct(x.casePassRate)} | ${share(x.allPass)} | ${share(x.flip)} | ${share(x.never)} |`,
+    ),
+  );
+  if (rows.length === 0) return [];
+  return [
+    '## Consistency across runs',
+    '',
+    `Whether the same questions pass every time, not only how many cases pass: ${c.rule}.`,
+    '',
+    '| subject | category | questions | runs (k) | cases passing | pass^k | flip | never |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
     '',
   ];
 }

@@ -10,6 +10,7 @@ import { evidenceMarkdown } from './evidence.ts';
 import { failureKindsMarkdown, oneLine, questionLines } from './failures.ts';
 import { answerSection } from './first-screen.ts';
 import {
+  consistencySection,
   correctedSection,
   pairwisePowerCells,
   pairwisePowerNote,
@@ -226,6 +227,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     ...rankingSection(s),
     ...pairwiseSection(s),
     ...varianceSection(s),
+    ...consistencySection(s),
     ...agreementSection(s),
     ...retrievalSection(s),
     ...evidenceMarkdown(s.evidence),

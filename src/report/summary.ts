@@ -32,6 +32,7 @@ import {
   type ValidationSummary,
   validationSummary,
 } from '../validation/summary.ts';
+import { type Consistency, consistency } from './consistency.ts';
 import { type CorrectedGfs, correctedGfs } from './corrected.ts';
 import {
   CORRECT_AT,
@@ -107,6 +108,8 @@ export interface Summary {
   /** the judge-error-corrected GFS from the people's labels (prediction-powered inference) */
   corrected: CorrectedGfs;
   variance: VarianceTable;
+  /** per subject and category: pass^k, flip and never rates over questions, with Wilson intervals */
+  consistency: Consistency;
   /** per subject (its two judges), then averaged over subjects; beside the same on the labelled responses */
   judgeAgreement: JudgeAgreement;
   contested: { question_id: string; subject_id: string; run_index: number; dimensions: readonly string[] }[];
@@ -191,6 +194,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     power: powerSection(bySubject, pairs),
     corrected: correctedGfs(bySubject, opts.validation?.labels ?? [], opts.gfsWeights),
     variance: variance(bySubject),
+    consistency: consistency(bySubject),
     judgeAgreement: interJudgeAgreement(bySubject, opts.validation?.labels ?? []),
     contested: contested(rows),
     checkPassRates: checkPassRates(bySubject),

@@ -56,6 +56,7 @@ export {
   powerAt,
   questionsNeeded,
 } from './power.ts';
+export { type ProportionInterval, wilsonInterval } from './proportion.ts';
 export { type PpiMeanInput, type PpiMeanResult, ppiMean } from './ppi.ts';
 export {
   clusterBootstrapRanks,
