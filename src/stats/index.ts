@@ -56,8 +56,8 @@ export {
   powerAt,
   questionsNeeded,
 } from './power.ts';
-export { type ProportionInterval, wilsonInterval } from './proportion.ts';
 export { type PpiMeanInput, type PpiMeanResult, ppiMean } from './ppi.ts';
+export { type ProportionInterval, wilsonInterval } from './proportion.ts';
 export {
   clusterBootstrapRanks,
   clusterResampleMeans,

@@ -19,7 +19,8 @@ export interface ProportionInterval {
  */
 export function wilsonInterval(successes: number, n: number, confidence = 0.95): ProportionInterval {
   const fn = 'wilsonInterval';
-  if (!Number.isInteger(n) || n < 0) throw new RangeError(`${fn}: n must be a non-negative integer, got ${n}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new RangeError(`${fn}: n must be a non-negative integer, got ${n}`);
   if (!Number.isInteger(successes) || successes < 0 || successes > n)
     throw new RangeError(`${fn}: successes must be an integer from 0 to n (${n}), got ${successes}`);
   if (n === 0) return { successes, n, share: Number.NaN, low: null, high: null };
