@@ -1,35 +1,44 @@
 /**
  * The regression gate (`rge gate`): is the current run's GFS worse than the baseline's by more than
  * noise? For each subject, the change of GFS over the (question, run) cells both runs scored, overall
- * and per category, with a paired cluster-bootstrap BCa interval: the per-cell differences
- * (current - baseline) are resampled by question, its runs kept together, as the report's intervals are
- * (runs of one question are not independent). Pairing removes the between-question variance, which is
- * most of it, so a real change shows with far fewer questions than two unpaired intervals would need.
+ * and per category, tested by a paired sign-flip (randomization) test over questions: a question's
+ * cells (current - baseline) are negated together, as swapping the two runs of that question would, and
+ * the change is compared with its sign-flipped copies (src/stats/signflip.ts). Its level holds in finite
+ * samples on discrete scores, with no asymptotics and no bootstrap shape; the interval shown is the set
+ * of changes the test does not reject (docs/adr/0028-gate-sign-flip.md, which replaced the BCa cluster
+ * bootstrap of ADR 0010 after it excluded 0 in 9.1 % of noise-only pairs). Pairing removes the
+ * between-question variance, which is most of it, so a real change shows with far fewer questions than
+ * two unpaired intervals would need.
  *
- * A slice REGRESSES when its interval lies wholly below zero AND the drop exceeds the minimum effect (a
- * change too small to matter is not a regression however sure); it IMPROVES in the mirror case;
- * otherwise it is within noise. The overall slice of a subject is read at 95 %; its C category slices at
- * 1 - 0.05 / C (Bonferroni over the categories), so looking at four categories does not quadruple the
- * chance of a false alarm. Each subject is gated on its own (each is a separate decision to ship).
+ * A slice REGRESSES when its interval lies wholly below zero (the test's lower tail at most
+ * (1 - level) / 2) AND the drop exceeds the minimum effect (a change too small to matter is not a
+ * regression however sure); it IMPROVES in the mirror case; otherwise it is within noise. The overall
+ * slice of a subject is read at 95 %; its C category slices at 1 - 0.05 / C (Bonferroni over the
+ * categories), so looking at four categories does not quadruple the chance of a false alarm. Each
+ * subject is gated on its own (each is a separate decision to ship).
  *
  * Beside each slice, the minimal detectable difference (MDD): the true change the slice's test finds
- * with 80 % power at its level, (z(1 - alpha/2) + z(0.8)) SE, SE from the variance components of the
- * paired differences with runs nested in questions (src/stats/power.ts). A slice within noise whose MDD
- * exceeds the minimum effect is TOO SMALL TO TELL: the run could have missed a change that matters, so
- * "within noise" there is no evidence of no change (docs/adr/0022-power-mdd-plan-ranking.md).
+ * with 80 % power at its level, (t(1 - alpha/2) + t(0.8)) SE with Q - 1 degrees of freedom, SE from the variance components of the
+ * paired differences with runs nested in questions (src/stats/power.ts); the sign-flip test's power
+ * matches it (test/gate/power-simulation.test.ts). A slice within noise whose MDD exceeds the minimum
+ * effect is TOO SMALL TO TELL: the run could have missed a change that matters, so "within noise"
+ * there is no evidence of no change (docs/adr/0022-power-mdd-plan-ranking.md).
  *
  * Inputs are two `summary.json` files (a baseline is a promoted summary); the cells are their
  * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
  * verdict table can be recomputed bit for bit.
  */
-import { clusterBootstrapCI } from '../stats/bootstrap.ts';
 import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
+import { signFlipTest } from '../stats/signflip.ts';
 import { UsageError } from '../util/errors.ts';
 import { configDifferences, configLabel } from './basis.ts';
 import { GateSummary } from './gate-summary.ts';
 import { readSummaryFile } from './summary-file.ts';
 
-export const GATE_RESAMPLES = 10_000;
+/** random sign vectors per slice: p-values in steps of 1 / 10,000 */
+export const GATE_RESAMPLES = 9_999;
+/** how the gate tests a slice, as its output and summary name it */
+export const GATE_METHOD = 'paired sign-flip test over questions';
 export const GATE_CONFIDENCE = 0.95;
 export const DEFAULT_MIN_EFFECT = 0.02;
 /** The power the minimal detectable difference is computed at. */
@@ -60,8 +69,12 @@ export interface GateRow {
   low: number;
   high: number;
   confidence: number;
+  /** the sign-flip test's two-sided p-value at no change */
+  pValue: number;
   seed: string;
   degenerate: boolean;
+  /** too few questions for the test to reach its level: the interval is the whole range [-1, 1] */
+  unbounded: boolean;
   verdict: Verdict;
   /** whether this row fails the gate (a regression) */
   fails: boolean;
@@ -194,35 +207,40 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
     ];
     for (const [slice, xs, level] of slices) {
       const seed = `${current.run.seed}:gate:${subject}:${slice}`;
-      const ci = clusterBootstrapCI(
+      const ci = signFlipTest(
         xs.map((x) => ({ cluster: x.question, value: x.d })),
-        { method: 'bca', resamples, confidence: level, seed },
+        { resamples, confidence: level, seed, bounds: [-1, 1] },
       );
       const mean = (pick: (x: (typeof xs)[number]) => number) =>
         xs.reduce((s, x) => s + pick(x), 0) / xs.length;
       const verdict = sliceVerdict(ci, minEffect);
       const se = nestedComponents(xs.map((x) => ({ cluster: x.question, value: x.d }))).standardError;
-      const mdd = Number.isFinite(se)
-        ? minimalDetectableDifference(se, { alpha: 1 - level, power: MDD_POWER })
-        : null;
+      const questions = new Set(xs.map((x) => x.question)).size;
+      // Student's t on the questions' df: the sign-flip test's power at small Q (ADR 0028)
+      const mdd =
+        Number.isFinite(se) && questions >= 2
+          ? minimalDetectableDifference(se, { alpha: 1 - level, power: MDD_POWER, df: questions - 1 })
+          : null;
       rows.push({
         subject,
         slice,
         cells: xs.length,
-        questions: new Set(xs.map((x) => x.question)).size,
+        questions,
         baseline: mean((x) => x.b),
         current: mean((x) => x.c),
         delta: ci.estimate,
         low: ci.low,
         high: ci.high,
         confidence: level,
+        pValue: ci.pValue,
         seed,
-        degenerate: ci.degenerate === true,
+        degenerate: ci.degenerate,
+        unbounded: ci.unbounded,
         verdict,
         fails: verdict === 'regression',
         mdd,
         standardError: Number.isFinite(se) ? se : null,
-        tooSmallToTell: verdict === 'within noise' && (mdd === null || mdd > minEffect),
+        tooSmallToTell: verdict === 'within noise' && (ci.unbounded || mdd === null || mdd > minEffect),
       });
     }
   }
@@ -298,10 +316,13 @@ const short = (v: string | undefined) => (v === undefined || v === '' ? '(none)'
 const f3 = (x: number) => x.toFixed(3);
 const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
 const pct = (x: number) => `${Number((x * 100).toFixed(2))}%`;
+const pValueText = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 
 function verdictText(r: GateRow, minEffect: number): string {
   if (r.fails) return '**regression**';
   if (!r.tooSmallToTell) return r.verdict;
+  if (r.unbounded)
+    return `within noise: too small to tell (${r.questions} questions cannot reach the ${pct(r.confidence)} level)`;
   return r.mdd === null
     ? 'within noise: too small to tell (fewer than 2 questions)'
     : `within noise: too small to tell (MDD ${f3(r.mdd)} > ${minEffect})`;
@@ -318,15 +339,15 @@ export function gateMarkdown(result: GateResult): string {
     '',
     head,
     '',
-    `Baseline \`${result.baseline}\`, current \`${result.current}\`. Change = current \u2212 baseline GFS over the (question, run) cells both scored; paired cluster-bootstrap BCa interval (questions resampled with their runs, ${result.resamples.toLocaleString('en-US')} resamples); categories at Bonferroni-adjusted confidence. Fails when the interval lies wholly below 0 and the drop exceeds ${result.minEffect}.`,
+    `Baseline \`${result.baseline}\`, current \`${result.current}\`. Change = current \u2212 baseline GFS over the (question, run) cells both scored; ${GATE_METHOD} (each question's cells negated together; ${result.resamples.toLocaleString('en-US')} random sign vectors, or all of them when fewer; the interval holds the changes the test does not reject); categories at Bonferroni-adjusted confidence. Fails when the interval lies wholly below 0 and the drop exceeds ${result.minEffect}.`,
     '',
     `MDD: the minimal detectable difference, the change the slice's test finds with ${MDD_POWER * 100}% power at its level, from the variance of the paired differences (runs nested in questions). Within noise with an MDD above the minimum effect (${result.minEffect}) means the run was too small to tell, not that nothing changed.`,
     '',
-    '| subject | slice | cells | questions | baseline | current | change | interval | level | MDD | verdict |',
-    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---|',
+    '| subject | slice | cells | questions | baseline | current | change | interval | p | level | MDD | verdict |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|',
     ...result.rows.map(
       (r) =>
-        `| ${r.subject} | ${r.slice} | ${r.cells} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.delta)} | [${signed(r.low)}, ${signed(r.high)}]${r.degenerate ? ' (point)' : ''} | ${pct(r.confidence)} | ${r.mdd === null ? 'n/a' : f3(r.mdd)} | ${verdictText(r, result.minEffect)} |`,
+        `| ${r.subject} | ${r.slice} | ${r.cells} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.delta)} | [${signed(r.low)}, ${signed(r.high)}]${r.degenerate ? ' (point)' : ''} | ${pValueText(r.pValue)} | ${pct(r.confidence)} | ${r.mdd === null ? 'n/a' : f3(r.mdd)} | ${verdictText(r, result.minEffect)} |`,
     ),
   ];
   const notes: string[] = [];

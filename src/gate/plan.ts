@@ -277,8 +277,8 @@ export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary
       questions,
       runs,
       cells: questions * runs,
-      mdd: minimalDetectableDifference(se, { alpha, power }),
-      power: powerAt(opts.effect, se, alpha),
+      mdd: minimalDetectableDifference(se, { alpha, power, df: questions - 1 }),
+      power: powerAt(opts.effect, se, alpha, questions - 1),
       costUsd,
       fitsBudget: budget === null || costUsd <= budget,
       moreQuestionsThanTheSet: questionSet !== null && questions > questionSet,
@@ -286,7 +286,9 @@ export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary
   };
   const rows: DesignRow[] = [];
   for (let runs = runsFrom; runs <= runsTo; runs++)
-    rows.push(design(questionsNeeded(components, runs, opts.effect, { alpha, power }), runs));
+    rows.push(
+      design(questionsNeeded(components, runs, opts.effect, { alpha, power, smallSample: true }), runs),
+    );
   const order = (x: DesignRow, y: DesignRow) => x.costUsd - y.costUsd || x.cells - y.cells || x.runs - y.runs;
   const affordable = rows.filter((r) => r.fitsBudget).sort(order);
   const cheapest = affordable.find((r) => !r.moreQuestionsThanTheSet) ?? affordable[0] ?? null;
@@ -307,8 +309,8 @@ export function planRun(summary: PlanSummary, opts: PlanOptions, from = 'summary
     observed: {
       questions: observedQuestions,
       runs: observedRuns,
-      mdd: minimalDetectableDifference(observedSe, { alpha, power }),
-      power: powerAt(opts.effect, observedSe, alpha),
+      mdd: minimalDetectableDifference(observedSe, { alpha, power, df: Math.max(1, observedQuestions - 1) }),
+      power: powerAt(opts.effect, observedSe, alpha, Math.max(1, observedQuestions - 1)),
     },
     questionSet,
     budgetUsd: budget,

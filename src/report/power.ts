@@ -78,9 +78,11 @@ function comparison(a: string, b: string, bySubject: RowsBySubject, alpha: numbe
     withinQuestionVariance: finiteOrNull(c.withinQuestionVariance),
     standardError: finiteOrNull(c.standardError),
     alpha,
-    mdd: Number.isFinite(c.standardError)
-      ? minimalDetectableDifference(c.standardError, { alpha, power: REPORT_POWER })
-      : null,
+    // Student's t on the questions' df, as the gate's MDD (docs/adr/0028-gate-sign-flip.md)
+    mdd:
+      Number.isFinite(c.standardError) && c.questions >= 2
+        ? minimalDetectableDifference(c.standardError, { alpha, power: REPORT_POWER, df: c.questions - 1 })
+        : null,
   };
 }
 

@@ -66,4 +66,6 @@ export {
   type RanksResult,
   type ResampleMeans,
 } from './ranking.ts';
+export { type SignFlipOptions, type SignFlipResult, signFlipTest } from './signflip.ts';
+export { incompleteBeta, logGamma, studentTCdf, studentTQuantile } from './student.ts';
 export { type VarianceDecomposition, type VarianceRow, varianceDecomposition } from './variance.ts';

@@ -41,7 +41,7 @@ const summary = summarise(rows(0.05, 0.01), { seed: 's', resamples: 200, run }) 
 describe('planRun', () => {
   const plan = planRun(summary, { effect: 0.05, runs: [1, 4] });
 
-  it('per runs per question, the fewest questions whose MDD is at most the effect, with its power and cost', () => {
+  it("per runs per question, the fewest questions whose MDD (t on Q - 1 df, as the gate's) is at most the effect, with its power and cost", () => {
     expect(plan.comparison).toMatchObject({ kind: 'pair', label: 'a vs b', subjects: ['a', 'b'] });
     const comparison = summary.power.comparisons[0];
     expect(plan.alpha).toBe(comparison?.alpha);
@@ -51,6 +51,7 @@ describe('planRun', () => {
         minimalDetectableDifference(designStandardError({ ...plan.comparison, questions, runs: r.runs }), {
           alpha: plan.alpha,
           power: 0.8,
+          df: questions - 1,
         });
       expect(r.mdd).toBeLessThanOrEqual(0.05 + 1e-12);
       expect(mdd(r.questions - 1)).toBeGreaterThan(0.05);

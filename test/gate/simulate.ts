@@ -1,14 +1,14 @@
 /**
  * Synthetic paired runs for the power tests: per-cell differences (current - baseline GFS) of a design
  * of Q questions x R runs, d = effect + b_q + e_qr with b_q ~ N(0, tau^2) (how the change acts question
- * by question) and e_qr ~ N(0, sigma^2) (run-to-run noise of the two runs), seeded. The gate's statistic
- * is computed directly (its normal equivalent: mean -/+ z SE from the variance components, the SE the
- * MDD is built on) and judged by the gate's own verdict rule, so thousands of simulations cost
- * milliseconds; test/gate/power-simulation.test.ts checks the direct statistic against the gate itself.
+ * by question) and e_qr ~ N(0, sigma^2) (run-to-run noise of the two runs), seeded. The gate's test is
+ * computed directly (its sign-flip test over questions, src/stats/signflip.ts, with 1,999 sign vectors
+ * instead of the gate's 9,999) and judged by the gate's own verdict rule, so thousands of simulations
+ * cost a second; test/gate/power-simulation.test.ts checks the direct test against `compareRuns` itself.
  */
 import seedrandom from 'seedrandom';
 import { sliceVerdict, type Verdict } from '../../src/gate/gate.ts';
-import { nestedComponents, normalQuantile } from '../../src/stats/index.ts';
+import { signFlipTest } from '../../src/stats/index.ts';
 
 export interface PairedDesign {
   questions: number;
@@ -55,14 +55,17 @@ export function simulateDifferences(
   return out;
 }
 
-/** The gate's verdict on a slice by the direct statistic: interval mean -/+ z(1 - alpha/2) SE. */
+/** The gate's verdict on a slice by its sign-flip test (1,999 sign vectors, seeded by `seed`). */
 export function directVerdict(
   cells: readonly { question: string; value: number }[],
   opts: { alpha: number; minEffect: number },
+  seed = 'direct',
 ): Verdict {
-  const c = nestedComponents(cells.map((x) => ({ cluster: x.question, value: x.value })));
-  const half = normalQuantile(1 - opts.alpha / 2) * c.standardError;
-  return sliceVerdict({ estimate: c.mean, low: c.mean - half, high: c.mean + half }, opts.minEffect);
+  const test = signFlipTest(
+    cells.map((x) => ({ cluster: x.question, value: x.value })),
+    { resamples: 1999, confidence: 1 - opts.alpha, seed },
+  );
+  return sliceVerdict(test, opts.minEffect);
 }
 
 /** The share of `simulations` seeded comparisons in which the direct statistic leaves "within noise". */
@@ -76,7 +79,7 @@ export function rejectionRate(
   let rejected = 0;
   let regressions = 0;
   for (let i = 0; i < simulations; i++) {
-    const verdict = directVerdict(simulateDifferences(d, normal), opts);
+    const verdict = directVerdict(simulateDifferences(d, normal), opts, `${seed}:${i}`);
     if (verdict !== 'within noise') rejected++;
     if (verdict === 'regression') regressions++;
   }

@@ -172,7 +172,10 @@ describe('power: the MDD of each comparison, and the inputs of rge plan', () => 
     const c = nestedComponents(diffs);
     expect(ab?.difference).toBeCloseTo(c.mean, 15);
     expect(ab?.alpha).toBeCloseTo(0.05 / 3, 15);
-    expect(ab?.mdd).toBeCloseTo(minimalDetectableDifference(c.standardError, { alpha: 0.05 / 3 }), 15);
+    expect(ab?.mdd).toBeCloseTo(
+      minimalDetectableDifference(c.standardError, { alpha: 0.05 / 3, df: c.questions - 1 }),
+      15,
+    );
     const md = renderMarkdown(s);
     expect(md).toMatch(/\| test \| GFS a − b \| MDD \|/);
     expect(md).toContain(
