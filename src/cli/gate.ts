@@ -59,7 +59,7 @@ function registerGate(program: Command, io: CliIO): void {
   program
     .command('gate')
     .description(
-      "fail (exit 1) when a subject's GFS fell beyond noise against the baseline: paired cluster-bootstrap interval wholly below 0 and a drop above --min-effect, overall or in a category",
+      "fail (exit 1) when a subject's GFS fell beyond noise against the baseline: paired sign-flip test over questions, its interval wholly below 0 and a drop above --min-effect, overall or in a category (with --pass-all, also pass^k)",
     )
     .requiredOption(
       '--baseline <file>',
@@ -74,6 +74,10 @@ function registerGate(program: Command, io: CliIO): void {
     )
     .option('--json <file>', 'also write the verdicts as JSON')
     .option(
+      '--pass-all',
+      "also fail when the share of questions whose runs all pass (pass^k) fell: more questions lost than gained, McNemar's exact p below the level, a drop above --min-effect",
+    )
+    .option(
       '--allow-different-config',
       "compare runs of different configs or question sets (judges, rubric, index, retrieval, runs, subjects' models, GFS weights); refused otherwise (exit 2)",
     )
@@ -85,6 +89,7 @@ function registerGate(program: Command, io: CliIO): void {
         minEffect?: string;
         json?: string;
         allowDifferentConfig?: boolean;
+        passAll?: boolean;
       }) => {
         const { compareRuns, gateMarkdown, readGateSummary, refuseDifferentConfig } = await import(
           '../gate/gate.ts'
@@ -105,6 +110,8 @@ function registerGate(program: Command, io: CliIO): void {
         const result = compareRuns(baseline, current, {
           minEffect: effect,
           allowDifferentConfig: flags.allowDifferentConfig === true,
+          passAll: flags.passAll === true,
+          files: { baseline: relative(io.cwd, baselineFile), current: relative(io.cwd, currentFile) },
         });
         const markdown = gateMarkdown(result);
         io.out(markdown);

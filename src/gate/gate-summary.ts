@@ -8,6 +8,8 @@ const Cell = z
     run_index: z.number().int(),
     category: z.string(),
     gfs: z.number().nullable(),
+    /** whether the case passes as the report counts it (absent in older summaries; `rge gate --pass-all` needs it) */
+    passed: z.boolean().optional(),
   })
   .loose();
 

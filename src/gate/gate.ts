@@ -33,6 +33,7 @@ import { signFlipTest } from '../stats/signflip.ts';
 import { UsageError } from '../util/errors.ts';
 import { configDifferences, configLabel } from './basis.ts';
 import { GateSummary } from './gate-summary.ts';
+import { comparePassAll, type PassAllRow, passAllMarkdown } from './pass-all.ts';
 import { readSummaryFile } from './summary-file.ts';
 
 /** random sign vectors per slice: p-values in steps of 1 / 10,000 */
@@ -103,6 +104,8 @@ export interface GateResult {
    * non-empty only when the comparison was allowed anyway (`allowDifferentConfig`)
    */
   differentConfig: string[];
+  /** pass^k rows when asked (`passAll`): src/gate/pass-all.ts */
+  passAll: PassAllRow[] | null;
   passed: boolean;
 }
 
@@ -113,6 +116,10 @@ export interface GateOptions {
   confidence?: number;
   /** compare runs of different configs or question sets (otherwise a UsageError saying what differs) */
   allowDifferentConfig?: boolean;
+  /** also gate on pass^k (every run of a question passes): src/gate/pass-all.ts */
+  passAll?: boolean;
+  /** the summaries' files, to name them in errors */
+  files?: { baseline: string; current: string };
 }
 
 /**
@@ -244,6 +251,13 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
       });
     }
   }
+  const passAll = opts.passAll
+    ? comparePassAll(baseline, current, {
+        minEffect,
+        confidence,
+        ...(opts.files ? { files: opts.files } : {}),
+      })
+    : null;
   if (rows.length === 0)
     throw new UsageError(
       `the runs share no scored (subject, question, run) cell: baseline ${baseline.run.runId} has subjects ` +
@@ -262,7 +276,8 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
     },
     changed: whatChanged(baseline, current),
     differentConfig,
-    passed: rows.every((r) => !r.fails),
+    passAll,
+    passed: rows.every((r) => !r.fails) && (passAll ?? []).every((r) => !r.fails),
   };
 }
 
@@ -330,9 +345,12 @@ function verdictText(r: GateRow, minEffect: number): string {
 
 /** The verdict table as Markdown (stdout and the GitHub job summary). */
 export function gateMarkdown(result: GateResult): string {
-  const failing = result.rows.filter((r) => r.fails);
+  const failing = [
+    ...result.rows,
+    ...(result.passAll ?? []).map((r) => ({ ...r, slice: `${r.slice}, pass^k` })),
+  ].filter((r) => r.fails);
   const head = result.passed
-    ? `**rge gate: pass.** No subject's GFS fell by more than ${result.minEffect} with its interval wholly below zero.`
+    ? `**rge gate: pass.** No subject's GFS fell by more than ${result.minEffect} with its interval wholly below zero${result.passAll ? ', nor its pass^k significantly' : ''}.`
     : `**rge gate: REGRESSION** in ${failing.map((r) => `${r.subject} (${r.slice})`).join(', ')}.`;
   const lines = [
     '## rge gate',
@@ -363,6 +381,7 @@ export function gateMarkdown(result: GateResult): string {
     notes.push(`Not gated, new in the current run (no baseline): ${u.subjectsOnlyInCurrent.join(', ')}.`);
   if (u.cellsNotShared > 0)
     notes.push(`${u.cellsNotShared} cells are in only one run or unscored in one; they are left out.`);
+  if (result.passAll) lines.push('', ...passAllMarkdown(result.passAll, result.minEffect));
   if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;
 }

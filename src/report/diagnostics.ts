@@ -17,6 +17,7 @@
 import { citationMarkers } from '../analysis/claims.ts';
 import { type AgreementMeasure, KAPPA_MIN_N, kappaInterval, pairAgreement } from '../stats/index.ts';
 import type { OrdinalFigure } from '../validation/kappa-format.ts';
+import { casePasses } from './consistency.ts';
 import { type FailureCause, failing, failureCause } from './evidence.ts';
 import { type FailureKind, failureKind } from './failures.ts';
 import type { CaseRowView } from './views.ts';
@@ -262,6 +263,8 @@ export interface Diagnostics {
     category: string;
     gfs: number | null;
     correctness: number | null;
+    /** the case passes as the report counts it (src/report/consistency.ts): what `rge gate --pass-all` reads */
+    passed: boolean;
   }[];
 }
 
@@ -381,6 +384,7 @@ export function diagnostics(
       category: r.category,
       gfs: r.scores.gfsPrimary,
       correctness: r.scores.correctness,
+      passed: casePasses(r),
     })),
   };
 }

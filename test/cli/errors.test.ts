@@ -925,6 +925,17 @@ const ROWS: Row[] = [
     setup: twoConfigs,
   },
   {
+    id: 'gate-pass-all-old-summary',
+    input: '`gate --pass-all` with a baseline written before per-case pass flags',
+    args: ['gate', '--baseline', 'baseline.json', '--current', 'current.json', '--pass-all'],
+    exit: 2,
+    names: 'baseline.json',
+    setup: async (d) => {
+      await write(d, 'baseline.json', gateSummary('ci-1', 'ci', 2));
+      await write(d, 'current.json', gateSummary('ci-2', 'ci', 2));
+    },
+  },
+  {
     id: 'baseline-other-config',
     input: 'baseline update: --to is a baseline of another config',
     args: ['baseline', 'update', '--from', 'current.json', '--to', 'baseline.json'],

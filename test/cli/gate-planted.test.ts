@@ -213,6 +213,27 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
     expect(overall.delta).toBeLessThan(-0.02);
     // out-of-domain answers are refusals with nothing to cite: the planted change does not touch them
     expect(verdicts.rows.find((r: { slice: string }) => r.slice === 'out-of-domain').fails).toBe(false);
+    // --pass-all adds the pass^k table: questions whose every run passed, lost and gained
+    const passAll = await spawnRge([
+      'gate',
+      '--baseline',
+      join(dir, 'baseline.json'),
+      '--current',
+      summaries.planted as string,
+      '--pass-all',
+      '--json',
+      join(dir, 'planted-pass-all.json'),
+    ]);
+    expect(passAll.code, passAll.err).toBe(1);
+    expect(passAll.out).toContain('### pass^k: questions whose runs all pass');
+    const rows = JSON.parse(await readFile(join(dir, 'planted-pass-all.json'), 'utf8')).passAll;
+    const passAllOverall = rows.find((r: { slice: string }) => r.slice === 'overall');
+    expect(passAllOverall).toMatchObject({ subject: 'extractive', runs: 1, questions: 200 });
+    expect(passAllOverall.lost).toBeGreaterThan(passAllOverall.gained);
+    expect(passAllOverall.baseline - passAllOverall.current).toBeCloseTo(
+      (passAllOverall.lost - passAllOverall.gained) / 200,
+      12,
+    );
   });
 
   it('--case runs only the named questions, --json lists every case, --min-pass-rate decides the exit', async () => {
@@ -250,6 +271,20 @@ describe('rge gate on real runs (configs/ci.yaml, offline)', () => {
       new Set(['gd-001', 'gm-006', 'ood-001']),
     );
     for (const c of json.cases) expect(c.state).toBe(c.question_id === 'gm-006' ? 'failed' : 'passed');
+    // consistency across runs (pass^k, flip, never) in --json, as the report's cells count passing cases
+    const all = json.consistency.bySubject.extractive.all;
+    expect(all).toMatchObject({ runs: 2, questions: 3, incomplete: 0 });
+    const report = /report (\S+)summary\.md/.exec(failing.out)?.[1] as string;
+    const cells = JSON.parse(await readFile(join(report, 'summary.json'), 'utf8')).diagnostics.cells as {
+      question_id: string;
+      passed: boolean;
+    }[];
+    const runsPassed = ['gd-001', 'gm-006', 'ood-001'].map(
+      (q) => cells.filter((c) => c.question_id === q && c.passed).length,
+    );
+    expect(all.allPass.successes).toBe(runsPassed.filter((n) => n === 2).length);
+    expect(all.flip.successes).toBe(runsPassed.filter((n) => n === 1).length);
+    expect(all.never.successes).toBe(runsPassed.filter((n) => n === 0).length);
     expect(json.cases.find((c: { question_id: string }) => c.question_id === 'gm-006').failures[0]).toMatch(
       /correctness 0\.[05]00 < threshold 1/,
     );
