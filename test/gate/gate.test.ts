@@ -246,5 +246,8 @@ describe('the committed baseline', () => {
       new Set(baseline.diagnostics.cells.map((c) => `${c.subject}:${c.question_id}:${c.run_index}`)).size,
     ).toBe(1200);
     expect(compareRuns(baseline, baseline, { resamples: 200 }).passed).toBe(true);
+    // every cell carries its pass flag, so `rge gate --pass-all` can gate against it
+    expect(baseline.diagnostics.cells.every((c) => typeof c.passed === 'boolean')).toBe(true);
+    expect(compareRuns(baseline, baseline, { resamples: 200, passAll: true }).passAll).toHaveLength(10);
   });
 });
