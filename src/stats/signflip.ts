@@ -56,7 +56,7 @@ export interface SignFlipResult {
   resamples: number;
   seed: string;
   confidence: number;
-  /** every d equal: a point interval */
+  /** every d equal (on the score grid when there is one): a point interval */
   degenerate: boolean;
   /** an end the test cannot reach at this level (too few clusters): reported as `bounds` or an infinity */
   unbounded: boolean;
@@ -73,6 +73,7 @@ function clusterTotals(rows: readonly { cluster: string; value: number }[]): {
   u: number[];
   n: number[];
   scale: number;
+  allEqual: boolean;
 } {
   const index = new Map<string, number>();
   const u: number[] = [];
@@ -100,7 +101,10 @@ function clusterTotals(rows: readonly { cluster: string; value: number }[]): {
     const c = index.get(row.cluster) as number;
     u[c] = (u[c] as number) + (grid ? (grid.units[i] as number) : row.value);
   });
-  return { u, n, scale: grid ? grid.denominator : 1 };
+  // every value equal (on the grid, in its units: 0.85 - 1.05 and 0.765 - 0.965 are one change)
+  const units = grid ? grid.units : rows.map((r) => r.value);
+  const allEqual = Array.prototype.every.call(units, (x: number) => x === units[0]);
+  return { u, n, scale: grid ? grid.denominator : 1, allEqual };
 }
 
 /**
@@ -176,7 +180,7 @@ export function signFlipTest(
   assertArray('signFlipTest', 'rows', rows);
   if (rows.length === 0) throw new RangeError('signFlipTest: rows is empty');
   const { resamples, confidence } = resolve(opts);
-  const { u, n, scale } = clusterTotals(rows);
+  const { u, n, scale, allEqual } = clusterTotals(rows);
   const q = u.length;
   const estimate = u.reduce((s, x) => s + x, 0) / (rows.length * scale);
   const exact = q <= 30 && 2 ** q <= resamples + 1;
@@ -193,7 +197,7 @@ export function signFlipTest(
   const k = Math.floor(((1 - confidence) / 2) * denominator + 1e-9) - always;
   const [lo, hi] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   const reachable = k >= 0 && means.length >= k + 1;
-  const degenerate = rows.every((r) => r.value === rows[0]?.value);
+  const degenerate = allEqual;
   return {
     estimate,
     low: degenerate ? estimate : reachable ? (means[k] as number) : lo,

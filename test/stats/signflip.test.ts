@@ -129,6 +129,14 @@ describe('signFlipTest edge cases and errors', () => {
     const rows = Array.from({ length: 20 }, (_, i) => ({ cluster: `q${i >> 1}`, value: -0.05 }));
     const r = signFlipTest(rows, { seed: 'd' });
     expect(r).toMatchObject({ low: -0.05, high: -0.05, degenerate: true });
+    // the same change computed from different scores differs in the last bits; on the grid it is one value
+    const drops = [
+      [0.765, 0.965],
+      [0.85, 1.05],
+      [0.4, 0.6],
+    ].map(([c, b], i) => ({ cluster: `q${i}`, value: (c as number) - (b as number) }));
+    expect(new Set(drops.map((d) => d.value)).size).toBeGreaterThan(1);
+    expect(signFlipTest(drops, { seed: 'd' })).toMatchObject({ degenerate: true, low: -0.2, high: -0.2 });
   });
 
   it('too few clusters to reach the level: the ends are the bounds, flagged unbounded', () => {
