@@ -187,6 +187,49 @@ export function pairedCells(
   return { paired, shared };
 }
 
+/** One slice's verdict row: the sign-flip test of its paired cells, its MDD and verdict. */
+function sliceRow(
+  subject: string,
+  slice: string,
+  xs: readonly PairedCell[],
+  level: number,
+  opts: { seed: string; resamples: number; minEffect: number },
+): GateRow {
+  const seed = `${opts.seed}:gate:${subject}:${slice}`;
+  const rows = xs.map((x) => ({ cluster: x.question, value: x.d }));
+  const ci = signFlipTest(rows, { resamples: opts.resamples, confidence: level, seed, bounds: [-1, 1] });
+  const mean = (pick: (x: PairedCell) => number) => xs.reduce((s, x) => s + pick(x), 0) / xs.length;
+  const verdict = sliceVerdict(ci, opts.minEffect);
+  const se = nestedComponents(rows).standardError;
+  const questions = new Set(xs.map((x) => x.question)).size;
+  // Student's t on the questions' df: the sign-flip test's power at small Q (ADR 0028)
+  const mdd =
+    Number.isFinite(se) && questions >= 2
+      ? minimalDetectableDifference(se, { alpha: 1 - level, power: MDD_POWER, df: questions - 1 })
+      : null;
+  return {
+    subject,
+    slice,
+    cells: xs.length,
+    questions,
+    baseline: mean((x) => x.b),
+    current: mean((x) => x.c),
+    delta: ci.estimate,
+    low: ci.low,
+    high: ci.high,
+    confidence: level,
+    pValue: ci.pValue,
+    seed,
+    degenerate: ci.degenerate,
+    unbounded: ci.unbounded,
+    verdict,
+    fails: verdict === 'regression',
+    mdd,
+    standardError: Number.isFinite(se) ? se : null,
+    tooSmallToTell: verdict === 'within noise' && (ci.unbounded || mdd === null || mdd > opts.minEffect),
+  };
+}
+
 /** Compares two summaries cell by cell; pure and deterministic. */
 export function compareRuns(baseline: GateSummary, current: GateSummary, opts: GateOptions = {}): GateResult {
   const minEffect = opts.minEffect ?? DEFAULT_MIN_EFFECT;
@@ -212,44 +255,8 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
         categoryConfidence,
       ]),
     ];
-    for (const [slice, xs, level] of slices) {
-      const seed = `${current.run.seed}:gate:${subject}:${slice}`;
-      const ci = signFlipTest(
-        xs.map((x) => ({ cluster: x.question, value: x.d })),
-        { resamples, confidence: level, seed, bounds: [-1, 1] },
-      );
-      const mean = (pick: (x: (typeof xs)[number]) => number) =>
-        xs.reduce((s, x) => s + pick(x), 0) / xs.length;
-      const verdict = sliceVerdict(ci, minEffect);
-      const se = nestedComponents(xs.map((x) => ({ cluster: x.question, value: x.d }))).standardError;
-      const questions = new Set(xs.map((x) => x.question)).size;
-      // Student's t on the questions' df: the sign-flip test's power at small Q (ADR 0028)
-      const mdd =
-        Number.isFinite(se) && questions >= 2
-          ? minimalDetectableDifference(se, { alpha: 1 - level, power: MDD_POWER, df: questions - 1 })
-          : null;
-      rows.push({
-        subject,
-        slice,
-        cells: xs.length,
-        questions,
-        baseline: mean((x) => x.b),
-        current: mean((x) => x.c),
-        delta: ci.estimate,
-        low: ci.low,
-        high: ci.high,
-        confidence: level,
-        pValue: ci.pValue,
-        seed,
-        degenerate: ci.degenerate,
-        unbounded: ci.unbounded,
-        verdict,
-        fails: verdict === 'regression',
-        mdd,
-        standardError: Number.isFinite(se) ? se : null,
-        tooSmallToTell: verdict === 'within noise' && (ci.unbounded || mdd === null || mdd > minEffect),
-      });
-    }
+    for (const [slice, xs, level] of slices)
+      rows.push(sliceRow(subject, slice, xs, level, { seed: current.run.seed, resamples, minEffect }));
   }
   const passAll = opts.passAll
     ? comparePassAll(baseline, current, {
