@@ -4,10 +4,10 @@
  * user's clone (RGE_SHARED=0: the benches on ../shared skip, saying why) and offline (no hub
  * download for bge-m3), and leaves the working tree as it found it.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runMeasured } from '../../bench/process-tree.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BENCHES = readdirSync(new URL('../../bench/', import.meta.url))
@@ -27,20 +27,9 @@ function gitStatus(): Promise<string> {
   ]).then((r) => r.stdout);
 }
 
+/** A command in the repository's root: its exit code and output (bench/process-tree.ts, not sampled). */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runMeasured(command, args, ROOT, env, { sample: false });
 }
 
 describe('npm run bench -- --quick', () => {
