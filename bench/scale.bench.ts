@@ -1,7 +1,7 @@
 /**
  * How rge's cost grows with the number of cases (issue 41): warm eval suites of 1,000, 10,000 and
  * 100,000 cases (`--quick`: 1,000 only), against plain Vitest running as many trivial tests, in the same
- * bench run. The fixture config on the tests' bm25 fixture world, its two offline subjects, the first Q
+ * bench run (`npm run bench -- scale --max-cases=10000` stops at 10,000). The fixture config on the tests' bm25 fixture world, its two offline subjects, the first Q
  * questions and R runs each (runs multiplied: no model calls), into one results folder per bench run:
  * each size is first run once to fill the stores (not measured), then measured warm
  * (`rge eval run --quiet`, every cell reused). Three sides, each a child process whose process tree's
@@ -64,6 +64,9 @@ async function rgeRun(
   return r;
 }
 
+/** terminal colour codes, which Vitest prints even to a pipe under CI */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 /** Plain Vitest: `cases` trivial tests in four files, as the suite's four slices. */
 async function plainVitest(ctx: Parameters<Bench>[0], cases: number): Promise<TreeRun> {
   const dir = join(ctx.tmp, `plain-${cases}`);
@@ -88,7 +91,7 @@ async function plainVitest(ctx: Parameters<Bench>[0], cases: number): Promise<Tr
   );
   if (r.code !== 0)
     throw new Error(`plain vitest (${cases} tests) exited ${r.code}: ${r.stderr.slice(-2000)}`);
-  const passed = /Tests\s+(\d+) passed/.exec(r.stdout.replace(/\u001b\[[0-9;]*m/g, ''));
+  const passed = /Tests\s+(\d+) passed/.exec(r.stdout.replace(ANSI, ''));
   if (!passed || Number(passed[1]) !== cases)
     throw new Error(`plain vitest ran ${passed?.[1] ?? 'no'} tests, not ${cases}`);
   return r;
@@ -115,10 +118,20 @@ async function plainLoop(ctx: Parameters<Bench>[0], size: (typeof SIZES)[number]
   return (performance.now() - t0) / 1000;
 }
 
+/** `--max-cases=N`: the largest size to run (default all three; 100,000 needs the most memory and time). */
+function maxCases(): number {
+  const arg = process.argv.find((a) => a.startsWith('--max-cases='));
+  const n = arg ? Number(arg.slice('--max-cases='.length)) : Number.POSITIVE_INFINITY;
+  if (!(n >= (SIZES[0] as { cases: number }).cases))
+    throw new Error(`--max-cases must be at least ${(SIZES[0] as { cases: number }).cases}, got ${arg}`);
+  return n;
+}
+
 const bench: Bench = async (ctx) => {
   const rows: BenchRow[] = [];
   const perCase = new Map<number, number>();
-  for (const size of ctx.quick ? SIZES.slice(0, 1) : SIZES) {
+  const max = maxCases();
+  for (const size of ctx.quick ? SIZES.slice(0, 1) : SIZES.filter((s) => s.cases <= max)) {
     const cold = await rgeRun(ctx, size, 'cold');
     ctx.log(`${size.cases} cases: filled the stores in ${cold.seconds.toFixed(1)} s`);
     const warm = await rgeRun(ctx, size, 'warm');
