@@ -32,6 +32,7 @@ import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts
 import { signFlipTest } from '../stats/signflip.ts';
 import { UsageError } from '../util/errors.ts';
 import { configDifferences, configLabel } from './basis.ts';
+import { f3, pct, pValueText, signed } from './format.ts';
 import { GateSummary } from './gate-summary.ts';
 import { comparePassAll, type PassAllRow, passAllMarkdown } from './pass-all.ts';
 import { readSummaryFile } from './summary-file.ts';
@@ -334,11 +335,6 @@ function systemChanges(
     .map((s) => `system ${s.id} version ${short(before.get(s.id))} -> ${short(s.version)}`);
 }
 const short = (v: string | undefined) => (v === undefined || v === '' ? '(none)' : v.slice(0, 12));
-
-const f3 = (x: number) => x.toFixed(3);
-const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
-const pct = (x: number) => `${Number((x * 100).toFixed(2))}%`;
-const pValueText = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
 
 function verdictText(r: GateRow, minEffect: number): string {
   if (r.fails) return '**regression**';

@@ -14,6 +14,7 @@
  */
 import { mcnemar } from '../stats/index.ts';
 import { UsageError } from '../util/errors.ts';
+import { f3, pct, pValueText, signed } from './format.ts';
 import type { GateSummary } from './gate-summary.ts';
 
 export interface PassAllRow {
@@ -165,10 +166,6 @@ export function comparePassAll(
   return rows;
 }
 
-const f3 = (x: number) => (Number.isNaN(x) ? 'n/a' : x.toFixed(3));
-const signed = (x: number) =>
-  Number.isNaN(x) ? 'n/a' : `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
-
 /** The pass^k table for the gate's Markdown. */
 export function passAllMarkdown(rows: readonly PassAllRow[], minEffect: number): string[] {
   return [
@@ -180,7 +177,7 @@ export function passAllMarkdown(rows: readonly PassAllRow[], minEffect: number):
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (r) =>
-        `| ${r.subject} | ${r.slice} | ${r.runs} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.change)} | ${r.lost} | ${r.gained} | ${r.pValue < 0.001 ? '<0.001' : r.pValue.toFixed(3)} | ${Number((r.confidence * 100).toFixed(2))}% | ${r.fails ? '**regression**' : r.verdict} |`,
+        `| ${r.subject} | ${r.slice} | ${r.runs} | ${r.questions} | ${f3(r.baseline)} | ${f3(r.current)} | ${signed(r.change)} | ${r.lost} | ${r.gained} | ${pValueText(r.pValue)} | ${pct(r.confidence)} | ${r.fails ? '**regression**' : r.verdict} |`,
     ),
   ];
 }

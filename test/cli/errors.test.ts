@@ -131,6 +131,11 @@ const twoConfigs = async (dir: string) => {
   await write(dir, 'baseline.json', gateSummary('fixture-1', 'fixture', 3));
   await write(dir, 'current.json', gateSummary('ci-1', 'ci', 2));
 };
+/** Two runs of the ci config, as the gate compares them (their cells without pass flags). */
+const twoRunsOfOneConfig = async (dir: string) => {
+  await write(dir, 'baseline.json', gateSummary('ci-1', 'ci', 2));
+  await write(dir, 'current.json', gateSummary('ci-2', 'ci', 2));
+};
 /** run.yaml's corpus as a generated one (the fixture world), built with bm25 in gen-index. */
 const generatedCorpus = async (dir: string) => {
   await write(
@@ -930,10 +935,7 @@ const ROWS: Row[] = [
     args: ['gate', '--baseline', 'baseline.json', '--current', 'current.json', '--pass-all'],
     exit: 2,
     names: 'baseline.json',
-    setup: async (d) => {
-      await write(d, 'baseline.json', gateSummary('ci-1', 'ci', 2));
-      await write(d, 'current.json', gateSummary('ci-2', 'ci', 2));
-    },
+    setup: twoRunsOfOneConfig,
   },
   {
     id: 'baseline-other-config',

@@ -9,8 +9,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareRuns, DEFAULT_MIN_EFFECT, type GateSummary } from '../../src/gate/gate.ts';
-import { designStandardError, minimalDetectableDifference } from '../../src/stats/index.ts';
+import { minimalDetectableDifference } from '../../src/stats/index.ts';
 import {
+  designSe,
   directVerdict,
   normalStream,
   type PairedDesign,
@@ -20,12 +21,7 @@ import {
 
 /** 40 questions x 2 runs, the change's spread across questions 0.02, the runs' noise 0.1 (GFS units). */
 const DESIGN = { questions: 40, runs: 2, between: 0.02 ** 2, within: 0.1 ** 2 };
-const SE = designStandardError({
-  betweenQuestionVariance: DESIGN.between,
-  withinQuestionVariance: DESIGN.within,
-  questions: DESIGN.questions,
-  runs: DESIGN.runs,
-});
+const SE = designSe(DESIGN);
 const MDD = minimalDetectableDifference(SE, { df: DESIGN.questions - 1 });
 const GATE = { alpha: 0.05, minEffect: DEFAULT_MIN_EFFECT };
 const SIMULATIONS = 4000;
@@ -44,12 +40,7 @@ describe('the MDD against simulation (direct statistic)', () => {
 
   it('at 12 questions x 3 runs the t-based MDD still gives 80 %; the z-based one would promise more than the test has', () => {
     const small = { questions: 12, runs: 3, between: 0.02 ** 2, within: 0.1 ** 2 };
-    const se = designStandardError({
-      betweenQuestionVariance: small.between,
-      withinQuestionVariance: small.within,
-      questions: small.questions,
-      runs: small.runs,
-    });
+    const se = designSe(small);
     const mdd = minimalDetectableDifference(se, { df: small.questions - 1 });
     const gate = { alpha: 0.05, minEffect: 0 };
     const atT = rejectionRate({ ...small, effect: -mdd }, 2000, 'mdd:small', gate);

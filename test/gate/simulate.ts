@@ -8,7 +8,7 @@
  */
 import seedrandom from 'seedrandom';
 import { sliceVerdict, type Verdict } from '../../src/gate/gate.ts';
-import { signFlipTest } from '../../src/stats/index.ts';
+import { designStandardError, signFlipTest } from '../../src/stats/index.ts';
 
 export interface PairedDesign {
   questions: number;
@@ -19,6 +19,16 @@ export interface PairedDesign {
   within: number;
   /** the planted true change */
   effect: number;
+}
+
+/** The standard error of a design's mean change (its variance components, questions and runs). */
+export function designSe(d: Omit<PairedDesign, 'effect'>): number {
+  return designStandardError({
+    betweenQuestionVariance: d.between,
+    withinQuestionVariance: d.within,
+    questions: d.questions,
+    runs: d.runs,
+  });
 }
 
 /** A seeded standard normal stream (Box-Muller on seedrandom's Alea). */
