@@ -19,7 +19,7 @@ import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { SystemContext, SystemToolCall } from '../system/contract.ts';
 import { sha256 } from '../util/fs.ts';
-import { Journal } from './jsonl.ts';
+import { Journal, type LineAt, readLineAt } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
@@ -145,38 +145,72 @@ export function storeName(provider: string, model: string): string {
 
 export type CellRecord = { key: string; charges: CallCharge[] };
 
-/** One store file: records by key, the first record of a key wins; duplicates are counted, not kept. */
+/** How many records a store keeps parsed (the ones read last); the rest stay on disk, found by location. */
+const CACHED_RECORDS = 256;
+
+/**
+ * One store file: records by key, the first record of a key wins; duplicates are counted, not kept.
+ * Every line is validated when it is first read, but only its location (byte offset and length) is
+ * kept: a record is read again from the file when asked for (the last few stay parsed), so a store of a
+ * hundred thousand cells costs a map of keys, not the records (issue 41).
+ */
 export class CellStore<R extends CellRecord> {
-  private readonly byKey = new Map<string, R>();
-  private readonly byReservation = new Map<string, R>();
+  private readonly byKey = new Map<string, LineAt>();
+  private readonly byReservation = new Map<string, LineAt>();
   /** the keys of every charge on record: a call's record stored again is not a second call */
   private readonly chargeKeys = new Set<string>();
-  private readonly dupes: R[] = [];
+  private readonly dupes: LineAt[] = [];
+  private readonly cache = new Map<number, R>();
   /** records of a key already stored (paid calls of processes that raced on one cell) */
   duplicates = 0;
   private readonly journal: Journal<R>;
 
   constructor(
     readonly file: string,
-    schema: z.ZodType<R>,
+    private readonly schema: z.ZodType<R>,
     private readonly readOnly = false,
   ) {
-    this.journal = new Journal(file, schema, (record) => {
-      for (const c of record.charges) this.chargeKeys.add(c.key);
+    this.journal = new Journal(file, schema, (record, _line, at) => {
+      for (const c of record.charges) {
+        this.chargeKeys.add(c.key);
+        if (c.reservation) this.byReservation.set(c.reservation, at);
+      }
       if (this.byKey.has(record.key)) {
         this.duplicates++;
-        this.dupes.push(record);
-        for (const c of record.charges) if (c.reservation) this.byReservation.set(c.reservation, record);
+        this.dupes.push(at);
         return;
       }
-      this.byKey.set(record.key, record);
-      for (const c of record.charges) if (c.reservation) this.byReservation.set(c.reservation, record);
+      this.byKey.set(record.key, at);
+      this.remember(at, record);
     });
     this.journal.catchUp();
   }
 
+  /** Whether a record of the key is stored (reads nothing). */
+  has(key: string): boolean {
+    return this.byKey.has(key);
+  }
+
   get(key: string): R | undefined {
-    return this.byKey.get(key);
+    const at = this.byKey.get(key);
+    return at ? this.read(at) : undefined;
+  }
+
+  /** The record at a location: parsed again (it was validated when first read), the last few kept. */
+  private read(at: LineAt): R {
+    const cached = this.cache.get(at.offset);
+    if (cached) return cached;
+    const record = this.schema.parse(JSON.parse(readLineAt(this.file, at)));
+    this.remember(at, record);
+    return record;
+  }
+
+  private remember(at: LineAt, record: R): void {
+    this.cache.set(at.offset, record);
+    if (this.cache.size > CACHED_RECORDS) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
   }
 
   /** Re-reads records other processes appended. */
@@ -186,7 +220,8 @@ export class CellStore<R extends CellRecord> {
 
   /** The stored record that holds a charge of `reservation`, if any. */
   byCharge(reservation: string): R | undefined {
-    return this.byReservation.get(reservation);
+    const at = this.byReservation.get(reservation);
+    return at ? this.read(at) : undefined;
   }
 
   /**
@@ -199,7 +234,7 @@ export class CellStore<R extends CellRecord> {
   async put(record: R): Promise<R> {
     if (this.readOnly) throw new Error(`cell store ${this.file} is read-only (dry run)`);
     return this.journal.transact(() => {
-      const existing = this.byKey.get(record.key);
+      const existing = this.get(record.key);
       if (!existing) return { records: [record], result: record };
       const paid = record.charges.some((c) => c.usd > 0 && !this.chargeKeys.has(c.key));
       return { records: paid ? [record] : [], result: existing };
@@ -208,7 +243,7 @@ export class CellStore<R extends CellRecord> {
 
   /** Every record of the file, duplicates included (what was paid for). */
   allRecords(): R[] {
-    return [...this.byKey.values(), ...this.dupes];
+    return [...this.records(), ...this.dupes.map((at) => this.read(at))];
   }
 
   get size(): number {
@@ -216,7 +251,7 @@ export class CellStore<R extends CellRecord> {
   }
 
   records(): R[] {
-    return [...this.byKey.values()];
+    return [...this.byKey.values()].map((at) => this.read(at));
   }
 }
 

@@ -64,6 +64,75 @@ export function toJsonl(records: readonly unknown[]): string {
   return records.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
+/** Where a line is in its file: its first byte and its length in bytes (without the newline). */
+export interface LineAt {
+  offset: number;
+  bytes: number;
+}
+
+const CHUNK_BYTES = 1 << 22;
+
+/**
+ * Calls `onLine` for each complete line of `file` between byte `from` (a line boundary) and `to`, reading
+ * in 4 MiB chunks (a line longer than a chunk is read whole); empty lines are skipped. Returns the byte
+ * after the last complete line: a torn tail (no newline yet) is left unread.
+ */
+export function scanLines(
+  file: string,
+  from: number,
+  to: number,
+  onLine: (raw: string, offset: number, bytes: number) => void,
+): number {
+  const fd = openSync(file, 'r');
+  try {
+    let start = from;
+    let buf = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
+    while (start < to) {
+      const want = Math.min(buf.length, to - start);
+      const read = readFully(fd, buf, want, start);
+      const end = buf.lastIndexOf(0x0a, read - 1);
+      if (end < 0) {
+        if (start + read >= to) break; // only a partial line is left
+        buf = Buffer.alloc(buf.length * 2); // a line longer than the buffer
+        continue;
+      }
+      let at = 0;
+      while (at <= end) {
+        const nl = buf.indexOf(0x0a, at);
+        if (nl > at) onLine(buf.toString('utf8', at, nl), start + at, nl - at);
+        at = nl + 1;
+      }
+      start += end + 1;
+    }
+    return start;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readFully(fd: number, buf: Buffer, want: number, position: number): number {
+  let read = 0;
+  while (read < want) {
+    const n = readSync(fd, buf, read, want - read, position + read);
+    if (n === 0) break;
+    read += n;
+  }
+  return read;
+}
+
+/** The text of one line at a known place (`LineAt`), read with one positioned read. */
+export function readLineAt(file: string, at: LineAt): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(at.bytes);
+    const read = readFully(fd, buf, at.bytes, at.offset);
+    if (read < at.bytes) throw new RgeError(`a line at byte ${at.offset} is cut short`, { file });
+    return buf.toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export class Journal<T> {
   /** bytes of the file already read into the view (always at a line boundary) */
   private offset = 0;
@@ -74,10 +143,14 @@ export class Journal<T> {
   constructor(
     readonly file: string,
     private readonly schema: z.ZodType<T>,
-    private readonly onRecord: (record: T, line: number) => void,
+    private readonly onRecord: (record: T, line: number, at: LineAt) => void,
   ) {}
 
-  /** Reads the lines appended since the last call (without the lock; a torn tail is left for later). */
+  /**
+   * Reads the lines appended since the last call (without the lock; a torn tail is left for later), in
+   * chunks: a file of any size is read in bounded memory, and each record comes with where its line is
+   * (byte offset and length), for a view that keeps locations rather than records.
+   */
   catchUp(): void {
     // one stat, no exception when absent: a system subject's cap check catches up before every question
     const size = statSync(this.file, { throwIfNoEntry: false })?.size;
@@ -85,27 +158,10 @@ export class Journal<T> {
     if (size < this.offset)
       throw new RgeError(`shrank from ${this.offset} to ${size} bytes while in use`, { file: this.file });
     if (size === this.offset) return;
-    const fd = openSync(this.file, 'r');
-    try {
-      const buf = Buffer.alloc(size - this.offset);
-      let read = 0;
-      while (read < buf.length) {
-        const n = readSync(fd, buf, read, buf.length - read, this.offset + read);
-        if (n === 0) break;
-        read += n;
-      }
-      const end = buf.lastIndexOf(0x0a, read - 1);
-      if (end < 0) return; // only a partial line so far
-      const text = buf.subarray(0, end + 1).toString('utf8');
-      for (const raw of text.split('\n')) {
-        if (raw === '') continue;
-        this.lineNo++;
-        this.onRecord(this.parse(raw, this.lineNo), this.lineNo);
-      }
-      this.offset += end + 1;
-    } finally {
-      closeSync(fd);
-    }
+    this.offset = scanLines(this.file, this.offset, size, (raw, at, bytes) => {
+      this.lineNo++;
+      this.onRecord(this.parse(raw, this.lineNo), this.lineNo, { offset: at, bytes });
+    });
   }
 
   private parse(raw: string, line: number): T {

@@ -5,7 +5,7 @@
  * are reused, not recomputed; a torn last line (a crash mid-write) is cut off and reported, never
  * appended to, and nothing else is rewritten.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, statSync, truncateSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { CheckResults } from '../checks/index.ts';
@@ -13,7 +13,7 @@ import { JudgeOutcome } from '../judging/verdict.ts';
 import { StopInfo, Usage } from '../providers/types.ts';
 import { CaseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
-import { parseJsonl, parseRecord } from './jsonl.ts';
+import { type LineAt, parseRecord, readLineAt, scanLines } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
 
 /** One case of a run, as the published rows and the report read it (computed by run/case.ts). */
@@ -101,33 +101,29 @@ export function cellKey(k: CellKey): string {
   return `${k.question_id}\u0000${k.subject_id}\u0000${k.run_index}\u0000${k.prompt_hash}`;
 }
 
-export interface StoreOpen<Row> {
-  rows: Row[];
-  /** a description of the torn last line that was cut off, if there was one */
-  tornLine: string | null;
-}
-
 export function resultsFile(dir: string, subjectId: string, runId: string): string {
   return resultsLayout(dir).rows(subjectId, runId);
 }
 
 /**
  * One subject's results file. `Row` is the case schema (validated on read); rows that fail it are an
- * error naming the file and line, except the last line when it is torn (no newline and not JSON).
+ * error naming the file and line, except the last line when it is torn (no newline and not JSON). The
+ * file is read in chunks and only each row's key and place are kept (`get` and `rows` read the rows again
+ * from the file), so a run of a hundred thousand cases opens in bounded memory (issue 41).
  */
 export class ResultsStore<Row extends CellKey> {
-  private readonly byKey = new Map<string, Row>();
-  readonly tornLine: string | null;
+  private readonly byKey = new Map<string, LineAt>();
+  private tornLineText: string | null = null;
 
   private constructor(
     readonly file: string,
     readonly header: RunHeader,
-    rows: Row[],
-    tornLine: string | null,
+    private readonly schema: z.ZodType<Row>,
     readonly readOnly = false,
-  ) {
-    for (const row of rows) this.byKey.set(cellKey(row), row);
-    this.tornLine = tornLine;
+  ) {}
+
+  get tornLine(): string | null {
+    return this.tornLineText;
   }
 
   static open<Row extends CellKey>(
@@ -136,29 +132,62 @@ export class ResultsStore<Row extends CellKey> {
     schema: z.ZodType<Row>,
     opts: { readOnly?: boolean } = {},
   ): ResultsStore<Row> {
+    const store = new ResultsStore(file, header, schema, opts.readOnly === true);
     if (opts.readOnly) {
       // For dry runs: read what is stored, write nothing (a torn line is reported, not cut).
-      if (!existsSync(file)) return new ResultsStore(file, header, [], null, true);
-      const { rows, tornLine } = readResults(file, header, schema, true);
-      return new ResultsStore(file, header, rows, tornLine, true);
+      if (existsSync(file)) store.index(true);
+      return store;
     }
     mkdirSync(dirname(file), { recursive: true });
     if (!existsSync(file)) {
       appendFileSync(file, `${JSON.stringify(header)}\n`);
-      return new ResultsStore(file, header, [], null);
+      return store;
     }
-    const { rows, tornLine } = readResults(file, header, schema);
+    store.index(false);
     // A crash can tear the header itself; the file then holds nothing and starts again.
-    if (readFileSync(file, 'utf8').trim() === '') appendFileSync(file, `${JSON.stringify(header)}\n`);
-    return new ResultsStore(file, header, rows, tornLine);
+    if (statSync(file).size === 0) appendFileSync(file, `${JSON.stringify(header)}\n`);
+    return store;
+  }
+
+  /** Reads the file once: checks the header, validates every row, keeps where each is; cuts a torn tail. */
+  private index(readOnly: boolean): void {
+    const file = this.file;
+    const size = statSync(file).size;
+    let line = 0;
+    let headEnd = -1;
+    const end = scanLines(file, 0, size, (raw, offset, bytes) => {
+      line++;
+      if (headEnd < 0) {
+        checkHeader(parseRecord(raw, RunHeader, file, line), this.header, file);
+        headEnd = offset + bytes + 1;
+        return;
+      }
+      const row = parseRecord(raw, this.schema, file, line);
+      const key = cellKey(row);
+      if (!this.byKey.has(key)) this.byKey.set(key, { offset, bytes });
+    });
+    if (end === size) return;
+    // a torn last line: no newline (a writer killed mid-line); the header's own tear empties the file
+    const tornAt = line + 1;
+    if (!readOnly) truncateSync(file, end);
+    this.tornLineText = `${file}:${tornAt}: ignored a torn last line (${size - end} bytes, no newline)`;
   }
 
   get size(): number {
     return this.byKey.size;
   }
 
+  has(key: CellKey): boolean {
+    return this.byKey.has(cellKey(key));
+  }
+
   get(key: CellKey): Row | undefined {
-    return this.byKey.get(cellKey(key));
+    const at = this.byKey.get(cellKey(key));
+    return at ? this.read(at) : undefined;
+  }
+
+  private read(at: LineAt): Row {
+    return this.schema.parse(JSON.parse(readLineAt(this.file, at)));
   }
 
   /** Appends a completed case; a cell already present is not written twice. */
@@ -166,34 +195,16 @@ export class ResultsStore<Row extends CellKey> {
     const key = cellKey(row);
     if (this.byKey.has(key)) return;
     if (this.readOnly) throw new RgeError('results store opened read-only (dry run)', { file: this.file });
-    appendFileSync(this.file, `${JSON.stringify(row)}\n`);
-    this.byKey.set(key, row);
+    const text = `${JSON.stringify(row)}\n`;
+    const offset = statSync(this.file).size;
+    appendFileSync(this.file, text);
+    this.byKey.set(key, { offset, bytes: Buffer.byteLength(text) - 1 });
   }
 
+  /** Every row, in the order first stored, read again from the file. */
   rows(): Row[] {
-    return [...this.byKey.values()];
+    return [...this.byKey.values()].map((at) => this.read(at));
   }
-}
-
-function readResults<Row>(
-  file: string,
-  header: RunHeader,
-  schema: z.ZodType<Row>,
-  readOnly = false,
-): StoreOpen<Row> {
-  const text = readFileSync(file, 'utf8');
-  const firstEnd = text.indexOf('\n');
-  const headLine = firstEnd < 0 ? text : text.slice(0, firstEnd);
-  if (firstEnd >= 0 && headLine.trim() !== '')
-    checkHeader(parseRecord(headLine, RunHeader, file, 1), header, file);
-  const { records, torn, whole } = parseJsonl(firstEnd < 0 ? '' : text.slice(firstEnd + 1), file, schema, 2);
-  const tornAt = firstEnd < 0 ? (text === '' ? null : { bytes: Buffer.byteLength(text), at: 1 }) : torn;
-  if (tornAt && !readOnly)
-    truncateSync(file, firstEnd < 0 ? 0 : Buffer.byteLength(text.slice(0, firstEnd + 1 + whole)));
-  const tornLine = tornAt
-    ? `${file}:${tornAt.at}: ignored a torn last line (${tornAt.bytes} bytes, no newline)`
-    : null;
-  return { rows: records, tornLine };
 }
 
 /** A stored run header must be this run's: the rows of another run are never mixed in. */
