@@ -20,7 +20,7 @@ import type { OrdinalFigure } from '../validation/kappa-format.ts';
 import { casePasses } from './consistency.ts';
 import { type FailureCause, failing, failureCause } from './evidence.ts';
 import { type FailureKind, failureKind } from './failures.ts';
-import type { CaseRowView } from './views.ts';
+import { type CaseRowView, fullRow } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
 export const CORRECT_AT = 1.5;
@@ -275,7 +275,8 @@ interface RichVerdict {
   unsupported_claims?: readonly string[];
 }
 
-function drill(r: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
+function drill(compact: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
+  const r = fullRow(compact);
   const row = r as CaseRowView & { answer?: string; retrieved_ids?: readonly string[] };
   const answer = row.answer ?? '';
   return {

@@ -10,7 +10,7 @@
  * passages the subject answered from.
  */
 import { FAILING_BELOW, failing } from './evidence.ts';
-import type { CaseRowView } from './views.ts';
+import { type CaseRowView, fullRow } from './views.ts';
 
 /** The kinds, in precedence order: a case is counted under the first that applies. */
 export const FAILURE_KINDS = [
@@ -142,7 +142,8 @@ function partly(r: CaseRowView): string {
     : '';
 }
 
-function example(r: CaseRowView, kind: FailureKind): FailureExample {
+function example(compact: CaseRowView, kind: FailureKind): FailureExample {
+  const r = fullRow(compact);
   return {
     cell: `${r.subject_id}/${r.question_id}/run ${r.run_index}`,
     subject: r.subject_id,

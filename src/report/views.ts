@@ -151,3 +151,21 @@ export interface RunDescription<Model extends DescribedModelView = DescribedMode
   subjectPrompt: { version: string; sha256: string; file?: string | null };
   judgePrompt: { version: string; sha256: string };
 }
+
+/**
+ * A row the report reads in its compact form (the numbers, flags and ids every statistic needs; no
+ * answer, question, rationale or check detail) carries, under this key, how to read its whole stored row
+ * again: the few cases the report shows in full (drill-downs, failure examples) are read back one by one,
+ * so a run of a hundred thousand cases is reported without holding their texts (issue 41).
+ */
+export const FULL_ROW: unique symbol = Symbol('rge.fullRow');
+
+export interface StoredRowRef {
+  read(): CaseRowView;
+}
+
+/** The row in full: itself, or read back from where its compact form says it is. */
+export function fullRow(r: CaseRowView): CaseRowView {
+  const ref = (r as CaseRowView & { [FULL_ROW]?: StoredRowRef })[FULL_ROW];
+  return ref ? ref.read() : r;
+}

@@ -78,6 +78,11 @@ export class CaseBook {
     throw new Error(`${id}: no answer`);
   }
 
+  /** Forgets a cell's row once its case is done (a long run holds no row past its case). */
+  release(id: string): void {
+    this.rows.delete(id);
+  }
+
   row(id: string): CaseRow {
     let row = this.rows.get(id);
     if (!row) {

@@ -6,16 +6,16 @@
  *   rge report's statistics (bootstrap intervals, sums) depend on the order of the cases, so at the end
  *   of the run this reporter puts the modules in file order, the same whether the run was sharded or not,
  *   before the reporters after it (the JSON artifact, the rge report) read them.
- * - On `vitest --merge-reports`, the cases' metadata names the folders of the machine that ran them (its
- *   results folder, hence the run's state file, and its reports folder). RGE_RESULTS_DIR and
- *   RGE_REPORTS_DIR, when set, say where the merging machine keeps them (the results folder `rge results
- *   merge` joined the shards into, and where the report goes): every case's run is pointed there as its
- *   result is replayed.
+ * - On `vitest --merge-reports`, each eval file's metadata names the folders of the machine that ran it
+ *   (its results folder, hence the run's state file and the cases' rows, and its reports folder).
+ *   RGE_RESULTS_DIR and RGE_REPORTS_DIR, when set, say where the merging machine keeps them (the results
+ *   folder `rge results merge` joined the shards into, and where the report goes): each file's run is
+ *   pointed there at the end of the run, before the reporters after this one read it.
  *
  * It must come before the artifact and rge reporters in the config's list.
  */
 import { basename, resolve } from 'node:path';
-import type { Reporter, TestCase, TestModule, Vitest } from 'vitest/node';
+import type { Reporter, TestModule, Vitest } from 'vitest/node';
 import { resultsLayout } from '../store/layout.ts';
 import type { RgeRunInfo } from './meta.ts';
 
@@ -41,15 +41,13 @@ export default class EvalsMergeReporter implements Reporter {
     this.root = vitest.config.root;
   }
 
-  onTestCaseResult(test: TestCase): void {
-    if (!this.merging) return;
-    const meta = test.meta();
-    if (meta.rge) relocateRun(meta.rge.run, process.env, this.root);
-    if (meta.rgeRun && meta.rgeRun !== meta.rge?.run) relocateRun(meta.rgeRun, process.env, this.root);
-  }
-
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     if (!testModules.some((m) => m.moduleId.endsWith('.eval.ts'))) return;
+    if (this.merging)
+      for (const module of testModules) {
+        const own = module.meta().rgeModule;
+        if (own) relocateRun(own.run, process.env, this.root);
+      }
     // Vitest hands every reporter the same list; the ones after this one see it in file order.
     (testModules as TestModule[]).sort((a, b) =>
       a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,

@@ -1,7 +1,8 @@
 /**
  * The rge reporter: at the end of a run, collects the cases' metadata (Vitest's public reported-tasks
- * API: TestModule.children.allTests(), TestCase.meta()) and writes reports/<run_id>/summary.md,
- * summary.json and gfs.svg. Runs without rge cases (the unit tests) write nothing.
+ * API: TestModule.meta() for the run, TestCase.meta() for each case's cell), reads the cases' rows from
+ * the results store in one pass (stored-rows.ts) and writes reports/<run_id>/summary.md, summary.json
+ * and gfs.svg. Runs without rge cases (the unit tests) write nothing.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,10 +10,12 @@ import type { Reporter, TestModule } from 'vitest/node';
 import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
 import { summarise } from '../report/summary.ts';
 import type { RunBudgetView } from '../report/views.ts';
+import { resultsFile } from '../store/rows.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
 import { VALIDATION_MIN_KAPPA } from '../validation/summary.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+import { readRunRows } from './stored-rows.ts';
 
 /** The run state the stages wrote (estimate, spend), if there is one. */
 function readRunBudget(file: string): RunBudgetView | null {
@@ -23,43 +26,50 @@ function readRunBudget(file: string): RunBudgetView | null {
   }
 }
 
+interface RunCases {
+  run: RgeRunInfo;
+  cases: RgeCaseMeta[];
+  errors: { name: string; message: string }[];
+}
+
+/**
+ * The cases of each run among the modules, in files' path order and cases' definition order (the
+ * statistics depend on the order: bootstrap clusters in order of first appearance), whatever order
+ * Vitest (or a merge of shards) reported them in, so a sharded run and a single one give the same numbers.
+ */
+export function casesByRun(testModules: ReadonlyArray<TestModule>): Map<string, RunCases> {
+  const byRun = new Map<string, RunCases>();
+  const modules = [...testModules].sort((a, b) =>
+    a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
+  );
+  for (const module of modules) {
+    const run = module.meta().rgeModule?.run;
+    if (!run) continue;
+    let entry = byRun.get(run.runId);
+    if (!entry) {
+      entry = { run, cases: [], errors: [] };
+      byRun.set(run.runId, entry);
+    }
+    for (const test of module.children.allTests()) {
+      const meta = test.meta().rge;
+      if (meta) {
+        entry.cases.push(meta);
+        continue;
+      }
+      // A case that failed before it had a result (its cell could not be completed: the cap, an
+      // error) is counted and listed in its run's report, never dropped.
+      const result = test.result();
+      if (result.state !== 'failed') continue;
+      const message = result.errors?.[0]?.message ?? 'failed without a result';
+      entry.errors.push({ name: test.fullName, message });
+    }
+  }
+  return byRun;
+}
+
 export default class RgeReporter implements Reporter {
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
-    const byRun = new Map<
-      string,
-      { run: RgeRunInfo; cases: RgeCaseMeta[]; errors: { name: string; message: string }[] }
-    >();
-    const entry = (run: RgeRunInfo) => {
-      let e = byRun.get(run.runId);
-      if (!e) {
-        e = { run, cases: [], errors: [] };
-        byRun.set(run.runId, e);
-      }
-      return e;
-    };
-    // The statistics depend on the order of the cases (bootstrap clusters in order of first appearance):
-    // files in path order and cases in definition order, whatever order Vitest (or a merge of shards)
-    // reported them in, so a sharded run and a single one give the same numbers.
-    const modules = [...testModules].sort((a, b) =>
-      a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0,
-    );
-    for (const module of modules) {
-      for (const test of module.children.allTests()) {
-        const meta = test.meta().rge;
-        if (meta) {
-          entry(meta.run).cases.push(meta);
-          continue;
-        }
-        // A case that failed before it had a result (its cell could not be completed: the cap, an
-        // error) is counted and listed in its run's report, never dropped.
-        const run = test.meta().rgeRun;
-        const result = test.result();
-        if (!run || result.state !== 'failed') continue;
-        const message = result.errors?.[0]?.message ?? 'failed without a result';
-        entry(run).errors.push({ name: test.fullName, message });
-      }
-    }
-    for (const [runId, { run, cases, errors }] of byRun) {
+    for (const [runId, { run, cases, errors }] of casesByRun(testModules)) {
       const state = run.stateFile ? readRunBudget(run.stateFile) : null;
       const validation = run.labelsDir
         ? {
@@ -69,24 +79,28 @@ export default class RgeReporter implements Reporter {
             limitation: run.limitation ?? null,
           }
         : null;
-      const summary = summarise(
-        cases.map((c) => c.row),
-        {
-          seed: run.seed,
-          run: {
-            runId,
-            configHash: run.configHash,
-            indexChecksum: run.indexChecksum,
-            questionsHash: run.questionsHash,
-          },
-          budget: state,
-          validation,
-          ...(run.gfsWeights ? { gfsWeights: run.gfsWeights } : {}),
-          describe: run.describe ?? null,
-          ...(run.cells === undefined ? {} : { cells: run.cells }),
-          errors,
+      // the rows from the results store, in one pass; a case whose row is not there is an error, not dropped
+      const { rows, missing } = readRunRows(run, cases);
+      for (const c of missing)
+        errors.push({
+          name: `${c.subject_id} › ${c.category} › ${c.question_id} › run ${c.run_index}`,
+          message: `its row is not in ${resultsFile(run.resultsDir, c.subject_id, runId)}`,
+        });
+      const summary = summarise(rows, {
+        seed: run.seed,
+        run: {
+          runId,
+          configHash: run.configHash,
+          indexChecksum: run.indexChecksum,
+          questionsHash: run.questionsHash,
         },
-      );
+        budget: state,
+        validation,
+        ...(run.gfsWeights ? { gfsWeights: run.gfsWeights } : {}),
+        describe: run.describe ?? null,
+        ...(run.cells === undefined ? {} : { cells: run.cells }),
+        errors,
+      });
       // A filtered run (vitest -t, a shard alone) never overwrites the run's full report.
       const dir = join(run.reportsDir, summary.partial ? `${runId}-partial` : runId);
       await writeFileAtomic(join(dir, 'gfs.svg'), gfsChartSvg(summary));

@@ -5,7 +5,7 @@
  */
 import { startVitest } from 'vitest/node';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
-import type { RgeCaseMeta } from './meta.ts';
+import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
 import { FILE_REPORTERS } from './reporters.ts';
 import RgeSummaryReporter from './summary-reporter.ts';
 
@@ -65,11 +65,16 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
   let cases = 0;
   let reused = 0;
   let failed = 0;
-  let run: RgeCaseMeta['run'] | null = null;
+  let run: RgeRunInfo | null = null;
   const plannedBy = new Set<number>();
   const results: EvalCaseResult[] = [];
   const modules = [...vitest.state.getTestModules()].sort((a, b) => (a.moduleId < b.moduleId ? -1 : 1));
   for (const module of modules) {
+    const own = module.meta().rgeModule;
+    if (own) {
+      run = own.run;
+      plannedBy.add(own.plannedBy);
+    }
     for (const test of module.children.allTests()) {
       // a slice with no question of the run holds one skipped placeholder, not a case
       if (test.result().state === 'skipped') continue;
@@ -77,11 +82,7 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
       const result = test.result();
       if (result.state === 'failed') failed++;
       const meta = test.meta().rge;
-      if (meta) {
-        run = meta.run;
-        plannedBy.add(meta.plannedBy);
-        if (meta.reused) reused++;
-      }
+      if (meta?.reused) reused++;
       results.push(caseResult(test.fullName, result, meta));
     }
   }
@@ -107,22 +108,14 @@ function caseResult(
   result: { state: string; errors?: readonly { message: string }[] | undefined },
   meta: RgeCaseMeta | undefined,
 ): EvalCaseResult {
-  const row = meta?.row;
   return {
     name,
-    subject: row?.subject_id ?? null,
-    question_id: row?.question_id ?? null,
-    run_index: row?.run_index ?? null,
-    category: row?.category ?? null,
+    subject: meta?.subject_id ?? null,
+    question_id: meta?.question_id ?? null,
+    run_index: meta?.run_index ?? null,
+    category: meta?.category ?? null,
     state: result.state === 'failed' ? 'failed' : 'passed',
     failures: result.state === 'failed' ? (result.errors ?? []).map((e) => e.message) : [],
-    scores: row
-      ? {
-          correctness: row.scores.correctness,
-          grounding: row.scores.grounding,
-          calibration: row.scores.calibration,
-          gfs: row.scores.gfsPrimary,
-        }
-      : null,
+    scores: meta ? { ...meta.scores } : null,
   };
 }

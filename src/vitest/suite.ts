@@ -32,6 +32,7 @@ import type { SubjectCell } from '../run/work.ts';
 import { ResultsStore, type RunHeader, resultsFile } from '../store/rows.ts';
 import { combineSliceStates, RunState, type Slice, writeRunState } from '../store/run-state.ts';
 import { withFileLock } from '../util/lock.ts';
+import { caseMeta, trimEvalMeta } from './case-meta.ts';
 import {
   CaseBook,
   caseInput,
@@ -179,6 +180,12 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
     return store;
   };
   const gating = gatingNote(plan.config.thresholds);
+  const wasReused = (subject: RunPlan['subjects'][number], row: CaseRow): boolean => {
+    const startedAt = (state as RunState | null)?.started_at ?? '';
+    const reused = part.answers(subject).get(row.answer_key)?.created_at;
+    return reused !== undefined && reused < startedAt;
+  };
+  let casesRun = 0;
 
   if (cells.length === 0 && slice)
     test.skip(`slice ${slice[0]} of ${slice[1]}: no question of this run falls in it`, () => {});
@@ -198,21 +205,24 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
             run: answer,
             task,
           }) => {
-            task.meta.rgeRun = info;
-            // The harness reads the stored answer; the panel's judges read the stored verdicts.
-            await answer(caseInput(cell));
-            headlineGfs(task);
-            const row = book.row(cell.id);
-            artifactOf(subject.id).put(row);
-            const startedAt = (state as RunState | null)?.started_at ?? '';
-            const reused = part.answers(subject).get(row.answer_key)?.created_at;
-            const wasReused = reused !== undefined && reused < startedAt;
-            task.meta.rge = { run: info, row, reused: wasReused, gating, plannedBy: given.plannedBy };
-            const gated = { ...row, thresholds: plan.config.thresholds };
-            expect(gated).toBeCorrect();
-            expect(gated).toBeGrounded();
-            expect(gated).toBeCalibrated();
-            expect(gated).toMeetExpectedBehavior();
+            task.file.meta.rgeModule ??= { run: info, gating, plannedBy: given.plannedBy };
+            try {
+              // The harness reads the stored answer; the panel's judges read the stored verdicts.
+              await answer(caseInput(cell));
+              headlineGfs(task);
+              const row = book.row(cell.id);
+              artifactOf(subject.id).put(row);
+              task.meta.rge = caseMeta(row, wasReused(subject, row));
+              const gated = { ...row, thresholds: plan.config.thresholds };
+              expect(gated).toBeCorrect();
+              expect(gated).toBeGrounded();
+              expect(gated).toBeCalibrated();
+              expect(gated).toMeetExpectedBehavior();
+            } finally {
+              // the case is the row's last reader: a long run holds no row past its case
+              book.release(cell.id);
+              trimEvalMeta(task, ++casesRun, info);
+            }
           });
       },
     );

@@ -1,0 +1,68 @@
+/**
+ * What a finished case leaves in Vitest's task metadata, kept small so that a run of a hundred thousand
+ * cases is cheap to hold in Vitest's state and to carry from the workers (issue 41):
+ * - rge's own (`caseMeta`): the cell and four scores; the row is in the results store;
+ * - vitest-evals' (`trimEvalMeta`): in full for the first FULL_EVAL_CASES cases of each eval file (the
+ *   answer, the transcript, the retrieval span, every judge's rationale and evidence: what its report UI
+ *   shows), then only the answer, the usage and the scores. Every case's full record is its row in the
+ *   results store, data/results/<subject>_<run_id>.jsonl (the answer, the verdicts with their rationales
+ *   and evidence, the checks); the trimmed case says so in its artifacts (`full_record`).
+ */
+import type { TaskMeta } from 'vitest';
+import type { CaseRow } from '../run/case.ts';
+import { resultsFile } from '../store/rows.ts';
+import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+
+/** Cases per eval file whose vitest-evals metadata is kept whole (the fixture run's 1,200 all are). */
+export const FULL_EVAL_CASES = 500;
+
+export function caseMeta(row: CaseRow, reused: boolean): RgeCaseMeta {
+  const s = row.scores;
+  return {
+    subject_id: row.subject_id,
+    question_id: row.question_id,
+    run_index: row.run_index,
+    prompt_hash: row.prompt_hash,
+    category: row.category,
+    reused,
+    scores: {
+      correctness: s.correctness,
+      grounding: s.grounding,
+      calibration: s.calibration,
+      gfs: s.gfsPrimary,
+    },
+  };
+}
+
+/**
+ * The `n`th case of an eval file past FULL_EVAL_CASES keeps of vitest-evals' metadata what its terminal
+ * reporter and report UI need to list it (the answer, usage, timings, each score and whether GFS gates),
+ * and points to its full record.
+ */
+export function trimEvalMeta(task: { meta: TaskMeta }, n: number, run: RgeRunInfo): void {
+  const { harness, eval: scored, rge } = task.meta;
+  if (n <= FULL_EVAL_CASES || !harness || !rge) return;
+  const full = resultsFile(run.resultsDir, rge.subject_id, run.runId);
+  const r = harness.run;
+  task.meta.harness = {
+    name: harness.name,
+    run: {
+      output: r.output,
+      session: { events: [], metadata: { trimmed: true } },
+      usage: r.usage,
+      ...(r.timings ? { timings: r.timings } : {}),
+      artifacts: { ...(r.artifacts ?? {}), full_record: full },
+      errors: r.errors,
+    },
+  };
+  if (scored)
+    task.meta.eval = {
+      scores: scored.scores.map((s) => ({
+        name: s.name,
+        score: s.score,
+        ...(s.name === 'GFS' && s.metadata ? { metadata: { gated: s.metadata.gated ?? null } } : {}),
+      })),
+      avgScore: scored.avgScore,
+      thresholdFailed: scored.thresholdFailed ?? false,
+    };
+}
