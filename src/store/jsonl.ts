@@ -74,7 +74,7 @@ const CHUNK_BYTES = 1 << 22;
 
 /**
  * Calls `onLine` for each complete line of `file` between byte `from` (a line boundary) and `to`, reading
- * in 4 MiB chunks (a line longer than a chunk is read whole); empty lines are skipped. Returns the byte
+ * in chunks of 4 MiB (`chunkBytes`; a line longer than a chunk is read whole); empty lines are skipped. Returns the byte
  * after the last complete line: a torn tail (no newline yet) is left unread.
  */
 export function scanLines(
@@ -82,11 +82,12 @@ export function scanLines(
   from: number,
   to: number,
   onLine: (raw: string, offset: number, bytes: number) => void,
+  chunkBytes = CHUNK_BYTES,
 ): number {
   const fd = openSync(file, 'r');
   try {
     let start = from;
-    let buf = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(1, to - from)));
+    let buf = Buffer.alloc(Math.min(chunkBytes, Math.max(1, to - from)));
     while (start < to) {
       const want = Math.min(buf.length, to - start);
       const read = readFully(fd, buf, want, start);
