@@ -168,10 +168,12 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
   for (const cell of await run.work.cells()) {
     calls.total++;
     const answer = run.answers(cell.subject).get(cell.key);
-    const asked =
-      cell.ask.kind === 'model' ? (cell.ask.request.messages[0]?.content ?? '') : cell.question.text;
     if (answer) calls.stored++;
-    else calls.subjectCall(cell.subject, cell.question.id, tokens(asked));
+    else {
+      const asked =
+        cell.ask.kind === 'model' ? (cell.ask.request.messages[0]?.content ?? '') : cell.question.text;
+      calls.subjectCall(cell.subject, cell.question.id, tokens(asked));
+    }
     const shared = judgeCaseTokens(run, cell, answer, byQuestion);
     const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
     for (const [at, judge] of run.work.panel(cell.subject).entries()) {

@@ -183,8 +183,22 @@ export function verdictCellOf(
       schema: request.jsonSchema ?? null,
     }),
   };
-  return { cell, judge, answerKey: answer.key, request, identity, key: verdictKey(identity) };
+  const input = { question: cell.question, chunks: contextsOf(cell, answer), text: answer.text };
+  return {
+    cell,
+    judge,
+    answerKey: answer.key,
+    // rendered again when read (to call the judge): a verdict cell holds no rendered prompt
+    get request(): ModelRequest {
+      return renderJudgeRequest(judgeInputFor(input.question, input.chunks, input.text), judge, prompt);
+    },
+    identity,
+    key: verdictKey(identity),
+  };
 }
+
+/** How many cells' verdict cells a session keeps computed. */
+const VERDICT_CELLS_KEPT = 4_096;
 
 /** The cells of a plan and what follows from them, each computed once. */
 export class RunWork {
@@ -202,10 +216,18 @@ export class RunWork {
   async subjectCell(subject: PlannedSubject, question: Question, runIndex: number): Promise<SubjectCell> {
     const system = isSystemProvider(subject.provider);
     const chunks = system ? [] : await this.retrieval.of(question);
+    const plan = this.plan;
+    // A model's request is rendered to hash it, then again whenever it is read (to call the model): a
+    // cell holds no rendered prompt, so a run of a hundred thousand cells does not hold as many (issue 41).
     const ask: SubjectAsk = system
-      ? { kind: 'system', question: systemQuestionFor(this.plan, question, runIndex) }
-      : { kind: 'model', request: subjectRequestFor(this.plan, subject, question, chunks, runIndex) };
-    const identity = answerIdentityFor(this.plan, subject, question, runIndex, ask);
+      ? { kind: 'system', question: systemQuestionFor(plan, question, runIndex) }
+      : {
+          kind: 'model',
+          get request(): ModelRequest {
+            return subjectRequestFor(plan, subject, question, chunks, runIndex);
+          },
+        };
+    const identity = answerIdentityFor(plan, subject, question, runIndex, ask);
     return {
       id: `${subject.id}/${question.id}/run ${runIndex}`,
       subject,
@@ -266,6 +288,12 @@ export class RunWork {
     if (!cells) {
       cells = this.panel(cell.subject).map((judge) => this.verdictCell(cell, answer, judge));
       byAnswer.set(at, cells);
+      // the last VERDICT_CELLS_KEPT cells' verdict cells are kept (a cell's stages and case read them
+      // close together); older ones are computed again if asked for
+      if (this.verdictCellsOf.size > VERDICT_CELLS_KEPT) {
+        const oldest = this.verdictCellsOf.keys().next();
+        if (!oldest.done) this.verdictCellsOf.delete(oldest.value);
+      }
     }
     return cells;
   }
