@@ -140,13 +140,8 @@ async function stagesOf(
 }
 
 /** What `rge eval run` says at the end, and the exit code it sets. */
-async function report(
-  run: RunSession,
-  state: RunState,
-  outcome: EvalRunOutcome,
-  flags: EvalFlags,
-  io: CliIO,
-): Promise<void> {
+async function report(run: Staged, outcome: EvalRunOutcome, flags: EvalFlags, io: CliIO): Promise<void> {
+  const { state } = run;
   const minPassRate = passRate(flags.minPassRate);
   const spent = run.ledger.refresh();
   const passed = outcome.cases - outcome.failed;
@@ -247,28 +242,52 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   });
   for (const note of plan.notes) log(note);
   if (flags.dryRun) return dryRun(plan, flags, io, log);
-  const { RunSession } = await import('../run/open.ts');
-  const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
-  const state = await stagesOf(run, log, output).finally(() => run.close());
-  if (state === null) {
-    io.exitCode = 130;
-    return;
-  }
-  if (flags.publish) {
-    const gate = await publishGate(run, state);
-    io.err(`${gate.message}\n`);
-    if (!gate.ok) {
-      io.exitCode = 1;
-      return;
-    }
-  }
+  const staged = await stagedRun(plan, flags, io, log, output);
+  if (!staged) return;
   const { runEvalSuite } = await import('../vitest/run.ts');
   const outcome = await runEvalSuite({
     root: io.cwd,
     handoff: { request: { ...request, stages: 'done' }, plan, plannedBy: process.pid },
     terminal: output === 'full' ? 'cases' : 'summary',
   });
-  await report(run, state, outcome, flags, io);
+  await report(staged, outcome, flags, io);
+}
+
+/** What `rge eval run` keeps of its stages for its last lines: the state, the plan and the ledger. */
+interface Staged {
+  state: RunState;
+  plan: RunPlan;
+  ledger: RunSession['ledger'];
+}
+
+/**
+ * Opens the run and runs its stages (and the publish gate), in a frame of its own: the session (its
+ * cells, stores and providers) is let go before the cases run, so a run of a hundred thousand cells does
+ * not hold its stages' state through the suite (issue 41). Null when the run stops here (its exit code set).
+ */
+async function stagedRun(
+  plan: RunPlan,
+  flags: EvalFlags,
+  io: CliIO,
+  log: (line: string) => void,
+  output: StageOutput,
+): Promise<Staged | null> {
+  const { RunSession } = await import('../run/open.ts');
+  const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
+  const state = await stagesOf(run, log, output).finally(() => run.close());
+  if (state === null) {
+    io.exitCode = 130;
+    return null;
+  }
+  if (flags.publish) {
+    const gate = await publishGate(run, state);
+    io.err(`${gate.message}\n`);
+    if (!gate.ok) {
+      io.exitCode = 1;
+      return null;
+    }
+  }
+  return { state, plan, ledger: run.ledger };
 }
 
 export function registerEvalCommands(program: Command, io: CliIO): void {

@@ -21,7 +21,7 @@ import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
-import type { AnswerRecord } from '../store/cells.ts';
+import { type AnswerRecord, isJudgeable } from '../store/cells.ts';
 import type { Estimate, EstimateLine } from '../store/run-state.ts';
 import { leftForRun, type PlanInput, planOfCalls } from './batch-plan.ts';
 import type { RunSession } from './open.ts';
@@ -176,14 +176,17 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
     }
     const shared = judgeCaseTokens(run, cell, answer, byQuestion);
     const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
+    let stored = 0;
     for (const [at, judge] of run.work.panel(cell.subject).entries()) {
       const v = verdicts[at];
-      if (v && run.verdicts(judge).get(v.key)) {
+      if (v && run.verdicts(judge).has(v.key)) {
         calls.verdictsStored++;
+        stored++;
         continue;
       }
       calls.judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : null);
     }
+    if (answer && isJudgeable(answer) && stored === verdicts.length) run.work.markWhole(cell);
   }
 }
 

@@ -204,7 +204,7 @@ export function missingVerdicts(ctx: StageContext, cell: SubjectCell, answer: An
   const run = ctx.run;
   return run.work.panel(cell.subject).flatMap((judge) => {
     const v = run.work.verdictCell(cell, answer, judge);
-    if (!run.verdicts(judge).get(v.key)) return [v];
+    if (!run.verdicts(judge).has(v.key)) return [v];
     ctx.counts.verdicts.reused++;
     return [];
   });
@@ -212,6 +212,12 @@ export function missingVerdicts(ctx: StageContext, cell: SubjectCell, answer: An
 
 /** A cell end to end in sync mode: its answer, then its panel's verdicts. */
 async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
+  if (ctx.run.work.isWhole(cell)) {
+    // the estimate found its answer and every verdict stored: counted as syncAnswer and missingVerdicts would
+    ctx.counts.answers.reused++;
+    ctx.counts.verdicts.reused += ctx.run.work.panel(cell.subject).length;
+    return;
+  }
   const hadAnswer = ctx.run.answers(cell.subject).get(cell.key) !== undefined;
   const answer = await syncAnswer(ctx, cell);
   if (hadAnswer) ctx.counts.answers.reused++;
@@ -220,17 +226,32 @@ async function syncCell(ctx: StageContext, cell: SubjectCell): Promise<void> {
 }
 
 /**
- * Every cell at once, interleaved across subjects (each provider gets its first calls at the start);
- * the providers' limiters pace the calls.
+ * How many cells are in flight at once: far more than any provider's concurrency, so the limiters pace
+ * the calls; a run of a hundred thousand cells does not hold as many pending cells at once (issue 41).
+ */
+export const SYNC_WINDOW = 1_024;
+
+/**
+ * The cells interleaved across subjects (each provider gets its first calls at the start), SYNC_WINDOW at
+ * a time, each started as one finishes; the providers' limiters pace the calls.
  */
 export async function runSyncCells(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
-  await Promise.all(interleaved(cells).map((cell) => syncCell(ctx, cell)));
+  const order = interleaved(cells);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let cell = order[next++]; cell !== undefined; cell = order[next++]) await syncCell(ctx, cell);
+  };
+  await Promise.all(Array.from({ length: Math.min(SYNC_WINDOW, order.length) }, lane));
 }
 
 /** Cells round-robin by subject: s1 c1, s2 c1, s3 c1, s1 c2, ... */
 export function interleaved(cells: readonly SubjectCell[]): SubjectCell[] {
   const bySubject = new Map<string, SubjectCell[]>();
-  for (const c of cells) bySubject.set(c.subject.id, [...(bySubject.get(c.subject.id) ?? []), c]);
+  for (const c of cells) {
+    const list = bySubject.get(c.subject.id);
+    if (list) list.push(c);
+    else bySubject.set(c.subject.id, [c]);
+  }
   const lists = [...bySubject.values()];
   const out: SubjectCell[] = [];
   for (let i = 0; out.length < cells.length; i++)

@@ -206,6 +206,8 @@ export class RunWork {
   private readonly panels = new Map<string, PlannedJudge[]>();
   /** verdict cells by cell id, then by answer (its key and text) */
   private readonly verdictCellsOf = new Map<string, Map<string, VerdictCell[]>>();
+  /** cells whose answer and every verdict the stores held when last looked (the stores only grow) */
+  private readonly whole = new Set<string>();
 
   constructor(
     readonly plan: RunPlan,
@@ -261,6 +263,19 @@ export class RunWork {
         for (let runIndex = 0; runIndex < this.plan.runs; runIndex++)
           cells.push(await this.subjectCell(subject, question, runIndex));
     return cells;
+  }
+
+  /**
+   * Records that the stores hold a cell's judgeable answer and every verdict of its panel (the estimate
+   * looks at every cell first): the sync stage then counts it reused without computing its verdict cells
+   * again, which a run of a hundred thousand stored cells would otherwise do twice (issue 41).
+   */
+  markWhole(cell: Pick<SubjectCell, 'id'>): void {
+    this.whole.add(cell.id);
+  }
+
+  isWhole(cell: Pick<SubjectCell, 'id'>): boolean {
+    return this.whole.has(cell.id);
   }
 
   /** The two judges of a subject, in panel order (the plan's). */

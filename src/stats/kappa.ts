@@ -1,4 +1,4 @@
-import { krippendorffAlpha, type MeasurementLevel, type Ratings } from './agreement.ts';
+import { krippendorffAlpha, type MeasurementLevel, pairAlphaFromTable, type Ratings } from './agreement.ts';
 import { bootstrapCI, clusterBootstrapCI } from './bootstrap.ts';
 import { assertFiniteNumbers, assertSameLength } from './validate.ts';
 
@@ -56,6 +56,19 @@ export function cohenKappa(a: readonly number[], b: readonly number[], opts: Coh
     if (i === undefined || j === undefined) continue;
     observed[i * k + j] = (observed[i * k + j] as number) + 1;
   }
+  return cohenKappaFromTable(observed, k, weights);
+}
+
+/**
+ * Cohen's kappa from the k x k table of two raters (`observed[i * k + j]`: items a put in category i and
+ * b in j, labels in order): the computation of `cohenKappa` after it has counted the table, so equal to
+ * it to the bit, in time independent of the number of items. NaN where undefined, as `cohenKappa`.
+ */
+export function cohenKappaFromTable(
+  observed: ArrayLike<number>,
+  k: number,
+  weights: 'none' | 'linear' | 'quadratic' = 'none',
+): number {
   const rowSums = new Float64Array(k); // rater a
   const colSums = new Float64Array(k); // rater b
   let total = 0;
@@ -154,6 +167,31 @@ export function pairAgreement(
   }
 }
 
+/**
+ * `pairAgreement` from the two raters' labelCount x labelCount table instead of their labels: the same
+ * value to the bit (the measures depend on the table alone, and are computed from it the same way), in
+ * time independent of the number of items, which is what the bootstrap of a large run needs (issue 41).
+ */
+export function tableAgreement(
+  measure: AgreementMeasure,
+  table: readonly number[],
+  labelCount: number,
+): number {
+  switch (measure) {
+    case 'kappa':
+      return cohenKappaFromTable(table, labelCount, 'none');
+    case 'kappa-linear':
+      return cohenKappaFromTable(table, labelCount, 'linear');
+    case 'kappa-quadratic':
+      return cohenKappaFromTable(table, labelCount, 'quadratic');
+    default: {
+      const level =
+        measure === 'alpha-nominal' ? 'nominal' : measure === 'alpha-ordinal' ? 'ordinal' : 'interval';
+      return pairAlphaFromTable(table, labelCount, level);
+    }
+  }
+}
+
 export interface KappaIntervalOptions {
   seed: string;
   /** default 'kappa' (Cohen's, unweighted) */
@@ -248,14 +286,8 @@ function stratifiedKappa(
     const key = counts.slice(from, from + cells).join(',');
     const seen = known.get(key);
     if (seen !== undefined) return seen;
-    const x: number[] = [];
-    const y: number[] = [];
-    for (let c = 0; c < cells; c++)
-      for (let m = 0; m < (counts[from + c] as number); m++) {
-        x.push(Math.floor(c / labelCount));
-        y.push(c % labelCount);
-      }
-    const kappa = x.length === 0 ? Number.NaN : pairAgreement(measure, x, y, labelCount);
+    const table = counts.slice(from, from + cells);
+    const kappa = table.every((c) => c === 0) ? Number.NaN : tableAgreement(measure, table, labelCount);
     known.set(key, kappa);
     return kappa;
   };
