@@ -2,10 +2,12 @@
  * How rge's cost grows with the number of cases (issue 41): warm eval suites of 1,000, 10,000 and
  * 100,000 cases (`--quick`: 1,000 only), against plain Vitest running as many trivial tests, in the same
  * bench run (`npm run bench -- scale --max-cases=10000` stops at 10,000). The fixture config on the tests' bm25 fixture world, its two offline subjects, the first Q
- * questions and R runs each (runs multiplied: no model calls), into one results folder per bench run:
- * each size is first run once to fill the stores (not measured), then measured warm
- * (`rge eval run --quiet`, every cell reused). Three sides, each a child process whose process tree's
- * peak RSS is sampled (bench/process-tree.ts):
+ * questions and R runs each, into one results folder per size: the first BASE_RUNS runs of the size's
+ * questions are computed by a cold `rge eval run` (not measured), the rest replayed from them
+ * (bench/scale-fill.ts: runs multiplied, no model calls; a replayed answer equals its base run's), then
+ * the size is measured warm (`rge eval run --quiet`, every cell reused; its rows are written, as a
+ * nightly run's would be). Three sides (the first two child processes whose process tree's peak RSS is
+ * sampled, bench/process-tree.ts):
  * - rge: the warm suite through Vitest, report and artifact written;
  * - plain Vitest: the same number of trivial tests (`expect(i).toBe(i)`) in four files, as the suite's
  *   four slices, with the same `isolate: false`;
@@ -22,6 +24,10 @@ import { worldOverrides, worldSetArgs } from '../test/helpers/fixture-world.ts';
 import { openTestRun } from '../test/helpers/open-run.ts';
 import { type Bench, type BenchRow, latencyRow } from './harness.ts';
 import { runMeasured, type TreeRun } from './process-tree.ts';
+import { multiplyRuns } from './scale-fill.ts';
+
+/** Runs computed cold before the rest are replayed (the 1,000 size is all cold). */
+const BASE_RUNS = 5;
 
 /** cases = 2 subjects x questions x runs */
 const SIZES = [
@@ -33,7 +39,7 @@ const SIZES = [
 /** `rge eval run` on the fixture config narrowed to a size, into `results`. */
 async function rgeRun(
   ctx: Parameters<Bench>[0],
-  size: (typeof SIZES)[number],
+  size: { cases: number; questions: number; runs: number },
   tag: string,
 ): Promise<TreeRun> {
   const args = [
@@ -48,7 +54,7 @@ async function rgeRun(
     '--runs',
     String(size.runs),
     '--results-dir',
-    join(ctx.tmp, 'results'),
+    resultsOf(ctx, size),
     '--reports-dir',
     join(ctx.tmp, `reports-${tag}`),
     ...(await worldSetArgs('bm25')),
@@ -62,6 +68,19 @@ async function rgeRun(
   if (tag === 'warm' && Number(done[2]) !== size.cases)
     throw new Error(`the warm run reused ${done[2]} of ${size.cases}`);
   return r;
+}
+
+/** One results folder per size (its cold base, its replayed runs, its rows). */
+const resultsOf = (ctx: Parameters<Bench>[0], size: { questions: number; runs: number }) =>
+  join(ctx.tmp, `results-${size.questions}x${size.runs}`);
+
+/** Fills a size's stores: its first BASE_RUNS runs cold, the rest replayed. Returns the seconds it took. */
+async function fill(ctx: Parameters<Bench>[0], size: (typeof SIZES)[number]): Promise<number> {
+  const t0 = performance.now();
+  const base = Math.min(BASE_RUNS, size.runs);
+  await rgeRun(ctx, { cases: 2 * size.questions * base, questions: size.questions, runs: base }, 'cold');
+  if (size.runs > base) multiplyRuns(resultsOf(ctx, size), { from: base, to: size.runs });
+  return (performance.now() - t0) / 1000;
 }
 
 /** terminal colour codes, which Vitest prints even to a pipe under CI */
@@ -103,7 +122,7 @@ async function plainLoop(ctx: Parameters<Bench>[0], size: (typeof SIZES)[number]
   const run = await openTestRun({
     config: 'configs/fixture.yaml',
     root: ctx.root,
-    resultsDir: join(ctx.tmp, 'results'),
+    resultsDir: resultsOf(ctx, size),
     log: () => {},
     questions: size.questions,
     runs: size.runs,
@@ -132,8 +151,10 @@ const bench: Bench = async (ctx) => {
   const perCase = new Map<number, number>();
   const max = maxCases();
   for (const size of ctx.quick ? SIZES.slice(0, 1) : SIZES.filter((s) => s.cases <= max)) {
-    const cold = await rgeRun(ctx, size, 'cold');
-    ctx.log(`${size.cases} cases: filled the stores in ${cold.seconds.toFixed(1)} s`);
+    const filled = await fill(ctx, size);
+    ctx.log(
+      `${size.cases} cases: filled the stores in ${filled.toFixed(1)} s (runs past ${BASE_RUNS} replayed)`,
+    );
     const warm = await rgeRun(ctx, size, 'warm');
     const plain = await plainVitest(ctx, size.cases);
     const loop = await plainLoop(ctx, size);

@@ -73,9 +73,10 @@ export interface LineAt {
 const CHUNK_BYTES = 1 << 22;
 
 /**
- * Calls `onLine` for each complete line of `file` between byte `from` (a line boundary) and `to`, reading
- * in chunks of 4 MiB (`chunkBytes`; a line longer than a chunk is read whole); empty lines are skipped. Returns the byte
- * after the last complete line: a torn tail (no newline yet) is left unread.
+ * Calls `onLine` for each complete line of `file` between byte `from` (a line boundary) and `to` (or the
+ * file's end, whichever comes first), reading in chunks of 4 MiB (`chunkBytes`; a line longer than a
+ * chunk is read whole); empty lines are skipped. Returns the byte after the last complete line: a torn
+ * tail (no newline yet) is left unread.
  */
 export function scanLines(
   file: string,
@@ -91,9 +92,10 @@ export function scanLines(
     while (start < to) {
       const want = Math.min(buf.length, to - start);
       const read = readFully(fd, buf, want, start);
-      const end = buf.lastIndexOf(0x0a, read - 1);
+      const end = read === 0 ? -1 : buf.subarray(0, read).lastIndexOf(0x0a);
       if (end < 0) {
-        if (start + read >= to) break; // only a partial line is left
+        // only a partial line is left (the end, or the file's end before it)
+        if (start + read >= to || read < want) break;
         buf = Buffer.alloc(buf.length * 2); // a line longer than the buffer
         continue;
       }

@@ -43,6 +43,10 @@ describe('scanLines', () => {
     const seen: string[] = [];
     expect(scanLines(file, 8, 24, (raw) => seen.push(raw), 5)).toBe(24);
     expect(seen).toEqual(['{"n":2}', '{"n":3}']);
+    // past the file's end: to the last complete line, and no further
+    const all: string[] = [];
+    expect(scanLines(file, 0, Number.MAX_SAFE_INTEGER, (raw) => all.push(raw), 4)).toBe(24);
+    expect(all).toHaveLength(3);
   });
 });
 
