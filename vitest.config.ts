@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { FILE_REPORTERS, TERMINAL_REPORTER } from './src/vitest/reporters.ts';
+import { workerHeapArgs } from './src/vitest/worker-heap.ts';
 import SlowFirstSequencer from './test/helpers/sequencer.ts';
 
 export default defineConfig({
@@ -38,6 +39,8 @@ export default defineConfig({
           isolate: false,
           // Builds the fixture corpus and index once, before the slices start (a fresh clone).
           globalSetup: ['./src/vitest/evals-setup.ts'],
+          // A heap limit for the workers, so a long run collects its garbage (src/vitest/worker-heap.ts).
+          execArgv: workerHeapArgs(process.env),
           testTimeout: 300_000,
           hookTimeout: 600_000,
         },
