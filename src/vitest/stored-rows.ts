@@ -15,15 +15,34 @@ import { parseRecord, readLineAt, scanLines } from '../store/jsonl.ts';
 import { CaseRow, cellKey, RunHeader, resultsFile } from '../store/rows.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
 
-/** One string for each distinct value (a hundred thousand rows name a handful of subjects and hashes). */
-class Strings {
-  private readonly seen = new Map<string, string>();
+/**
+ * One instance of each distinct value: strings (a hundred thousand rows name a handful of subjects and
+ * hashes) and small records of few distinct values (a check's outcome, a verdict's three scores, a
+ * case's scores), frozen, so that no reader can change what other rows share.
+ */
+class Shared {
+  private readonly strings = new Map<string, string>();
+  private readonly records = new Map<string, object>();
+
   of(s: string): string {
-    const known = this.seen.get(s);
+    const known = this.strings.get(s);
     if (known !== undefined) return known;
-    this.seen.set(s, s);
+    this.strings.set(s, s);
     return s;
   }
+
+  record<T extends object>(value: T): T {
+    const key = JSON.stringify(value);
+    const known = this.records.get(key);
+    if (known !== undefined) return known as T;
+    this.records.set(key, deepFreeze(value));
+    return value;
+  }
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const v of Object.values(value)) if (v !== null && typeof v === 'object') deepFreeze(v);
+  return Object.freeze(value);
 }
 
 class RowRef implements StoredRowRef {
@@ -40,7 +59,7 @@ class RowRef implements StoredRowRef {
 
 type Verdict = NonNullable<JudgeOutcome['verdict']>;
 
-function compactVerdict(v: JudgeOutcome, s: Strings) {
+function compactVerdict(v: JudgeOutcome, s: Shared) {
   const d = v.verdict;
   const score = (dim: keyof Omit<Verdict, 'unsupported_claims'>) => ({ score: (d as Verdict)[dim].score });
   return {
@@ -48,26 +67,26 @@ function compactVerdict(v: JudgeOutcome, s: Strings) {
     family: s.of(v.family),
     status: v.status,
     verdict: d
-      ? {
+      ? s.record({
           correctness: score('correctness'),
           grounding: score('grounding'),
           calibration: score('calibration'),
-        }
+        })
       : null,
     attempts: v.attempts,
     latencyMs: v.latencyMs,
     costUsd: v.costUsd,
     ...(v.usage ? { usage: v.usage } : {}),
-    ...(v.stop ? { stop: v.stop } : {}),
+    ...(v.stop ? { stop: s.record(v.stop) } : {}),
   };
 }
 
 /** A row as the report's statistics read it: no answer, question, rationale, evidence or check detail. */
-export function compactRow(row: CaseRow, s: Strings, ref: StoredRowRef): CaseRowView {
+export function compactRow(row: CaseRow, s: Shared, ref: StoredRowRef): CaseRowView {
   const checks: Record<string, unknown> = {};
   for (const [name, c] of Object.entries(row.checks)) {
     const { detail: _detail, claims: _claims, ...rest } = c as Record<string, unknown>;
-    checks[name] = rest;
+    checks[name] = s.record(rest);
   }
   const evidence: { items: number; found: number; recall: number | null } | undefined = row.evidence
     ? { items: row.evidence.items, found: row.evidence.found, recall: row.evidence.recall }
@@ -85,8 +104,8 @@ export function compactRow(row: CaseRow, s: Strings, ref: StoredRowRef): CaseRow
     judge_prompt_hash: s.of(row.judge_prompt_hash),
     answer_key: row.answer_key,
     retrieval_hit: row.retrieval_hit,
-    ...(evidence ? { evidence } : {}),
-    ...(row.answer_stop ? { answer_stop: row.answer_stop } : {}),
+    ...(evidence ? { evidence: s.record(evidence) } : {}),
+    ...(row.answer_stop ? { answer_stop: s.record(row.answer_stop) } : {}),
     usage: row.usage,
     judge_usage: row.judge_usage,
     latency_ms: row.latency_ms,
@@ -94,8 +113,11 @@ export function compactRow(row: CaseRow, s: Strings, ref: StoredRowRef): CaseRow
     uncached_cost_usd: row.uncached_cost_usd,
     batch: row.batch,
     verdicts: row.verdicts.map((v) => compactVerdict(v, s)),
-    scores: { ...row.scores, contestedDimensions: row.scores.contestedDimensions.map((d) => s.of(d)) },
-    checks,
+    scores: s.record({
+      ...row.scores,
+      contestedDimensions: row.scores.contestedDimensions.map((d) => s.of(d)),
+    }),
+    checks: s.record(checks),
   };
   Object.defineProperty(compact, FULL_ROW, { value: ref, enumerable: false });
   return compact;
@@ -116,7 +138,7 @@ export function readRunRows(run: RgeRunInfo, cases: readonly RgeCaseMeta[]): Run
     wanted.set(cellKey(c), null);
     subjects.add(c.subject_id);
   }
-  const strings = new Strings();
+  const strings = new Shared();
   for (const subject of subjects) {
     const file = resultsFile(run.resultsDir, subject, run.runId);
     const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
