@@ -41,6 +41,7 @@ async function rgeRun(
   ctx: Parameters<Bench>[0],
   size: { cases: number; questions: number; runs: number },
   tag: string,
+  results: string,
 ): Promise<TreeRun> {
   const args = [
     join(ctx.root, 'bin/rge.mjs'),
@@ -54,7 +55,7 @@ async function rgeRun(
     '--runs',
     String(size.runs),
     '--results-dir',
-    resultsOf(ctx, size),
+    results,
     '--reports-dir',
     join(ctx.tmp, `reports-${tag}`),
     ...(await worldSetArgs('bm25')),
@@ -77,9 +78,10 @@ const resultsOf = (ctx: Parameters<Bench>[0], size: { questions: number; runs: n
 /** Fills a size's stores: its first BASE_RUNS runs cold, the rest replayed. Returns the seconds it took. */
 async function fill(ctx: Parameters<Bench>[0], size: (typeof SIZES)[number]): Promise<number> {
   const t0 = performance.now();
-  const base = Math.min(BASE_RUNS, size.runs);
-  await rgeRun(ctx, { cases: 2 * size.questions * base, questions: size.questions, runs: base }, 'cold');
-  if (size.runs > base) multiplyRuns(resultsOf(ctx, size), { from: base, to: size.runs });
+  const runs = Math.min(BASE_RUNS, size.runs);
+  const base = { cases: 2 * size.questions * runs, questions: size.questions, runs };
+  await rgeRun(ctx, base, 'cold', resultsOf(ctx, size));
+  if (size.runs > runs) multiplyRuns(resultsOf(ctx, size), { from: runs, to: size.runs });
   return (performance.now() - t0) / 1000;
 }
 
@@ -155,7 +157,7 @@ const bench: Bench = async (ctx) => {
     ctx.log(
       `${size.cases} cases: filled the stores in ${filled.toFixed(1)} s (runs past ${BASE_RUNS} replayed)`,
     );
-    const warm = await rgeRun(ctx, size, 'warm');
+    const warm = await rgeRun(ctx, size, 'warm', resultsOf(ctx, size));
     const plain = await plainVitest(ctx, size.cases);
     const loop = await plainLoop(ctx, size);
     const ms = (s: number) => (1000 * s) / size.cases;
