@@ -283,10 +283,10 @@ function stratifiedKappa(
   const counts = new Array<number>(strataCount * cells);
   const known = new Map<string, number>();
   const tableKappa = (from: number): number => {
-    const key = counts.slice(from, from + cells).join(',');
+    const table = counts.slice(from, from + cells);
+    const key = table.join(',');
     const seen = known.get(key);
     if (seen !== undefined) return seen;
-    const table = counts.slice(from, from + cells);
     const kappa = table.every((c) => c === 0) ? Number.NaN : tableAgreement(measure, table, labelCount);
     known.set(key, kappa);
     return kappa;

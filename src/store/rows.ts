@@ -152,33 +152,18 @@ export class ResultsStore<Row extends CellKey> {
   /** Reads the file once: checks the header, validates every row, keeps where each is; cuts a torn tail. */
   private index(readOnly: boolean): void {
     const file = this.file;
-    const size = statSync(file).size;
-    let line = 0;
-    let headEnd = -1;
-    const end = scanLines(file, 0, size, (raw, offset, bytes) => {
-      line++;
-      if (headEnd < 0) {
-        checkHeader(parseRecord(raw, RunHeader, file, line), this.header, file);
-        headEnd = offset + bytes + 1;
-        return;
-      }
-      const row = parseRecord(raw, this.schema, file, line);
+    const { end, size, lines } = scanRows(file, this.schema, this.header, (row, at) => {
       const key = cellKey(row);
-      if (!this.byKey.has(key)) this.byKey.set(key, { offset, bytes });
+      if (!this.byKey.has(key)) this.byKey.set(key, at);
     });
     if (end === size) return;
     // a torn last line: no newline (a writer killed mid-line); the header's own tear empties the file
-    const tornAt = line + 1;
     if (!readOnly) truncateSync(file, end);
-    this.tornLineText = `${file}:${tornAt}: ignored a torn last line (${size - end} bytes, no newline)`;
+    this.tornLineText = `${file}:${lines + 1}: ignored a torn last line (${size - end} bytes, no newline)`;
   }
 
   get size(): number {
     return this.byKey.size;
-  }
-
-  has(key: CellKey): boolean {
-    return this.byKey.has(cellKey(key));
   }
 
   get(key: CellKey): Row | undefined {
@@ -187,7 +172,7 @@ export class ResultsStore<Row extends CellKey> {
   }
 
   private read(at: LineAt): Row {
-    return this.schema.parse(JSON.parse(readLineAt(this.file, at)));
+    return readRowAt(this.file, at, this.schema);
   }
 
   /** Appends a completed case; a cell already present is not written twice. */
@@ -205,6 +190,39 @@ export class ResultsStore<Row extends CellKey> {
   rows(): Row[] {
     return [...this.byKey.values()].map((at) => this.read(at));
   }
+}
+
+/**
+ * Each row of a results file, validated, with where its line is, in one chunked pass: the first line is
+ * the run header (checked against `header` when given: the rows of another run are never mixed in).
+ * Returns the byte after the last complete line, the file's size (they differ when the last line is
+ * torn) and the number of complete lines.
+ */
+export function scanRows<Row>(
+  file: string,
+  schema: z.ZodType<Row>,
+  header: RunHeader | null,
+  onRow: (row: Row, at: LineAt) => void,
+): { end: number; size: number; lines: number } {
+  const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  let lines = 0;
+  const end =
+    size === 0
+      ? 0
+      : scanLines(file, 0, size, (raw, offset, bytes) => {
+          lines++;
+          if (lines > 1) onRow(parseRecord(raw, schema, file, lines), { offset, bytes });
+          else {
+            const stored = parseRecord(raw, RunHeader, file, lines);
+            if (header) checkHeader(stored, header, file);
+          }
+        });
+  return { end, size, lines };
+}
+
+/** The row at a place found by `scanRows` (validated again: the schema may fill defaults). */
+export function readRowAt<Row>(file: string, at: LineAt, schema: z.ZodType<Row>): Row {
+  return schema.parse(JSON.parse(readLineAt(file, at)));
 }
 
 /** A stored run header must be this run's: the rows of another run are never mixed in. */

@@ -2,17 +2,16 @@
  * The rows of a run's cases, read for its report from the results store in one pass: each subject's
  * file (data/results/<subject>_<run_id>.jsonl) is read in chunks, each row validated, and the rows of
  * the reported cases kept in their compact form (`compactRow`: what every statistic reads, strings
- * shared), with where the whole row is for the few the report shows in full (`FULL_ROW`). The cases'
+ * and small records shared), with where the whole row is for the few the report shows in full (`FULL_ROW`). The cases'
  * metadata names the rows; their order is the cases' (files in path order, cases in definition order),
  * so the statistics are those of the rows themselves, reported the old way (issue 41).
  */
 
-import { statSync } from 'node:fs';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import type { CaseRowView, StoredRowRef } from '../report/views.ts';
 import { FULL_ROW } from '../report/views.ts';
-import { parseRecord, readLineAt, scanLines } from '../store/jsonl.ts';
-import { CaseRow, cellKey, RunHeader, resultsFile } from '../store/rows.ts';
+import type { LineAt } from '../store/jsonl.ts';
+import { CaseRow, cellKey, readRowAt, resultsFile, scanRows } from '../store/rows.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
 
 /**
@@ -48,12 +47,11 @@ function deepFreeze<T extends object>(value: T): T {
 class RowRef implements StoredRowRef {
   constructor(
     private readonly file: string,
-    private readonly offset: number,
-    private readonly bytes: number,
+    private readonly at: LineAt,
   ) {}
 
   read(): CaseRowView {
-    return CaseRow.parse(JSON.parse(readLineAt(this.file, { offset: this.offset, bytes: this.bytes })));
+    return readRowAt(this.file, this.at, CaseRow);
   }
 }
 
@@ -141,18 +139,9 @@ export function readRunRows(run: RgeRunInfo, cases: readonly RgeCaseMeta[]): Run
   const strings = new Shared();
   for (const subject of subjects) {
     const file = resultsFile(run.resultsDir, subject, run.runId);
-    const size = statSync(file, { throwIfNoEntry: false })?.size ?? 0;
-    let line = 0;
-    scanLines(file, 0, size, (raw, offset, bytes) => {
-      line++;
-      if (line === 1) {
-        parseRecord(raw, RunHeader, file, line);
-        return;
-      }
-      const row = parseRecord(raw, CaseRow, file, line);
+    scanRows(file, CaseRow, null, (row, at) => {
       const key = cellKey(row);
-      if (wanted.get(key) === null)
-        wanted.set(key, compactRow(row, strings, new RowRef(file, offset, bytes)));
+      if (wanted.get(key) === null) wanted.set(key, compactRow(row, strings, new RowRef(file, at)));
     });
   }
   const rows: CaseRowView[] = [];

@@ -2,6 +2,8 @@
  * Tests open runs as a one-process tool does: a request (validated by the run's own schema), planned and
  * opened (src/run/open.ts `openRun`). The options mix the request's fields with where and how to open.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { OpenContext } from '../../src/run/open.ts';
 import { openRun, type RunSession } from '../../src/run/open.ts';
 import { parseRunRequest, type RunRequestInput } from '../../src/run/request.ts';
@@ -17,4 +19,20 @@ export async function openTestRun(opts: TestRunOptions): Promise<RunSession> {
     ...(dryRun !== undefined ? { dryRun } : {}),
     ...(calls !== undefined ? { calls } : {}),
   });
+}
+
+/** The ids of the first `perCategory` questions of each category of fixtures/questions.jsonl, in file order. */
+export async function fixtureQuestionsPerCategory(root: string, perCategory: number): Promise<string[]> {
+  const questions = (await readFile(join(root, 'fixtures/questions.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; category: string });
+  const taken = new Map<string, number>();
+  return questions
+    .filter((q) => {
+      const n = taken.get(q.category) ?? 0;
+      taken.set(q.category, n + 1);
+      return n < perCategory;
+    })
+    .map((q) => q.id);
 }

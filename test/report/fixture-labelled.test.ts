@@ -7,7 +7,7 @@
  * each pairwise comparison and the ranking's probabilities; `rge plan` prints the design table for the
  * run's summary.json. The labels are a fixture, not people's: the figures test the machinery only.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ import { drawValidationSample } from '../../src/validation/index.ts';
 import type { LabelView } from '../../src/validation/summary.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
-import { openTestRun } from '../helpers/open-run.ts';
+import { fixtureQuestionsPerCategory, openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const PER_CATEGORY = 6;
@@ -32,18 +32,7 @@ describe('the fixture run with a labelled validation sample', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-fixture-labelled-'));
-    const questions = (await readFile(join(root, 'fixtures/questions.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { id: string; category: string });
-    const taken = new Map<string, number>();
-    const questionIds = questions
-      .filter((q) => {
-        const n = taken.get(q.category) ?? 0;
-        taken.set(q.category, n + 1);
-        return n < PER_CATEGORY;
-      })
-      .map((q) => q.id);
+    const questionIds = await fixtureQuestionsPerCategory(root, PER_CATEGORY);
     const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,

@@ -5,7 +5,7 @@
  * in full are read back whole. The fixture run (configs/fixture.yaml on the bm25 world), 8 questions of
  * each category, 2 runs: failures, drill-downs and contested cases all occur.
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ import { caseMeta } from '../../src/vitest/case-meta.ts';
 import type { RgeRunInfo } from '../../src/vitest/meta.ts';
 import { readRunRows } from '../../src/vitest/stored-rows.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
-import { openTestRun } from '../helpers/open-run.ts';
+import { fixtureQuestionsPerCategory, openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -55,18 +55,7 @@ describe('a run reported from its results store', () => {
 
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-stored-rows-'));
-    const questions = (await readFile(join(root, 'fixtures/questions.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { id: string; category: string });
-    const taken = new Map<string, number>();
-    const cases = questions
-      .filter((q) => {
-        const n = taken.get(q.category) ?? 0;
-        taken.set(q.category, n + 1);
-        return n < PER_CATEGORY;
-      })
-      .map((q) => q.id);
+    const cases = await fixtureQuestionsPerCategory(root, PER_CATEGORY);
     const run = await openTestRun({
       config: 'configs/fixture.yaml',
       root,
