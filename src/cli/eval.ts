@@ -224,6 +224,9 @@ async function recordReruns(request: RunRequest, ids: readonly string[], io: Cli
  */
 async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const request = await evalRequest(flags);
+  // this process runs the stages, then Vitest's main: a heap close to what it keeps (src/vitest/worker-heap.ts)
+  const { setHeapGrowth } = await import('../vitest/worker-heap.ts');
+  setHeapGrowth(io.env ?? process.env);
   passRate(flags.minPassRate);
   if (flags.rerun) await recordReruns(request, flags.rerun, io);
   const { planFromRequest } = await import('../run/load.ts');

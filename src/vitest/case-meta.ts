@@ -12,6 +12,7 @@ import type { TaskMeta } from 'vitest';
 import type { CaseRow } from '../run/case.ts';
 import { resultsFile } from '../store/rows.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+import type { Shared } from './shared-values.ts';
 
 /** Cases per eval file whose vitest-evals metadata is kept whole (the fixture run's 1,200 all are). */
 export const FULL_EVAL_CASES = 500;
@@ -39,7 +40,7 @@ export function caseMeta(row: CaseRow, reused: boolean): RgeCaseMeta {
  * reporter and report UI need to list it (the answer, usage, timings, each score and whether GFS gates),
  * and points to its full record.
  */
-export function trimEvalMeta(task: { meta: TaskMeta }, n: number, run: RgeRunInfo): void {
+export function trimEvalMeta(task: { meta: TaskMeta }, n: number, run: RgeRunInfo, shared: Shared): void {
   const { harness, eval: scored, rge } = task.meta;
   if (n <= FULL_EVAL_CASES || !harness || !rge) return;
   const full = resultsFile(run.resultsDir, rge.subject_id, run.runId);
@@ -65,4 +66,58 @@ export function trimEvalMeta(task: { meta: TaskMeta }, n: number, run: RgeRunInf
       avgScore: scored.avgScore,
       thresholdFailed: scored.thresholdFailed ?? false,
     };
+  shareCaseMeta(task.meta, shared);
+}
+
+const TRIMMED = { trimmed: true } as const;
+
+/** Whether a case's vitest-evals metadata is the trimmed one (`trimEvalMeta`). */
+function isTrimmed(meta: TaskMeta): boolean {
+  const session = meta.harness?.run.session as { metadata?: Record<string, unknown> } | undefined;
+  return session?.metadata?.trimmed === TRIMMED.trimmed;
+}
+
+/** `o` with the string fields `keys` it has replaced by their shared instance (its key order kept). */
+function sharedStrings<T extends object>(o: T, keys: readonly (keyof T)[], s: Shared): T {
+  const out = { ...o };
+  for (const k of keys) {
+    const v = out[k];
+    if (typeof v === 'string') out[k] = s.of(v) as T[keyof T];
+  }
+  return out;
+}
+
+/** `o` with its `metadata` record, if any, shared. */
+function sharedMetadata<T extends { metadata?: object | undefined }>(o: T, s: Shared): T {
+  return o.metadata ? { ...o, metadata: s.record(o.metadata) } : o;
+}
+
+/**
+ * A case's metadata with what it has in common with other cases shared (in place; equal values, so what
+ * any reader sees is unchanged): rge's cell names and scores, and a trimmed case's vitest-evals metadata
+ * (its score lines, names, usage's provider and model). A case whose metadata is whole is left as it is.
+ */
+export function shareCaseMeta(meta: TaskMeta, s: Shared): void {
+  const rge = meta.rge;
+  if (rge)
+    meta.rge = {
+      ...sharedStrings(rge, ['subject_id', 'question_id', 'prompt_hash', 'category'], s),
+      scores: s.record(rge.scores),
+    };
+  const harness = meta.harness;
+  if (!harness || !isTrimmed(meta)) return;
+  const r = harness.run;
+  meta.harness = {
+    name: s.of(harness.name),
+    run: {
+      ...r,
+      ...(typeof r.output === 'string' ? { output: s.of(r.output) } : {}),
+      ...(r.session ? { session: s.record(r.session) } : {}),
+      usage: sharedMetadata(sharedStrings(r.usage, ['provider', 'model'], s), s),
+      ...(r.timings ? { timings: sharedMetadata(r.timings, s) } : {}),
+      ...(r.artifacts ? { artifacts: sharedStrings(r.artifacts, ['reply_model', 'full_record'], s) } : {}),
+      ...(r.errors.length === 0 ? { errors: s.record(r.errors) } : {}),
+    },
+  };
+  if (meta.eval) meta.eval = s.record(meta.eval);
 }

@@ -11,12 +11,15 @@ import { planFromRequest } from '../run/load.ts';
 import { requestFromEnv } from '../run/request.ts';
 import { RgeError } from '../util/errors.ts';
 import { HANDOFF_KEY } from './handoff.ts';
+import { setHeapGrowth } from './worker-heap.ts';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export default async function setup(project: TestProject): Promise<void> {
   if (project.getProvidedContext()[HANDOFF_KEY]) return;
   try {
+    // Vitest's main process holds the run's cases to its end: a heap close to what it keeps (worker-heap.ts)
+    setHeapGrowth(process.env);
     const request = requestFromEnv(process.env);
     const plan = await planFromRequest(request, {
       root: project.config.root,

@@ -2,11 +2,12 @@
  * The rge reporter: at the end of a run, collects the cases' metadata (Vitest's public reported-tasks
  * API: TestModule.meta() for the run, TestCase.meta() for each case's cell), reads the cases' rows from
  * the results store in one pass (stored-rows.ts) and writes reports/<run_id>/summary.md, summary.json
- * and gfs.svg. Runs without rge cases (the unit tests) write nothing.
+ * and gfs.svg. Runs without rge cases (the unit tests) write nothing. As cases finish, it shares what
+ * their metadata have in common (case-meta.ts), which Vitest holds to the run's end.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
 import { summarise } from '../report/summary.ts';
 import type { RunBudgetView } from '../report/views.ts';
@@ -14,7 +15,9 @@ import { resultsFile } from '../store/rows.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
 import { VALIDATION_MIN_KAPPA } from '../validation/summary.ts';
+import { shareCaseMeta } from './case-meta.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+import { Shared } from './shared-values.ts';
 import { readRunRows } from './stored-rows.ts';
 
 /** The run state the stages wrote (estimate, spend), if there is one. */
@@ -68,7 +71,19 @@ export function casesByRun(testModules: ReadonlyArray<TestModule>): Map<string, 
 }
 
 export default class RgeReporter implements Reporter {
+  /** what the cases' metadata have in common, for the run (case-meta.ts `shareCaseMeta`) */
+  private shared = new Shared();
+
+  /**
+   * A finished case's metadata, as it arrived from its worker (a copy of every string and record),
+   * with what it has in common with other cases shared again: Vitest holds it until the run ends.
+   */
+  onTestCaseResult(test: TestCase): void {
+    shareCaseMeta(test.meta(), this.shared);
+  }
+
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    this.shared = new Shared();
     for (const [runId, { run, cases, errors }] of casesByRun(testModules)) {
       const state = run.stateFile ? readRunBudget(run.stateFile) : null;
       const validation = run.labelsDir

@@ -13,36 +13,7 @@ import { FULL_ROW } from '../report/views.ts';
 import type { LineAt } from '../store/jsonl.ts';
 import { CaseRow, cellKey, readRowAt, resultsFile, scanRows } from '../store/rows.ts';
 import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
-
-/**
- * One instance of each distinct value: strings (a hundred thousand rows name a handful of subjects and
- * hashes) and small records of few distinct values (a check's outcome, a verdict's three scores, a
- * case's scores), frozen, so that no reader can change what other rows share.
- */
-class Shared {
-  private readonly strings = new Map<string, string>();
-  private readonly records = new Map<string, object>();
-
-  of(s: string): string {
-    const known = this.strings.get(s);
-    if (known !== undefined) return known;
-    this.strings.set(s, s);
-    return s;
-  }
-
-  record<T extends object>(value: T): T {
-    const key = JSON.stringify(value);
-    const known = this.records.get(key);
-    if (known !== undefined) return known as T;
-    this.records.set(key, deepFreeze(value));
-    return value;
-  }
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v !== null && typeof v === 'object') deepFreeze(v);
-  return Object.freeze(value);
-}
+import { Shared } from './shared-values.ts';
 
 class RowRef implements StoredRowRef {
   constructor(

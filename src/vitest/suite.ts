@@ -44,6 +44,7 @@ import {
 import { slicePlan, sliceState } from './evals-slices.ts';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
 import { installRgeMatchers } from './matchers.ts';
+import { Shared } from './shared-values.ts';
 import './meta.ts';
 
 export interface SuiteOptions {
@@ -186,6 +187,8 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
     return reused !== undefined && reused < startedAt;
   };
   let casesRun = 0;
+  // what the file's cases' metadata have in common, one instance each (case-meta.ts)
+  const shared = new Shared();
 
   if (cells.length === 0 && slice)
     test.skip(`slice ${slice[0]} of ${slice[1]}: no question of this run falls in it`, () => {});
@@ -221,7 +224,7 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
             } finally {
               // the case is the row's last reader: a long run holds no row past its case
               book.release(cell.id);
-              trimEvalMeta(task, ++casesRun, info);
+              trimEvalMeta(task, ++casesRun, info, shared);
             }
           });
       },
