@@ -612,6 +612,14 @@ const ROWS: Row[] = [
     names: '--min-pass-rate',
   },
   {
+    id: 'env-heap-growth',
+    input: '`RGE_HEAP_GROWTH_PERCENT` not 0 or 10-300',
+    args: ['eval', 'run', '--config', 'run.yaml'],
+    exit: 2,
+    names: 'RGE_HEAP_GROWTH_PERCENT',
+    env: { RGE_HEAP_GROWTH_PERCENT: '5' },
+  },
+  {
     id: 'flag-set',
     input: '`--set` without `=`',
     args: ['eval', 'run', '--config', 'run.yaml', '--set', 'runs'],
