@@ -69,12 +69,10 @@ export function trimEvalMeta(task: { meta: TaskMeta }, n: number, run: RgeRunInf
   shareCaseMeta(task.meta, shared);
 }
 
-const TRIMMED = { trimmed: true } as const;
-
 /** Whether a case's vitest-evals metadata is the trimmed one (`trimEvalMeta`). */
 function isTrimmed(meta: TaskMeta): boolean {
   const session = meta.harness?.run.session as { metadata?: Record<string, unknown> } | undefined;
-  return session?.metadata?.trimmed === TRIMMED.trimmed;
+  return session?.metadata?.trimmed === true;
 }
 
 /** `o` with the string fields `keys` it has replaced by their shared instance (its key order kept). */
