@@ -247,7 +247,9 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   if (flags.dryRun) return dryRun(plan, flags, io, log);
   const staged = await stagedRun(plan, flags, io, log, output);
   if (!staged) return;
-  const { runEvalSuite } = await import('../vitest/run.ts');
+  // Vite loads rolldown's binding here: its allocator's options first (src/vitest/allocator.ts)
+  const { withAllocatorEnv } = await import('../vitest/allocator.ts');
+  const { runEvalSuite } = await withAllocatorEnv(() => import('../vitest/run.ts'));
   const outcome = await runEvalSuite({
     root: io.cwd,
     handoff: { request: { ...request, stages: 'done' }, plan, plannedBy: process.pid },

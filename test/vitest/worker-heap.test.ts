@@ -6,18 +6,25 @@ import {
   DEFAULT_HEAP_GROWTH_PERCENT,
   DEFAULT_WORKER_HEAP_MB,
   heapGrowthPercent,
+  WORKER_SEMI_SPACE_MB,
   workerHeapArgs,
 } from '../../src/vitest/worker-heap.ts';
 
 const growth = `--heap-growing-percent=${DEFAULT_HEAP_GROWTH_PERCENT}`;
+const semi = `--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`;
 
 describe('workerHeapArgs', () => {
   it('gives the default limit and growth, chosen ones, or V8 defaults', () => {
-    expect(workerHeapArgs({})).toEqual([`--max-old-space-size=${DEFAULT_WORKER_HEAP_MB}`, growth]);
-    expect(workerHeapArgs({ RGE_WORKER_HEAP_MB: '2048' })).toEqual(['--max-old-space-size=2048', growth]);
+    expect(workerHeapArgs({})).toEqual([`--max-old-space-size=${DEFAULT_WORKER_HEAP_MB}`, semi, growth]);
+    expect(workerHeapArgs({ RGE_WORKER_HEAP_MB: '2048' })).toEqual([
+      '--max-old-space-size=2048',
+      semi,
+      growth,
+    ]);
     expect(workerHeapArgs({ RGE_WORKER_HEAP_MB: '0' })).toEqual([growth]);
     expect(workerHeapArgs({ RGE_HEAP_GROWTH_PERCENT: '50' })).toEqual([
       `--max-old-space-size=${DEFAULT_WORKER_HEAP_MB}`,
+      semi,
       '--heap-growing-percent=50',
     ]);
     expect(workerHeapArgs({ RGE_WORKER_HEAP_MB: '0', RGE_HEAP_GROWTH_PERCENT: '0' })).toEqual([]);
