@@ -21,6 +21,7 @@ import { SystemContext, SystemToolCall } from '../system/contract.ts';
 import { sha256 } from '../util/fs.ts';
 import { Journal, type LineAt, readLineAt } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
+import { LineIndex } from './line-index.ts';
 
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
@@ -152,13 +153,13 @@ const CACHED_RECORDS = 256;
  * One store file: records by key, the first record of a key wins; duplicates are counted, not kept.
  * Every line is validated when it is first read, but only its location (byte offset and length) is
  * kept: a record is read again from the file when asked for (the last few stay parsed), so a store of a
- * hundred thousand cells costs a map of keys, not the records (issue 41).
+ * hundred thousand cells costs a compact index of keys (`LineIndex`), not the records (issue 41).
  */
 export class CellStore<R extends CellRecord> {
-  private readonly byKey = new Map<string, LineAt>();
-  private readonly byReservation = new Map<string, LineAt>();
-  /** the keys of every charge on record: a call's record stored again is not a second call */
-  private readonly chargeKeys = new Set<string>();
+  private readonly byKey = new LineIndex();
+  private readonly byReservation = new LineIndex();
+  /** the keys of every charge on record (with the record's place): a call's record stored again is not a second call */
+  private readonly chargeKeys = new LineIndex();
   private readonly dupes: LineAt[] = [];
   private readonly cache = new Map<number, R>();
   /** records of a key already stored (paid calls of processes that raced on one cell) */
@@ -172,15 +173,14 @@ export class CellStore<R extends CellRecord> {
   ) {
     this.journal = new Journal(file, schema, (record, _line, at) => {
       for (const c of record.charges) {
-        this.chargeKeys.add(c.key);
+        this.chargeKeys.add(c.key, at);
         if (c.reservation) this.byReservation.set(c.reservation, at);
       }
-      if (this.byKey.has(record.key)) {
+      if (!this.byKey.add(record.key, at)) {
         this.duplicates++;
         this.dupes.push(at);
         return;
       }
-      this.byKey.set(record.key, at);
       this.remember(at, record);
     });
     this.journal.catchUp();

@@ -15,6 +15,7 @@ import { CaseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { type LineAt, parseRecord, readLineAt, scanLines } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
+import { LineIndex } from './line-index.ts';
 
 /** One case of a run, as the published rows and the report read it (computed by run/case.ts). */
 export const CaseRow = z.strictObject({
@@ -112,7 +113,7 @@ export function resultsFile(dir: string, subjectId: string, runId: string): stri
  * from the file), so a run of a hundred thousand cases opens in bounded memory (issue 41).
  */
 export class ResultsStore<Row extends CellKey> {
-  private readonly byKey = new Map<string, LineAt>();
+  private readonly byKey = new LineIndex();
   private tornLineText: string | null = null;
 
   private constructor(
@@ -153,8 +154,7 @@ export class ResultsStore<Row extends CellKey> {
   private index(readOnly: boolean): void {
     const file = this.file;
     const { end, size, lines } = scanRows(file, this.schema, this.header, (row, at) => {
-      const key = cellKey(row);
-      if (!this.byKey.has(key)) this.byKey.set(key, at);
+      this.byKey.add(cellKey(row), at);
     });
     if (end === size) return;
     // a torn last line: no newline (a writer killed mid-line); the header's own tear empties the file
@@ -183,7 +183,7 @@ export class ResultsStore<Row extends CellKey> {
     const text = `${JSON.stringify(row)}\n`;
     const offset = statSync(this.file).size;
     appendFileSync(this.file, text);
-    this.byKey.set(key, { offset, bytes: Buffer.byteLength(text) - 1 });
+    this.byKey.add(key, { offset, bytes: Buffer.byteLength(text) - 1 });
   }
 
   /** Every row, in the order first stored, read again from the file. */
