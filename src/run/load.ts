@@ -87,7 +87,7 @@ async function identities(
   ] as const)
     for (const entry of entries) {
       const identity = await inConfig(configFile, () => providerIdentity(entry, role, { root }));
-      const epoch = role === 'subject' ? reruns.epochOf(entry.provider, entry.model) : 0;
+      const epoch = role === 'subject' ? reruns.epochOf(entry) : 0;
       out[`${role}:${entry.id}`] =
         epoch > 0 ? { ...identity, version: `${identity.version}+rerun.${epoch}` } : identity;
     }

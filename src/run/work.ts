@@ -127,10 +127,19 @@ export function systemQuestionFor(
   };
 }
 
+/** An OpenAI-compatible model's endpoint (its base URL, without a trailing slash), part of its cells' identity. */
+export function endpointOf(m: Pick<PlannedSubject | PlannedJudge, 'provider' | 'config'>): {
+  endpoint?: string;
+} {
+  const url = m.config.base_url;
+  return m.provider === 'openai-compatible' && url ? { endpoint: url.replace(/\/+$/, '') } : {};
+}
+
 /**
  * The identity of a subject's answer (see the store's cells.ts): for a model, its request's hash and
- * rge's retrieval (index checksum and k); for a system, the question's hash (what it is asked) and no
- * retrieval of rge's (it retrieves itself: index 'system', k 0).
+ * rge's retrieval (index checksum and k); for a system, the subject's own id (its `model` is a label),
+ * the question's hash (what it is asked) and no retrieval of rge's (it retrieves itself: index
+ * 'system', k 0).
  */
 export function answerIdentityFor(
   plan: Pick<RunPlan, 'config' | 'info'>,
@@ -144,6 +153,7 @@ export function answerIdentityFor(
     provider: subject.provider,
     model: subject.model,
     provider_version: subject.identity.version,
+    ...(model ? endpointOf(subject) : { subject: subject.id }),
     question_id: question.id,
     questions_version: plan.config.questions.version,
     run_index: runIndex,
@@ -172,6 +182,7 @@ export function verdictCellOf(
     provider: judge.provider,
     model: judge.model,
     provider_version: judge.identity.version,
+    ...endpointOf(judge),
     ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
     judge_prompt_hash: prompt.hash,
     request_hash: identityHash({

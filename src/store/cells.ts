@@ -1,9 +1,12 @@
 /**
  * The cell stores: subject answers and judge verdicts, each kept by WHAT IT IS, not by the run that made
- * it. An answer is identified by its provider and model (and their version), the question and the
- * question-set version, the run index, the exact prompt (hash), max tokens, the sampling seed and the
- * retrieval (index checksum and k); a verdict by the answer it judges, the judge (provider, model,
- * version, temperature) and the exact judge request. Any run that needs a cell that exists — a full
+ * it, never by a label. A model's answer is identified by its provider and model (and their version; an
+ * OpenAI-compatible server's also by its endpoint), the question and the question-set version, the run
+ * index, the exact prompt (hash), max tokens, the sampling seed and the retrieval (index checksum and
+ * k); a system's answer (a user's own RAG app) by the subject itself, its id and version, and the
+ * question: its `model` is only a label, so two systems that share one are never each other's answers.
+ * A verdict by the answer it judges, the judge (provider, model, endpoint, version, temperature) and the
+ * exact judge request. Any run that needs a cell that exists — a full
  * run, then `--subjects X`, then `--questions 20` — reuses it and calls nothing. The run id names a
  * report, not a cache.
  *
@@ -36,10 +39,14 @@ const CellModel = {
   provider: z.string(),
   model: z.string(),
   provider_version: z.string(),
+  /** an OpenAI-compatible server's base URL: two servers may serve models of one name (absent otherwise) */
+  endpoint: z.string().optional(),
 };
 
 export const AnswerIdentity = z.strictObject({
   ...CellModel,
+  /** a system subject's id (its answers are its own, whatever its model label); absent for a model */
+  subject: z.string().optional(),
   question_id: z.string(),
   questions_version: z.number().int(),
   run_index: z.number().int().min(0),

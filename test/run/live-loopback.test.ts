@@ -246,6 +246,37 @@ describe('live providers: seeds, expired batch items, self-hosted models', () =>
       await s.close();
     }
   });
+  it("two openai-compatible servers that serve one model name are two subjects: neither reuses the other's answers", async () => {
+    const [first, second] = [await servers(), await servers()];
+    try {
+      const dir = await mkdtemp(join(tmpdir(), 'rge-live-compatible-two-'));
+      const at = (url: string) => [
+        ...liveOverrides(),
+        'subjects.0.provider=openai-compatible',
+        'subjects.0.model=local',
+        'subjects.0.family=meta',
+        `subjects.0.base_url=${url}`,
+        'subjects.0.api_key_env=LOCAL_LLM_KEY',
+        'subjects.0.prices={input: 0, output: 0, cache_read: 0, cache_write: 0, batch_discount: 0}',
+      ];
+      const answers = async (s: LoopbackServers, url: string) => {
+        const env = { ...liveEnv(s), LOCAL_LLM_KEY: serverKeys.openai.apiKey };
+        const run = await openTestRun(
+          options(s, dir, { overrides: at(url), env, questions: 2, runs: 1, subjects: ['claude'] }),
+        );
+        return (await runStages(run, { log: quiet })).state.counts.answers;
+      };
+      expect(await answers(first, first.openai.url)).toMatchObject({ computed: 2, reused: 0 });
+      // the same server again (its URL with a trailing slash): reused
+      expect(await answers(first, `${first.openai.url}/`)).toMatchObject({ computed: 0, reused: 2 });
+      // another server under the same model name: asked
+      expect(await answers(second, second.openai.url)).toMatchObject({ computed: 2, reused: 0 });
+      expect(second.openai.calls.filter((c) => c.model === 'local')).toHaveLength(2);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
 });
 
 describe('live providers under faults, caps and bad keys', () => {

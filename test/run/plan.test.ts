@@ -5,7 +5,7 @@
  * requests lay the case out as v1 does (before the plan, the run id and the report recorded v2's hash
  * while the rubric was v1's).
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -124,5 +124,63 @@ describe('a config pinned to judge prompt v1', () => {
       resamples: 200,
     });
     expect(renderMarkdown(summary)).toContain(`| judge prompt | v1 \`${v1.hash.slice(0, 16)}\` |`);
+  });
+});
+
+describe("a subject's answers are keyed by what it is, never by its label", () => {
+  /** The answer keys of each subject of a plan of these overrides (2 questions, 2 runs). */
+  async function keysBySubject(overrides: readonly string[]): Promise<Map<string, string[]>> {
+    const run = await openTestRun({
+      overrides: [...(await worldOverrides()), ...overrides],
+      questions: 2,
+      runs: 2,
+      resultsDir: await mkdtemp(join(tmpdir(), 'rge-plan-keys-')),
+      root,
+      log: quiet,
+    });
+    const out = new Map<string, string[]>();
+    for (const c of await run.work.cells()) out.set(c.subject.id, [...(out.get(c.subject.id) ?? []), c.key]);
+    return out;
+  }
+  const disjoint = (a: readonly string[] = [], b: readonly string[] = []) =>
+    a.length > 0 && b.length === a.length && a.every((k) => !b.includes(k));
+
+  it('one model with other parameters, another output limit or another prompt: other cells; the same: the same cells', async () => {
+    const entry = (id: string, more: string) =>
+      `subjects.2={id: ${id}, provider: offline, model: extractive, family: rge-offline-extractive, max_tokens: 512, ${more}}`;
+    const hot = await keysBySubject([entry('hot', 'temperature: 0.3')]);
+    expect(disjoint(hot.get('extractive'), hot.get('hot'))).toBe(true);
+    const longer = await keysBySubject([entry('longer', 'temperature: 0.7'), 'subjects.2.max_tokens=1024']);
+    expect(disjoint(longer.get('extractive'), longer.get('longer'))).toBe(true);
+    const same = await keysBySubject([entry('copy', 'temperature: 0.7')]);
+    expect(same.get('copy')).toEqual(same.get('extractive'));
+    const base = await keysBySubject([]);
+    const prompt = join(await mkdtemp(join(tmpdir(), 'rge-plan-prompt-')), 'subject.md');
+    await writeFile(prompt, `${await readFile(join(root, 'prompts/subject.md'), 'utf8')}\nBe brief.\n`);
+    const edited = await keysBySubject([`subject_prompt.file=${prompt}`]);
+    expect(disjoint(base.get('extractive'), edited.get('extractive'))).toBe(true);
+  });
+
+  it('two replay subjects of one label over different recordings: other cells', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rge-plan-replay-'));
+    const ids = (
+      await planFromRequest(parseRunRequest({ overrides: await worldOverrides(), questions: 2 }), {
+        root,
+        log: quiet,
+      })
+    ).questions.map((q) => q.id);
+    const recording = async (name: string, answer: string) => {
+      const file = join(dir, name);
+      const lines = ids.flatMap((id) =>
+        [0, 1].map((run) => JSON.stringify({ question_id: id, model: 'our-model', run_index: run, answer })),
+      );
+      await writeFile(file, `${lines.join('\n')}\n`);
+      return file;
+    };
+    const [a, b] = [await recording('a.jsonl', 'Answer A.'), await recording('b.jsonl', 'Answer B.')];
+    const replay = (i: number, id: string, file: string) =>
+      `subjects.${i}={id: ${id}, provider: replay, model: our-model, family: rge-replay-${id}, max_tokens: 512, replay_file: ${file}}`;
+    const keys = await keysBySubject([replay(0, 'first', a), replay(1, 'second', b)]);
+    expect(disjoint(keys.get('first'), keys.get('second'))).toBe(true);
   });
 });

@@ -161,6 +161,53 @@ describe('a module system as the subject', () => {
     expect((await runStages(rerun, { log: quiet })).state.counts.answers.computed).toBe(3);
   }, 600_000);
 
+  it('keeps the answers of two systems that share one model label apart, and reruns only the one asked', async () => {
+    const results = join(dir, 'results-one-label');
+    const onTopic = join(dir, 'label-on-topic.ts');
+    const elsewhere = join(dir, 'label-elsewhere.ts');
+    await scriptedModule(onTopic, await answersOver(index, (q) => ({ company: q.companies[0] as string })));
+    await scriptedModule(
+      elsewhere,
+      await answersOver(index, (q) => ({
+        company: q.companies[0] === 'reliance' ? 'hdfc-bank' : 'reliance',
+      })),
+    );
+    // one label and one declared version: only the subject tells them apart
+    const shared = { model: 'our-rag', version: '1' };
+    const open = async () => {
+      const { config, overrides } = await systemConfig([
+        { id: 'on-topic', provider: 'module', module: onTopic, ...shared },
+        { id: 'elsewhere', provider: 'module', module: elsewhere, ...shared },
+      ]);
+      return openTestRun({
+        config,
+        overrides,
+        resultsDir: results,
+        cases: CASES,
+        runs: 1,
+        root: process.cwd(),
+        log: quiet,
+      });
+    };
+    const run = await open();
+    expect((await runStages(run, { log: quiet })).state.counts.answers).toMatchObject({
+      computed: 6,
+      reused: 0,
+    });
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
+    const recall = (subject: string) =>
+      rows.filter((r) => r.subject_id === subject).map((r) => r.evidence?.recall);
+    expect(recall('on-topic')).toEqual([1, 1, 1]);
+    expect(recall('elsewhere')).toEqual([0, 0, 0]);
+    await new Reruns(results).rerun({ id: 'elsewhere', provider: 'module', model: 'our-rag' });
+    const rerun = await open();
+    expect(rerun.plan.subjects.map((s) => s.identity.version)).toEqual(['1', '1+rerun.1']);
+    expect((await runStages(rerun, { log: quiet })).state.counts.answers).toMatchObject({
+      computed: 3,
+      reused: 3,
+    });
+  }, 600_000);
+
   it("records a question the system fails as its cell's error; a rerun asks only that cell", async () => {
     const module = join(dir, 'flaky.ts');
     const results = join(dir, 'results-flaky');
