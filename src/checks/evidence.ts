@@ -1,8 +1,10 @@
 /**
- * Evidence recall: whether the passages a subject answered from hold the question's gold evidence, its
- * gold quotes and its gold figures. A quote is held when a passage contains it (case, Unicode forms and
- * whitespace aside); a figure when a passage prints it in any of the forms a report prints it
- * (`figureReader`, the resolver of printed figures). Recall is the share of the gold items held; a
+ * Evidence recall: whether the passages a subject answered from hold the question's gold evidence: its
+ * gold quotes, and the gold figures those quotes print. A quote is held when a passage contains it
+ * (case, Unicode forms and whitespace aside); a figure when a passage prints it in any of the forms a
+ * report prints it (`figureReader`, the resolver of printed figures). A gold figure that no gold quote
+ * prints is not evidence: a multihop answer's difference, ratio or growth is computed from the quoted
+ * figures, and no passage can hold it (issue 51). Recall is the share of the evidence items held; a
  * question without gold evidence (out of domain) has none (null, never 0).
  *
  * It tells a retrieval miss (the evidence never reached the model: recall 0) from a generation failure
@@ -15,7 +17,7 @@ import type { Question } from '../questions/schema.ts';
 import { normaliseText } from './deterministic.ts';
 
 export interface EvidenceRecall {
-  /** gold items: the question's gold quotes and gold figures */
+  /** evidence items: the question's gold quotes and the gold figures they print */
   items: number;
   /** how many of them a passage holds */
   found: number;
@@ -41,10 +43,14 @@ export function evidenceRecall(
     if (needle !== '' && texts.some((t) => t.includes(needle))) found++;
     else missing.push(`quote "${quote.length > QUOTE_SHOWN ? `${quote.slice(0, QUOTE_SHOWN)}...` : quote}"`);
   }
-  for (const figure of question.numeric_gold) {
+  const quoted = question.gold_quotes.map((quote) => figureReader(quote));
+  const printed = question.numeric_gold.filter((figure) =>
+    quoted.some((read) => read(figure.value, figure.unit).length > 0),
+  );
+  for (const figure of printed) {
     if (readers.some((read) => read(figure.value, figure.unit).length > 0)) found++;
     else missing.push(`figure ${figure.label} ${figure.value} ${figure.unit}`);
   }
-  const items = question.gold_quotes.length + question.numeric_gold.length;
+  const items = question.gold_quotes.length + printed.length;
   return { items, found, recall: items === 0 ? null : found / items, missing };
 }

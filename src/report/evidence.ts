@@ -90,7 +90,7 @@ export function evidenceMarkdown(e: EvidenceSection | null): string[] {
   const out = [
     '## Evidence: what each subject answered from',
     '',
-    "The share of a question's gold evidence (its gold quotes and figures) that the passages the subject answered from held: rge's top-k for a model in rge's pipeline, a system's own contexts for a system. Questions without gold evidence are left out.",
+    "The share of a question's gold evidence (its gold quotes and the figures they print; a figure computed from them, such as a difference, is not evidence) that the passages the subject answered from held: rge's top-k for a model in rge's pipeline, a system's own contexts for a system. Questions without gold evidence are left out.",
     '',
     ...tableHead(['subject', 'category', 'cases', 'mean evidence recall', 'all evidence', 'none']),
   ];
