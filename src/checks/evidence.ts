@@ -12,6 +12,7 @@
 import { figureReader } from '../analysis/printed-figures.ts';
 import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
+import { figureText } from '../util/figure.ts';
 import { normaliseText } from './deterministic.ts';
 
 export interface EvidenceRecall {
@@ -43,7 +44,7 @@ export function evidenceRecall(
   }
   for (const figure of question.numeric_gold) {
     if (readers.some((read) => read(figure.value, figure.unit).length > 0)) found++;
-    else missing.push(`figure ${figure.label} ${figure.value} ${figure.unit}`);
+    else missing.push(`figure ${figure.label} ${figureText(figure.value)} ${figure.unit}`);
   }
   const items = question.gold_quotes.length + question.numeric_gold.length;
   return { items, found, recall: items === 0 ? null : found / items, missing };
