@@ -29,6 +29,18 @@ function missing(state: RunState | null, cell: SubjectCell, what: string): RgeEr
   return new RgeError(`${cell.id}: no ${what}: ${reason}`);
 }
 
+/**
+ * Whether a cell has no answer because its subject failed to give one (a user's system crashed, timed
+ * out, exited non-zero, replied malformed or with an HTTP error, broke the contract: the stages recorded
+ * it as the subject's failure), rather than because the run stopped, a judge failed or rge erred.
+ */
+export function failedBySubject(run: RunSession, cell: SubjectCell, state: RunState | null): boolean {
+  return (
+    state?.subject_failures?.includes(cell.id) === true &&
+    run.answers(cell.subject).get(cell.key) === undefined
+  );
+}
+
 /** The panel's verdicts on a stored answer, and what their calls used and cost (none for an unjudged answer). */
 function panelOutcome(run: RunSession, cell: SubjectCell, answer: AnswerRecord, state: RunState | null) {
   const verdicts: JudgeOutcome[] = [];
