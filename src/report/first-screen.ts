@@ -167,7 +167,7 @@ function outcomeNote(s: Summary): string {
     "Failed: cases the subject gave no answer for (its own failure), scored 0 in GFS and in the gate; unscored: no judge scored the answer, left out (a judge's failure is not the subject's)." +
     (anyFailed ? ' Answered only: GFS over the cases the subject answered.' : '') +
     (left > 0
-      ? ` ${left} case${left === 1 ? '' : 's'} of these subjects have no result for other reasons (the run stopped, a judge's call failed): listed under Errors, left out.`
+      ? ` ${left} case${left === 1 ? '' : 's'} of these subjects ${left === 1 ? 'has' : 'have'} no result for other reasons (the run stopped, a judge's call failed): listed under Errors, left out.`
       : '')
   );
 }

@@ -147,7 +147,7 @@ describe("a subject's own failure (no answer) in the ranking", () => {
     expect(t.diagnostics.cells.filter((c) => c.subject === 'healthy')).toHaveLength(QUESTIONS * RUNS - 1);
     const md = answerSection(t).join('\n');
     expect(md).toMatch(/\| healthy \| .* \| 0 \| 1 \|$/m);
-    expect(md).toContain('1 case of these subjects have no result for other reasons');
+    expect(md).toContain('1 case of these subjects has no result for other reasons');
   });
 });
 
