@@ -14,6 +14,7 @@
 import { figureReader } from '../analysis/printed-figures.ts';
 import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
+import { figureText } from '../util/figure.ts';
 import { normaliseText } from './deterministic.ts';
 
 export interface EvidenceRecall {
@@ -49,7 +50,7 @@ export function evidenceRecall(
   );
   for (const figure of printed) {
     if (readers.some((read) => read(figure.value, figure.unit).length > 0)) found++;
-    else missing.push(`figure ${figure.label} ${figure.value} ${figure.unit}`);
+    else missing.push(`figure ${figure.label} ${figureText(figure.value)} ${figure.unit}`);
   }
   const items = question.gold_quotes.length + printed.length;
   return { items, found, recall: items === 0 ? null : found / items, missing };

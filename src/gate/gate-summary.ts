@@ -10,6 +10,8 @@ const Cell = z
     gfs: z.number().nullable(),
     /** whether the case passes as the report counts it (absent in older summaries; `rge gate --pass-all` needs it) */
     passed: z.boolean().optional(),
+    /** the subject gave no answer (its own failure): the cell is scored 0 (absent: answered, or an older summary) */
+    failed: z.boolean().optional(),
   })
   .loose();
 

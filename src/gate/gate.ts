@@ -25,7 +25,9 @@
  * there is no evidence of no change (docs/adr/0022-power-mdd-plan-ranking.md).
  *
  * Inputs are two `summary.json` files (a baseline is a promoted summary); the cells are their
- * `diagnostics.cells`. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
+ * `diagnostics.cells`. A cell whose subject gave no answer (its own failure: a crash, a timeout, a
+ * malformed reply) is in them scored 0 (`failed`), so the gate counts it as GFS 0, as the report's
+ * ranking does; a cell not computed (the run stopped, a judge's call failed) is not in them. Seeds are `${seed}:gate:${subject}:${slice}` with the current run's seed, so the
  * verdict table can be recomputed bit for bit.
  */
 import { minimalDetectableDifference, nestedComponents } from '../stats/power.ts';
@@ -107,6 +109,8 @@ export interface GateResult {
   differentConfig: string[];
   /** pass^k rows when asked (`passAll`): src/gate/pass-all.ts */
   passAll: PassAllRow[] | null;
+  /** per subject with any: the cells each run's subject gave no answer for, counted as GFS 0 */
+  failedCells: { subject: string; baseline: number; current: number }[];
   passed: boolean;
 }
 
@@ -186,6 +190,19 @@ export function pairedCells(
     paired.set(c.subject, list);
   }
   return { paired, shared };
+}
+
+/** Per subject with any, the cells each run's subject gave no answer for (scored 0 in its summary). */
+function failedCells(baseline: GateSummary, current: GateSummary): GateResult['failedCells'] {
+  const count = (s: GateSummary) => {
+    const n = new Map<string, number>();
+    for (const c of s.diagnostics.cells) if (c.failed) n.set(c.subject, (n.get(c.subject) ?? 0) + 1);
+    return n;
+  };
+  const [b, c] = [count(baseline), count(current)];
+  return [...new Set([...b.keys(), ...c.keys()])]
+    .sort()
+    .map((subject) => ({ subject, baseline: b.get(subject) ?? 0, current: c.get(subject) ?? 0 }));
 }
 
 /** One slice's verdict row: the sign-flip test of its paired cells, its MDD and verdict. */
@@ -285,6 +302,7 @@ export function compareRuns(baseline: GateSummary, current: GateSummary, opts: G
     changed: whatChanged(baseline, current),
     differentConfig,
     passAll,
+    failedCells: failedCells(baseline, current),
     passed: rows.every((r) => !r.fails) && (passAll ?? []).every((r) => !r.fails),
   };
 }
@@ -384,6 +402,10 @@ export function gateMarkdown(result: GateResult): string {
     notes.push(`Not gated, new in the current run (no baseline): ${u.subjectsOnlyInCurrent.join(', ')}.`);
   if (u.cellsNotShared > 0)
     notes.push(`${u.cellsNotShared} cells are in only one run or unscored in one; they are left out.`);
+  if (result.failedCells.length > 0)
+    notes.push(
+      `Cells the subject gave no answer for (its own failure) count as GFS 0: ${result.failedCells.map((f) => `${f.subject} ${f.current} in the current run, ${f.baseline} in the baseline`).join('; ')}.`,
+    );
   if (result.passAll) lines.push('', ...passAllMarkdown(result.passAll, result.minEffect));
   if (notes.length > 0) lines.push('', ...notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;

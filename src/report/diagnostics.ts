@@ -11,8 +11,10 @@
  *   domain questions have no gold chunk and are left out).
  * - Drill-down: per subject the WORST cases (lowest primary GFS) and the contested ones, with the answer,
  *   what it cited, both verdicts with their quoted evidence, and the checks that failed.
- * - Errors: cases that produced no result (the call failed, the cap stopped the run), counted and listed.
- * - Cells: every case's scores, so `rge gate` can pair two runs cell by cell.
+ * - Errors: cases that produced no result (the subject gave no answer, a call failed, the cap stopped the
+ *   run), counted and listed, each with its cell and whose failure it was when the case said.
+ * - Cells: every case's scores, so `rge gate` can pair two runs cell by cell; a case the subject gave no
+ *   answer for is a cell scored 0 (`failed`), as the ranking counts it (src/report/outcomes.ts).
  */
 import { citationMarkers } from '../analysis/claims.ts';
 import { type AgreementMeasure, KAPPA_MIN_N, kappaInterval, pairAgreement } from '../stats/index.ts';
@@ -20,7 +22,8 @@ import type { OrdinalFigure } from '../validation/kappa-format.ts';
 import { casePasses } from './consistency.ts';
 import { type FailureCause, failing, failureCause } from './evidence.ts';
 import { type FailureKind, failureKind } from './failures.ts';
-import { type CaseRowView, fullRow } from './views.ts';
+import type { SubjectFailure } from './outcomes.ts';
+import { type CaseErrorView, type CaseRowView, fullRow } from './views.ts';
 
 /** Mean correctness at which a (question, run) counts as correct (McNemar, the gate's correctness). */
 export const CORRECT_AT = 1.5;
@@ -255,7 +258,7 @@ export interface DrillDownCase {
 export interface Diagnostics {
   retrieval: Record<string, { questions: number; hits: number; rate: number | null }>;
   drilldown: DrillDownCase[];
-  errors: { count: number; list: { name: string; message: string }[] };
+  errors: { count: number; list: CaseErrorView[] };
   cells: {
     subject: string;
     question_id: string;
@@ -265,6 +268,8 @@ export interface Diagnostics {
     correctness: number | null;
     /** the case passes as the report counts it (src/report/consistency.ts): what `rge gate --pass-all` reads */
     passed: boolean;
+    /** the subject gave no answer (its own failure): scored 0, never passing; absent for an answered case */
+    failed?: true;
   }[];
 }
 
@@ -330,7 +335,8 @@ function drill(compact: CaseRowView, why: DrillDownCase['why']): DrillDownCase {
 
 export function diagnostics(
   rows: readonly CaseRowView[],
-  errors: readonly { name: string; message: string }[],
+  errors: readonly CaseErrorView[],
+  failures: readonly SubjectFailure[] = [],
 ): Diagnostics {
   const retrieval: Diagnostics['retrieval'] = {};
   const seen = new Set<string>();
@@ -374,7 +380,7 @@ export function diagnostics(
   ).slice(0, CONTESTED_SHOWN);
   const worst = worstRows.map((r) => drill(r, 'worst'));
   const contested = contestedRows.map((r) => drill(r, 'contested'));
-  return {
+  const out: Diagnostics = {
     retrieval,
     drilldown: [...worst, ...contested],
     errors: { count: errors.length, list: [...errors] },
@@ -388,4 +394,16 @@ export function diagnostics(
       passed: casePasses(r),
     })),
   };
+  for (const f of failures)
+    out.cells.push({
+      subject: f.subject_id,
+      question_id: f.question_id,
+      run_index: f.run_index,
+      category: f.category,
+      gfs: 0,
+      correctness: 0,
+      passed: false,
+      failed: true,
+    });
+  return out;
 }

@@ -1,13 +1,15 @@
 /**
  * The report's sections on what the numbers can bear (issue 23): the judge-error-corrected GFS beside
- * the judge-only GFS, the ranking's bootstrap probabilities, and the minimal detectable difference of
- * each pairwise comparison. src/report/markdown.ts places them.
+ * the judge-only GFS, the ranking's bootstrap probabilities, the pairwise comparisons with the minimal
+ * detectable difference of each. src/report/markdown.ts places them.
  */
 import type { ProportionInterval } from '../stats/index.ts';
+import { figureText } from '../util/figure.ts';
 import { CONSISTENCY_ALL } from './consistency.ts';
 import type { CorrectedCell } from './corrected.ts';
-import type { ComparisonPower } from './power.ts';
-import { ALL, type PairwiseTest } from './scores.ts';
+import { tableHead } from './markdown-table.ts';
+import { type ComparisonPower, REPORT_ALPHA } from './power.ts';
+import { ALL, type PairwiseTest, type SignFlipComparison } from './scores.ts';
 import type { Summary } from './summary.ts';
 
 const f3 = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
@@ -32,7 +34,7 @@ export function correctedSection(s: Summary): string[] {
     return out;
   }
   out.push(
-    `The GFS above is the judges'. The judges are imperfect (table 5.5), so it may sit above or below what people would score. Here the people's GFS of the ${k.labelled} labelled responses (their rubric scores, averaged over labellers, with the same weights) corrects the judges' mean over every scored cell: corrected = \u03bb \u00d7 (judges' mean over all cells) + (weighted mean over the labelled cells of people \u2212 \u03bb \u00d7 judges), with \u03bb tuned to make the interval as narrow as the data allow (PPI++; \u03bb = 0 would use the people's scores alone, \u03bb = 1 trusts the judges' ranking of cells fully). The validation sample is stratified by category (10/10/20/10) and proportional across subjects, so each labelled cell is weighted by its inclusion probability (its category's share of the subject's cells over its share of the labelled ones) and the estimate targets the whole run. The ${100 * (1 - k.alpha)}% interval is a normal interval whose standard error counts runs of one question as one cluster. Read it as the range of GFS people would plausibly give this run: it is wider than the judge-only interval because it also carries the uncertainty about the judges' error, and it is trustworthy only as far as the labelled cells are a fair, honestly labelled sample. **A subject whose corrected interval excludes its judge-only GFS is flagged (⚠): the judges' error moves its score by more than noise.** Categories are shown where a subject has at least ${k.minLabelledPerCategory} labelled cells.`,
+    `The GFS above is the judges'. The judges are imperfect (table 5.5), so it may sit above or below what people would score. Here the people's GFS of the ${k.labelled} labelled responses (their rubric scores, averaged over labellers, with the same weights) corrects the judges' mean over every scored cell: corrected = \u03bb \u00d7 (judges' mean over all cells) + (weighted mean over the labelled cells of people \u2212 \u03bb \u00d7 judges), with \u03bb tuned to make the interval as narrow as the data allow (PPI++; \u03bb = 0 would use the people's scores alone, \u03bb = 1 trusts the judges' ranking of cells fully). The validation sample is stratified by category (10/10/20/10) and proportional across subjects, so each labelled cell is weighted by its inclusion probability (its category's share of the subject's cells over its share of the labelled ones) and the estimate targets the whole run. The ${figureText(100 * (1 - k.alpha))}% interval is a normal interval whose standard error counts runs of one question as one cluster. Read it as the range of GFS people would plausibly give this run: it is wider than the judge-only interval because it also carries the uncertainty about the judges' error, and it is trustworthy only as far as the labelled cells are a fair, honestly labelled sample. **A subject whose corrected interval excludes its judge-only GFS is flagged (⚠): the judges' error moves its score by more than noise.** Categories are shown where a subject has at least ${k.minLabelledPerCategory} labelled cells.`,
     '',
   );
   const categories = [
@@ -73,7 +75,7 @@ export function rankProbabilitiesLines(s: Summary): string[] {
   const primary = byGroup(r.primary);
   const equal = byGroup(r.equal);
   const out = [
-    `Probability of ranking first and ${100 * r.confidence}% rank interval, from the ${r.resamples.toLocaleString('en')} question resamples of the GFS intervals (seeds \`${r.seeds.primary}\`, \`${r.seeds.equal}\`; every resample draws the same questions for all subjects):`,
+    `Probability of ranking first and ${figureText(100 * r.confidence)}% rank interval, from the ${r.resamples.toLocaleString('en')} question resamples of the GFS intervals (seeds \`${r.seeds.primary}\`, \`${r.seeds.equal}\`; every resample draws the same questions for all subjects):`,
     '',
     '| subject | P(first), primary | rank interval, primary | P(first), equal | rank interval, equal |',
     '|---|---|---|---|---|',
@@ -95,18 +97,62 @@ function comparisonOf(s: Summary, p: PairwiseTest): ComparisonPower | undefined 
   return s.power.comparisons.find((c) => c.a === p.a && c.b === p.b);
 }
 
-/** The GFS difference and its MDD for a row of the pairwise table. */
-export function pairwisePowerCells(s: Summary, p: PairwiseTest): string {
-  const c = comparisonOf(s, p);
-  if (!c) return '- | - |';
-  return `${signed(c.difference)} | ${f3(c.mdd)} |`;
+const pValue = (p: number | null | undefined) =>
+  p === null || p === undefined ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3);
+
+/** A measure's difference and its Bonferroni p, `+0.400 (<0.001)`; `-` for a pair not tested. */
+const measureCell = (t: SignFlipComparison | null) =>
+  t ? `${signed(t.difference)} (${pValue(t.pBonferroni)})` : '-';
+
+/**
+ * The pairwise comparisons: per pair, GFS (the headline) and each dimension by the paired sign-flip test
+ * over questions with its Bonferroni p and the MDD; then pass/fail by McNemar on binarised correctness.
+ */
+export function pairwiseSection(s: Summary): string[] {
+  const m = s.pairwiseMethod;
+  const pairs = `${m.family} pair${m.family === 1 ? '' : 's'}`;
+  const rows = s.pairwise.map((p) => {
+    const c = comparisonOf(s, p);
+    return `| ${p.a} | ${p.b} | ${p.n} | ${p.questions} | ${p.gfs ? signed(p.gfs.difference) : '-'} | ${pValue(p.gfs?.pValue)} | ${pValue(p.gfs?.pBonferroni)} | ${c ? f3(c.mdd) : '-'} | ${measureCell(p.correctness)} | ${measureCell(p.grounding)} | ${measureCell(p.calibration)} |`;
+  });
+  const passFail = s.pairwise.map(
+    (p) =>
+      `| ${p.a} | ${p.b} | ${p.n} | ${p.passFail?.n10 ?? 0} | ${p.passFail?.n01 ?? 0} | ${pValue(p.passFail?.pValue)} | ${pValue(p.passFail?.pBonferroni)} | ${p.passFail?.method ?? 'none (no cell scored by both)'} |`,
+  );
+  return [
+    '## Pairwise comparison (paired sign-flip test over questions, Bonferroni-corrected)',
+    '',
+    `What the first screen reports, tested as it is reported: GFS and each dimension, the mean difference a \u2212 b over the (question, run) cells both subjects have a score for (a subject's own failure counted as 0, an unscored case left out), by the ${m.test} that \`rge gate\` uses: a question's cells negated together, all 2^questions sign vectors when that is at most ${(m.resamples + 1).toLocaleString('en')}, else ${m.resamples.toLocaleString('en')} random ones. p-values two-sided, Bonferroni-corrected over the ${pairs} tested, each measure apart; a difference is significant below ${figureText(REPORT_ALPHA)}. Dimensions on the rubric's 0-2 scale, each with its corrected p.`,
+    '',
+    ...tableHead([
+      'a',
+      'b',
+      'paired cells',
+      'questions',
+      'GFS a \u2212 b',
+      'p',
+      'p (Bonferroni)',
+      'MDD',
+      'correctness a \u2212 b (p)',
+      'grounding a \u2212 b (p)',
+      'calibration a \u2212 b (p)',
+    ]),
+    ...rows,
+    '',
+    ...pairwisePowerNote(s),
+    `Pass/fail: ${m.passFail}; 'a only' counts cells a got right and b did not. Bonferroni over the same ${pairs}.`,
+    '',
+    ...tableHead(['a', 'b', 'paired cells', 'a only', 'b only', 'p', 'p (Bonferroni)', 'test']),
+    ...passFail,
+    '',
+  ];
 }
 
 /** What the MDD column means, under the pairwise table. */
-export function pairwisePowerNote(s: Summary): string[] {
+function pairwisePowerNote(s: Summary): string[] {
   if (s.power.comparisons.length === 0) return [];
   return [
-    `GFS a \u2212 b: the mean primary GFS difference over the cells both scored. MDD: the minimal detectable difference in GFS, the true difference a paired test of mean GFS at the Bonferroni level (${s.power.alpha} / ${s.power.family} = ${Number((s.power.alpha / s.power.family).toFixed(4))}, two-sided) finds with ${100 * s.power.power}% power, from the variance of the paired (question, run) differences with runs nested in questions. A difference smaller than the MDD can be real and still go unseen: plan a larger run with \`rge plan --from <this summary.json> --effect <difference>\`.`,
+    `MDD: the minimal detectable difference in GFS, the true difference the paired sign-flip test of GFS at the Bonferroni level (${figureText(s.power.alpha)} / ${s.power.family} = ${figureText(Number((s.power.alpha / s.power.family).toFixed(4)))}, two-sided) finds with ${figureText(100 * s.power.power)}% power, (t(1 \u2212 alpha/2) + t(0.8)) SE with the questions' degrees of freedom, SE from the variance of the paired (question, run) differences with runs nested in questions. A difference smaller than the MDD can be real and still go unseen: plan a larger run with \`rge plan --from <this summary.json> --effect <difference>\`.`,
     '',
   ];
 }

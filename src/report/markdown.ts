@@ -3,6 +3,7 @@
  * `summary.json` with the same numbers.
  */
 
+import { figureText } from '../util/figure.ts';
 import { formatKappa, formatOrdinal, type KappaShown, kappaFootnote } from '../validation/kappa-format.ts';
 import { validationMarkdown } from '../validation/summary.ts';
 import type { KappaCell as KappaCellView } from './diagnostics.ts';
@@ -12,11 +13,11 @@ import { answerSection } from './first-screen.ts';
 import {
   consistencySection,
   correctedSection,
-  pairwisePowerCells,
-  pairwisePowerNote,
+  pairwiseSection,
   rankProbabilitiesLines,
 } from './markdown-stats.ts';
 import { tableHead } from './markdown-table.ts';
+import { FAILURE_RULE } from './outcomes.ts';
 import type { Interval } from './scores.ts';
 import { stopSection } from './stops.ts';
 import type { Summary } from './summary.ts';
@@ -26,7 +27,6 @@ const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const f3 = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'n/a');
 const ci = (i: Interval | null) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]${i.degenerate ? ' (degenerate)' : ''}` : 'n/a';
-const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
 export const textWidth = (text: string, size: number) => text.length * size * 0.62;
@@ -222,6 +222,7 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
     ...runHeader(s),
     ...answerSection(s),
     ...failureKindsMarkdown(s.failures),
+    ...noAnswerLines(s),
     ...gfsSection(s, opts.chartFile),
     ...correctedSection(s),
     ...rankingSection(s),
@@ -244,6 +245,19 @@ export function renderMarkdown(summary: Summary, opts: { chartFile?: string } = 
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * Under the failing cases by kind, the cases the subjects gave no answer for: not among the kinds (there
+ * is no answer to classify), scored 0 in the ranking, their reasons under Errors.
+ */
+function noAnswerLines(s: Summary): string[] {
+  const failed = s.models.filter((m) => (s.outcomes[m]?.failed ?? 0) > 0);
+  if (failed.length === 0) return [];
+  return [
+    `Besides these, the subjects gave no answer for ${s.cases.failed.toLocaleString('en')} case${s.cases.failed === 1 ? '' : 's'}, their own failure${s.cases.failed === 1 ? '' : 's'} (a crash, a timeout, a non-zero exit, a malformed reply, an HTTP error, a contract violation), scored 0 in the ranking, each listed under Errors with its reason: ${failed.map((m) => `${m} ${(s.outcomes[m]?.failed ?? 0).toLocaleString('en')}`).join(', ')}.`,
+    '',
+  ];
+}
+
 /** The title, a partial report's note, and the counts of cases. */
 function runHeader(s: Summary): string[] {
   const out: string[] = [`# rge run ${s.run.runId}`, ''];
@@ -252,8 +266,9 @@ function runHeader(s: Summary): string[] {
       `**Partial report**: ${s.partial.cases} of the run's ${s.partial.cells} cases (a filtered run, e.g. \`-t\`); the full report of this run is not overwritten.`,
       '',
     );
+  const failed = s.cases.failed;
   out.push(
-    `${s.cases.total} cases (${s.models.length} subjects), ${s.cases.scored} scored, ${s.cases.unscored} unscored, ${s.cases.contested} contested, ${s.diagnostics.errors.count} errors (cases without a result).`,
+    `${s.cases.total} cases (${s.models.length} subjects), ${s.cases.scored} scored, ${s.cases.unscored} unscored, ${s.cases.contested} contested, ${s.diagnostics.errors.count} errors (cases without a result${failed > 0 ? `: ${failed} the subject gave no answer for, scored 0 in the ranking` : ''}).`,
     '',
   );
   return out;
@@ -267,6 +282,8 @@ function gfsSection(s: Summary, chartFile: string | undefined): string[] {
     '## Grounding Fidelity Score',
     '',
     `GFS primary = (0.40 grounding + 0.35 correctness + 0.25 calibration) / 2; equal = (c + g + k) / 6. Mean over scored cases with a BCa 95% interval (${s.run.resamples.toLocaleString('en')} resamples of questions, runs kept together).`,
+    '',
+    FAILURE_RULE,
     '',
     ...(chartFile ? [`![GFS per model and category](${chartFile})`, ''] : []),
     ...tableHead(['subject', 'weighting', ...cats]),
@@ -287,34 +304,6 @@ function rankingSection(s: Summary): string[] {
     `Robust: **${s.ranking.robust ? 'yes' : 'no'}** (${s.ranking.reason}).`,
     '',
     ...rankProbabilitiesLines(s),
-  ];
-}
-
-function pairwiseSection(s: Summary): string[] {
-  const rows = s.pairwise.map(
-    (p) =>
-      `| ${p.a} | ${p.b} | ${p.n} | ${p.n10} | ${p.n01} | ${pValue(p.pValue)} | ${pValue(p.pBonferroni)} | ${p.method} | ${pairwisePowerCells(s, p)}`,
-  );
-  return [
-    '## Pairwise comparison (McNemar, Bonferroni-corrected)',
-    '',
-    "On binarised correctness at the (question, run) level: a cell is correct when the judges' mean correctness is at least 1.5. 'a only' counts cells a got right and b did not.",
-    '',
-    ...tableHead([
-      'a',
-      'b',
-      'paired cells',
-      'a only',
-      'b only',
-      'p',
-      'p (Bonferroni)',
-      'test',
-      'GFS a \u2212 b',
-      'MDD',
-    ]),
-    ...rows,
-    '',
-    ...pairwisePowerNote(s),
   ];
 }
 
@@ -435,6 +424,7 @@ function budgetSection(s: Summary): string[] {
 }
 
 const DIMS = ['correctness', 'grounding', 'calibration'] as const;
+const threshold = (x: number | null) => (x === null ? 'not gated' : figureText(x));
 
 /**
  * What a run used, in one line for a terminal (the end of `rge eval run`, the rge vitest reporter):
@@ -444,8 +434,8 @@ const DIMS = ['correctness', 'grounding', 'calibration'] as const;
 export function whatWasUsedLine(d: RunDescription): string {
   const judges = d.judges.map((j) => `${j.id} (${j.provider}/${j.model})`).join(', ');
   const thresholds = [
-    ...DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`),
-    `GFS ${d.thresholds.gfs ?? 'not gated'}`,
+    ...DIMS.map((x) => `${x} ${threshold(d.thresholds[x])}`),
+    `GFS ${threshold(d.thresholds.gfs)}`,
   ];
   return (
     `judges ${judges || 'none'}; embedder ${d.corpus.embedder}, k ${d.corpus.k}, ` +
@@ -477,7 +467,7 @@ function describeRun(s: Summary): string[] {
       `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version})${d.questions.slice ? `; a slice, ${d.questions.slice}` : ''}${d.questions.gold ? `; gold traced to XBRL ${d.questions.gold.xbrl}, untraced ${d.questions.gold.untraced} (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain ${d.questions.gold.absent}${d.questions.gold.unstated > 0 ? `, unstated ${d.questions.gold.unstated}` : ''}` : ''} |`,
       `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
       `| judge prompt | ${d.judgePrompt.version} \`${d.judgePrompt.sha256.slice(0, 16)}\` |`,
-      `| thresholds | ${DIMS.map((x) => `${x} ${d.thresholds[x] ?? 'not gated'}`).join(', ')}, GFS ${d.thresholds.gfs ?? 'not gated'} |`,
+      `| thresholds | ${DIMS.map((x) => `${x} ${threshold(d.thresholds[x])}`).join(', ')}, GFS ${threshold(d.thresholds.gfs)} |`,
     );
   }
   out.push(
@@ -591,7 +581,7 @@ function drilldownSection(s: Summary): string[] {
       }
       for (const d of DIMS)
         out.push(
-          `| ${v.judge} | ${d} | ${v.scores[d]} | ${cell((v.evidence?.[d] ?? []).map((e) => `"${e}"`).join(' '))} | ${cell(v.rationale?.[d] ?? '')} |`,
+          `| ${v.judge} | ${d} | ${figureText(v.scores[d])} | ${cell((v.evidence?.[d] ?? []).map((e) => `"${e}"`).join(' '))} | ${cell(v.rationale?.[d] ?? '')} |`,
         );
       if (v.unsupported.length > 0)
         out.push(`| ${v.judge} | unsupported claims | | ${cell(v.unsupported.join(' / '))} | |`);
@@ -612,10 +602,13 @@ function errorsSection(s: Summary): string[] {
   if (e.count === 0) out.push('Every case of the report produced a result.', '');
   else {
     out.push(
-      'Cases without a result are not scored as zero; they are listed here and left out of every figure above.',
+      "A case the subject gave no answer for (its own failure, marked so) is scored 0 in the ranking, the pairwise tests and the gate, and its subject's answered-only GFS is on the first screen. Every other case without a result (the run stopped, a judge's call failed, an error) is not scored as zero: it is listed here and left out of every figure above.",
       '',
     );
-    for (const x of e.list.slice(0, 100)) out.push(`- ${cell(x.name)}: ${cell(x.message)}`);
+    for (const x of e.list.slice(0, 100))
+      out.push(
+        `- ${cell(x.name)}${x.by === 'subject' ? " (the subject's failure: no answer, scored 0)" : ''}: ${cell(x.message)}`,
+      );
     if (e.count > 100) out.push(`- ... ${e.count - 100} more in summary.json`);
     out.push('');
   }

@@ -1,16 +1,19 @@
 /**
  * How much a run can tell (docs/adr/0022-power-mdd-plan-ranking.md), for the report and for `rge plan`:
- * - per pair of subjects, the paired GFS differences (a - b) over the (question, run) cells both scored:
- *   their mean, variance components (between questions, run to run) and the minimal detectable
- *   difference at 80 % power and the pair's level, Bonferroni over the pairs tested (the McNemar
- *   family's size), from the cluster-robust standard error (runs nested in questions);
+ * - per pair of subjects, the paired GFS differences (a - b) over the (question, run) cells the pairwise
+ *   tests read (both have a score for; a subject's own failure scored 0): their mean, variance
+ *   components (between questions, run to run) and the minimal detectable difference of the paired
+ *   sign-flip test of GFS at 80 % power and the pair's level, Bonferroni over the pairs tested, from the
+ *   cluster-robust standard error (runs nested in questions) with Student's t on the questions' df;
  * - per subject, what a plan of a new run needs: the variance components of its primary GFS, its
  *   questions and runs, and what a question's first run and each further run cost (the first writes
- *   the prompt cache that the others read, at the catalogue's prices and the run's batch mode).
+ *   the prompt cache that the others read, at the catalogue's prices and the run's batch mode); the
+ *   variance over the cells the ranking reads, the costs over the answered cases (a case the subject gave
+ *   no answer for cost rge nothing, and says nothing of what an answer costs).
  * Pure.
  */
 import { minimalDetectableDifference, nestedComponents } from '../stats/index.ts';
-import type { PairwiseTest, RowsBySubject } from './scores.ts';
+import { type PairwiseTest, pairedCells, type RowsBySubject } from './scores.ts';
 import type { CaseRowView } from './views.ts';
 
 export const REPORT_POWER = 0.8;
@@ -53,19 +56,15 @@ export interface PowerSection {
   subjects: Record<string, SubjectPlanInputs>;
 }
 
-const cellKey = (r: CaseRowView) => `${r.question_id}\u0000${r.run_index}`;
 const scoredGfs = (rows: readonly CaseRowView[]) =>
   rows.filter((r) => !r.scores.unscored && r.scores.gfsPrimary !== null);
 const finiteOrNull = (x: number) => (Number.isFinite(x) ? x : null);
 
 function comparison(a: string, b: string, bySubject: RowsBySubject, alpha: number): ComparisonPower | null {
-  const other = new Map(scoredGfs(bySubject.get(b) ?? []).map((r) => [cellKey(r), r]));
-  const diffs = scoredGfs(bySubject.get(a) ?? []).flatMap((r) => {
-    const o = other.get(cellKey(r));
-    return o
-      ? [{ cluster: r.question_id, value: (r.scores.gfsPrimary as number) - (o.scores.gfsPrimary as number) }]
-      : [];
-  });
+  const diffs = pairedCells(bySubject.get(a) ?? [], bySubject.get(b) ?? []).map(([x, y]) => ({
+    cluster: x.question_id,
+    value: (x.scores.gfsPrimary as number) - (y.scores.gfsPrimary as number),
+  }));
   if (diffs.length === 0) return null;
   const c = nestedComponents(diffs);
   return {
@@ -86,13 +85,17 @@ function comparison(a: string, b: string, bySubject: RowsBySubject, alpha: numbe
   };
 }
 
-function planInputs(rows: readonly CaseRowView[]): SubjectPlanInputs | null {
-  const scored = scoredGfs(rows);
+function planInputs(
+  ranked: readonly CaseRowView[],
+  answered: readonly CaseRowView[],
+): SubjectPlanInputs | null {
+  const scored = scoredGfs(ranked);
   if (scored.length === 0) return null;
   const c = nestedComponents(
     scored.map((r) => ({ cluster: r.question_id, value: r.scores.gfsPrimary as number })),
   );
   // a question's first run (its lowest run index among all its cases) writes the caches the others read
+  const rows = answered;
   const firstRun = new Map<string, number>();
   for (const r of rows)
     firstRun.set(r.question_id, Math.min(firstRun.get(r.question_id) ?? r.run_index, r.run_index));
@@ -114,14 +117,22 @@ function planInputs(rows: readonly CaseRowView[]): SubjectPlanInputs | null {
   };
 }
 
-/** The comparisons' MDDs (pairs in the order of the pairwise tests) and every subject's plan inputs. */
-export function powerSection(bySubject: RowsBySubject, pairwise: readonly PairwiseTest[]): PowerSection {
-  const tested = pairwise.filter((p) => p.pValue !== null);
+/**
+ * The comparisons' MDDs (pairs in the order of the pairwise tests) and every subject's plan inputs, from
+ * the rows the ranking reads (`bySubject`: a subject's own failures scored 0) and, for costs, its
+ * answered cases.
+ */
+export function powerSection(
+  bySubject: RowsBySubject,
+  pairwise: readonly PairwiseTest[],
+  answered: RowsBySubject = bySubject,
+): PowerSection {
+  const tested = pairwise.filter((p) => p.gfs !== null);
   const family = Math.max(1, tested.length);
   const alpha = REPORT_ALPHA / family;
   const subjects: Record<string, SubjectPlanInputs> = {};
   for (const [m, rows] of bySubject) {
-    const inputs = planInputs(rows);
+    const inputs = planInputs(rows, answered.get(m) ?? []);
     if (inputs) subjects[m] = inputs;
   }
   return {

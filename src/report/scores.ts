@@ -6,11 +6,21 @@
  *   order, so all subjects' resamples draw the same questions and the ranking's probabilities come from
  *   the very resamples of the `all` column, src/report/ranks.ts);
  * - the ranking by overall mean GFS, robust when both weightings agree and no adjacent intervals overlap;
- * - pairwise McNemar on binarised correctness per (question, run index), Bonferroni-corrected;
+ * - pairwise: GFS and each dimension by the paired sign-flip test over questions (the gate's test), and
+ *   pass/fail by McNemar on binarised correctness per (question, run index), each Bonferroni-corrected
+ *   over the pairs;
  * - the variance decomposition of primary GFS across questions and runs.
- * Unscored cases are left out of every figure here. Pure.
+ * Unscored cases are left out of every figure here; a subject's own failure (no answer) comes in as a
+ * row scored 0 (src/report/outcomes.ts). Pure.
  */
-import { bonferroni, clusterBootstrapCI, mcnemar, varianceDecomposition } from '../stats/index.ts';
+import { GATE_METHOD, GATE_RESAMPLES } from '../gate/gate.ts';
+import {
+  bonferroni,
+  clusterBootstrapCI,
+  mcnemar,
+  signFlipTest,
+  varianceDecomposition,
+} from '../stats/index.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Case rows per subject id, subjects in sorted order. */
@@ -34,17 +44,65 @@ export interface Ranking {
   reason: string;
 }
 
+/** The measures a pair of subjects is compared on: the headline (primary GFS), then each dimension. */
+export const PAIRWISE_MEASURES = ['gfs', 'correctness', 'grounding', 'calibration'] as const;
+export type PairwiseMeasure = (typeof PAIRWISE_MEASURES)[number];
+
+/** One measure of a pair by the paired sign-flip test over questions (the gate's test). */
+export interface SignFlipComparison {
+  /** the mean of a - b over the paired (question, run) cells */
+  difference: number;
+  /** two-sided, at no difference */
+  pValue: number;
+  /** Bonferroni over the pairs tested (this measure's family) */
+  pBonferroni: number;
+  /** all 2^questions sign vectors enumerated (no Monte Carlo error) */
+  exact: boolean;
+  /** sign vectors drawn, or enumerated (the identity left out) */
+  resamples: number;
+  seed: string;
+}
+
+/** Pass/fail: McNemar on binarised correctness (methodology 8.2) over the same cells. */
+export interface McNemarComparison {
+  /** cells a got right and b did not, and the reverse */
+  n10: number;
+  n01: number;
+  pValue: number;
+  pBonferroni: number;
+  method: string;
+}
+
 export interface PairwiseTest {
   a: string;
   b: string;
-  /** (question, run) pairs both subjects have scored */
+  /**
+   * (question, run) cells both subjects have a score for (a subject's own failure counted as 0, an
+   * unscored case left out) and their questions; 0: nothing to test
+   */
   n: number;
-  n01: number;
-  n10: number;
-  /** null when the pair has no cell in common (nothing to test) */
-  pValue: number | null;
-  pBonferroni: number | null;
-  method: string;
+  questions: number;
+  /** each measure by the paired sign-flip test over questions; null when the pair shares no cell */
+  gfs: SignFlipComparison | null;
+  correctness: SignFlipComparison | null;
+  grounding: SignFlipComparison | null;
+  calibration: SignFlipComparison | null;
+  /** pass/fail: McNemar on binarised correctness; null when the pair shares no cell */
+  passFail: McNemarComparison | null;
+}
+
+/** How the pairs are tested, as summary.json and the report say it. */
+export interface PairwiseMethod {
+  /** the test of GFS and of each dimension, on the mean difference over the paired (question, run) cells */
+  test: string;
+  /** the test of pass/fail */
+  passFail: string;
+  /** the correction for looking at several pairs: Bonferroni over the pairs tested, each measure apart */
+  correction: 'bonferroni';
+  /** the pairs tested (sharing a cell): each measure's family */
+  family: number;
+  /** sign vectors per test (all of them when fewer) */
+  resamples: number;
 }
 
 export type VarianceTable = Record<
@@ -93,17 +151,32 @@ function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number):
   return scored.length === 0 ? Number.NaN : scored.reduce((s, r) => s + pick(r), 0) / scored.length;
 }
 
+/** A case's (question, run) cell. */
+const cellKey = (r: CaseRowView) => `${r.question_id}\u0000${r.run_index}`;
+
 /**
- * Binarised correctness per (question, run index), methodology 8.2: correct when the judges' mean
- * correctness is at least `correctAt` (1.5: one judge says correct and neither says wrong). Unscored
- * cases are left out.
+ * The (question, run) cells both subjects have a score for (unscored cases left out; a subject's own
+ * failure is a row scored 0), as pairs [a's row, b's row] in a's order (the rows' file order, so the
+ * sums, and the sign vectors' clusters, come in a fixed order): the cells every comparison of the two
+ * (the tests, the MDD) is made on.
  */
-function correctCells(rows: readonly CaseRowView[], correctAt: number): Map<string, boolean> {
-  const out = new Map<string, boolean>();
-  for (const r of rows)
-    if (!r.scores.unscored && r.scores.correctness !== null)
-      out.set(`${r.question_id}\u0000${r.run_index}`, r.scores.correctness >= correctAt);
-  return out;
+export function pairedCells(
+  a: readonly CaseRowView[],
+  b: readonly CaseRowView[],
+): [CaseRowView, CaseRowView][] {
+  const scored = (rows: readonly CaseRowView[]) =>
+    rows.filter((r) => !r.scores.unscored && r.scores.gfsPrimary !== null);
+  const other = new Map(scored(b).map((r) => [cellKey(r), r]));
+  return scored(a).flatMap((r): [CaseRowView, CaseRowView][] => {
+    const o = other.get(cellKey(r));
+    return o ? [[r, o]] : [];
+  });
+}
+
+/** A measure of a case row, as the pairwise tests read it (scored rows: never null). */
+function measureOf(r: CaseRowView, m: PairwiseMeasure): number {
+  const s = r.scores;
+  return (m === 'gfs' ? s.gfsPrimary : s[m]) ?? 0;
 }
 
 export function gfsTable(
@@ -157,41 +230,103 @@ export function ranking(bySubject: RowsBySubject, gfs: GfsTable): Ranking {
   return { primary, equal, robust, reason };
 }
 
-export function pairwise(bySubject: RowsBySubject, correctAt: number): PairwiseTest[] {
+type Untested = Omit<PairwiseTest, PairwiseMeasure | 'passFail'>;
+type Tested = Untested & {
+  raw: Record<PairwiseMeasure, Omit<SignFlipComparison, 'pBonferroni'>>;
+  mcnemar: Omit<McNemarComparison, 'pBonferroni'>;
+};
+
+/**
+ * One pair's tests on its paired cells: each measure by the paired sign-flip test over questions (a
+ * question's cells negated together, seeded `${seed}:pairwise:${a}:${b}:${measure}`), pass/fail by
+ * McNemar on binarised correctness (correct when the judges' mean correctness is at least `correctAt`).
+ */
+function pairTests(
+  a: string,
+  b: string,
+  cells: readonly [CaseRowView, CaseRowView][],
+  opts: { seed: string; correctAt: number; resamples: number },
+): Tested {
+  const raw = Object.fromEntries(
+    PAIRWISE_MEASURES.map((m) => {
+      const seed = `${opts.seed}:pairwise:${a}:${b}:${m}`;
+      const rows = cells.map(([x, y]) => ({
+        cluster: x.question_id,
+        value: measureOf(x, m) - measureOf(y, m),
+      }));
+      const t = signFlipTest(rows, { resamples: opts.resamples, seed });
+      return [m, { difference: t.estimate, pValue: t.pValue, exact: t.exact, resamples: t.resamples, seed }];
+    }),
+  ) as Tested['raw'];
+  const correct = (r: CaseRowView) => (r.scores.correctness ?? 0) >= opts.correctAt;
+  const m = mcnemar({ a: cells.map(([x]) => correct(x)), b: cells.map(([, y]) => correct(y)) });
+  return {
+    a,
+    b,
+    n: cells.length,
+    questions: new Set(cells.map(([x]) => x.question_id)).size,
+    raw,
+    mcnemar: { n10: m.n10, n01: m.n01, pValue: m.pValue, method: m.method },
+  };
+}
+
+/**
+ * Every pair of subjects, tested on the cells both have a score for: GFS (the headline) and each
+ * dimension by the paired sign-flip test over questions that `rge gate` uses (docs/adr/0028), pass/fail
+ * by McNemar on binarised correctness (methodology 8.2); each measure's p-values Bonferroni-corrected
+ * over the pairs tested. A pair with no cell in common (a run stopped early, each subject kept different
+ * cells) has nothing to test: it is listed with n = 0 and no test, and is not in the family.
+ */
+export function pairwise(
+  bySubject: RowsBySubject,
+  opts: { seed: string; correctAt: number; resamples?: number },
+): { tests: PairwiseTest[]; method: PairwiseMethod } {
+  const resamples = opts.resamples ?? GATE_RESAMPLES;
   const models = [...bySubject.keys()];
-  const pairs: { a: string; b: string }[] = [];
+  const tests: (Untested | Tested)[] = [];
   for (let i = 0; i < models.length; i++)
-    for (let j = i + 1; j < models.length; j++)
-      pairs.push({ a: models[i] as string, b: models[j] as string });
-  // A pair with no cell scored by both (a run stopped early, each subject kept different cells) has
-  // nothing to test: it is listed with n = 0 and no p, and is not one of the Bonferroni family.
-  const tests = pairs.map(({ a, b }): Omit<PairwiseTest, 'pBonferroni'> => {
-    const pa = correctCells(bySubject.get(a) ?? [], correctAt);
-    const pb = correctCells(bySubject.get(b) ?? [], correctAt);
-    const shared = [...pa.keys()].filter((k) => pb.has(k)).sort();
-    if (shared.length === 0)
-      return { a, b, n: 0, n01: 0, n10: 0, pValue: null, method: 'none (no cell scored by both)' };
-    const result = mcnemar({
-      a: shared.map((k) => pa.get(k) as boolean),
-      b: shared.map((k) => pb.get(k) as boolean),
-    });
+    for (let j = i + 1; j < models.length; j++) {
+      const [a, b] = [models[i] as string, models[j] as string];
+      const cells = pairedCells(bySubject.get(a) ?? [], bySubject.get(b) ?? []);
+      tests.push(
+        cells.length === 0
+          ? { a, b, n: 0, questions: 0 }
+          : pairTests(a, b, cells, { seed: opts.seed, correctAt: opts.correctAt, resamples }),
+      );
+    }
+  const tested = tests.filter((t): t is Tested => 'raw' in t);
+  // each measure is its own family of the pairs tested
+  const adjusted = Object.fromEntries(
+    PAIRWISE_MEASURES.map((m) => [m, bonferroni(tested.map((t) => t.raw[m].pValue))]),
+  ) as Record<PairwiseMeasure, number[]>;
+  const passFail = bonferroni(tested.map((t) => t.mcnemar.pValue));
+  const out = tests.map((t): PairwiseTest => {
+    const at = tested.indexOf(t as Tested);
+    if (!('raw' in t))
+      return { ...t, gfs: null, correctness: null, grounding: null, calibration: null, passFail: null };
+    const measure = (m: PairwiseMeasure) => ({ ...t.raw[m], pBonferroni: adjusted[m][at] as number });
     return {
-      a,
-      b,
-      n: shared.length,
-      n01: result.n01,
-      n10: result.n10,
-      pValue: result.pValue,
-      method: result.method,
+      a: t.a,
+      b: t.b,
+      n: t.n,
+      questions: t.questions,
+      gfs: measure('gfs'),
+      correctness: measure('correctness'),
+      grounding: measure('grounding'),
+      calibration: measure('calibration'),
+      passFail: { ...t.mcnemar, pBonferroni: passFail[at] as number },
     };
   });
-  const tested = tests.flatMap((t) => (t.pValue === null ? [] : [t.pValue]));
-  const adjusted = bonferroni(tested);
-  let next = 0;
-  return tests.map((t) => ({
-    ...t,
-    pBonferroni: t.pValue === null ? null : (adjusted[next++] as number),
-  }));
+  return {
+    tests: out,
+    method: {
+      test: GATE_METHOD,
+      passFail: `McNemar on binarised correctness (a cell is correct when the judges' mean correctness is at least ${opts.correctAt})`,
+      correction: 'bonferroni',
+      family: tested.length,
+      resamples,
+    },
+  };
 }
 
 /** Per subject with a scored case: primary GFS's spread within and between questions, and the runs. */

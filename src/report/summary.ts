@@ -8,13 +8,19 @@
  *
  * Definitions (also printed in the report):
  * - A case's GFS is from the mean of its two judges' dimension scores; unscored cases are excluded
- *   from means and counted separately (a failure is data, not a zero).
+ *   from means and counted separately (a judge's failure is data, not a zero).
+ * - A subject's own failure (it gave no answer: a user's system crashed, timed out, exited non-zero,
+ *   replied malformed or with an HTTP error, broke the contract) is a wrong answer for the user: it
+ *   scores 0 on every dimension and GFS 0 in the ranking, the pairwise tests and the gate, with the
+ *   answered-only GFS beside it (src/report/outcomes.ts); a case not computed because the run stopped is
+ *   listed under Errors and left out.
  * - Intervals: BCa 95 %, 10,000 resamples, resampling questions with their runs kept together
  *   (cluster bootstrap), seeded with `${seed}:${category}:${weighting}` (one seed for all subjects: the
  *   same question draws, which the ranking's probabilities reuse).
- * - Pairwise comparison (methodology 8.2): McNemar on binarised correctness at the (question, run
- *   index) level, a cell being correct when the judges' mean correctness is at least 1.5; p-values
- *   Bonferroni-corrected over the pairs of subjects.
+ * - Pairwise comparison: GFS (the headline) and each dimension by the paired sign-flip test over
+ *   questions that `rge gate` uses (docs/adr/0028); pass/fail by McNemar on binarised correctness at
+ *   the (question, run index) level (methodology 8.2), a cell being correct when the judges' mean
+ *   correctness is at least 1.5; each measure's p-values Bonferroni-corrected over the pairs of subjects.
  * - Inter-judge agreement (8.4): Cohen's kappa between a subject's two judges per dimension, then the
  *   mean over subjects; the same on the human-labelled responses, divergence flagged.
  * - Ranking: models ordered by overall mean GFS; robust when both weightings give the same order and
@@ -53,11 +59,13 @@ import {
   cost,
   latency,
 } from './operations.ts';
+import { type Outcomes, outcomes, rankedRows, subjectFailures } from './outcomes.ts';
 import { type PowerSection, powerSection } from './power.ts';
 import { type RankProbabilities, rankProbabilities } from './ranks.ts';
 import {
   type GfsTable,
   gfsTable,
+  type PairwiseMethod,
   type PairwiseTest,
   pairwise,
   type Ranking,
@@ -67,7 +75,7 @@ import {
   variance,
 } from './scores.ts';
 import { type StopCounts, stopCounts } from './stops.ts';
-import type { CaseRowView, GfsWeightsView, RunBudgetView, RunDescription } from './views.ts';
+import type { CaseErrorView, CaseRowView, GfsWeightsView, RunBudgetView, RunDescription } from './views.ts';
 
 export interface SummaryOptions {
   seed: string;
@@ -80,8 +88,11 @@ export interface SummaryOptions {
   /** what was run, and how many cells the run has (fewer cases: a partial report) */
   describe?: RunDescription | null;
   cells?: number;
-  /** cases that failed without a result row (their test name and error), counted and listed */
-  errors?: readonly { name: string; message: string }[];
+  /**
+   * cases that failed without a result row (their test name and error, and their cell and whose failure
+   * it was when the case said), counted and listed; a subject's own failure scores 0 in the ranking
+   */
+  errors?: readonly CaseErrorView[];
   /** the people's labels and the contested reviews of this run's responses (by answer key) */
   validation?: {
     labels: readonly LabelView[];
@@ -97,12 +108,18 @@ export interface Summary {
   run: SummaryOptions['run'] & { seed: string; resamples: number };
   models: string[];
   categories: string[];
-  cases: { total: number; scored: number; unscored: number; contested: number };
+  /** cases with a result (total), scored, unscored, contested; failed: cases the subject gave no answer for */
+  cases: { total: number; scored: number; unscored: number; contested: number; failed: number };
+  /** per subject: its cases by outcome (answered, unscored, failed, not computed), its answered-only GFS */
+  outcomes: Outcomes;
+  /** per subject and category, a subject's own failures scored 0 */
   gfs: GfsTable;
   ranking: Ranking;
   /** each subject's bootstrap probability of ranking first and rank interval, both weightings (null: one subject) */
   ranks: RankProbabilities | null;
   pairwise: PairwiseTest[];
+  /** how the pairs are tested: the test, pass/fail's, the correction and its family */
+  pairwiseMethod: PairwiseMethod;
   /** the minimal detectable difference of each comparison, and the inputs of `rge plan` */
   power: PowerSection;
   /** the judge-error-corrected GFS from the people's labels (prediction-powered inference) */
@@ -138,13 +155,14 @@ export interface Summary {
 
 const distinctSorted = (xs: readonly string[]) => [...new Set(xs)].sort();
 
-function cases(rows: readonly CaseRowView[]): Summary['cases'] {
+function cases(rows: readonly CaseRowView[], failed: number): Summary['cases'] {
   const scored = rows.filter((r) => !r.scores.unscored);
   return {
     total: rows.length,
     scored: scored.length,
     unscored: rows.length - scored.length,
     contested: scored.filter((r) => r.scores.contested).length,
+    failed,
   };
 }
 
@@ -177,24 +195,30 @@ function validation(rows: readonly CaseRowView[], opts: SummaryOptions): Validat
 
 export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): Summary {
   const resamples = opts.resamples ?? 10_000;
-  const models = distinctSorted(rows.map((r) => r.subject_id));
-  const categories = distinctSorted(rows.map((r) => r.category));
+  const errors = opts.errors ?? [];
+  const failed = subjectFailures(errors);
+  const models = distinctSorted([...rows, ...failed].map((r) => r.subject_id));
+  const categories = distinctSorted([...rows, ...failed].map((r) => r.category));
   const bySubject: RowsBySubject = new Map(models.map((m) => [m, rows.filter((r) => r.subject_id === m)]));
-  const gfs = gfsTable(bySubject, categories, opts.seed, resamples);
-  const pairs = pairwise(bySubject, opts.correctAt ?? CORRECT_AT);
+  // what the ranking reads: the answered cases, and the subject's own failures scored 0
+  const ranked = failed.length === 0 ? bySubject : rankedRows(models, bySubject, failed);
+  const gfs = gfsTable(ranked, categories, opts.seed, resamples);
+  const pairs = pairwise(ranked, { seed: opts.seed, correctAt: opts.correctAt ?? CORRECT_AT });
   return {
     run: { ...opts.run, seed: opts.seed, resamples },
     models,
     categories,
-    cases: cases(rows),
+    cases: cases(rows, failed.length),
+    outcomes: outcomes(bySubject, failed, errors, { seed: opts.seed, resamples }),
     gfs,
-    ranking: ranking(bySubject, gfs),
-    ranks: rankProbabilities(bySubject, opts.seed, resamples),
-    pairwise: pairs,
-    power: powerSection(bySubject, pairs),
+    ranking: ranking(ranked, gfs),
+    ranks: rankProbabilities(ranked, opts.seed, resamples),
+    pairwise: pairs.tests,
+    pairwiseMethod: pairs.method,
+    power: powerSection(ranked, pairs.tests, bySubject),
     corrected: correctedGfs(bySubject, opts.validation?.labels ?? [], opts.gfsWeights),
-    variance: variance(bySubject),
-    consistency: consistency(bySubject),
+    variance: variance(ranked),
+    consistency: consistency(ranked),
     judgeAgreement: interJudgeAgreement(bySubject, opts.validation?.labels ?? []),
     contested: contested(rows),
     checkPassRates: checkPassRates(bySubject),
@@ -202,7 +226,7 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
     cost: cost(bySubject),
     caching: caching(bySubject),
     budget: budget(opts.budget ?? null),
-    diagnostics: diagnostics(rows, opts.errors ?? []),
+    diagnostics: diagnostics(rows, errors, failed),
     evidence: evidenceSection(rows),
     failures: failureKinds(rows),
     stops: stopCounts(rows),

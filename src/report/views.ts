@@ -100,6 +100,29 @@ export interface CaseRowView {
   retrieval_hit?: boolean | null;
   /** how much of the gold evidence the passages the subject answered from held (absent in older rows) */
   evidence?: { recall: number | null; missing?: readonly string[] };
+  /**
+   * a case the subject gave no answer for, as the ranking scores it (0 everywhere: src/report/outcomes.ts);
+   * never a stored row
+   */
+  no_answer?: true;
+}
+
+/**
+ * A case without a result, as the report lists it under Errors: its test name and error and, when the
+ * case said (absent in older runs), its cell and whose failure it was: `subject` when the subject gave
+ * no answer, its own failure (a user's system crashed, timed out, exited non-zero, replied malformed or
+ * with an HTTP error, broke the contract), scored 0 in the ranking and the gate; `run` when the case
+ * could not be completed for another reason (a judge's call, the run stopped, rge's own error), left out.
+ */
+export interface CaseErrorView {
+  name: string;
+  message: string;
+  subject_id?: string;
+  question_id?: string;
+  run_index?: number;
+  category?: string;
+  by?: 'subject' | 'run';
+  gold_untraced?: true;
 }
 
 /** A subject or judge as the report shows it: its model, what its requests sent, the deviation from T = 0. */

@@ -29,6 +29,24 @@ function missing(state: RunState | null, cell: SubjectCell, what: string): RgeEr
   return new RgeError(`${cell.id}: no ${what}: ${reason}`);
 }
 
+/**
+ * Whether a cell has no answer because its subject failed to give one (a user's system crashed, timed
+ * out, exited non-zero, replied malformed or with an HTTP error, broke the contract: the stages recorded
+ * it as the subject's failure), rather than because the run stopped, a judge failed or rge erred.
+ */
+export function failedBySubject(run: RunSession, cell: SubjectCell, state: RunState | null): boolean {
+  if (!state?.subject_failures) return false;
+  let failed = subjectFailuresOf.get(state);
+  if (!failed) {
+    failed = new Set(state.subject_failures);
+    subjectFailuresOf.set(state, failed);
+  }
+  return failed.has(cell.id) && run.answers(cell.subject).get(cell.key) === undefined;
+}
+
+/** A run state's `subject_failures` as a set, made once per state (a run may fail many thousand cells). */
+const subjectFailuresOf = new WeakMap<RunState, Set<string>>();
+
 /** The panel's verdicts on a stored answer, and what their calls used and cost (none for an unjudged answer). */
 function panelOutcome(run: RunSession, cell: SubjectCell, answer: AnswerRecord, state: RunState | null) {
   const verdicts: JudgeOutcome[] = [];

@@ -19,15 +19,37 @@ import {
   resolveFrom,
 } from './plan-types.ts';
 
+/** What a user's system is sent, in the words of `DescribedModelView.sent` (ADR 0026). */
+export const SYSTEM_SENT =
+  'the question, its run index and a seed in the question; no temperature or other sampling parameter';
+/** Why a system is not sent the methodology's temperature 0 (`DescribedModelView.deviation`). */
+export const SYSTEM_DEVIATION =
+  "no temperature: a user's system is sent only the question, its run index and a seed, and samples as it does (its model and settings are its own)";
+
 /**
  * A subject or judge as the report describes it. A judge's request carries no seed (only a subject's
  * cell has one, `renderSubjectRequest`), so a judge is not said to send one even where its model's
- * contract would take it; its `parameters` in the request identity are left as they are.
+ * contract would take it; its `parameters` in the request identity are left as they are. A user's
+ * system is sent no sampling parameter at all (rge sends the question, its run index and a seed), so
+ * it is described as sent nothing of the kind, whatever defaults its provider name has.
  */
 function described(
   m: (PlannedSubject | PlannedJudge) & { config: Subject | Judge },
   role: 'subject' | 'judge',
 ): DescribedModel {
+  if (isSystemProvider(m.provider))
+    return {
+      id: m.id,
+      provider: m.provider,
+      model: m.model,
+      family: m.family,
+      parameters: {},
+      sent: SYSTEM_SENT,
+      maxTokens: m.maxTokens,
+      deviation: SYSTEM_DEVIATION,
+      // its version (declared or its files' hash) is what a gate compares
+      version: m.identity.version,
+    };
   const { seed, ...unseeded } = m.parameters;
   const parameters = role === 'subject' && seed !== undefined ? { ...unseeded, seed } : unseeded;
   return {
@@ -39,8 +61,6 @@ function described(
     sent: describeParameters(parameters),
     maxTokens: m.maxTokens,
     deviation: temperatureDeviation(m.provider, m.model, m.parameters),
-    // a user's system: its version (declared or its files' hash) is what a gate compares
-    ...(isSystemProvider(m.provider) ? { version: m.identity.version } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import { redactSecrets } from '../providers/credentials.ts';
 import { BudgetExceededError } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
+import { ContractError, SystemFailure } from '../system/index.ts';
 import { errorMessage } from '../util/errors.ts';
 import type { RunSession } from './open.ts';
 
@@ -31,8 +32,19 @@ export type StageOutput = 'full' | 'summary' | 'quiet';
 /** Calls that must finish after the first one before the progress line gives a time left. */
 export const MIN_CALLS_FOR_ETA = 5;
 
+/**
+ * Whether an error is the subject's own failure to answer: a user's system threw, timed out, exited
+ * non-zero, replied with something that is not JSON or with an HTTP error (`SystemFailure`), or answered
+ * off the contract (`ContractError`). A stop (the budget cap, Ctrl-C), a judge's failure and rge's own
+ * errors (a store, a provider rge calls for a model) are not.
+ */
+export const isSubjectFailure = (err: unknown): boolean =>
+  err instanceof SystemFailure || err instanceof ContractError;
+
 export class StageContext {
   readonly errors = new Map<string, string>();
+  /** the cells of `errors` that the subject itself gave no answer for (`isSubjectFailure`) */
+  readonly subjectFailures = new Set<string>();
   stopped: Error | null = null;
   /** one recovery of the ledger at a time, after leases of a stopped process were taken over */
   private recovering: Promise<void> = Promise.resolve();
@@ -126,5 +138,8 @@ export class StageContext {
       }
     }
     this.errors.set(cellId, redactSecrets(errorMessage(err)));
+    // a call cut by a stop (Ctrl-C) may fail as the system's timeout: the stop's, not the subject's
+    if (isSubjectFailure(err) && !this.opts.signal?.aborted) this.subjectFailures.add(cellId);
+    else this.subjectFailures.delete(cellId);
   }
 }

@@ -69,6 +69,7 @@ function stateOf(
     finished_at: finished,
     estimate,
     errors: Object.fromEntries(ctx.errors),
+    subject_failures: [...ctx.subjectFailures].filter((id) => ctx.errors.has(id)).sort(),
     stopped: ctx.stopped?.message ?? null,
     warnings: [],
     counts: ctx.counts,

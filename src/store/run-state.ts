@@ -91,6 +91,12 @@ export const RunState = z.strictObject({
   estimate: z.unknown().nullable(),
   /** cell id (`subject/question/run n`) -> why it has no answer or verdict */
   errors: z.record(z.string(), z.string()),
+  /**
+   * the cells among `errors` that the subject itself gave no answer for: a user's system crashed, timed
+   * out, exited non-zero, replied with something malformed or an HTTP error, or broke the contract (not
+   * a stop, a judge's failure or rge's own error); the report scores them 0. Absent in older states.
+   */
+  subject_failures: z.array(z.string()).optional(),
   stopped: z.string().nullable(),
   warnings: z.array(z.string()),
   counts: z.object({
@@ -242,6 +248,7 @@ export function combineRunStates(states: readonly RunState[]): RunState {
     finished_at: finished.includes(null) ? null : ([...finished].sort().at(-1) as string),
     estimate: estimates.includes(null) ? null : combineEstimates(estimates as Estimate[]),
     errors: Object.assign({}, ...states.map((s) => s.errors)),
+    subject_failures: unique(states.flatMap((s) => s.subject_failures ?? [])).sort(),
     stopped: states.find((s) => s.stopped !== null)?.stopped ?? null,
     warnings: unique(states.flatMap((s) => s.warnings)),
     counts: {

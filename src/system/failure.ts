@@ -1,8 +1,10 @@
 /**
  * A question a system failed to answer: it threw, timed out, exited non-zero, replied with something
- * that is not JSON, or answered with an HTTP error. That cell's failure, recorded as data, never a crash
- * of the run and never a score of 0. (An answer that is JSON but does not fit the contract is a
- * `ContractError`, ./contract.ts.) Every message names the system and the question, keys redacted.
+ * that is not JSON, or answered with an HTTP error. That cell's failure, recorded as data (the run
+ * state's error and `subject_failures`), never a crash of the run; the report scores it 0 as a wrong
+ * answer, its answered-only GFS beside (docs/adr/0030). (An answer that is JSON but does not fit the
+ * contract is a `ContractError`, ./contract.ts.) Every message names the system and the question, keys
+ * redacted.
  */
 import { redactSecrets } from '../providers/credentials.ts';
 

@@ -10,8 +10,9 @@
  */
 import type { TaskMeta } from 'vitest';
 import type { CaseRow } from '../run/case.ts';
+import type { SubjectCell } from '../run/work.ts';
 import { resultsFile } from '../store/rows.ts';
-import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+import type { RgeCaseFailure, RgeCaseMeta, RgeRunInfo } from './meta.ts';
 import type { Shared } from './shared-values.ts';
 
 /** Cases per eval file whose vitest-evals metadata is kept whole (the fixture run's 1,200 all are). */
@@ -32,6 +33,18 @@ export function caseMeta(row: CaseRow, reused: boolean): RgeCaseMeta {
       calibration: s.calibration,
       gfs: s.gfsPrimary,
     },
+  };
+}
+
+/** A case that failed without a row: its cell, and whether the subject's own failure was why. */
+export function caseFailure(cell: SubjectCell, bySubject: boolean): RgeCaseFailure {
+  return {
+    subject_id: cell.subject.id,
+    question_id: cell.question.id,
+    run_index: cell.runIndex,
+    category: cell.question.category,
+    by: bySubject ? 'subject' : 'run',
+    ...(cell.question.gold_source?.kind === 'untraced' ? { gold_untraced: true as const } : {}),
   };
 }
 
@@ -102,6 +115,8 @@ export function shareCaseMeta(meta: TaskMeta, s: Shared): void {
       ...sharedStrings(rge, ['subject_id', 'question_id', 'prompt_hash', 'category'], s),
       scores: s.record(rge.scores),
     };
+  if (meta.rgeFailure)
+    meta.rgeFailure = sharedStrings(meta.rgeFailure, ['subject_id', 'question_id', 'category'], s);
   const harness = meta.harness;
   if (!harness || !isTrimmed(meta)) return;
   const r = harness.run;

@@ -4,6 +4,8 @@
  * - on each case (`rge`): the cell (what its row in the results store is found by), whether it was
  *   reused, and its four scores (for `rge eval run --json`); the row itself is in the results store
  *   (data/results/<subject>_<run_id>.jsonl), where the reporter reads it;
+ * - on a case that failed without a row (`rgeFailure`): its cell and whose failure it was, so the
+ *   report can attribute it (a subject's own failure scores 0 in the ranking and the gate);
  * - on the case's file (`rgeModule`), once: the run it belongs to, what gates it, and who planned it.
  */
 import type { RunInfo } from '../run/plan.ts';
@@ -37,10 +39,30 @@ export interface RgeCaseMeta {
   };
 }
 
+/**
+ * A case that failed without a row: its cell, and whose failure it was. `subject`: the subject gave no
+ * answer, its own failure (a user's system crashed, timed out, exited non-zero, replied malformed or with
+ * an HTTP error, broke the contract), which the report scores 0 in the ranking and the gate; `run`:
+ * the case could not be completed for another reason (a judge's call failed, the run stopped at the
+ * budget cap or on Ctrl-C, a batch has not ended, rge's own error), which the report lists and leaves
+ * out. Its message is the test's error.
+ */
+export interface RgeCaseFailure {
+  subject_id: string;
+  question_id: string;
+  run_index: number;
+  category: string;
+  by: 'subject' | 'run';
+  /** the question's gold is not traced to a source (the GFS table's traced column leaves it out) */
+  gold_untraced?: true;
+}
+
 declare module 'vitest' {
   interface TaskMeta {
     /** a case with a row in the results store */
     rge?: RgeCaseMeta;
+    /** a case that failed without a row: its cell and whose failure it was */
+    rgeFailure?: RgeCaseFailure;
     /** on an eval file: the run of its cases (a case that fails before it has a row still counts in it) */
     rgeModule?: RgeModuleMeta;
   }

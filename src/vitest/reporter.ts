@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
 import { summarise } from '../report/summary.ts';
-import type { RunBudgetView } from '../report/views.ts';
+import type { CaseErrorView, RunBudgetView } from '../report/views.ts';
 import { resultsFile } from '../store/rows.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { readLabels, readReviews } from '../validation/labels.ts';
@@ -32,7 +32,7 @@ function readRunBudget(file: string): RunBudgetView | null {
 interface RunCases {
   run: RgeRunInfo;
   cases: RgeCaseMeta[];
-  errors: { name: string; message: string }[];
+  errors: CaseErrorView[];
 }
 
 /**
@@ -59,12 +59,13 @@ export function casesByRun(testModules: ReadonlyArray<TestModule>): Map<string, 
         entry.cases.push(meta);
         continue;
       }
-      // A case that failed before it had a result (its cell could not be completed: the cap, an
-      // error) is counted and listed in its run's report, never dropped.
+      // A case that failed before it had a result (the subject gave no answer, or its cell could not
+      // be completed: the cap, an error) is counted and listed in its run's report, never dropped; its
+      // metadata say which cell it is and whose failure it was.
       const result = test.result();
       if (result.state !== 'failed') continue;
       const message = result.errors?.[0]?.message ?? 'failed without a result';
-      entry.errors.push({ name: test.fullName, message });
+      entry.errors.push({ name: test.fullName, message, ...test.meta().rgeFailure });
     }
   }
   return byRun;
@@ -100,6 +101,11 @@ export default class RgeReporter implements Reporter {
         errors.push({
           name: `${c.subject_id} › ${c.category} › ${c.question_id} › run ${c.run_index}`,
           message: `its row is not in ${resultsFile(run.resultsDir, c.subject_id, runId)}`,
+          subject_id: c.subject_id,
+          question_id: c.question_id,
+          run_index: c.run_index,
+          category: c.category,
+          by: 'run',
         });
       const summary = summarise(rows, {
         seed: run.seed,

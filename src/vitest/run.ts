@@ -5,7 +5,7 @@
  */
 import { startVitest } from 'vitest/node';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
-import type { RgeCaseMeta, RgeRunInfo } from './meta.ts';
+import type { RgeCaseFailure, RgeCaseMeta, RgeRunInfo } from './meta.ts';
 import { FILE_REPORTERS } from './reporters.ts';
 import RgeSummaryReporter from './summary-reporter.ts';
 
@@ -37,6 +37,11 @@ export interface EvalCaseResult {
     calibration: number | null;
     gfs: number | null;
   } | null;
+  /**
+   * a case that failed without a result: true when its subject gave no answer (its own failure, which
+   * the report scores 0), false when it could not be completed for another reason; absent otherwise
+   */
+  no_answer?: boolean;
 }
 
 export interface EvalRunOutcome {
@@ -83,7 +88,7 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
       if (result.state === 'failed') failed++;
       const meta = test.meta().rge;
       if (meta?.reused) reused++;
-      results.push(caseResult(test.fullName, result, meta));
+      results.push(caseResult(test.fullName, result, meta ?? test.meta().rgeFailure));
     }
   }
   const unhandledErrors = vitest.state.getUnhandledErrors().length;
@@ -102,12 +107,16 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
   };
 }
 
-/** One case as `--json` lists it. */
-function caseResult(
+/**
+ * One case as `--json` lists it: its cell from its row's metadata, or, for a case that failed without a
+ * row, from its failure record (its scores then null, and `no_answer` true when the subject gave none).
+ */
+export function caseResult(
   name: string,
   result: { state: string; errors?: readonly { message: string }[] | undefined },
-  meta: RgeCaseMeta | undefined,
+  meta: RgeCaseMeta | RgeCaseFailure | undefined,
 ): EvalCaseResult {
+  const scored = meta !== undefined && 'scores' in meta ? meta : undefined;
   return {
     name,
     subject: meta?.subject_id ?? null,
@@ -116,6 +125,7 @@ function caseResult(
     category: meta?.category ?? null,
     state: result.state === 'failed' ? 'failed' : 'passed',
     failures: result.state === 'failed' ? (result.errors ?? []).map((e) => e.message) : [],
-    scores: meta ? { ...meta.scores } : null,
+    scores: scored ? { ...scored.scores } : null,
+    ...(meta !== undefined && 'by' in meta ? { no_answer: meta.by === 'subject' } : {}),
   };
 }

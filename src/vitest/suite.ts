@@ -3,7 +3,8 @@
  * `<subject> › <category> › <question id> › run <n>` so a reviewer can find any case. Before the cases,
  * the run's stages fill the cell stores (answers, then verdicts; sync or batch, resumable); each case
  * then reads its cell, puts the result row in the task's metadata, and applies the four matchers with
- * the config's thresholds. `rge eval run` runs the stages itself first (with its progress lines) and
+ * the config's thresholds; a cell without a row fails its case, whose metadata then say which cell it is
+ * and whether the subject's own failure (no answer) was why. `rge eval run` runs the stages itself first (with its progress lines) and
  * hands over a request whose stages are `done`, so the cases only read.
  *
  * The run arrives planned (handoff.ts): the request and plan that the front door made, provided by
@@ -20,9 +21,9 @@
  * The run id, and so the report, is the run's whatever the slice.
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, expect, inject, test } from 'vitest';
+import { beforeAll, expect, inject, type TaskMeta, test } from 'vitest';
 import { describeEval } from 'vitest-evals';
-import { CaseRow } from '../run/case.ts';
+import { CaseRow, failedBySubject } from '../run/case.ts';
 import { planFromRequest } from '../run/load.ts';
 import { RunSession } from '../run/open.ts';
 import type { RunPlan } from '../run/plan.ts';
@@ -32,7 +33,7 @@ import type { SubjectCell } from '../run/work.ts';
 import { ResultsStore, type RunHeader, resultsFile } from '../store/rows.ts';
 import { combineSliceStates, RunState, type Slice, writeRunState } from '../store/run-state.ts';
 import { withFileLock } from '../util/lock.ts';
-import { caseMeta, trimEvalMeta } from './case-meta.ts';
+import { caseFailure, caseMeta, trimEvalMeta } from './case-meta.ts';
 import {
   CaseBook,
   caseInput,
@@ -157,6 +158,23 @@ async function stagesOf(
   return state;
 }
 
+/** rge's four matchers on a case's row, with the config's thresholds. */
+function expectThresholds(row: CaseRow, thresholds: RunPlan['config']['thresholds']): void {
+  const gated = { ...row, thresholds };
+  expect(gated).toBeCorrect();
+  expect(gated).toBeGrounded();
+  expect(gated).toBeCalibrated();
+  expect(gated).toMeetExpectedBehavior();
+}
+
+/**
+ * A case that failed without a row says which cell it is and whether its subject gave no answer (the
+ * report scores a subject's own failure 0 and lists every other one under Errors).
+ */
+function noteFailure(task: { meta: TaskMeta }, cell: SubjectCell, run: RunSession, state: RunState | null) {
+  if (!task.meta.rge) task.meta.rgeFailure = caseFailure(cell, failedBySubject(run, cell, state));
+}
+
 export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<RunSession> {
   installRgeMatchers();
   const { handoff: given, session: run } = await openWorkerRun(opts.root ?? process.cwd());
@@ -216,11 +234,10 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
               const row = book.row(cell.id);
               artifactOf(subject.id).put(row);
               task.meta.rge = caseMeta(row, wasReused(subject, row));
-              const gated = { ...row, thresholds: plan.config.thresholds };
-              expect(gated).toBeCorrect();
-              expect(gated).toBeGrounded();
-              expect(gated).toBeCalibrated();
-              expect(gated).toMeetExpectedBehavior();
+              expectThresholds(row, plan.config.thresholds);
+            } catch (err) {
+              noteFailure(task, cell, part, state as RunState | null);
+              throw err;
             } finally {
               // the case is the row's last reader: a long run holds no row past its case
               book.release(cell.id);

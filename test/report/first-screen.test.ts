@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { answerSection } from '../../src/report/first-screen.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
-import type { CaseRowView } from '../../src/report/views.ts';
+import type { CaseRowView, RunDescription } from '../../src/report/views.ts';
+import { scoredCell } from './scored-cell.ts';
 
 /** A subject's rows: 30 questions, 3 runs; wrong (correctness 0) on the questions below `wrongBelow`. */
 function subject(id: string, wrongBelow: number): CaseRowView[] {
@@ -65,7 +66,7 @@ describe('the first screen', () => {
   const md = answerSection(s);
   const text = md.join('\n');
 
-  it('ranks the subjects with GFS, interval, the probability of ranking first and the rank interval', () => {
+  it('ranks the subjects with GFS, interval, the probability of ranking first, the rank interval, and the failed and unscored cases', () => {
     expect(s.ranking.primary).toEqual(['good', 'mid', 'close']);
     const rows = md.filter((l) => /^\| \d \|/.test(l));
     expect(rows).toHaveLength(3);
@@ -73,7 +74,7 @@ describe('the first screen', () => {
       const g = s.ranks?.primary.find((x) => x.group === m);
       const interval = g?.rankLow === g?.rankHigh ? `${g?.rankLow}` : `${g?.rankLow}\u2013${g?.rankHigh}`;
       expect(rows[i]).toBe(
-        `| ${i + 1} | ${m} | ${gfsOf(s, m)} | ${(100 * (g?.probabilityFirst ?? Number.NaN)).toFixed(1)}% | ${interval} |`,
+        `| ${i + 1} | ${m} | ${gfsOf(s, m)} | ${(100 * (g?.probabilityFirst ?? Number.NaN)).toFixed(1)}% | ${interval} | 0 | 0 |`,
       );
     }
   });
@@ -92,7 +93,7 @@ describe('the first screen', () => {
       const c = power(hi, lo);
       const diff = c?.a === hi ? c.difference : -(c?.difference ?? Number.NaN);
       expect(diff, `${hi} over ${lo}`).toBeGreaterThan(0);
-      const significant = (p?.pBonferroni ?? 1) < 0.05 ? '**yes**' : 'no';
+      const significant = (p?.gfs?.pBonferroni ?? 1) < 0.05 ? '**yes**' : 'no';
       const line = md.find((l) => l.startsWith(`| ${hi} \u2212 ${lo} |`));
       expect(line).toMatch(
         new RegExp(
@@ -136,5 +137,84 @@ describe('the first screen', () => {
     expect(headings[0]).toBe('## The answer: who is best, by how much, and is it real');
     expect(headings.at(-1)).toBe('## What was run');
     expect(report.indexOf(text)).toBeGreaterThan(0);
+  });
+});
+
+describe('the first screen says what the judges are', () => {
+  const described = (judges: { id: string; provider: string; model: string }[]): RunDescription => ({
+    config: 'fixture',
+    subjects: [],
+    judges: judges.map((j) => ({
+      ...j,
+      family: j.provider,
+      sent: 'temperature 0',
+      maxTokens: 512,
+      deviation: null,
+    })),
+    corpus: { embedder: 'use-lite', chunkTokens: 800, overlapTokens: 100, k: 5, index: 'i' },
+    questions: { file: 'q.jsonl', version: 1, n: 30 },
+    runs: 1,
+    mode: 'sync',
+    thresholds: { correctness: null, grounding: null, calibration: null, gfs: null },
+    subjectPrompt: { version: 'v1', sha256: 'a'.repeat(64) },
+    judgePrompt: { version: 'v1', sha256: 'b'.repeat(64) },
+  });
+  // 30 questions judged across the rubric (each dimension takes 0, 1 and 2), by judges j1 and j2
+  const rows = [0, 1].flatMap((i) =>
+    Array.from({ length: 30 }, (_, q) =>
+      scoredCell(`s${i}`, q, 0, [(q + i) % 3, (q + 1) % 3, (q + 2) % 3] as [number, number, number]),
+    ),
+  );
+  const firstScreen = (judges: Parameters<typeof described>[0], labelled = false) =>
+    answerSection(
+      summarise(rows, {
+        seed: 'j',
+        resamples: 200,
+        run,
+        describe: described(judges),
+        // people agree with the judges on every response: a kappa for every judge and dimension
+        validation: labelled
+          ? {
+              labels: rows.map((r) => ({
+                answer_key: r.answer_key as string,
+                labeller: 'ana',
+                correctness: r.scores.correctness as number,
+                grounding: r.scores.grounding as number,
+                calibration: r.scores.calibration as number,
+              })),
+              reviews: [],
+              minKappa: 0.75,
+            }
+          : null,
+      }),
+    ).join('\n');
+  const heuristic = [
+    { id: 'j1', provider: 'heuristic', model: 'numeric' },
+    { id: 'j2', provider: 'heuristic', model: 'lexical' },
+  ];
+  const live = [
+    { id: 'j1', provider: 'anthropic', model: 'claude-sonnet-4-6' },
+    { id: 'j2', provider: 'openai', model: 'gpt-5.4' },
+  ];
+
+  it('offline heuristic judges: the scores exercise the pipeline and are not a measurement', () => {
+    const text = firstScreen(heuristic);
+    expect(text).toContain(
+      '\n**Judges:** the scores come from offline heuristic judges (j1, j2), not validated against people: they exercise the pipeline and are not a measurement.\n',
+    );
+    // beside the ranking: after its table, before the pairs'
+    expect(text.indexOf('**Judges:**')).toBeGreaterThan(text.indexOf('| rank | subject |'));
+    expect(text.indexOf('**Judges:**')).toBeLessThan(text.indexOf('| difference | GFS |'));
+  });
+
+  it('judges without a kappa against people in this run say so; judges with one need no sentence', () => {
+    expect(firstScreen(live)).toContain(
+      "**Judges:** the judges j1, j2 have no kappa against people in this run's validation section (judges against people, below): the scores are the judges' own, not validated against people, so they are not a measurement.",
+    );
+    expect(firstScreen(live, true)).not.toContain('**Judges:**');
+    // heuristic judges are said to be offline heuristics, labelled or not
+    expect(firstScreen(heuristic, true)).toContain(
+      "**Judges:** the scores come from offline heuristic judges (j1, j2), checked against people in this run's validation section",
+    );
   });
 });

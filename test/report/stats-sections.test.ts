@@ -4,6 +4,7 @@
  * pairwise comparison at the Bonferroni level, the inputs of `rge plan`, and the ranking's probabilities.
  */
 import { describe, expect, it } from 'vitest';
+import { answerSection } from '../../src/report/first-screen.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
@@ -177,10 +178,15 @@ describe('power: the MDD of each comparison, and the inputs of rge plan', () => 
       15,
     );
     const md = renderMarkdown(s);
-    expect(md).toMatch(/\| test \| GFS a − b \| MDD \|/);
-    expect(md).toContain(
-      `| ${ab?.difference !== undefined && ab.difference >= 0 ? '+' : '−'}${Math.abs(ab?.difference ?? 0).toFixed(3)} | ${ab?.mdd?.toFixed(3)} |`,
-    );
+    expect(md).toContain('| a | b | paired cells | questions | GFS a − b | p | p (Bonferroni) | MDD |');
+    const signedDiff = `${(ab?.difference ?? 0) >= 0 ? '+' : '−'}${Math.abs(ab?.difference ?? 0).toFixed(3)}`;
+    const row = md.split('\n').find((l) => l.startsWith('| a | b | 80 | 40 |'));
+    expect(row?.split(' | ').slice(4, 8)).toEqual([
+      signedDiff,
+      expect.stringMatching(/^(<0\.001|\d\.\d{3})$/),
+      expect.stringMatching(/^(<0\.001|\d\.\d{3})$/),
+      ab?.mdd?.toFixed(3),
+    ]);
     expect(md).toMatch(/MDD: the minimal detectable difference in GFS/);
   });
 
@@ -209,5 +215,61 @@ describe('power: the MDD of each comparison, and the inputs of rge plan', () => 
     );
     expect(md).toMatch(/\| c \| \d+\.\d% \| 1(–\d)? \|/);
     expect(summarise(subjectRows('a', 0), { seed: 't', resamples: 100, run }).ranks).toBeNull();
+  });
+});
+
+describe('pairwise comparisons test the headline they report', () => {
+  // the same answers, judged as right and as well calibrated, but one answers from the wrong contexts:
+  // grounding 0 where the faithful one has 2, correctness (varying by question) as the faithful one's
+  const rows: CaseRowView[] = [];
+  for (let q = 0; q < 40; q++)
+    for (let r = 0; r < 2; r++) {
+      const c = q % 3 === 0 ? 1 : 2;
+      rows.push(cell('faithful', q, r, [c, 2, 2]), cell('wrong-contexts', q, r, [c, 0, 2]));
+    }
+  const s = summarise(rows, { seed: 't', resamples: 500, run });
+  const [p] = s.pairwise;
+
+  it('a grounding-only difference of +0.4 GFS on 40 questions x 2 runs is significant (paired sign-flip test)', () => {
+    expect(p).toMatchObject({ a: 'faithful', b: 'wrong-contexts', n: 80, questions: 40 });
+    expect(p?.gfs?.difference).toBeCloseTo(0.4, 12);
+    expect(p?.gfs?.pBonferroni).toBeLessThan(0.001);
+    expect(p?.grounding?.difference).toBeCloseTo(2, 12);
+    expect(p?.grounding?.pBonferroni).toBeLessThan(0.001);
+    // correctness and calibration do not differ: nothing to find there
+    expect(p?.correctness).toMatchObject({ difference: 0, pValue: 1 });
+    expect(p?.calibration).toMatchObject({ difference: 0, pValue: 1 });
+    expect(p?.gfs?.seed).toBe('t:pairwise:faithful:wrong-contexts:gfs');
+    // the first screen's "significant" is the GFS test's
+    expect(answerSection(s).find((l) => l.startsWith('| faithful − wrong-contexts |'))).toMatch(
+      /^\| faithful − wrong-contexts \| \+0\.400 \| \*\*yes\*\* \| <0\.001 \| \d\.\d{3} \|$/,
+    );
+  });
+
+  it('keeps McNemar for pass/fail, which cannot see it (the same cells are correct)', () => {
+    expect(p?.passFail).toMatchObject({ n10: 0, n01: 0, pValue: 1, pBonferroni: 1 });
+    const md = renderMarkdown(s);
+    expect(md).toContain(
+      '## Pairwise comparison (paired sign-flip test over questions, Bonferroni-corrected)',
+    );
+    expect(md).toMatch(/^\| faithful \| wrong-contexts \| 80 \| 0 \| 0 \| 1\.000 \| 1\.000 \| .*\|$/m);
+    expect(md).toContain('Bonferroni-corrected over the 1 pair tested, each measure apart');
+    expect(s.pairwiseMethod).toEqual({
+      test: 'paired sign-flip test over questions',
+      passFail:
+        "McNemar on binarised correctness (a cell is correct when the judges' mean correctness is at least 1.5)",
+      correction: 'bonferroni',
+      family: 1,
+      resamples: 9999,
+    });
+  });
+
+  it('the MDD is of the same test, on the same cells', () => {
+    const [c] = s.power.comparisons;
+    expect(c).toMatchObject({ a: 'faithful', b: 'wrong-contexts', cells: p?.n, questions: p?.questions });
+    expect(c?.difference).toBeCloseTo(p?.gfs?.difference ?? Number.NaN, 12);
+    expect(renderMarkdown(s)).toContain(
+      'the true difference the paired sign-flip test of GFS at the Bonferroni level',
+    );
   });
 });

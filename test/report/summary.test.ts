@@ -86,16 +86,18 @@ describe('summarise', () => {
     expect(summary.ranking.robust).toBe(true);
   });
 
-  it('McNemar on binarised correctness at the (question, run) level, Bonferroni-corrected', () => {
+  it('pass/fail: McNemar on binarised correctness at the (question, run) level, Bonferroni-corrected', () => {
     const [p] = summary.pairwise;
     // weak's mean correctness is below 1.5 on questions 0-11 in every run (36 cells) where good's is 2;
     // question 5 has one judge saying 2 and one 0 (mean 1): still not correct. None the other way.
-    expect(p).toMatchObject({ a: 'good', b: 'weak', n: 60, n10: 36, n01: 0 });
+    expect(p).toMatchObject({ a: 'good', b: 'weak', n: 60, questions: 20 });
+    expect(p?.passFail).toMatchObject({ n10: 36, n01: 0 });
     // 36 discordant pairs: the chi-square test with continuity correction, (|36 - 0| - 1)^2 / 36 = 34.03
-    expect(p?.method).toMatch(/chi/);
-    expect(p?.pValue).toBeGreaterThan(5.4e-9);
-    expect(p?.pValue).toBeLessThan(5.5e-9);
-    expect(p?.pBonferroni).toBe(p?.pValue); // one pair
+    expect(p?.passFail?.method).toMatch(/chi/);
+    expect(p?.passFail?.pValue).toBeGreaterThan(5.4e-9);
+    expect(p?.passFail?.pValue).toBeLessThan(5.5e-9);
+    expect(p?.passFail?.pBonferroni).toBe(p?.passFail?.pValue); // one pair
+    expect(summary.pairwiseMethod).toMatchObject({ correction: 'bonferroni', family: 1 });
   });
 
   it('lists a pair with no cell scored by both (a run stopped by the cap) without testing it', () => {
@@ -110,12 +112,17 @@ describe('summarise', () => {
     const s = summarise(kept, { seed: 't', resamples: 200, run: summary.run });
     const pair = (a: string, b: string) => s.pairwise.find((p) => p.a === a && p.b === b);
     const none = pair('early', 'late') ?? pair('late', 'early');
-    expect(none).toMatchObject({ n: 0, n01: 0, n10: 0, pValue: null, pBonferroni: null });
-    expect(none?.method).toMatch(/no cell scored by both/);
-    const tested = s.pairwise.filter((p) => p.pValue !== null);
+    expect(none).toMatchObject({ n: 0, questions: 0, gfs: null, grounding: null, passFail: null });
+    const tested = s.pairwise.filter((p) => p.gfs !== null);
     expect(tested).toHaveLength(2);
-    for (const p of tested) expect(p.pBonferroni).toBe(Math.min(1, 2 * (p.pValue as number)));
-    expect(renderMarkdown(s)).toMatch(/\| 0 \| 0 \| 0 \| - \| - \| none \(no cell scored by both\) \|/);
+    expect(s.pairwiseMethod.family).toBe(2);
+    for (const p of tested) {
+      expect(p.gfs?.pBonferroni).toBe(Math.min(1, 2 * (p.gfs?.pValue as number)));
+      expect(p.passFail?.pBonferroni).toBe(Math.min(1, 2 * (p.passFail?.pValue as number)));
+    }
+    const md = renderMarkdown(s);
+    expect(md).toMatch(/\| early \| late \| 0 \| 0 \| - \| - \| - \| - \| - \| - \| - \|/);
+    expect(md).toMatch(/\| 0 \| 0 \| 0 \| - \| - \| none \(no cell scored by both\) \|/);
   });
 
   it('measures inter-judge agreement per subject (its two judges), the mean over subjects, and per judge pair, each with n and an interval', () => {

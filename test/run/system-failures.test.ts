@@ -8,20 +8,23 @@
  *   without its text (off the contract);
  * - `web`, an HTTP endpoint on a loopback server here: 400, 503 (retried, then failed).
  *
- * Each failed cell is stored as failed with its reason (the run state), listed under the report's
- * Errors with it, and never scored (not in the scored count, nor in any GFS row), while the run goes
- * on and scores every other cell; the run exits 1, as a run whose model calls failed does, and ends
- * once its report is written though the module's timed-out call still holds a timer. Run again, rge
- * asks each system only the cells that failed.
+ * Each failed cell is stored as failed with its reason (the run state, as the subject's own failure),
+ * listed under the report's Errors with it, and, being the subject's failure (no answer), scored 0 in
+ * the ranking and the gate's cells (issue 51), its subject's answered-only GFS beside and its count on
+ * the first screen; `--json` gives each its subject, question, run and category. The run goes on and
+ * scores every other cell; it exits 1, as a run whose model calls failed does, and ends once its report
+ * is written though the module's timed-out call still holds a timer. Run again, rge asks each system
+ * only the cells that failed.
  *
  * The pre-flight: a module file, a URL or a program that is not there fails `rge eval run` before any
  * system is asked anything (a good system beside it included), exit 1, the error naming it.
  */
-import { appendFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EvalCaseResult } from '../../src/vitest/run.ts';
 import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 import { type SystemEntry, systemConfig } from '../helpers/system-config.ts';
@@ -131,6 +134,7 @@ describe('a run whose systems fail some questions, each its own way', () => {
   let first: RgeOutcome & { ms: number };
   let runId: string;
   let summary: { md: string; json: SummaryJson };
+  let cases: EvalCaseResult[];
 
   const run = async (t: string) => {
     tag = t;
@@ -160,10 +164,18 @@ describe('a run whose systems fail some questions, each its own way', () => {
       { id: 'mod', provider: 'module', module, ...common },
       { id: 'web', provider: 'http', url: server.url('/answer'), max_attempts: 2, ...common },
     ]);
-    args = evalRunArgs(config, overrides, dir, ['--questions', String(QUESTIONS.length), '--runs', '1']);
+    args = evalRunArgs(config, overrides, dir, [
+      '--questions',
+      String(QUESTIONS.length),
+      '--runs',
+      '1',
+      '--json',
+      join(dir, 'cases.json'),
+    ]);
     first = await run('first');
     runId = onlyRunId(join(dir, 'results'));
     summary = report(join(dir, 'reports'), runId);
+    cases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')).cases;
   }, 600_000);
   afterAll(async () => {
     await server?.close();
@@ -175,6 +187,8 @@ describe('a run whose systems fail some questions, each its own way', () => {
       Object.keys(f).map((q) => `${s}/${q}/run 0`),
     );
     expect(Object.keys(state.errors).sort()).toEqual(expected.sort());
+    // every one the system's own failure: no stop, no error of rge's
+    expect(state.subject_failures).toEqual(expected.sort());
     for (const [subject, failures] of Object.entries(FAILURES))
       for (const [q, reason] of Object.entries(failures))
         expect(state.errors[`${subject}/${q}/run 0`]).toMatch(reason);
@@ -193,12 +207,12 @@ describe('a run whose systems fail some questions, each its own way', () => {
       );
   });
 
-  it("lists each under the report's Errors with its reason, and scores none of them (not even 0)", () => {
+  it("lists each under the report's Errors with its reason, as the subject's failure, and scores it 0 in the ranking", () => {
     const { md, json } = summary;
     expect(md).toContain(`## Errors: ${FAILED}`);
     expect(md).toMatch(
       new RegExp(
-        `^${CELLS - FAILED} cases \\(3 subjects\\), ${CELLS - FAILED} scored, .*${FAILED} errors`,
+        `^${CELLS - FAILED} cases \\(3 subjects\\), ${CELLS - FAILED} scored, .*${FAILED} errors \\(cases without a result: ${FAILED} the subject gave no answer for, scored 0 in the ranking\\)`,
         'm',
       ),
     );
@@ -207,14 +221,44 @@ describe('a run whose systems fail some questions, each its own way', () => {
       for (const [q, reason] of Object.entries(failures)) {
         const line = errors.find((l) => l.includes(`${subject}/${q}/run 0: no answer: `));
         expect(line, `${subject}/${q} under Errors`).toBeDefined();
+        expect(line).toContain("(the subject's failure: no answer, scored 0)");
         expect((line as string).split(': no answer: ')[1]).toMatch(reason);
-        // never among the scored cases the report shows
+        // never among the answered cases the report shows
         expect(md).not.toContain(`### ${subject}/${q}/run 0 `);
+        const listed = json.diagnostics.errors.list.find((e) =>
+          e.message.startsWith(`${subject}/${q}/run 0:`),
+        );
+        expect(listed).toMatchObject({ subject_id: subject, question_id: q, run_index: 0, by: 'subject' });
+        // the gate's cells hold it, scored 0
+        expect(json.diagnostics.cells).toContainEqual(
+          expect.objectContaining({ subject, question_id: q, run_index: 0, gfs: 0, failed: true }),
+        );
       }
     expect(json.diagnostics.errors.count).toBe(FAILED);
-    expect(json.cases).toMatchObject({ total: CELLS - FAILED, scored: CELLS - FAILED });
+    expect(json.cases).toMatchObject({ total: CELLS - FAILED, scored: CELLS - FAILED, failed: FAILED });
+    for (const [subject, failures] of Object.entries(FAILURES)) {
+      const failed = Object.keys(failures).length;
+      // every question counts in the ranking; the answered ones only in the figure beside it
+      expect(json.gfs[subject]?.all.primary.n).toBe(QUESTIONS.length);
+      expect(json.outcomes[subject]).toMatchObject({ answered: QUESTIONS.length - failed, failed });
+      expect(json.outcomes[subject]?.answeredOnly?.primary.n).toBe(QUESTIONS.length - failed);
+      // on the first screen: its failed cases, and its answered-only GFS
+      const row = md.split('\n').find((l) => new RegExp(`^\\| \\d \\| ${subject} \\|`).test(l));
+      expect(row).toMatch(new RegExp(`\\| ${failed} \\| 0 \\|$`));
+    }
+  });
+
+  it('--json gives each failed case its subject, question id, run index and category', () => {
     for (const [subject, failures] of Object.entries(FAILURES))
-      expect(json.gfs[subject]?.all.primary.n).toBe(QUESTIONS.length - Object.keys(failures).length);
+      for (const q of Object.keys(failures))
+        expect(cases.find((c) => c.subject === subject && c.question_id === q)).toMatchObject({
+          run_index: 0,
+          category: 'grounded-direct',
+          state: 'failed',
+          scores: null,
+          no_answer: true,
+        });
+    expect(cases.filter((c) => c.subject === null || c.question_id === null)).toEqual([]);
   });
 
   it('exits 1 and names each failed case, as a run whose model calls failed does', () => {

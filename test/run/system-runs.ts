@@ -167,9 +167,16 @@ export function runState(resultsDir: string, runId: string): RunState {
 
 /** The part of a run's summary.json these tests read. */
 export interface SummaryJson {
-  cases: { total: number; scored: number; unscored: number };
+  cases: { total: number; scored: number; unscored: number; failed: number };
   gfs: Record<string, { all: { primary: { n: number } } }>;
-  diagnostics: { errors: { count: number; list: { name: string; message: string }[] } };
+  outcomes: Record<
+    string,
+    { answered: number; failed: number; answeredOnly: { primary: { n: number } } | null }
+  >;
+  diagnostics: {
+    errors: { count: number; list: { name: string; message: string; subject_id?: string; by?: string }[] };
+    cells: { subject: string; question_id: string; run_index: number; gfs: number | null; failed?: true }[];
+  };
 }
 
 /** A run's report: summary.md and summary.json. */

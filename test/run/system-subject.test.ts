@@ -12,8 +12,10 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Question } from '../../src/questions/schema.ts';
 import { FAILING_BELOW, failureCause } from '../../src/report/evidence.ts';
+import { renderMarkdown } from '../../src/report/markdown.ts';
+import { summarise } from '../../src/report/summary.ts';
 import { type Index, openIndex } from '../../src/retrieval/index.ts';
-import { caseRow } from '../../src/run/case.ts';
+import { caseRow, failedBySubject } from '../../src/run/case.ts';
 import type { RunSession } from '../../src/run/open.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
@@ -137,6 +139,28 @@ describe('a module system as the subject', () => {
     }
   }, 600_000);
 
+  it('describes the system as sent the question, its run index and a seed: no temperature, no sampling parameter', async () => {
+    const module = join(dir, 'described.ts');
+    await scriptedModule(module, {});
+    const run = await openSystemRun(module, join(dir, 'results-described'));
+    const [subject] = run.plan.info.describe.subjects;
+    expect(subject).toMatchObject({
+      id: 'app',
+      provider: 'module',
+      parameters: {},
+      sent: 'the question, its run index and a seed in the question; no temperature or other sampling parameter',
+    });
+    expect(subject?.deviation).toMatch(/^no temperature: a user's system is sent only the question/);
+    // summary.json and the report say the same (a judge may well be sent temperature 0)
+    expect(JSON.stringify(subject)).not.toMatch(/temperature 0/);
+    const md = renderMarkdown(
+      summarise([], { seed: 's', resamples: 10, run: run.plan.info, describe: run.plan.info.describe }),
+    );
+    const row = md.split('\n').find((l) => l.startsWith('| sent to app '));
+    expect(row).toMatch(/^\| sent to app \(subject, a system\) \| the question, its run index and a seed/);
+    expect(row).not.toMatch(/temperature 0/);
+  });
+
   it('asks an unchanged module nothing again, a changed one again, and again after --rerun', async () => {
     const module = join(dir, 'versioned.ts');
     const results = join(dir, 'results-versioned');
@@ -217,9 +241,13 @@ describe('a module system as the subject', () => {
     const { state } = await runStages(first, { log: quiet });
     expect(state.counts.answers).toMatchObject({ computed: 2, failed: 1 });
     expect(state.errors['app/gd-002/run 0']).toMatch(/question gd-002: .*the vector store is down/);
-    const failed = (await first.work.cells()).find((c) => c.question.id === 'gd-002');
+    // the subject's own failure (no answer), which the report scores 0, not a stop or rge's error
+    expect(state.subject_failures).toEqual(['app/gd-002/run 0']);
+    const cells = await first.work.cells();
+    const failed = cells.find((c) => c.question.id === 'gd-002');
     if (!failed) throw new Error('no cell of gd-002');
     expect(() => caseRow(first, failed, state)).toThrow(/the vector store is down/);
+    expect(cells.map((c) => failedBySubject(first, c, state))).toEqual(cells.map((c) => c === failed));
     // the same module again: the two stored cells are reused, only the failed one is asked (and fails)
     const again = await openSystemRun(module, results);
     expect((await runStages(again, { log: quiet })).state.counts.answers).toMatchObject({
@@ -245,6 +273,11 @@ describe('a module system as the subject', () => {
     const { state } = await runStages(run, { log: quiet });
     expect(state.counts.answers.computed).toBe(2);
     expect(Object.values(state.errors).join('\n')).toMatch(/cap/i);
+    // the run stopped before the third: not the system's failure, so not scored 0
+    expect(state.subject_failures).toEqual([]);
+    const unanswered = (await run.work.cells()).filter((c) => !run.answers(c.subject).get(c.key));
+    expect(unanswered).toHaveLength(1);
+    expect(failedBySubject(run, unanswered[0] as (typeof unanswered)[number], state)).toBe(false);
     const ledger = BudgetLedger.reader(results).refresh();
     expect(ledger.spentUsd).toBeCloseTo(0.02, 10);
     expect(ledger.byPayer).toEqual([

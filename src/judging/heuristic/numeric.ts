@@ -29,6 +29,7 @@ import {
   withinRelative,
 } from '../../analysis/index.ts';
 import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
+import { figureText } from '../../util/figure.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import {
   checkClaims,
@@ -187,7 +188,7 @@ export function numericCorrectness(input: JudgeInput): DimensionVerdict {
   const golds =
     input.numericGold.length > 0
       ? input.numericGold.map((g) => ({
-          label: `${g.label} = ${g.value} ${g.unit}`,
+          label: `${g.label} = ${figureText(g.value)} ${g.unit}`,
           match: (q: Quantity) => quantityMatchesGold(q, g),
         }))
       : extractQuantities(input.goldAnswer).map((g) => ({
