@@ -222,3 +222,19 @@ export function printedForms(value: number, unit: string): string[] {
   }
   return [...new Set(forms)];
 }
+
+/**
+ * What a hit prints, in the unit it was looked up in (crore for 'INR crore', the plain number for any
+ * other unit): the printed number at its scale, and half a unit of its last printed digit, so that
+ * "9,14,472.00" is 914472 ± 0.005 crore and "91,44,720.0 lakh" 914472 ± 0.0005.
+ */
+export function printedValue(hit: FigureHit): { value: number; halfUnit: number } {
+  const core = /\d[\d,]*(?:\.(\d+))?/.exec(hit.raw);
+  const magnitude = Number((core?.[0] ?? 'NaN').replace(/,/g, ''));
+  const negative = /^\s*[-−(]|[-−]\s*(?:Rs\.?|INR|₹)?\s*\d/.test(hit.raw);
+  const per = PER_CRORE[hit.scale];
+  return {
+    value: ((negative ? -1 : 1) * magnitude) / per,
+    halfUnit: (0.5 * 10 ** -(core?.[1]?.length ?? 0)) / per,
+  };
+}
