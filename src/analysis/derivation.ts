@@ -7,7 +7,7 @@
  * each with its label, value and unit), and this module decides, for the judges and the checks alike,
  * whether an answer's figure is that figure computed from what the passages print:
  * - every operand is printed in some passage, in any printed form (figureReader: a scale word, a table's
- *   stated unit, Indian or western grouping, brackets for a negative);
+ *   stated unit, Indian or western grouping, brackets for a negative; "Rs 0.07" too);
  * - the operation over the operands as printed gives the answer's figure as it is written, to half a
  *   unit of its last digit: "Rs 4,76,544.23 crore" must be the difference of the printed figures to the
  *   paisa, "Rs 4.77 lakh crore" to 0.005 lakh crore, "27.0%" to 0.05 points;
@@ -124,7 +124,7 @@ function readerOf(text: string): ReturnType<typeof figureReader> {
   let reader = readers.get(text);
   if (!reader) {
     if (readers.size >= READERS_KEPT) readers.clear();
-    reader = figureReader(text);
+    reader = figureReader(text, 1);
     readers.set(text, reader);
   }
   return reader;

@@ -372,9 +372,16 @@ export function printedHalfUnit(q: Quantity): number {
   return half * q.scale;
 }
 
-/** Whether [a - da, a + da] and [b - db, b + db] overlap (with a little room for floating point). */
+/**
+ * Whether a figure printed as a ± da and one printed as b ± db (half a unit of each one's last digit)
+ * can be the same value. Two roundings that only touch cannot ("0.06" and "0.07" meet at 0.065, which
+ * rounds to one of them); an exact value (db 0) at the edge of a rounding can. A little room either way
+ * for floating point.
+ */
 export function intervalsMeet(a: number, da: number, b: number, db: number): boolean {
-  return Math.abs(a - b) <= da + db + 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const eps = 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const distance = Math.abs(a - b);
+  return da > 0 && db > 0 ? distance < da + db - eps : distance <= da + db + eps;
 }
 
 /**

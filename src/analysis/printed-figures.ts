@@ -147,13 +147,15 @@ export function findPrintedFigure(text: string, value: number, unit: string): Fi
 
 /**
  * `findPrintedFigure` for one text and many figures: the text's numbers and stated units are read once,
- * then each (value, unit) is looked up against them.
+ * then each (value, unit) is looked up against them. `minSignificant` (default 2) is the fewest
+ * significant digits a printed number must have to match: 1 lets "Rs 0.07" match 0.07, where a figure
+ * is known to be printed (a derivation's operand), at the risk of a stray "1".
  */
-export function figureReader(text: string): (value: number, unit: string) => FigureHit[] {
+export function figureReader(text: string, minSignificant = 2): (value: number, unit: string) => FigureHit[] {
   let stated: RupeeScale[] | undefined;
   const printed = extractQuantities(text).flatMap((q) => {
     const p = printedNumber(q);
-    return p === null || p.significant < 2 ? [] : [{ q, p }];
+    return p === null || p.significant < minSignificant ? [] : [{ q, p }];
   });
   return (value, unit) => {
     const hits: FigureHit[] = [];

@@ -160,6 +160,19 @@ describe('derivedFromPassages: the answer figure is the recorded arithmetic over
     expect(derived('Rs 32,985.96 crore', SEGMENT_SUM)?.formula).toBe('29,996.48 + 2,989.48');
   });
 
+  it('an operand with one significant digit is still an operand ("Rs 0.07")', () => {
+    const eps = gold(0.06, 'INR per share', 'difference', [
+      ['EPS FY24', 0.13, 'INR per share'],
+      ['EPS FY23', 0.07, 'INR per share'],
+    ]);
+    const passages = [
+      { id: 'a', text: 'Consolidated basic earnings per share for FY24 were Rs 0.13.' },
+      { id: 'b', text: 'Consolidated basic earnings per share for FY23 were Rs 0.07.' },
+    ];
+    expect(derived('Rs 0.06', eps, passages)?.formula).toBe('Rs 0.13 - Rs 0.07');
+    expect(derived('Rs 0.05', eps, passages)).toBeNull();
+  });
+
   it('a figure in another unit than the gold is not it; a question without a derivation derives nothing', () => {
     expect(derived('27.0 tCO2e', MARGIN)).toBeNull();
     expect(derived('USD 4,76,544.23 million', DIFFERENCE)).toBeNull();
@@ -191,6 +204,8 @@ describe('printed precision', () => {
     expect(same('USD 20,573 million', '20,490.48')).toBe(false);
     expect(same('27.0%', '27.0 per cent')).toBe(true);
     expect(same('Rs 9,14,472.00 crore', '9,14,472.00%')).toBe(false);
+    // two roundings that only touch (at 0.065) are two figures
+    expect(same('Rs 0.06', 'Rs 0.07')).toBe(false);
   });
 });
 
