@@ -357,19 +357,16 @@ export function inGoldUnit(q: Quantity, unit: string): number | null {
 
 /**
  * Half a unit of the last digit the quantity is written with, in base units: "Rs 9,14,472.00 crore" is
- * known to 0.005 crore, "Rs 9.14 lakh crore" to 0.005 lakh crore, "27.0%" to 0.05. An integer's trailing
- * zeros are read as rounding ("Rs 9,15,000 crore" to 500 crore), but never wider than 1% of its value.
+ * known to 0.005 crore, "Rs 9.14 lakh crore" to 0.005 lakh crore, "27.0%" to 0.05. An integer that ends
+ * in zeros is a round number ("about Rs 9,15,000 crore", "4,200 people"), read to within 1% (the
+ * rubric's tolerance) or half a unit, whichever is wider.
  */
 export function printedHalfUnit(q: Quantity): number {
   const digits = /\d[\d,]*(?:\.(\d+))?/.exec(q.raw);
   const decimals = digits?.[1]?.length ?? 0;
-  let half = 0.5 * 10 ** -decimals;
-  if (decimals === 0) {
-    const zeros = /(0*)$/.exec((digits?.[0] ?? '').replace(/,/g, ''))?.[1]?.length ?? 0;
-    const magnitude = Math.abs(q.value / q.scale);
-    if (zeros > 0) half = Math.max(half, Math.min(0.5 * 10 ** zeros, 0.01 * magnitude));
-  }
-  return half * q.scale;
+  const half = 0.5 * 10 ** -decimals;
+  const round = decimals === 0 && /0$/.test(digits?.[0] ?? '');
+  return (round ? Math.max(half, 0.01 * Math.abs(q.value / q.scale)) : half) * q.scale;
 }
 
 /**

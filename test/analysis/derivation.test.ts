@@ -187,13 +187,14 @@ describe('derivedFromPassages: the answer figure is the recorded arithmetic over
 });
 
 describe('printed precision', () => {
-  it('half a unit of the last digit written; an integer trailing zeros are rounding, at most 1%', () => {
+  it('half a unit of the last digit written; an integer ending in zeros is a round number, to 1%', () => {
     expect(printedHalfUnit(figure('Rs 9,14,472.00 crore'))).toBeCloseTo(0.005 * 1e7, 6);
     expect(printedHalfUnit(figure('Rs 9.14 lakh crore'))).toBeCloseTo(0.005 * 1e12, 0);
     expect(printedHalfUnit(figure('27.0%'))).toBeCloseTo(0.05, 12);
     expect(printedHalfUnit(figure('4,208 people'))).toBe(0.5);
-    expect(printedHalfUnit(figure('Rs 9,15,000 crore'))).toBe(500 * 1e7);
-    expect(printedHalfUnit(figure('Rs 20,000 crore'))).toBe(200 * 1e7);
+    expect(printedHalfUnit(figure('Rs 9,15,000 crore'))).toBeCloseTo(9150 * 1e7, 0);
+    expect(printedHalfUnit(figure('Rs 20,000 crore'))).toBeCloseTo(200 * 1e7, 0);
+    expect(printedHalfUnit(figure('Rs 10 crore'))).toBe(0.5 * 1e7);
   });
 
   it('the same figure as printed: agree to the precision each is written with', () => {
@@ -203,6 +204,8 @@ describe('printed precision', () => {
     expect(same('Rs 19,446.49 crore', 'Rs 19,476.72 crore')).toBe(false); // 0.2% apart
     expect(same('USD 20,573 million', '20,490.48')).toBe(false);
     expect(same('27.0%', '27.0 per cent')).toBe(true);
+    expect(same('about Rs 9,15,000 crore', 'Rs 9,14,472.00 crore')).toBe(true); // a round number
+    expect(same('Rs 9,33,000 crore', 'Rs 9,14,472.00 crore')).toBe(false); // 2% away
     expect(same('Rs 9,14,472.00 crore', '9,14,472.00%')).toBe(false);
     // two roundings that only touch (at 0.065) are two figures
     expect(same('Rs 0.06', 'Rs 0.07')).toBe(false);

@@ -32,7 +32,6 @@ import {
   isRefusal,
   overlap,
   type Passage,
-  printedHalfUnit,
   type Quantity,
   recordsDerivation,
   sentences,
@@ -137,7 +136,7 @@ function readingOf(input: JudgeInput, sentence: string, words: readonly string[]
   const computed = (word: string, w: Window): boolean => {
     const q = quantities.get(word);
     if (recorded) return q !== undefined && derivedFromPassages(q, input.numericGold, w.passages) !== null;
-    const slack = q ? printedHalfUnit(q) / q.scale : writtenHalfUnit(word);
+    const slack = writtenHalfUnit(q?.raw ?? word);
     return oneStepFrom(Number(word), slack, w.numbers);
   };
   return { distinct, given, computed };

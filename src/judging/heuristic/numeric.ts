@@ -26,7 +26,6 @@ import {
   coverage,
   derivedFromPassages,
   extractQuantities,
-  printedHalfUnit,
   printedOperands,
   type Quantity,
   quantityMatchesGold,
@@ -88,7 +87,8 @@ function printedIn(q: Quantity, chunks: readonly ContextChunk[]): QuotePlace | n
 
 /**
  * For a question that records no derivation: whether `q` is one step from two of the chunks' figures
- * (a total, a difference, a share, a change) at its printed precision: figures of a compatible unit
+ * (a total, a difference, a share, a change) to half a unit of its last written digit (a round number
+ * is not widened here: over all pairs some sum is always near it): figures of a compatible unit
  * for an amount, any figures for a percentage; a bare table cell counts at q's scale.
  */
 function oneStepIn(q: Quantity, chunks: readonly ContextChunk[]): boolean {
@@ -99,7 +99,7 @@ function oneStepIn(q: Quantity, chunks: readonly ContextChunk[]): boolean {
       return unitsCompatible(q.unit, c.unit) ? [c.value / q.scale] : [];
     }),
   );
-  return oneStepFrom(q.value / q.scale, printedHalfUnit(q) / q.scale, pool);
+  return oneStepFrom(q.value / q.scale, writtenHalfUnit(q.raw), pool);
 }
 
 /**
