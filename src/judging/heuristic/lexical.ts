@@ -9,7 +9,7 @@
  *   window does not write counts when it is the question's recorded derivation (a difference, ratio,
  *   growth or sum) over figures the window prints, at the printed precision (analysis/derivation.ts;
  *   the cited chunks read together for a multi-hop sentence); for a question that records none, when
- *   it is one arithmetic step from two of the window's numbers at its printed precision. When the
+ *   it is one arithmetic step from two of the window's numbers, to its last written digit. When the
  *   sentence writes a number, the names and years the question gives count as held (a report's paragraph rarely
  *   names its own company). The evidence is the shortest run of whole units (sentences, table rows)
  *   that holds the sentence. Grounding is graded by the share of the answer's content words in held
@@ -110,11 +110,12 @@ function windows(chunk: ContextChunk): SentenceWindow[] {
 }
 
 /**
- * What a sentence is checked for: its distinct content words; the names and years the question gives,
- * which count as held when the sentence writes a number (the figure is what is checked, and a report's paragraph
- * rarely names its own company); and whether a number it writes that a window does not is computed
- * there: by the question's recorded derivation over the window's figures (analysis/derivation.ts), or,
- * for a question that records none, one arithmetic step from two of them at its printed precision.
+ * What a sentence is checked for: its distinct content words; the names and years the question
+ * gives, which count as held when the sentence writes a number (the figure is what is checked, and a
+ * report's paragraph rarely names its own company); and whether a number it writes that a window does
+ * not is computed there: by the question's recorded derivation over the window's figures
+ * (analysis/derivation.ts), or, for a question that records none, one arithmetic step from two of
+ * them, to its last written digit.
  */
 interface Reading {
   distinct: string[];

@@ -9,12 +9,12 @@
  *   to the precision each is written with, compatible unit: "Rs 9.14 lakh crore" is "Rs 9,14,472.00
  *   crore", "Rs 19,446.49 crore" is not "Rs 19,476.72 crore"; a bare table cell matches the figure
  *   before its scale word), every year it names is in the chunk, and at least three quarters of its
- *   names (capitalised words) are, the names the question itself gives aside when the claim states
- *   anything else; a claim with no figure, year or name falls back to 60% of its content words. A
+ *   names (capitalised words) are, the names and years the question itself gives aside when the claim
+ *   states a figure; a claim with no figure, year or name falls back to 60% of its content words. A
  *   figure the chunk does not print is still held when it is the question's recorded derivation (a
  *   difference, ratio, growth or sum) over figures the chunks print, at the printed precision
  *   (analysis/derivation.ts); for a question that records none, when it is one arithmetic step from two
- *   of the chunk's figures at its printed precision. A claim citing several chunks is tried against
+ *   of the chunk's figures, to its last written digit. A claim citing several chunks is tried against
  *   them together. Its evidence is the whole sentences or table rows that print the claim's figures
  *   (or a derived figure's operands).
  * - calibration: shared with the lexical judge (abstention against the expected behaviour, hedging).
