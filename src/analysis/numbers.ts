@@ -320,3 +320,85 @@ export function figures(text: string): Set<string> {
 export function hasFigure(text: string): boolean {
   return figures(text).size > 0;
 }
+
+/** Base units per unit of a gold figure: 'INR crore' 1e7 rupees, 'USD million' 1e6 dollars, others 1. */
+export function goldUnitScale(unit: string): number {
+  if (unit === 'INR crore') return 1e7;
+  if (unit === 'USD million') return 1e6;
+  return 1;
+}
+
+/**
+ * The quantity's value in a gold figure's unit (quantityMatchesGold's reading: a bare number is read in
+ * the gold's own unit), or null when its unit cannot be that one: "Rs 9,14,472.00 crore" is 914472 in
+ * 'INR crore', a bare "9,14,472.00" too; "27.0%" is 27 in '%'.
+ */
+export function inGoldUnit(q: Quantity, unit: string): number | null {
+  const bare = q.unit === null && q.scale === 1;
+  switch (unit) {
+    case 'INR crore':
+      if (bare) return q.value;
+      return q.unit === 'INR' || q.unit === null ? q.value / 1e7 : null;
+    case 'USD million':
+      if (bare) return q.value;
+      return q.unit === 'USD' || q.unit === null ? q.value / 1e6 : null;
+    case 'INR per share':
+      return q.unit === 'per-share' || q.unit === 'INR' || q.unit === null ? q.value : null;
+    case '%':
+      return q.unit === '%' || bare ? q.value : null;
+    case 'tCO2e':
+      return q.unit === 'tCO2e' || q.unit === null ? q.value : null;
+    case 'count':
+      return q.unit === null ? q.value : null;
+    default:
+      return q.value / q.scale;
+  }
+}
+
+/**
+ * Half a unit of the last digit the quantity is written with, in base units: "Rs 9,14,472.00 crore" is
+ * known to 0.005 crore, "Rs 9.14 lakh crore" to 0.005 lakh crore, "27.0%" to 0.05. An integer that ends
+ * in zeros is a round number ("about Rs 9,15,000 crore", "4,200 people"), read to within 1% (the
+ * rubric's tolerance) or half a unit, whichever is wider.
+ */
+export function printedHalfUnit(q: Quantity): number {
+  const digits = /\d[\d,]*(?:\.(\d+))?/.exec(q.raw);
+  const decimals = digits?.[1]?.length ?? 0;
+  const half = 0.5 * 10 ** -decimals;
+  const round = decimals === 0 && /0$/.test(digits?.[0] ?? '');
+  return (round ? Math.max(half, 0.01 * Math.abs(q.value / q.scale)) : half) * q.scale;
+}
+
+/**
+ * Whether a figure printed as a ± da and one printed as b ± db (half a unit of each one's last digit)
+ * can be the same value. Two roundings that only touch cannot ("0.06" and "0.07" meet at 0.065, which
+ * rounds to one of them); an exact value (db 0) at the edge of a rounding can. A little room either way
+ * for floating point.
+ */
+export function intervalsMeet(a: number, da: number, b: number, db: number): boolean {
+  const eps = 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  const distance = Math.abs(a - b);
+  return da > 0 && db > 0 ? distance < da + db - eps : distance <= da + db + eps;
+}
+
+/**
+ * Whether two quantities may be the same figure as printed: compatible units, and values that agree
+ * to the precision each is written with ("Rs 9.14 lakh crore" and "Rs 9,14,472.00 crore" do; "Rs
+ * 19,446.49 crore" and "Rs 19,476.72 crore", 0.2% apart, do not). A bare table cell ("9,14,472.00"
+ * under a crore header) is read before the other's scale word.
+ */
+export function samePrinted(a: Quantity, b: Quantity): boolean {
+  if (!unitsCompatible(a.unit, b.unit)) return false;
+  const bareA = a.unit === null && a.scale === 1;
+  const bareB = b.unit === null && b.scale === 1;
+  if (bareA !== bareB && (bareA ? b.scale : a.scale) !== 1) {
+    const [cell, figure] = bareA ? [a, b] : [b, a];
+    return intervalsMeet(
+      cell.value,
+      printedHalfUnit(cell),
+      figure.value / figure.scale,
+      printedHalfUnit(figure) / figure.scale,
+    );
+  }
+  return intervalsMeet(a.value, printedHalfUnit(a), b.value, printedHalfUnit(b));
+}

@@ -147,13 +147,15 @@ export function findPrintedFigure(text: string, value: number, unit: string): Fi
 
 /**
  * `findPrintedFigure` for one text and many figures: the text's numbers and stated units are read once,
- * then each (value, unit) is looked up against them.
+ * then each (value, unit) is looked up against them. `minSignificant` (default 2) is the fewest
+ * significant digits a printed number must have to match: 1 lets "Rs 0.07" match 0.07, where a figure
+ * is known to be printed (a derivation's operand), at the risk of a stray "1".
  */
-export function figureReader(text: string): (value: number, unit: string) => FigureHit[] {
+export function figureReader(text: string, minSignificant = 2): (value: number, unit: string) => FigureHit[] {
   let stated: RupeeScale[] | undefined;
   const printed = extractQuantities(text).flatMap((q) => {
     const p = printedNumber(q);
-    return p === null || p.significant < 2 ? [] : [{ q, p }];
+    return p === null || p.significant < minSignificant ? [] : [{ q, p }];
   });
   return (value, unit) => {
     const hits: FigureHit[] = [];
@@ -221,4 +223,20 @@ export function printedForms(value: number, unit: string): string[] {
     forms.push(...bothGroupings(value, ownDecimals(value, 6)));
   }
   return [...new Set(forms)];
+}
+
+/**
+ * What a hit prints, in the unit it was looked up in (crore for 'INR crore', the plain number for any
+ * other unit): the printed number at its scale, and half a unit of its last printed digit, so that
+ * "9,14,472.00" is 914472 ± 0.005 crore and "91,44,720.0 lakh" 914472 ± 0.0005.
+ */
+export function printedValue(hit: FigureHit): { value: number; halfUnit: number } {
+  const core = /\d[\d,]*(?:\.(\d+))?/.exec(hit.raw);
+  const magnitude = Number((core?.[0] ?? 'NaN').replace(/,/g, ''));
+  const negative = /^\s*[-−(]|[-−]\s*(?:Rs\.?|INR|₹)?\s*\d/.test(hit.raw);
+  const per = PER_CRORE[hit.scale];
+  return {
+    value: ((negative ? -1 : 1) * magnitude) / per,
+    halfUnit: (0.5 * 10 ** -(core?.[1]?.length ?? 0)) / per,
+  };
 }

@@ -118,25 +118,94 @@ function isHeadingLine(line: string): boolean {
   );
 }
 
+/** What a passage is made of, for quoting it whole: a sentence of prose, a table row, a heading line. */
+export interface PassageUnit {
+  kind: 'sentence' | 'row' | 'heading';
+  /** whitespace-normalised (a prose sentence's wrapped lines joined by one space) */
+  text: string;
+  /** offsets into the passage: the unit runs from `start` to `end` (its first and past its last character) */
+  start: number;
+  end: number;
+}
+
+/** A run of prose lines joined as `chunkSentences` joins them, with the passage offset of each character. */
+function joinProse(lines: readonly { text: string; at: number }[]): { text: string; at: number[] } {
+  let text = '';
+  const at: number[] = [];
+  for (const line of lines) {
+    if (text.length > 0) {
+      text += ' ';
+      at.push(line.at - 1);
+    }
+    for (let i = 0; i < line.text.length; i++) {
+      const c = line.text[i] as string;
+      if (/\s/.test(c)) {
+        if (text.endsWith(' ')) continue;
+        text += ' ';
+      } else text += c;
+      at.push(line.at + i);
+    }
+  }
+  return { text, at };
+}
+
+/**
+ * A passage cut into what may be quoted whole: each table row (a line with " | " cells) and heading
+ * line as it is, and the prose between them as sentences, its PDF-wrapped lines joined first (a line
+ * break inside prose does not end a sentence). In order; each with its offsets in the passage.
+ */
+export function passageUnits(text: string): PassageUnit[] {
+  const out: PassageUnit[] = [];
+  let prose: { text: string; at: number }[] = [];
+  const flush = () => {
+    if (prose.length === 0) return;
+    const joined = joinProse(prose);
+    let from = 0;
+    for (const s of sentences(joined.text)) {
+      const i = joined.text.indexOf(s, from);
+      if (i < 0) {
+        // a sentence the splitter rewrote (a citation marker after its full stop): no offsets
+        out.push({ kind: 'sentence', text: s, start: -1, end: -1 });
+        continue;
+      }
+      from = i + s.length;
+      out.push({
+        kind: 'sentence',
+        text: s,
+        start: joined.at[i] as number,
+        end: (joined.at[i + s.length - 1] as number) + 1,
+      });
+    }
+    prose = [];
+  };
+  let offset = 0;
+  for (const raw of text.split('\n')) {
+    const lead = raw.length - raw.trimStart().length;
+    const line = raw.trim();
+    const at = offset + lead;
+    offset += raw.length + 1;
+    if (line === '') flush();
+    else if (TABLE_ROW.test(line) || isHeadingLine(line)) {
+      flush();
+      out.push({
+        kind: TABLE_ROW.test(line) ? 'row' : 'heading',
+        text: line.replace(/\s+/g, ' '),
+        start: at,
+        end: at + line.length,
+      });
+    } else prose.push({ text: line, at });
+  }
+  flush();
+  return out;
+}
+
 /**
  * The candidate sentences of a retrieved chunk. Table rows and headings are not sentences (an answer
  * quoting a bare table row has no subject or period); consecutive prose lines are joined before
  * splitting, since PDF lines wrap mid-sentence.
  */
 export function chunkSentences(chunk: { id: string; text: string }, chunkRank: number): ChunkSentence[] {
-  const out: ChunkSentence[] = [];
-  let prose: string[] = [];
-  const flush = () => {
-    if (prose.length === 0) return;
-    for (const text of sentences(prose.join(' ').replace(/\s+/g, ' ')))
-      if (/[A-Za-z]{2}/.test(text)) out.push({ chunkId: chunk.id, chunkRank, position: out.length, text });
-    prose = [];
-  };
-  for (const raw of chunk.text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || TABLE_ROW.test(line) || isHeadingLine(line)) flush();
-    else prose.push(line);
-  }
-  flush();
-  return out;
+  return passageUnits(chunk.text)
+    .filter((u) => u.kind === 'sentence' && /[A-Za-z]{2}/.test(u.text))
+    .map((u, position) => ({ chunkId: chunk.id, chunkRank, position, text: u.text }));
 }

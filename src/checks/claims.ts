@@ -4,7 +4,8 @@
  *
  * The rule. A chunk supports a claim when
  *   1. every quantity of the claim is in that chunk (same quantity within ±1% after scaling), or is a
- *      figure the answer derives from figures traced to the retrieved chunks (see trace.ts); and
+ *      derived figure (trace.ts: the question's recorded derivation over the chunks' figures, or one
+ *      step from the answer's own traced figures); and
  *   2. at least half (MIN_WORD_COVERAGE) of the claim's distinct non-numeric content words occur in the
  *      chunk, read together with its company slug, fiscal year and heading (a chunk about Reliance's
  *      FY24 results often does not repeat "Reliance"); and
@@ -16,6 +17,7 @@
  * ("Yes.") is not a claim and is left out.
  */
 import { splitCitedClaims } from '../analysis/claims.ts';
+import type { DerivableGold } from '../analysis/derivation.ts';
 import { extractQuantities, sameQuantity } from '../analysis/numbers.ts';
 import { contentWords } from '../analysis/tokens.ts';
 import type { ContextChunk } from '../providers/types.ts';
@@ -33,9 +35,13 @@ function nameWords(text: string): string[] {
   return contentWords(capitalised.join(' ')).filter((w) => !isNumberToken(w));
 }
 
-export function claimFaithfulness(answer: string, chunks: readonly ContextChunk[]): ClaimFaithfulness {
+export function claimFaithfulness(
+  answer: string,
+  chunks: readonly ContextChunk[],
+  golds: readonly DerivableGold[] = [],
+): ClaimFaithfulness {
   const indexed = chunkQuantities(chunks);
-  const derived = traceQuantities(answer, chunks).filter((t) => t.how === 'derived');
+  const derived = traceQuantities(answer, chunks, TRACE_TOLERANCE, golds).filter((t) => t.how === 'derived');
   const chunkWords = new Map(
     chunks.map((c) => [
       c.id,

@@ -3,12 +3,13 @@
  * the check does not apply. Pure functions; no I/O.
  */
 import { citationMarkers, splitClaims } from '../analysis/claims.ts';
+import type { DerivableGold } from '../analysis/derivation.ts';
 import { extractQuantities, type Quantity, sameQuantity, withinRelative } from '../analysis/numbers.ts';
 import { isRefusal } from '../analysis/refusal.ts';
 import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { CheckResult } from './schema.ts';
-import { traceQuantities } from './trace.ts';
+import { TRACE_TOLERANCE, traceQuantities } from './trace.ts';
 
 const list = (items: readonly string[], max = 5): string =>
   items.length <= max
@@ -17,10 +18,15 @@ const list = (items: readonly string[], max = 5): string =>
 
 /**
  * numbersTraced: every quantity in the answer appears in the retrieved chunks (same quantity within ±1%
- * after scaling), or is derived from the answer's own traced figures (trace.ts). n/a without numbers.
+ * after scaling), or is derived (trace.ts): the question's recorded derivation over figures the chunks
+ * print (`golds`: its numeric gold), or one step from the answer's own traced figures. n/a without numbers.
  */
-export function numbersTraced(answer: string, chunks: readonly ContextChunk[]): CheckResult {
-  const traces = traceQuantities(answer, chunks);
+export function numbersTraced(
+  answer: string,
+  chunks: readonly ContextChunk[],
+  golds: readonly DerivableGold[] = [],
+): CheckResult {
+  const traces = traceQuantities(answer, chunks, TRACE_TOLERANCE, golds);
   if (traces.length === 0)
     return { name: 'numbersTraced', passed: null, detail: 'the answer states no figures' };
   const untraced = traces.filter((t) => t.how === null).map((t) => t.quantity.raw);

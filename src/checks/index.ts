@@ -45,9 +45,10 @@ export { type QuantityTrace, TRACE_TOLERANCE, traceQuantities } from './trace.ts
 /**
  * Bump when a check's verdicts may change: stored results record their checks, and this version is
  * part of the run id, so results checked by older rules are not reused. (v2: explained refusals are
- * not uncited claims.)
+ * not uncited claims; v3: a figure that is the question's recorded derivation over the chunks' figures
+ * is traced.)
  */
-export const CHECKS_VERSION = 'v2';
+export const CHECKS_VERSION = 'v3';
 
 export interface CheckInput {
   question: Question;
@@ -62,7 +63,7 @@ export interface CheckInput {
 export function runChecks(input: CheckInput): CheckResults {
   const { question, answer, chunks } = input;
   return {
-    numbersTraced: numbersTraced(answer, chunks),
+    numbersTraced: numbersTraced(answer, chunks, question.numeric_gold),
     citationsResolve: citationsResolve(answer, chunks),
     mustInclude: mustInclude(question, answer),
     mustNotInclude: mustNotInclude(question, answer),
@@ -71,6 +72,6 @@ export function runChecks(input: CheckInput): CheckResults {
       input.latencyMs === null
         ? { name: 'latency', passed: null, detail: 'answered in a batch: latency not measured' }
         : latency(input.latencyMs, input.latencyBudgetMs),
-    claimFaithfulness: claimFaithfulness(answer, chunks),
+    claimFaithfulness: claimFaithfulness(answer, chunks, question.numeric_gold),
   };
 }

@@ -3,11 +3,18 @@
  *
  * A figure is traced directly when some retrieved chunk holds the same quantity (compatible unit,
  * value within ±1% relative after scaling; `sameQuantity`). A figure the answer computes is traced as
- * derived when it is the sum, difference, ratio (as a %) or relative change (as a %) of two other figures
- * of the same answer that are themselves traced directly: the answer shows its work ("by Rs 2,06,808.53
- * crore (Rs 2,83,649.02 crore; Rs 76,840.49 crore)"). Derivation is deliberately limited to the
- * answer's own operands: over all pairs of chunk figures almost any number would be "derivable".
+ * derived when
+ * - it is the question's recorded derivation (`numeric_gold[].derivation`: a difference, ratio, growth
+ *   or sum) over figures the chunks print, at the printed precision (analysis/derivation.ts, the rule
+ *   the offline judges use too): "Reliance, by Rs 4,76,544.23 crore" traces when the chunks print both
+ *   revenues, whether or not the answer restates them; or
+ * - it is the sum, difference, ratio (as a %) or relative change (as a %) of two other figures of the
+ *   same answer that are themselves traced directly: the answer shows its work ("by Rs 2,06,808.53
+ *   crore (Rs 2,83,649.02 crore; Rs 76,840.49 crore)").
+ * Derivation is deliberately limited to these: over all pairs of chunk figures almost any number would
+ * be "derivable".
  */
+import { type DerivableGold, derivedFromPassages } from '../analysis/derivation.ts';
 import {
   extractQuantities,
   type Quantity,
@@ -79,11 +86,31 @@ function derive(q: Quantity, operands: readonly QuantityTrace[], relTol: number)
   return null;
 }
 
-/** Every quantity of the answer with how (and where) it is traced. */
+/** The figure as the question's recorded derivation over figures the chunks print, or null. */
+function recorded(
+  q: Quantity,
+  golds: readonly DerivableGold[],
+  chunks: readonly ContextChunk[],
+): QuantityTrace | null {
+  const d = derivedFromPassages(q, golds, chunks);
+  if (!d) return null;
+  return {
+    quantity: q,
+    how: 'derived',
+    chunkIds: [...new Set(d.operands.map((o) => o.passageId))],
+    derivation: d.formula,
+  };
+}
+
+/**
+ * Every quantity of the answer with how (and where) it is traced; `golds` are the question's numeric
+ * gold figures, whose recorded derivations a computed figure may follow.
+ */
 export function traceQuantities(
   answer: string,
   chunks: readonly ContextChunk[],
   relTol = TRACE_TOLERANCE,
+  golds: readonly DerivableGold[] = [],
 ): QuantityTrace[] {
   const indexed = chunkQuantities(chunks);
   const traces: QuantityTrace[] = extractQuantities(answer).map((quantity) => {
@@ -91,5 +118,7 @@ export function traceQuantities(
     return { quantity, how: chunkIds.length > 0 ? 'direct' : null, chunkIds };
   });
   const direct = traces.filter((t) => t.how === 'direct');
-  return traces.map((t) => (t.how === null ? (derive(t.quantity, direct, relTol) ?? t) : t));
+  return traces.map((t) =>
+    t.how === null ? (recorded(t.quantity, golds, chunks) ?? derive(t.quantity, direct, relTol) ?? t) : t,
+  );
 }

@@ -5,6 +5,7 @@
  * `usage`, `latencyMs` and `costUsd`, so the budget ledger and reports never ask the provider again.
  */
 import { z } from 'zod';
+import type { DerivableGold } from '../analysis/derivation.ts';
 
 /**
  * One turn of a conversation. `cacheBreak` (a character offset into `content`) marks the end of a prefix
@@ -57,7 +58,8 @@ export interface JudgeInput {
   expectedBehavior: 'answer' | 'answer-with-caveat' | 'refuse';
   goldAnswer: string;
   goldQuotes: readonly string[];
-  numericGold: readonly { label: string; value: number; unit: string; tolerance: number }[];
+  /** the figures the answer must state; a computed one with the arithmetic that computes it */
+  numericGold: readonly DerivableGold[];
   chunks: readonly ContextChunk[];
   answer: string;
 }

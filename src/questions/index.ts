@@ -42,9 +42,12 @@ export {
   readQuestionLines,
 } from './load.ts';
 export {
+  Derivation,
+  DerivationOperand,
   Difficulty,
   Distractor,
   DistractorKind,
+  derivationProblem,
   ExpectedBehavior,
   GoldQuoteLocation,
   NumericGold,

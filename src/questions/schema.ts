@@ -7,6 +7,7 @@
  * index (gold chunk ids exist, gold quotes appear in them) are in `validate.ts`.
  */
 import { z } from 'zod';
+import { DERIVATION_OPS, derivationReproduces, operandCount } from '../analysis/derivation.ts';
 import { GOLD_UNITS } from '../analysis/numbers.ts';
 import { FiscalYear } from '../corpus/schema.ts';
 
@@ -42,6 +43,39 @@ export type Difficulty = z.infer<typeof Difficulty>;
 export const NumericUnit = z.enum(GOLD_UNITS);
 export type NumericUnit = z.infer<typeof NumericUnit>;
 
+/** A figure a derivation is computed from: what it is, its value and unit, as the passage prints it. */
+export const DerivationOperand = z.strictObject({
+  /** what the figure is, e.g. "consolidated revenue from operations FY24, Reliance Industries Limited" */
+  label: z.string().min(1),
+  value: z.number().finite(),
+  unit: NumericUnit,
+});
+export type DerivationOperand = z.infer<typeof DerivationOperand>;
+
+/**
+ * How a gold figure is computed from printed figures (analysis/derivation.ts): `sum` a + b (+ ...),
+ * `difference` a - b, `ratio` a / b, `growth` (a - b) / |b|; a ratio or growth in per cent when the
+ * figure's unit is '%'. A sum or difference takes operands in the figure's unit; a ratio or growth two
+ * operands of one unit. The question's validation checks that the operands give the figure.
+ */
+export const Derivation = z
+  .strictObject({
+    op: z.enum(DERIVATION_OPS),
+    operands: z.array(DerivationOperand).min(2),
+  })
+  .superRefine((d, ctx) => {
+    const { max } = operandCount(d.op);
+    if (d.operands.length > max)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operands'],
+        message: `a ${d.op} takes ${max} operands, not ${d.operands.length}`,
+      });
+    if ((d.op === 'ratio' || d.op === 'growth') && d.operands[1]?.value === 0)
+      ctx.addIssue({ code: 'custom', path: ['operands', 1, 'value'], message: `a ${d.op} divides by zero` });
+  });
+export type Derivation = z.infer<typeof Derivation>;
+
 /** A figure the answer must state, compared with a relative tolerance. */
 export const NumericGold = z.strictObject({
   /** what the figure is, e.g. "consolidated revenue FY24" */
@@ -50,8 +84,29 @@ export const NumericGold = z.strictObject({
   unit: NumericUnit,
   /** relative tolerance: |answer - value| <= tolerance * |value| (default 1%) */
   tolerance: z.number().nonnegative().default(0.01),
+  /** how the figure is computed from figures the reports print, when no report prints it */
+  derivation: Derivation.optional(),
 });
 export type NumericGold = z.infer<typeof NumericGold>;
+
+/**
+ * Why a numeric gold's derivation does not hold, or null when it does (or there is none): a sum or a
+ * difference whose operands are not in the figure's unit, a ratio or growth whose operands differ in
+ * unit, or operands that do not give the figure's value within its tolerance.
+ */
+export function derivationProblem(g: NumericGold): string | null {
+  const d = g.derivation;
+  if (!d) return null;
+  const units = [...new Set(d.operands.map((o) => o.unit))];
+  if ((d.op === 'sum' || d.op === 'difference') && units.some((u) => u !== g.unit))
+    return `a ${d.op} of ${units.join(', ')} operands cannot give a figure in ${g.unit}`;
+  if ((d.op === 'ratio' || d.op === 'growth') && units.length > 1)
+    return `a ${d.op} needs two operands of one unit, not ${units.join(' and ')}`;
+  const { ok, computed } = derivationReproduces(g);
+  if (ok) return null;
+  const values = d.operands.map((o) => o.value).join(', ');
+  return `its derivation (${d.op} of ${values}) gives ${Number(computed.toPrecision(12))}, not ${g.value} (tolerance ${g.tolerance})`;
+}
 
 /** The trap an adversarial question plants, in the methodology's failure buckets. */
 export const DistractorKind = z.enum([
@@ -250,6 +305,15 @@ export const Question = z
       issue('absent_facts', 'only out-of-domain questions list absent facts');
     if (q.category !== 'adversarial' && q.distractor !== null)
       issue('distractor', 'only adversarial questions have a distractor (use null)');
+    q.numeric_gold.forEach((g, i) => {
+      const problem = derivationProblem(g);
+      if (problem)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['numeric_gold', i, 'derivation'],
+          message: `${q.id}: numeric_gold "${g.label}": ${problem}`,
+        });
+    });
     if (q.gold_quote_locations !== undefined && q.gold_quote_locations.length !== q.gold_quotes.length)
       issue(
         'gold_quote_locations',

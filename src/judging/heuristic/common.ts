@@ -1,8 +1,10 @@
 /**
  * The heuristic judges' Provider shell (the verdict is computed from `structured` and returned as JSON
- * text, so it goes through the same parser as a live judge's reply), verbatim quoting, arithmetic
- * tracing of derived figures, and the claim bookkeeping of the numeric judge's grounding (cited and
- * supported, uncited, citation theatre, unsupported).
+ * text, so it goes through the same parser as a live judge's reply), verbatim quoting (a quote is whole
+ * sentences or table rows of the chunk: `passageQuote`), the names a question gives, the one-step
+ * arithmetic of a question that records none, and the claim bookkeeping of the numeric judge's grounding
+ * (cited and supported, uncited, citation theatre, unsupported). A figure computed by the question's
+ * recorded derivation is decided by analysis/derivation.ts, for both judges and the checks.
  *
  * The rubric's decisions live in rubric.ts. What the judges do NOT share is how they read an answer:
  * numeric.ts checks atomic claims by their figures, years and names and compares figures with the gold;
@@ -10,11 +12,18 @@
  * share of the answer's words that are supported. So the two families' agreement says something.
  */
 import { performance } from 'node:perf_hooks';
-import { type CitedClaim, sentences, splitCitedClaims } from '../../analysis/index.ts';
+import {
+  type CitedClaim,
+  type PassageUnit,
+  passageUnits,
+  STOP_WORDS,
+  splitCitedClaims,
+  stripCitations,
+} from '../../analysis/index.ts';
 import type { ContextChunk, JudgeInput, ModelReply, ModelRequest, Provider } from '../../providers/types.ts';
 import { RgeError } from '../../util/errors.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
-import { dimension, nothingClaimed, shortQuote } from './rubric.ts';
+import { dimension, nothingClaimed } from './rubric.ts';
 
 export { dimension, shortQuote } from './rubric.ts';
 
@@ -24,9 +33,11 @@ export type VerdictFn = (input: JudgeInput) => JudgeVerdict;
 /**
  * Bump when a heuristic judge's verdicts may change (v3: the rubric as written: a refusal makes no claim,
  * calibration judges the decision and the evidence, not correctness; the lexical judge reads sentences;
- * v4: the lexical judge quotes the sentence that holds a claim, not the first of its window).
+ * v4: the lexical judge quotes the sentence that holds a claim, not the first of its window; v5: a
+ * figure computed by the question's recorded derivation is held, figures agree to their printed
+ * precision, the question's names need not be repeated, quotes are whole sentences and table rows).
  */
-export const HEURISTIC_JUDGE_VERSION = 'v4';
+export const HEURISTIC_JUDGE_VERSION = 'v5';
 
 /** A judge Provider around a verdict function; replies with the verdict as JSON text. */
 
@@ -61,9 +72,96 @@ export class HeuristicJudge implements Provider {
   }
 }
 
-/** Sentences of a chunk, verbatim (for quoting), split at sentence ends and line breaks. */
-export function chunkSentences(text: string): string[] {
-  return sentences(text, { lines: true });
+/** A chunk cut into what may be quoted whole: sentences (wrapped lines joined), table rows, headings. */
+const unitsByChunk = new WeakMap<ContextChunk, PassageUnit[]>();
+
+export function chunkUnits(chunk: ContextChunk): PassageUnit[] {
+  let units = unitsByChunk.get(chunk);
+  if (!units) {
+    units = passageUnits(chunk.text);
+    unitsByChunk.set(chunk, units);
+  }
+  return units;
+}
+
+/** A place in a chunk's text: a figure that holds a claim, or an operand it is computed from. */
+export interface QuotePlace {
+  chunk: ContextChunk;
+  offset: number;
+}
+
+/**
+ * The quote that holds the places: the whole sentences or table rows they stand in, each once and in
+ * order; units next to each other are joined by a space, the others (and other chunks') by " ... ".
+ */
+export function passageQuote(places: readonly QuotePlace[]): string | null {
+  const byChunk = new Map<ContextChunk, Set<number>>();
+  for (const { chunk, offset } of places) {
+    const i = chunkUnits(chunk).findIndex((u) => offset >= u.start && offset < u.end);
+    if (i < 0) continue;
+    const set = byChunk.get(chunk) ?? new Set<number>();
+    set.add(i);
+    byChunk.set(chunk, set);
+  }
+  const parts: string[] = [];
+  for (const [chunk, set] of byChunk) {
+    const units = chunkUnits(chunk);
+    const at = [...set].sort((a, b) => a - b);
+    at.forEach((i, k) => {
+      const text = units[i]?.text ?? '';
+      if (k > 0 && at[k - 1] === i - 1) parts[parts.length - 1] += ` ${text}`;
+      else parts.push(text);
+    });
+  }
+  return parts.length > 0 ? parts.join(' ... ') : null;
+}
+
+const SENTENCE_OPENERS = new Set([
+  'first',
+  'second',
+  'third',
+  'finally',
+  'overall',
+  'additionally',
+  'also',
+  'yes',
+  'many',
+  'furthermore',
+  'moreover',
+  'in',
+  'on',
+  'for',
+  'during',
+  'as',
+]);
+
+/** Names: capitalised words (not sentence openers or stop-words), lowercased, distinct. */
+export function namesOf(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of stripCitations(text).matchAll(/(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}&'’-]*/gu)) {
+    const word = m[0].replace(/['’](?:s|m|re|ve|ll|d|t)$/i, '').replace(/[-'’]+$/, '');
+    const lower = word.toLowerCase();
+    if (word.length < 2 || STOP_WORDS.has(lower)) continue;
+    const before = text.slice(0, m.index).trimEnd();
+    const opener = before === '' || /[.!?:]$/.test(before);
+    if (opener && (SENTENCE_OPENERS.has(lower) || lower.endsWith('ly'))) continue;
+    out.add(lower);
+  }
+  return [...out];
+}
+
+/** Four-digit years (which are not quantities). */
+export function yearsOf(text: string): string[] {
+  return [...new Set(stripCitations(text).match(/\b(?:1[6-9]\d{2}|20\d{2})\b/g) ?? [])];
+}
+
+/**
+ * The names and years the question gives ("... ITC Limited or Zomato Limited (renamed Eternal Limited
+ * in 2025) ..."), lowercased: the question's, not the answer's claims, so a chunk need not repeat them
+ * (an annual report's paragraph rarely names its own company) when the claim states a figure to check.
+ */
+export function questionGives(input: JudgeInput): Set<string> {
+  return new Set([...namesOf(input.question), ...yearsOf(input.question)]);
 }
 
 /**
@@ -110,8 +208,11 @@ export interface ClaimCheck {
   badCitations: string[];
 }
 
-/** A judge's test of one claim against one chunk: the supporting sentence (verbatim), or null. */
-export type SupportFn = (claim: string, chunk: ContextChunk) => string | null;
+/**
+ * A judge's test of one claim against one chunk, or against several read together: the quote that
+ * supports it (whole sentences or table rows, verbatim), or null.
+ */
+export type SupportFn = (claim: string, chunks: readonly ContextChunk[]) => string | null;
 
 /**
  * Each claim against the chunks: supported by a chunk it cites; uncited but supported by some chunk;
@@ -122,27 +223,15 @@ export type SupportFn = (claim: string, chunk: ContextChunk) => string | null;
  */
 export function checkClaims(input: JudgeInput, supports: SupportFn): ClaimCheck[] {
   const byId = new Map(input.chunks.map((c) => [c.id, c]));
-  const together = new Map<string, ContextChunk>();
-  const combined = (chunks: readonly ContextChunk[]): ContextChunk => {
-    const id = chunks.map((c) => c.id).join(', ');
-    let chunk = together.get(id);
-    if (!chunk) {
-      const first = chunks[0] as ContextChunk;
-      chunk = { ...first, id, text: chunks.map((c) => c.text).join('\n') };
-      together.set(id, chunk);
-    }
-    return chunk;
-  };
   return splitCitedClaims(input.answer).map((claim) => {
     const find = (chunks: readonly ContextChunk[]) => {
       for (const chunk of chunks) {
-        const quote = supports(claim.text, chunk);
+        const quote = supports(claim.text, [chunk]);
         if (quote !== null) return { quote, chunkId: chunk.id };
       }
       if (chunks.length < 2) return null;
-      const all = combined(chunks);
-      const quote = supports(claim.text, all);
-      return quote === null ? null : { quote, chunkId: all.id };
+      const quote = supports(claim.text, chunks);
+      return quote === null ? null : { quote, chunkId: chunks.map((c) => c.id).join(', ') };
     };
     if (claim.citations.length > 0) {
       const cited = [...new Set(claim.citations)].flatMap((id) => {
@@ -169,15 +258,15 @@ export function checkClaims(input: JudgeInput, supports: SupportFn): ClaimCheck[
 const MAX_OPERANDS = 80;
 
 /**
- * Whether `value` (stated with `decimals` decimal places) is one arithmetic step from two figures of
- * `pool`: a + b, a - b, a / b x 100 (a share or margin) or (a - b) / b x 100 (a change), equal once
- * rounded to the stated precision or within 0.5% relative. This is how a multi-hop answer's computed
- * figure (a total, a difference, a margin, a growth rate) is traced to the figures it was computed from.
+ * For a question that records no derivation: whether `value` is one arithmetic step from two figures
+ * of `pool` (a + b, a - b, a / b x 100 for a share or margin, (a - b) / b x 100 for a change), within
+ * `slack`. The judges pass half a unit of the figure's last written digit (its printed precision), so
+ * "4,208" is not 4,260 - 31; a question that records its arithmetic is judged by that alone
+ * (analysis/derivation.ts).
  */
-export function derivedFrom(value: number, decimals: number, pool: readonly number[]): boolean {
+export function oneStepFrom(value: number, slack: number, pool: readonly number[]): boolean {
   const operands = [...new Set(pool)].slice(0, MAX_OPERANDS);
-  const halfUnit = 0.5 * 10 ** -decimals + 1e-9;
-  const close = (x: number) => Math.abs(x - value) <= Math.max(halfUnit, 0.005 * Math.abs(value));
+  const close = (x: number) => Math.abs(x - value) <= slack + 1e-9;
   for (const a of operands)
     for (const b of operands) {
       if (a === b) continue;
@@ -187,9 +276,9 @@ export function derivedFrom(value: number, decimals: number, pool: readonly numb
   return false;
 }
 
-/** Decimal places of the first number written in a text ("Rs 2,06,808.53 crore" has 2). */
-export function statedDecimals(text: string): number {
-  return /\d[\d,]*(?:\.(\d+))?/.exec(text)?.[1]?.length ?? 0;
+/** Half a unit of the last decimal of the first number written in a text ("2,06,808.53" 0.005). */
+export function writtenHalfUnit(text: string): number {
+  return 0.5 * 10 ** -(/\d[\d,]*(?:\.(\d+))?/.exec(text)?.[1]?.length ?? 0);
 }
 
 /** The largest share of unsupported claims that still earns grounding 1 ("a minor claim unsupported"). */
@@ -213,7 +302,7 @@ export function groundingFromChecks(
   const theatre = checks.filter((c) => c.status === 'citation-theatre');
   const unsupported = checks.filter((c) => c.status === 'unsupported');
   const uncited = checks.filter((c) => c.status === 'uncited-supported');
-  const quotes = checks.flatMap((c) => (c.quote === null ? [] : [shortQuote(c.quote)]));
+  const quotes = checks.flatMap((c) => (c.quote === null ? [] : [c.quote]));
   const unsupportedClaims = [...theatre, ...unsupported].map(verbatim);
   if (checks.length === 0)
     return nothingClaimed(

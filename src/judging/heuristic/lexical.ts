@@ -4,9 +4,15 @@
  * names and compares figures unit- and scale-aware), so the two families' agreement is informative.
  *
  * - grounding: lexical entailment per answer SENTENCE. A sentence is held by a chunk when the chunk's
- *   best window (a sentence with its neighbours) contains at least 75% of the sentence's content words
- *   and every number token as written (grouping commas dropped; a number one arithmetic step from two of
- *   the window's numbers counts). Grounding is graded by the share of the answer's content words in held
+ *   best window (a sentence, table row or heading with its neighbours) contains at least 75% of the
+ *   sentence's content words and every number token as written (grouping commas dropped). A number the
+ *   window does not write counts when it is the question's recorded derivation (a difference, ratio,
+ *   growth or sum) over figures the window prints, at the printed precision (analysis/derivation.ts;
+ *   the cited chunks read together for a multi-hop sentence); for a question that records none, when
+ *   it is one arithmetic step from two of the window's numbers, to its last written digit. When the
+ *   sentence writes a number, the names and years the question gives count as held (a report's paragraph rarely
+ *   names its own company). The evidence is the shortest run of whole units (sentences, table rows)
+ *   that holds the sentence. Grounding is graded by the share of the answer's content words in held
  *   sentences: a sentence that cites chunks none of which holds it while another retrieved chunk does is
  *   citation theatre (0); otherwise 90% or more held and cited 2, held but some uncited 1, 70% or more
  *   held 1 (a minor claim unsupported), less 0. An answer that declines asserts nothing (2).
@@ -21,22 +27,20 @@
 import {
   citationMarkers,
   contentWords,
+  derivedFromPassages,
+  extractQuantities,
   isRefusal,
   overlap,
+  type Passage,
+  type Quantity,
+  recordsDerivation,
   sentences,
   stripCitations,
 } from '../../analysis/index.ts';
 import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
-import { chunkSentences, derivedFrom, HeuristicJudge, statedDecimals } from './common.ts';
-import {
-  dimension,
-  type Evidence,
-  nothingClaimed,
-  rubricCalibration,
-  rubricCorrectness,
-  shortQuote,
-} from './rubric.ts';
+import { chunkUnits, HeuristicJudge, oneStepFrom, questionGives, writtenHalfUnit } from './common.ts';
+import { dimension, type Evidence, nothingClaimed, rubricCalibration, rubricCorrectness } from './rubric.ts';
 
 export const LEXICAL_JUDGE_ID = 'heuristic/lexical';
 export const LEXICAL_JUDGE_FAMILY = 'rge-heuristic-lexical';
@@ -55,6 +59,8 @@ interface Window {
   text: string;
   words: Set<string>;
   numbers: number[];
+  /** what a recorded derivation's operands are looked for in */
+  passages: Passage[];
 }
 
 /** A sentence with its neighbours (what is graded), and the spans of it a quote may be, shortest first. */
@@ -64,20 +70,27 @@ interface SentenceWindow extends Window {
 
 const windowsOf = new WeakMap<ContextChunk, SentenceWindow[]>();
 
-function windowOf(parts: readonly string[]): Window {
-  const words = contentWords(parts.join(' '));
-  return { text: parts.join(' '), words: new Set(words), numbers: words.filter(isNumber).map(Number) };
+function windowOf(id: string, parts: readonly string[]): Window {
+  const text = parts.filter((p) => p !== '').join(' ');
+  const words = contentWords(text);
+  return {
+    text,
+    words: new Set(words),
+    numbers: words.filter(isNumber).map(Number),
+    passages: [{ id, text }],
+  };
 }
 
 /**
- * A chunk's windows: each sentence with its neighbours (a claim may span a sentence boundary). The
- * window is what holds a claim; its quote is the shortest run of its sentences that holds as much,
- * the centre first (so the quote is the sentence that supports the claim, not its neighbour).
+ * A chunk's windows: each of its units (a sentence, its wrapped lines joined; a table row; a heading:
+ * common.ts `chunkUnits`) with its neighbours (a claim may span a sentence boundary). The window is
+ * what holds a claim; its quote is the shortest run of its units that holds as much, the centre first
+ * (so the quote is the sentence that supports the claim, not its neighbour), each unit whole.
  */
 function windows(chunk: ContextChunk): SentenceWindow[] {
   let out = windowsOf.get(chunk);
   if (!out) {
-    const ss = chunkSentences(chunk.text);
+    const ss = chunkUnits(chunk).map((u) => u.text);
     out = ss.map((s, i) => {
       const prev = ss[i - 1];
       const next = ss[i + 1];
@@ -85,83 +98,125 @@ function windows(chunk: ContextChunk): SentenceWindow[] {
       if (next !== undefined) spans.push([s, next]);
       if (prev !== undefined) spans.push([prev, s]);
       if (prev !== undefined && next !== undefined) spans.push([prev, s, next]);
-      return { ...windowOf([prev ?? '', s, next ?? '']), text: s, spans: spans.map(windowOf) };
+      return {
+        ...windowOf(chunk.id, [prev ?? '', s, next ?? '']),
+        text: s,
+        spans: spans.map((parts) => windowOf(chunk.id, parts)),
+      };
     });
     windowsOf.set(chunk, out);
   }
   return out;
 }
 
-/** The shortest span of a window that holds `share` of `distinct` (the whole window, at worst). */
+/**
+ * What a sentence is checked for: its distinct content words; the names and years the question
+ * gives, which count as held when the sentence writes a number (the figure is what is checked, and a
+ * report's paragraph rarely names its own company); and whether a number it writes that a window does
+ * not is computed there: by the question's recorded derivation over the window's figures
+ * (analysis/derivation.ts), or, for a question that records none, one arithmetic step from two of
+ * them, to its last written digit.
+ */
+interface Reading {
+  distinct: string[];
+  given: ReadonlySet<string>;
+  computed: (word: string, w: Window) => boolean;
+}
+
+function readingOf(input: JudgeInput, sentence: string, words: readonly string[]): Reading {
+  const distinct = [...new Set(words)];
+  const writesNumber = distinct.some(isNumber);
+  const given = writesNumber ? new Set(contentWords([...questionGives(input)].join(' '))) : new Set<string>();
+  const quantities = new Map<string, Quantity>();
+  for (const q of extractQuantities(sentence)) {
+    const printed = /\d[\d,]*(?:\.\d+)?/.exec(q.raw)?.[0];
+    const word = printed === undefined ? undefined : contentWords(printed)[0];
+    if (word !== undefined && !quantities.has(word)) quantities.set(word, q);
+  }
+  const recorded = recordsDerivation(input.numericGold);
+  const computed = (word: string, w: Window): boolean => {
+    const q = quantities.get(word);
+    if (recorded) return q !== undefined && derivedFromPassages(q, input.numericGold, w.passages) !== null;
+    const slack = writtenHalfUnit(q?.raw ?? word);
+    return oneStepFrom(Number(word), slack, w.numbers);
+  };
+  return { distinct, given, computed };
+}
+
+/**
+ * The share of the sentence's words a window holds; 0 when a number is neither written nor computed
+ * there (unless `partly`: then it only does not count, to find each chunk's part of a combined quote).
+ */
+function windowShare(r: Reading, w: Window, partly = false): number {
+  let found = 0;
+  for (const word of r.distinct) {
+    if (w.words.has(word) || r.given.has(word)) found++;
+    else if (isNumber(word)) {
+      if (r.computed(word, w)) found++;
+      else if (!partly) return 0;
+    }
+  }
+  return found / r.distinct.length;
+}
+
+/** The shortest span of a window that holds `share` of the sentence (the whole window, at worst). */
 function quoteOf(
-  distinct: readonly string[],
+  r: Reading,
   w: SentenceWindow,
   share: number,
+  partly: boolean,
 ): { text: string; length: number } {
   for (const span of w.spans)
-    if (windowShare(distinct, span) >= share) return { text: span.text, length: span.text.length };
+    if (windowShare(r, span, partly) >= share) return { text: span.text, length: span.text.length };
   return { text: w.text, length: Number.POSITIVE_INFINITY };
 }
 
-/** The share of `distinct` a window holds; 0 when a number is neither written nor computed there. */
-function windowShare(distinct: readonly string[], w: Window): number {
-  let found = 0;
-  for (const word of distinct) {
-    if (w.words.has(word)) found++;
-    else if (isNumber(word)) {
-      if (derivedFrom(Number(word), statedDecimals(word), w.numbers)) found++;
-      else return 0;
-    }
-  }
-  return found / distinct.length;
-}
-
-interface Held {
+interface Best {
   share: number;
   quote: string | null;
   length: number;
 }
 
-/** A chunk's best window for `distinct`: the largest share; of equal shares, the shortest quote. */
-function bestWindow(distinct: readonly string[], chunk: ContextChunk, best: Held): Held {
+/** A chunk's best window for the sentence: the largest share; of equal shares, the shortest quote. */
+function bestWindow(r: Reading, chunk: ContextChunk, best: Best, partly = false): Best {
   for (const w of windows(chunk)) {
-    const share = windowShare(distinct, w);
+    const share = windowShare(r, w, partly);
     if (share === 0 || share < best.share) continue;
     // Of windows that hold as much, the one whose quote is shortest: the supporting sentence itself.
-    const quote = quoteOf(distinct, w, share);
+    const quote = quoteOf(r, w, share, partly);
     if (share > best.share || quote.length < best.length)
       best = { share, quote: quote.text, length: quote.length };
   }
   return best;
 }
 
-const NOTHING: Held = { share: 0, quote: null, length: Number.POSITIVE_INFINITY };
+const NOTHING: Best = { share: 0, quote: null, length: Number.POSITIVE_INFINITY };
 
 /**
- * The best window of the chunks for a sentence's words: its share of the words, and the quote that
- * holds them. With `combine` (the chunks a sentence cites) they are also read together: a multi-hop
- * sentence combines them, e.g. a total of two figures stated in two chunks; its quote is each chunk's
- * best window, joined.
+ * The best window of the chunks for a sentence: its share of the words, and the quote that holds them.
+ * With `combine` (the chunks a sentence cites) they are also read together: a multi-hop sentence
+ * combines them, e.g. a difference of two figures stated in two chunks; its quote is each chunk's part
+ * of it (the window that holds most of the sentence's words there), joined.
  */
 function entailment(
-  words: readonly string[],
+  r: Reading,
   chunks: readonly ContextChunk[],
   combine = false,
 ): { share: number; quote: string | null } {
-  const distinct = [...new Set(words)];
-  if (distinct.length === 0) return { share: 1, quote: null };
+  if (r.distinct.length === 0) return { share: 1, quote: null };
   let best = NOTHING;
-  for (const chunk of chunks) best = bestWindow(distinct, chunk, best);
+  for (const chunk of chunks) best = bestWindow(r, chunk, best);
   if (combine && chunks.length > 1 && best.share < ENTAILMENT) {
     const all = chunks.flatMap(windows);
     const together: Window = {
       text: '',
       words: new Set(all.flatMap((w) => [...w.words])),
       numbers: all.flatMap((w) => w.numbers),
+      passages: chunks.map((c) => ({ id: c.id, text: c.text })),
     };
-    const share = windowShare(distinct, together);
+    const share = windowShare(r, together);
     if (share > best.share) {
-      const parts = chunks.flatMap((c) => bestWindow(distinct, c, NOTHING).quote ?? []);
+      const parts = chunks.flatMap((c) => bestWindow(r, c, NOTHING, true).quote ?? []);
       return { share, quote: parts.join(' ... ') || null };
     }
   }
@@ -184,14 +239,15 @@ function checkSentences(input: JudgeInput): SentenceCheck[] {
   return sentences(input.answer, { lines: true }).flatMap((sentence): SentenceCheck[] => {
     const words = contentWords(sentence);
     if (words.length === 0 || isRefusal(sentence)) return [];
+    const reading = readingOf(input, sentence, words);
     const ids = [...new Set(citationMarkers(sentence))];
     const cited = ids.flatMap((id) => {
       const c = byId.get(id);
       return c ? [c] : [];
     });
-    const anywhere = entailment(words, input.chunks);
+    const anywhere = entailment(reading, input.chunks);
     if (ids.length > 0) {
-      const own = entailment(words, cited, true);
+      const own = entailment(reading, cited, true);
       if (own.share >= ENTAILMENT)
         return [{ sentence, weight: words.length, status: 'cited', quote: own.quote }];
       return [
@@ -225,7 +281,7 @@ export function lexicalGrounding(input: JudgeInput): { grounding: DimensionVerdi
   const held = checks.filter((c) => c.status === 'cited' || c.status === 'uncited');
   const share = held.reduce((n, c) => n + c.weight, 0) / total;
   const pct = `${Math.round(share * 100)}%`;
-  const quotes = held.flatMap((c) => (c.quote ? [shortQuote(c.quote)] : []));
+  const quotes = held.flatMap((c) => (c.quote ? [c.quote] : []));
   const notHeld = checks
     .filter((c) => c.status === 'miscited' || c.status === 'unsupported')
     .map((c) => c.sentence);
@@ -337,20 +393,26 @@ export function lexicalCorrectness(input: JudgeInput): DimensionVerdict {
 
 /**
  * Whether the chunks hold the evidence, by words: a chunk covers a gold quote's (or else the gold
- * answer's) content words; a gold number a chunk does not write counts when it is one arithmetic step
- * from two of the chunks' numbers (a multi-hop total, difference, share or change).
+ * answer's) content words; a gold number a chunk does not write counts when the chunks compute it (the
+ * question's recorded derivation over their figures, or, for a question that records none, one
+ * arithmetic step from two of their numbers).
  */
 export function lexicalEvidence(input: JudgeInput): Evidence {
-  const chunkNumbers = input.chunks.flatMap((c) => contentWords(c.text).filter(isNumber).map(Number));
+  const everything: Window = {
+    text: '',
+    words: new Set(),
+    numbers: input.chunks.flatMap((c) => contentWords(c.text).filter(isNumber).map(Number)),
+    passages: input.chunks.map((c) => ({ id: c.id, text: c.text })),
+  };
   const covers = (text: string) => {
-    const want = new Set(contentWords(text));
-    if (want.size === 0) return undefined;
+    const want = [...new Set(contentWords(text))];
+    if (want.length === 0) return undefined;
+    const r = readingOf(input, text, want);
     for (const c of input.chunks) {
       const have = new Set(contentWords(c.text));
       let found = 0;
-      for (const w of want)
-        if (have.has(w) || (isNumber(w) && derivedFrom(Number(w), statedDecimals(w), chunkNumbers))) found++;
-      if (found / want.size >= EVIDENCE_COVERAGE) return c;
+      for (const w of want) if (have.has(w) || (isNumber(w) && r.computed(w, everything))) found++;
+      if (found / want.length >= EVIDENCE_COVERAGE) return c;
     }
     return undefined;
   };

@@ -5,13 +5,18 @@
  *   default, unit- and scale-aware: crore, lakh, million, billion, %, per share), or against the
  *   quantities of the gold answer when there is no numeric gold; without figures, the gold answer's
  *   names must appear exactly (the whole gold answer contained is 2; all its names 2, half 1).
- * - grounding: a claim is held by a chunk when every quantity it states is in the chunk (same value
- *   within 1% and compatible unit; a bare table cell matches the figure before its scale word), every
- *   year it names is in the chunk, and at least three quarters of its names (capitalised words) are; a
- *   claim with no figure, year or name falls back to 60% of its content words. A figure the chunk does
- *   not state is still held when it is one arithmetic step from two of the chunk's figures (a total,
- *   difference, share or change, as a multi-hop answer computes), and a claim citing several chunks is
- *   tried against them together.
+ * - grounding: a claim is held by a chunk when every figure it states is printed there (the same figure
+ *   to the precision each is written with, compatible unit: "Rs 9.14 lakh crore" is "Rs 9,14,472.00
+ *   crore", "Rs 19,446.49 crore" is not "Rs 19,476.72 crore"; a bare table cell matches the figure
+ *   before its scale word), every year it names is in the chunk, and at least three quarters of its
+ *   names (capitalised words) are, the names and years the question itself gives aside when the claim
+ *   states a figure; a claim with no figure, year or name falls back to 60% of its content words. A
+ *   figure the chunk does not print is still held when it is the question's recorded derivation (a
+ *   difference, ratio, growth or sum) over figures the chunks print, at the printed precision
+ *   (analysis/derivation.ts); for a question that records none, when it is one arithmetic step from two
+ *   of the chunk's figures, to its last written digit. A claim citing several chunks is tried against
+ *   them together. Its evidence is the whole sentences or table rows that print the claim's figures
+ *   (or a derived figure's operands).
  * - calibration: shared with the lexical judge (abstention against the expected behaviour, hedging).
  *
  * It is a heuristic, not a model: it does not read meaning, so a claim whose names and figures are in a
@@ -19,158 +24,153 @@
  */
 import {
   coverage,
+  derivedFromPassages,
   extractQuantities,
+  printedOperands,
   type Quantity,
   quantityMatchesGold,
-  STOP_WORDS,
+  recordsDerivation,
+  samePrinted,
   sameQuantity,
   stripCitations,
   unitsCompatible,
-  withinRelative,
 } from '../../analysis/index.ts';
 import type { ContextChunk, JudgeInput } from '../../providers/types.ts';
 import { figureText } from '../../util/figure.ts';
 import type { DimensionVerdict, JudgeVerdict } from '../verdict.ts';
 import {
   checkClaims,
-  chunkSentences,
-  derivedFrom,
+  chunkUnits,
   groundingFromChecks,
   HeuristicJudge,
+  namesOf,
+  oneStepFrom,
+  passageQuote,
+  type QuotePlace,
+  questionGives,
   type SupportFn,
-  statedDecimals,
+  writtenHalfUnit,
+  yearsOf,
 } from './common.ts';
 import { dimension, type Evidence, rubricCalibration, rubricCorrectness } from './rubric.ts';
 
 export const NUMERIC_JUDGE_ID = 'heuristic/numeric';
 export const NUMERIC_JUDGE_FAMILY = 'rge-heuristic-numeric';
 
-/** Grounding tolerance between a stated figure and the chunk's. */
-const FIGURE_TOLERANCE = 0.01;
 /** Share of a claim's names that must be in the chunk. */
 const NAME_SHARE = 0.75;
 /** Fallback for claims with no figure, year or name: share of content words in the chunk. */
 const FALLBACK_COVERAGE = 0.6;
 
-const SENTENCE_OPENERS = new Set([
-  'first',
-  'second',
-  'third',
-  'finally',
-  'overall',
-  'additionally',
-  'also',
-  'yes',
-  'many',
-  'furthermore',
-  'moreover',
-  'in',
-  'on',
-  'for',
-  'during',
-  'as',
-]);
-
-/** Names: capitalised words (not sentence openers or stop-words), lowercased, distinct. */
-export function namesOf(text: string): string[] {
-  const out = new Set<string>();
-  for (const m of stripCitations(text).matchAll(/(?<![\p{L}\p{N}])\p{Lu}[\p{L}\p{N}&'’-]*/gu)) {
-    const word = m[0].replace(/['’](?:s|m|re|ve|ll|d|t)$/i, '').replace(/[-'’]+$/, '');
-    const lower = word.toLowerCase();
-    if (word.length < 2 || STOP_WORDS.has(lower)) continue;
-    const before = text.slice(0, m.index).trimEnd();
-    const opener = before === '' || /[.!?:]$/.test(before);
-    if (opener && (SENTENCE_OPENERS.has(lower) || lower.endsWith('ly'))) continue;
-    out.add(lower);
-  }
-  return [...out];
-}
-
-/** Four-digit years (which are not quantities). */
-function yearsOf(text: string): string[] {
-  return [...new Set(stripCitations(text).match(/\b(?:1[6-9]\d{2}|20\d{2})\b/g) ?? [])];
-}
-
 interface ChunkIndex {
   lower: string;
   quantities: Quantity[];
-  sentences: string[];
 }
 const chunkIndexes = new WeakMap<ContextChunk, ChunkIndex>();
 
 function indexOf(chunk: ContextChunk): ChunkIndex {
   let index = chunkIndexes.get(chunk);
   if (!index) {
-    index = {
-      lower: chunk.text.toLowerCase(),
-      quantities: extractQuantities(chunk.text),
-      sentences: chunkSentences(chunk.text),
-    };
+    index = { lower: chunk.text.toLowerCase(), quantities: extractQuantities(chunk.text) };
     chunkIndexes.set(chunk, index);
   }
   return index;
 }
 
-/** The chunk's quantity that states `q`: same figure, or a bare table cell equal to q before its scale. */
-function figureIn(q: Quantity, index: ChunkIndex): Quantity | undefined {
-  return index.quantities.find(
-    (c) =>
-      sameQuantity(q, c, FIGURE_TOLERANCE) ||
-      (c.unit === null &&
-        c.scale === 1 &&
-        q.scale !== 1 &&
-        withinRelative(q.value / q.scale, c.value, FIGURE_TOLERANCE)),
-  );
+/** Where the chunks print `q`: the first figure that agrees with it to the precision each is printed with. */
+function printedIn(q: Quantity, chunks: readonly ContextChunk[]): QuotePlace | null {
+  for (const chunk of chunks) {
+    const c = indexOf(chunk).quantities.find((c) => samePrinted(q, c));
+    if (c) return { chunk, offset: c.start };
+  }
+  return null;
 }
 
 /**
- * Whether `q` is computed from two of the chunk's figures (a total, a difference, a share, a change):
- * figures of a compatible unit for an amount, any figures for a percentage (a ratio or a change in
- * points); a bare table cell counts at q's scale.
+ * For a question that records no derivation: whether `q` is one step from two of the chunks' figures
+ * (a total, a difference, a share, a change) to half a unit of its last written digit (a round number
+ * is not widened here: over all pairs some sum is always near it): figures of a compatible unit
+ * for an amount, any figures for a percentage; a bare table cell counts at q's scale.
  */
-function derivedIn(q: Quantity, index: ChunkIndex): boolean {
-  const pool = index.quantities.flatMap((c) => {
-    if (q.unit === '%') return [c.value / q.scale];
-    if (c.unit === null && c.scale === 1 && q.scale !== 1) return [c.value];
-    return unitsCompatible(q.unit, c.unit) ? [c.value / q.scale] : [];
-  });
-  return derivedFrom(q.value / q.scale, statedDecimals(q.raw), pool);
+function oneStepIn(q: Quantity, chunks: readonly ContextChunk[]): boolean {
+  const pool = chunks.flatMap((chunk) =>
+    indexOf(chunk).quantities.flatMap((c) => {
+      if (q.unit === '%') return [c.value / q.scale];
+      if (c.unit === null && c.scale === 1 && q.scale !== 1) return [c.value];
+      return unitsCompatible(q.unit, c.unit) ? [c.value / q.scale] : [];
+    }),
+  );
+  return oneStepFrom(q.value / q.scale, writtenHalfUnit(q.raw), pool);
 }
 
-function sentenceAt(index: ChunkIndex, text: string, offset: number): string {
-  let from = 0;
-  for (const s of index.sentences) {
-    const at = text.indexOf(s, from);
-    if (at < 0) continue;
-    if (offset >= at && offset < at + s.length) return s;
-    from = at;
-  }
-  return index.sentences[0] ?? text;
+/**
+ * Where the chunks hold a claim's figure: where they print it, else where they print the operands of
+ * the question's recorded derivation it is (analysis/derivation.ts), else (for a question that records
+ * none) nowhere in particular but one arithmetic step away; null when it is none of these.
+ */
+function figureHeld(
+  q: Quantity,
+  input: JudgeInput,
+  chunks: readonly ContextChunk[],
+): { places: QuotePlace[] } | null {
+  const printed = printedIn(q, chunks);
+  if (printed) return { places: [printed] };
+  const derived = derivedFromPassages(q, input.numericGold, chunks);
+  if (derived)
+    return {
+      places: derived.operands.flatMap((o) => {
+        const chunk = chunks.find((c) => c.id === o.passageId);
+        return chunk ? [{ chunk, offset: o.hit.start }] : [];
+      }),
+    };
+  if (!recordsDerivation(input.numericGold) && oneStepIn(q, chunks)) return { places: [] };
+  return null;
 }
 
-const numericSupport: SupportFn = (claim, chunk) => {
-  const index = indexOf(chunk);
-  const figures = extractQuantities(claim);
-  const names = namesOf(claim);
-  const years = yearsOf(claim);
-  if (figures.length + names.length + years.length === 0) {
-    if (coverage(claim, chunk.text) < FALLBACK_COVERAGE) return null;
-    return index.sentences.find((s) => coverage(claim, s) > 0) ?? index.sentences[0] ?? null;
-  }
-  const found: Quantity[] = [];
-  for (const q of figures) {
-    const c = figureIn(q, index);
-    if (c) found.push(c);
-    else if (!derivedIn(q, index)) return null;
-  }
-  if (!years.every((y) => index.lower.includes(y))) return null;
-  const namesFound = names.filter((n) => index.lower.includes(n));
-  if (names.length > 0 && namesFound.length / names.length < NAME_SHARE) return null;
-  const first = found[0];
-  if (first) return sentenceAt(index, chunk.text, first.start);
-  const anchor = namesFound[0] ?? years[0] ?? '';
-  return index.sentences.find((s) => s.toLowerCase().includes(anchor)) ?? index.sentences[0] ?? null;
-};
+/** The unit of the chunks that holds most of the claim's words (for a claim with no figure). */
+function bestUnitFor(claim: string, chunks: readonly ContextChunk[], anchor?: string): string | null {
+  let best: { text: string; share: number } | null = null;
+  for (const chunk of chunks)
+    for (const u of chunkUnits(chunk)) {
+      const share =
+        anchor !== undefined ? Number(u.text.toLowerCase().includes(anchor)) : coverage(claim, u.text);
+      if (share > 0 && (best === null || share > best.share)) best = { text: u.text, share };
+    }
+  return best?.text ?? chunkUnits(chunks[0] as ContextChunk)[0]?.text ?? null;
+}
+
+/**
+ * The numeric judge's support: every figure of the claim held (printed, or computed as above), every
+ * year it names in the chunks, and three quarters of its names; when the claim states a figure, the
+ * names and years the question gives need not be there. The quote is the whole sentences or table rows
+ * that print the claim's figures (or their operands); for a claim without figures, the unit naming it.
+ */
+function numericSupport(input: JudgeInput): SupportFn {
+  const given = questionGives(input);
+  return (claim, chunks) => {
+    const lower = chunks.map((c) => indexOf(c).lower).join('\n');
+    const figures = extractQuantities(claim);
+    const own = (words: string[]) => (figures.length > 0 ? words.filter((w) => !given.has(w)) : words);
+    const years = own(yearsOf(claim));
+    const names = own(namesOf(claim));
+    if (figures.length + names.length + years.length === 0) {
+      if (coverage(claim, chunks.map((c) => c.text).join('\n')) < FALLBACK_COVERAGE) return null;
+      return bestUnitFor(claim, chunks);
+    }
+    const places: QuotePlace[] = [];
+    for (const q of figures) {
+      const held = figureHeld(q, input, chunks);
+      if (!held) return null;
+      places.push(...held.places);
+    }
+    if (!years.every((y) => lower.includes(y))) return null;
+    const namesFound = names.filter((n) => lower.includes(n));
+    if (names.length > 0 && namesFound.length / names.length < NAME_SHARE) return null;
+    const quote = passageQuote(places);
+    if (quote !== null) return quote;
+    return bestUnitFor(claim, chunks, namesFound[0] ?? years[0]);
+  };
+}
 
 function normalise(text: string): string {
   return text
@@ -259,12 +259,23 @@ export function numericEvidence(input: JudgeInput): Evidence {
     );
     if (found.length > 0)
       return { present: true, quotes: found.map((q) => q.raw), how: 'a chunk states a gold figure' };
-    // a multi-hop gold figure: one arithmetic step from two figures the chunks state
+    // a multi-hop gold figure: its recorded derivation's operands printed in the chunks (or, for a
+    // question that records none, one arithmetic step from two figures the chunks state)
+    for (const g of input.numericGold) {
+      const operands = g.derivation ? printedOperands(g.derivation, input.chunks) : null;
+      if (operands)
+        return {
+          present: true,
+          quotes: operands.map((o) => o.hit.raw),
+          how: `a gold figure is computed (${g.derivation?.op}) from figures the chunks state`,
+        };
+    }
     if (
+      !recordsDerivation(input.numericGold) &&
       input.numericGold.some((g) =>
-        derivedFrom(
+        oneStepFrom(
           g.value,
-          statedDecimals(String(g.value)),
+          Math.max(writtenHalfUnit(String(g.value)), 0.005 * Math.abs(g.value)),
           chunkQuantities.map((q) => q.value),
         ),
       )
@@ -305,7 +316,7 @@ export function numericVerdict(input: JudgeInput): JudgeVerdict {
   const correctness = numericCorrectness(input);
   const { grounding, unsupported } = groundingFromChecks(
     input,
-    checkClaims(input, numericSupport),
+    checkClaims(input, numericSupport(input)),
     'figures, years and names matched against the chunk',
   );
   return {
