@@ -240,7 +240,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
     dryRun: flags.dryRun === true,
     // corpus.allow_download: false forbids downloads as --offline does
     onConfig: (config) => {
-      if (!config.corpus.allow_download) forbidDownloads();
+      if (config.corpus?.allow_download === false) forbidDownloads();
     },
   });
   for (const note of plan.notes) log(note);
@@ -367,7 +367,10 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
       let compared: { capUsd: number; warnUsd: number; source: string } | null = null;
       if (flags.config) {
         const { loadRunConfig, capSourceOf } = await import('../run/config.ts');
-        const config = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
+        const config = await loadRunConfig(resolve(io.cwd, flags.config), {
+          overrides: flags.set ?? [],
+          root: io.cwd,
+        });
         compared = {
           capUsd: config.budget.cap_usd,
           warnUsd: config.budget.warn_usd,

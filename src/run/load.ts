@@ -3,6 +3,7 @@
  * index when the config generates it (a fresh clone), read the question set and the subject prompt, and
  * learn the providers' identities; then `planRun` (plan.ts). Building the index is its own step
  * (`prepareIndex`), so a front door that has built it (the evals' global setup) does not build it again.
+ * A run whose subjects are all systems (a user's own RAG app) reads no index of rge's: none is built.
  */
 import { readFile } from 'node:fs/promises';
 import { priceOf, providerIdentity } from '../models/registry.ts';
@@ -12,7 +13,7 @@ import { Reruns } from '../store/reruns.ts';
 import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt } from '../subject/prompt.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { loadRunConfig, type RunConfig } from './config.ts';
+import { type CorpusRunConfig, loadRunConfig, type RunConfig, withCorpus } from './config.ts';
 import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
 import {
   checkRequest,
@@ -21,6 +22,7 @@ import {
   planRun,
   type RunPlan,
   resolveFrom,
+  usesIndex,
 } from './plan.ts';
 import type { RunRequest } from './request.ts';
 
@@ -43,7 +45,7 @@ export async function loadRequestConfig(
   root: string,
 ): Promise<{ config: RunConfig; configFile: string }> {
   const configFile = resolveFrom(root, request.config);
-  const config = await loadRunConfig(configFile, { overrides: request.overrides });
+  const config = await loadRunConfig(configFile, { overrides: request.overrides, root });
   checkRequest(request, config);
   return { config, configFile };
 }
@@ -53,7 +55,7 @@ export async function loadRequestConfig(
  * stale; null for a dry run whose index is not built (a fetched corpus is never ingested implicitly).
  */
 export async function prepareIndex(
-  config: RunConfig,
+  config: CorpusRunConfig,
   ctx: LoadContext & { configFile?: string },
 ): Promise<string | null> {
   const at = (p: string) => resolveFrom(ctx.root, p);
@@ -115,7 +117,13 @@ export async function inConfig<T>(configFile: string, make: () => Promise<T>): P
 export async function planFromRequest(request: RunRequest, ctx: LoadContext): Promise<RunPlan> {
   const { config, configFile } = await loadRequestConfig(request, ctx.root);
   ctx.onConfig?.(config);
-  const indexDir = await prepareIndex(config, { ...ctx, configFile: request.config });
+  // a run whose subjects are all systems reads no index of rge's: none is built or read
+  const indexDir = usesIndex(chosenModels(request, config).subjects)
+    ? await prepareIndex(withCorpus(config, 'a model subject', configFile), {
+        ...ctx,
+        configFile: request.config,
+      })
+    : null;
   const manifest = indexDir === null ? null : await readIndexManifest(indexDir);
   if (indexDir !== null && manifest === null) throw new RgeError(`no index at ${indexDir}`);
   const questionsFile = resolveFrom(ctx.root, config.questions.file);
