@@ -6,6 +6,7 @@
  * A run whose subjects are all systems (a user's own RAG app) reads no index of rge's: none is built.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { priceOf, providerIdentity } from '../models/registry.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { readIndexManifest } from '../retrieval/index.ts';
@@ -14,7 +15,7 @@ import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt } from '../subject/prompt.ts'
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { type CorpusRunConfig, loadRunConfig, type RunConfig, withCorpus } from './config.ts';
-import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { ensureCorpusIndex, indexDifferences, indexExists, refuseOtherSettings } from './corpus-index.ts';
 import {
   checkRequest,
   chosenModels,
@@ -35,6 +36,11 @@ export interface LoadContext {
   progressEveryMs?: number;
   /** a dry run: an index that is not built stays unbuilt (the estimate bounds its context) */
   dryRun?: boolean;
+  /**
+   * a dry run's temporary folder: a generated corpus whose index is missing or stale is built there
+   * (PDFs, index, caches) instead of in the config's folders, which the dry run leaves as they are
+   */
+  scratch?: string;
   /** called with the config once it is read, before anything is built (e.g. to forbid downloads) */
   onConfig?: (config: RunConfig) => void;
 }
@@ -50,9 +56,13 @@ export async function loadRequestConfig(
   return { config, configFile };
 }
 
+/** Where a dry run with a temporary folder builds the index it needs (`LoadContext.scratch`). */
+export const scratchIndexDir = (scratch: string): string => join(scratch, 'index');
+
 /**
  * The config's index folder, built first when the config generates its corpus and it is missing or
  * stale; null for a dry run whose index is not built (a fetched corpus is never ingested implicitly).
+ * A dry run given a temporary folder builds a generated corpus there instead (`scratchIndexDir`).
  */
 export async function prepareIndex(
   config: CorpusRunConfig,
@@ -61,11 +71,29 @@ export async function prepareIndex(
   const at = (p: string) => resolveFrom(ctx.root, p);
   const dir = at(config.corpus.index);
   if (ctx.dryRun && !indexExists(dir) && !config.corpus.generated_from) return null;
-  await ensureCorpusIndex(config, at, {
+  const build = {
     ...(ctx.configFile ? { configFile: ctx.configFile } : {}),
     ...(ctx.log ? { log: ctx.log } : {}),
     ...(ctx.progressEveryMs === undefined ? {} : { progressEveryMs: ctx.progressEveryMs }),
-  });
+  };
+  if (ctx.dryRun && ctx.scratch && config.corpus.generated_from) {
+    const differences = await indexDifferences(config, at);
+    if (differences !== null && differences.length === 0) return dir;
+    // an index of other settings is refused as a real run refuses it
+    if (differences !== null) refuseOtherSettings(config, differences, ctx.configFile);
+    const scratch = ctx.scratch;
+    ctx.log?.(
+      `the ${config.name} index at ${config.corpus.index} is ${differences === null ? 'not built' : 'stale'}: ` +
+        'this dry run builds it in a temporary folder and removes it after (nothing is written here); a real run builds it in place',
+    );
+    const inScratch = {
+      ...config,
+      corpus: { ...config.corpus, pdfs: join(scratch, 'pdfs'), index: scratchIndexDir(scratch) },
+    };
+    await ensureCorpusIndex(inScratch, at, { ...build, cacheDir: join(scratch, 'cache') });
+    return scratchIndexDir(scratch);
+  }
+  await ensureCorpusIndex(config, at, build);
   return dir;
 }
 

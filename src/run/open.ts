@@ -22,7 +22,8 @@ import type { BudgetLedger } from '../store/ledger.ts';
 import { isSystemProvider } from '../subject/config.ts';
 import { RgeError } from '../util/errors.ts';
 import { capSourceOf } from './config.ts';
-import { inConfig, type LoadContext, planFromRequest } from './load.ts';
+import { indexExists } from './corpus-index.ts';
+import { inConfig, type LoadContext, planFromRequest, scratchIndexDir } from './load.ts';
 import type { PlannedJudge, PlannedSubject, RunPlan } from './plan.ts';
 import { resolveFrom, usesIndex } from './plan.ts';
 import type { RunRequest } from './request.ts';
@@ -41,6 +42,8 @@ export interface OpenContext {
   dryRun?: boolean;
   /** build the providers, to run the stages (default); false: the session only reads the stores */
   calls?: boolean;
+  /** a dry run's temporary folder, where it built the index it needed (load.ts `LoadContext.scratch`) */
+  scratch?: string;
 }
 
 /** What a session runs its plan with; a narrowed session shares it. */
@@ -174,12 +177,14 @@ export class RunSession {
 }
 
 /**
- * The index a plan was planned on: the config's; none for a dry run's index not built, or a run of systems only, which reads no index of rge's.
+ * The index a plan was planned on: the config's (or the one a dry run built in its temporary folder);
+ * none for a dry run's index not built, or a run of systems only, which reads no index of rge's.
  */
 async function openPlannedIndex(plan: RunPlan, ctx: OpenContext): Promise<Index | null> {
   const corpus = plan.config.corpus;
   if (!corpus || !usesIndex(plan.subjects) || plan.info.indexChecksum === 'not-built') return null;
-  return openIndex(resolveFrom(ctx.root, corpus.index));
+  const scratch = ctx.scratch === undefined ? null : scratchIndexDir(ctx.scratch);
+  return openIndex(scratch && indexExists(scratch) ? scratch : resolveFrom(ctx.root, corpus.index));
 }
 
 /** What a session calls: the judges' and model subjects' providers, and every subject as the stages ask it. */
