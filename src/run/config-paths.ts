@@ -64,7 +64,7 @@ export function configPaths(config: unknown): ConfigPath[] {
 }
 
 /** Sets the value at `path` of a (validated) config; the containers on the way exist. */
-function setAt(config: unknown, path: readonly PathKey[], value: string): void {
+export function setConfigPath(config: unknown, path: readonly PathKey[], value: string): void {
   let node = config as Record<PathKey, unknown>;
   for (const key of path.slice(0, -1)) node = node[key] as Record<PathKey, unknown>;
   node[path[path.length - 1] as PathKey] = value;
@@ -108,7 +108,7 @@ export function rebaseWrittenPaths(
 ): ConfigPath[] {
   const configDir = dirname(resolve(opts.root, opts.configFile));
   const kept = written.filter((p) => !overridden(p.path, opts.overrides));
-  for (const p of kept) setAt(config, p.path, rebasedPath(p.written, configDir, opts.root));
+  for (const p of kept) setConfigPath(config, p.path, rebasedPath(p.written, configDir, opts.root));
   return kept;
 }
 

@@ -12,7 +12,7 @@
  * Locating a zod issue at its YAML line follows `src/corpus/sources.ts` (parseDocument + LineCounter,
  * the deepest existing node on the issue's path) and reports in its `SourcesIssue` shape.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { SourcesFileError, type SourcesIssue, yamlErrorMessage } from '../corpus/sources.ts';
@@ -29,7 +29,13 @@ import { isRecord, Path } from '../util/config-fields.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readInputFile } from '../util/fs.ts';
 import { locateIssue, nearestOffset } from '../util/yaml-paths.ts';
-import { type ConfigPath, configPaths, oldWayIssues, rebaseWrittenPaths } from './config-paths.ts';
+import {
+  type ConfigPath,
+  configPaths,
+  oldWayIssues,
+  rebaseWrittenPaths,
+  setConfigPath,
+} from './config-paths.ts';
 import { crossFieldIssues } from './config-rules.ts';
 
 export const RUN_MODES = ['sync', 'batch'] as const;
@@ -287,11 +293,8 @@ function parsedRunConfig(
 /** The config with every path made absolute against `root` (the working folder its paths are relative to). */
 export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
   const resolved = structuredClone(config);
-  for (const { path, written } of configPaths(resolved)) {
-    let node = resolved as unknown as Record<PropertyKey, unknown>;
-    for (const key of path.slice(0, -1)) node = node[key] as Record<PropertyKey, unknown>;
-    node[path[path.length - 1] as PropertyKey] = isAbsolute(written) ? written : resolve(root, written);
-  }
+  for (const { path, written } of configPaths(resolved))
+    setConfigPath(resolved, path, resolve(root, written));
   return resolved;
 }
 
