@@ -30,7 +30,7 @@ import { documentIdentity } from '../src/corpus/naming.ts';
 import { type IngestDocument, type IngestTimings, ingest } from '../src/ingest/ingest.ts';
 import { corpusEmbedderOptions } from '../src/retrieval/config.ts';
 import { type EmbedderName, isEmbedderName } from '../src/retrieval/index.ts';
-import { loadRunConfig } from '../src/run/config.ts';
+import { loadRunConfig, withCorpus } from '../src/run/config.ts';
 import {
   type Bench,
   type BenchContext,
@@ -130,7 +130,10 @@ function split(t: IngestTimings | undefined): string {
 
 /** The offline default embedder: what configs/fixture.yaml names (RGE_BENCH_EMBEDDER overrides it). */
 async function defaultEmbedder(ctx: BenchContext) {
-  const config = await loadRunConfig(join(ctx.root, 'configs/fixture.yaml'));
+  const config = withCorpus(
+    await loadRunConfig(join(ctx.root, 'configs/fixture.yaml'), { root: ctx.root }),
+    'the ingest bench',
+  );
   const fromEnv = process.env.RGE_BENCH_EMBEDDER;
   const name: EmbedderName = fromEnv && isEmbedderName(fromEnv) ? fromEnv : config.corpus.embedder;
   const options = corpusEmbedderOptions({ ...config.corpus, embedder: name });

@@ -17,10 +17,13 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .action(async (opts: { config: string }) => {
       const { loadRunConfig } = await import('../run/config.ts');
       const path = resolve(io.cwd, opts.config);
-      const run = await loadRunConfig(path);
+      const run = await loadRunConfig(path, { root: io.cwd });
+      const retrieval = run.corpus
+        ? `${run.corpus.embedder}, k ${run.retrieval.k}`
+        : "no corpus of rge's (systems only)";
       io.out(
         `${relative(io.cwd, path) || path}: ok (${run.name}: ${run.subjects.length} subject(s), ` +
-          `${run.judges.length} judge(s), ${run.runs} run(s), ${run.corpus.embedder}, k ${run.retrieval.k})\n`,
+          `${run.judges.length} judge(s), ${run.runs} run(s), ${retrieval})\n`,
       );
     });
 

@@ -163,10 +163,14 @@ async function ingestFlagsFromConfig(
   const at = (p: string) => resolve(io.cwd, p);
   const configFile = at(flags.config as string);
   if (!existsSync(configFile)) throw new UsageError(`no config file ${configFile}`);
-  const { loadRunConfig } = await import('../run/config.ts');
+  const { loadRunConfig, withCorpus } = await import('../run/config.ts');
   const { corpusEmbedderOptions } = await import('../retrieval/config.ts');
   const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
-  const config = await loadRunConfig(configFile);
+  const config = withCorpus(
+    await loadRunConfig(configFile, { root: io.cwd }),
+    'rge corpus ingest',
+    flags.config,
+  );
   const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
   const c = config.corpus;
   // corpus.allow_download: false forbids model downloads as --offline does

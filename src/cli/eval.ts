@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { RunConfig } from '../run/config.ts';
 import type { RunSession } from '../run/open.ts';
 import type { RunPlan } from '../run/plan.ts';
 import type { RunRequest } from '../run/request.ts';
@@ -95,18 +97,24 @@ async function writeJson(io: CliIO, json: boolean | string, value: unknown): Pro
   else io.out(text);
 }
 
-/** `--dry-run`: the itemised estimate of what the run would call; nothing is called or written. */
+/**
+ * `--dry-run`: the itemised estimate of what the run would call; nothing is called or written. The
+ * index the plan needs and the fixture world does not have yet was built in `scratch`, a temporary
+ * folder the caller removes.
+ */
 async function dryRun(
   plan: RunPlan,
   flags: EvalFlags,
   io: CliIO,
-  log: (line: string) => void,
+  ctx: { log: (line: string) => void; scratch: string },
 ): Promise<void> {
   const { RunSession } = await import('../run/open.ts');
   const { estimateRun } = await import('../run/estimate.ts');
   const { leftForRun } = await import('../run/batch-plan.ts');
   const { formatEstimate } = await import('../run/estimate-format.ts');
-  const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env: io.env ?? process.env });
+  const { log, scratch } = ctx;
+  const env = io.env ?? process.env;
+  const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env, scratch });
   const estimate = await estimateRun(run);
   const summary = run.ledger.summary();
   if (flags.json) return writeJson(io, flags.json, { ...estimate, budget: summary });
@@ -232,19 +240,29 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const { planFromRequest } = await import('../run/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const output = evalOutput(flags.quiet, io);
-  const plan = await planFromRequest(request, {
+  const load = {
     root: io.cwd,
     log,
     // an index built on first use: its stages' last lines only, unless on a terminal
     ...(output === 'full' ? {} : { progressEveryMs: Number.POSITIVE_INFINITY }),
-    dryRun: flags.dryRun === true,
     // corpus.allow_download: false forbids downloads as --offline does
-    onConfig: (config) => {
-      if (!config.corpus.allow_download) forbidDownloads();
+    onConfig: (config: RunConfig) => {
+      if (config.corpus?.allow_download === false) forbidDownloads();
     },
-  });
+  };
+  if (flags.dryRun) {
+    // a dry run writes nothing here: an index it must build is built in a temporary folder, removed after
+    const scratch = await mkdtemp(join(tmpdir(), 'rge-dry-run-'));
+    try {
+      const plan = await planFromRequest(request, { ...load, dryRun: true, scratch });
+      for (const note of plan.notes) log(note);
+      return await dryRun(plan, flags, io, { log, scratch });
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+  const plan = await planFromRequest(request, load);
   for (const note of plan.notes) log(note);
-  if (flags.dryRun) return dryRun(plan, flags, io, log);
   const staged = await stagedRun(plan, flags, io, log, output);
   if (!staged) return;
   // Vite loads rolldown's binding here: its allocator's options first (src/vitest/allocator.ts)
@@ -367,7 +385,10 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
       let compared: { capUsd: number; warnUsd: number; source: string } | null = null;
       if (flags.config) {
         const { loadRunConfig, capSourceOf } = await import('../run/config.ts');
-        const config = await loadRunConfig(resolve(io.cwd, flags.config), { overrides: flags.set ?? [] });
+        const config = await loadRunConfig(resolve(io.cwd, flags.config), {
+          overrides: flags.set ?? [],
+          root: io.cwd,
+        });
         compared = {
           capUsd: config.budget.cap_usd,
           warnUsd: config.budget.warn_usd,

@@ -36,11 +36,15 @@ async function pathsFrom(
   io: CliIO,
   flags: { config: string; index?: string; embedder?: string },
 ): Promise<Paths> {
-  const { loadRunConfig } = await import('../run/config.ts');
+  const { loadRunConfig, withCorpus } = await import('../run/config.ts');
   const { isEmbedderName } = await import('../retrieval/index.ts');
   const { buildIndexHint } = await import('../run/corpus-index.ts');
   const at = (p: string) => resolve(io.cwd, p);
-  const config = await loadRunConfig(at(flags.config));
+  const config = withCorpus(
+    await loadRunConfig(at(flags.config), { root: io.cwd }),
+    'the fixture world',
+    flags.config,
+  );
   const embedder = flags.embedder ?? config.corpus.embedder;
   if (!isEmbedderName(embedder)) throw new UsageError(`unknown embedder "${embedder}"`);
   return {

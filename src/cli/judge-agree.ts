@@ -233,7 +233,7 @@ export async function openJudges(
         ? resolve(io.cwd, DEFAULT_CONFIG)
         : PACKAGED_FIXTURE_CONFIG;
   const configName = relative(io.cwd, configFile) || configFile;
-  const config = await loadRunConfig(configFile);
+  const config = await loadRunConfig(configFile, { root: io.cwd });
   const ids = [...new Set(opts.judge.flatMap((v) => v.split(',')).map((v) => v.trim()))].filter(
     (v) => v !== '',
   );

@@ -60,7 +60,9 @@ async function humanSet(
 }> {
   const sample = await loadSample(existingPath(io.cwd, '--sample', flags.sample as string, 'file'));
   const labels = await readLabels(resolve(io.cwd, flags.labelsDir));
-  const config = await loadRunConfig(resolve(io.cwd, flags.config ?? 'configs/fixture.yaml'));
+  const config = await loadRunConfig(resolve(io.cwd, flags.config ?? 'configs/fixture.yaml'), {
+    root: io.cwd,
+  });
   const questions = new Map(
     (await loadQuestions(resolve(io.cwd, config.questions.file))).map((r) => [r.value.id, r.value]),
   );

@@ -13,6 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { QUESTION_CATEGORIES } from '../questions/schema.ts';
 import { type CaseRow, caseRow } from '../run/case.ts';
 import { openRun, type RunSession } from '../run/open.ts';
+import { usesIndex } from '../run/plan.ts';
 import { parseRunRequest } from '../run/request.ts';
 import { contextsOf, type SubjectCell } from '../run/work.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -101,9 +102,10 @@ async function storedRun(flags: RunFlags, io: CliIO): Promise<RunSession> {
     log: (line) => io.err(`${line}\n`),
   });
   // the responses to read are a run of this config, which needs its index: say what to run first
-  if (!run.index)
+  const corpus = run.plan.config.corpus;
+  if (!run.index && corpus && usesIndex(run.plan.subjects))
     throw new RgeError(
-      `no run of ${flags.config} to read: its index (${shown(io, run.plan.config.corpus.index)}) is not built; ` +
+      `no run of ${flags.config} to read: its index (${shown(io, corpus.index)}) is not built; ` +
         `run \`rge corpus fetch\`, \`rge corpus ingest --config ${flags.config}\` and \`rge eval run --config ${flags.config}\` first`,
       { file: flags.config },
     );

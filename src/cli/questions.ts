@@ -63,19 +63,21 @@ interface ValidationTarget {
 async function validationTarget(io: CliIO, opts: ValidateFlags): Promise<ValidationTarget> {
   const { loadRunConfig } = await import('../run/config.ts');
   const at = (p: string) => resolve(io.cwd, p);
-  // A run config's paths are relative to the folder rge runs in (see src/run/config.ts).
+  // A run config's paths, once read, are relative to the folder rge runs in (see src/run/config-paths.ts).
   // No flags: the default config, when there is one here; else say what to pass.
   const configFile = opts.config ?? (opts.questions || opts.index ? undefined : DEFAULTS.config);
   if (!opts.config && configFile && !existsSync(at(configFile)))
     throw new UsageError(
       `no ${DEFAULTS.config} here: pass --config FILE, or --questions FILE and --index DIR`,
     );
-  const config = configFile ? await loadRunConfig(at(configFile)) : undefined;
+  const config = configFile ? await loadRunConfig(at(configFile), { root: io.cwd }) : undefined;
   const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
-  const indexDir = at(opts.index ?? config?.corpus.index ?? DEFAULTS.index);
+  const indexDir = at(opts.index ?? config?.corpus?.index ?? DEFAULTS.index);
   if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
-  // --questions alone and no index here: check what needs none (gold chunk ids are then errors)
-  const noIndex = !opts.index && !config && !existsSync(join(indexDir, 'manifest.json'));
+  // --questions alone and no index here, or a config of systems only (no corpus): check what needs none
+  // (gold chunk ids are then errors)
+  const noIndex =
+    !opts.index && (config ? config.corpus === undefined : !existsSync(join(indexDir, 'manifest.json')));
   return { config, configFile, file, indexDir, noIndex };
 }
 
@@ -83,7 +85,7 @@ async function validateAction(io: CliIO, opts: ValidateFlags): Promise<void> {
   const { loadIndexChunks, readQuestionLines, validateQuestions } = await import('../questions/index.ts');
   const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
   const { config, configFile, file, indexDir, noIndex } = await validationTarget(io, opts);
-  if (config && !opts.index)
+  if (config?.corpus && !opts.index)
     await ensureCorpusIndex(config, (p) => resolve(io.cwd, p), {
       configFile,
       log: (l) => io.err(`${l}\n`),
@@ -92,7 +94,9 @@ async function validateAction(io: CliIO, opts: ValidateFlags): Promise<void> {
   // gold chunk ids cannot be checked without the index: that needs one named
   if (noIndex && lines.some((l) => (l.question?.gold_chunk_ids.length ?? 0) > 0))
     throw new UsageError(
-      `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
+      config
+        ? `the questions name gold chunks of rge's index, and ${configFile} has no corpus section (its subjects are systems): pass --index DIR to check them`
+        : `${indexDir} (the default --index) is not a built index: pass --index DIR or --config FILE`,
     );
   const chunks = noIndex ? null : await loadIndexChunks(indexDir);
   const { readIndexManifest } = await import('../retrieval/store.ts');

@@ -6,6 +6,9 @@ import { z } from 'zod';
 import { BgeM3Settings, EMBEDDERS, HybridSettings } from '../retrieval/config.ts';
 import { type AddIssue, isRecord, Path } from '../util/config-fields.ts';
 
+/** The methodology's chunk size, in tokens: a corpus section's default. */
+export const DEFAULT_CHUNK_TOKENS = 800;
+
 export const CorpusSettings = z.strictObject({
   sources: Path.optional().describe(
     'sources.yaml (url and sha256 per document); absent for a corpus that is not fetched',
@@ -28,7 +31,7 @@ export const CorpusSettings = z.strictObject({
     .describe(
       'may a missing embedding model (bge-m3) be downloaded from the Hugging Face hub on first use; false = offline, like --offline',
     ),
-  chunk_tokens: z.number().int().positive().default(800),
+  chunk_tokens: z.number().int().positive().default(DEFAULT_CHUNK_TOKENS),
   overlap_tokens: z.number().int().min(0).default(100),
   tables: z
     .enum(['auto', 'always', 'never'])

@@ -60,6 +60,8 @@ export interface SystemSpec {
   url?: string | undefined;
   headers?: Record<string, string> | undefined;
   command?: string[] | undefined;
+  /** command: the folder it runs in (relative to the root; default the root) */
+  cwd?: string | undefined;
   pool?: number | null | undefined;
   version?: string | undefined;
   version_files?: string[] | undefined;
@@ -376,8 +378,9 @@ export async function createSystem(
     return Object.assign(sut, { version });
   }
   const argv = spec.command as string[];
-  await preflight(who, () => system.checkProgram(argv, ctx.root));
-  const sut = system.commandSystem({ argv, cwd: ctx.root, timeoutMs, pool: spec.pool ?? null, concurrency });
+  const cwd = resolve(ctx.root, spec.cwd ?? '.');
+  await preflight(who, () => system.checkProgram(argv, cwd));
+  const sut = system.commandSystem({ argv, cwd, timeoutMs, pool: spec.pool ?? null, concurrency });
   return Object.assign(sut, { version });
 }
 

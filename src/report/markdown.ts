@@ -438,8 +438,11 @@ export function whatWasUsedLine(d: RunDescription): string {
     `GFS ${threshold(d.thresholds.gfs)}`,
   ];
   return (
-    `judges ${judges || 'none'}; embedder ${d.corpus.embedder}, k ${d.corpus.k}, ` +
-    `${d.corpus.chunkTokens}/${d.corpus.overlapTokens}-token chunks; thresholds ${thresholds.join(', ')}`
+    `judges ${judges || 'none'}; ` +
+    (d.corpus
+      ? `embedder ${d.corpus.embedder}, k ${d.corpus.k}, ${d.corpus.chunkTokens}/${d.corpus.overlapTokens}-token chunks`
+      : "no index of rge's (the subjects are systems)") +
+    `; thresholds ${thresholds.join(', ')}`
   );
 }
 
@@ -463,7 +466,9 @@ function describeRun(s: Summary): string[] {
         ...d.subjects.map((x) => ({ x, role: 'subject' })),
         ...d.judges.map((x) => ({ x, role: 'judge' })),
       ].map(({ x, role }) => sentRow(x, role)),
-      `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`,
+      d.corpus
+        ? `| corpus | embedder ${d.corpus.embedder}, ${d.corpus.chunkTokens}-token chunks (${d.corpus.overlapTokens} overlap), top-${d.corpus.k} retrieval |`
+        : "| corpus | none of rge's: every subject is a system, which retrieves for itself |",
       `| questions | ${d.questions.n} from \`${d.questions.file}\` (version ${d.questions.version})${d.questions.slice ? `; a slice, ${d.questions.slice}` : ''}${d.questions.gold ? `; gold traced to XBRL ${d.questions.gold.xbrl}, untraced ${d.questions.gold.untraced} (not checked against a source here; the traced column of the GFS table leaves them out), out-of-domain ${d.questions.gold.absent}${d.questions.gold.unstated > 0 ? `, unstated ${d.questions.gold.unstated}` : ''}` : ''} |`,
       `| subject prompt | ${d.subjectPrompt.file ? `${d.subjectPrompt.file} ` : 'built-in '}${d.subjectPrompt.version} \`${d.subjectPrompt.sha256.slice(0, 16)}\` |`,
       `| judge prompt | ${d.judgePrompt.version} \`${d.judgePrompt.sha256.slice(0, 16)}\` |`,

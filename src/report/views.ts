@@ -153,7 +153,8 @@ export interface RunDescription<Model extends DescribedModelView = DescribedMode
   gfsWeights?: GfsWeightsView;
   subjects: readonly Model[];
   judges: readonly Model[];
-  corpus: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
+  /** rge's corpus and retrieval; absent for a run of systems only, which retrieve for themselves */
+  corpus?: { embedder: string; chunkTokens: number; overlapTokens: number; k: number; index: string };
   questions: {
     file: string;
     version: number;

@@ -7,7 +7,7 @@ import { judgePromptIssues } from '../judging/config.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { modelEntryIssues } from '../providers/config.ts';
 import { gfsWeightsIssues } from '../scoring/config.ts';
-import { subjectIssues } from '../subject/config.ts';
+import { isSystemProvider, subjectIssues } from '../subject/config.ts';
 import { type AddIssue, type ConfigCtx, isRecord, records } from '../util/config-fields.ts';
 import { errorMessage } from '../util/errors.ts';
 
@@ -18,6 +18,7 @@ export function crossFieldIssues(value: unknown, ctx: ConfigCtx): void {
     ctx.addIssue({ code: 'custom', path, message, input: undefined });
 
   corpusIssues(value.corpus, issue);
+  corpusNeeded(value, issue);
 
   const budget = value.budget;
   if (isRecord(budget) && typeof budget.cap_usd === 'number' && typeof budget.warn_usd === 'number') {
@@ -60,4 +61,21 @@ export function crossFieldIssues(value: unknown, ctx: ConfigCtx): void {
       issue(['subjects', i, 'family'], errorMessage(err));
     }
   }
+}
+
+/**
+ * The corpus section may be left out only by a config whose subjects are all systems (module, http,
+ * command), which retrieve for themselves; a model subject answers from rge's index.
+ */
+function corpusNeeded(config: Record<string, unknown>, issue: AddIssue): void {
+  if (config.corpus !== undefined) return;
+  const model = records(config.subjects).find(
+    ([, s]) => typeof s.provider === 'string' && !isSystemProvider(s.provider),
+  );
+  if (model)
+    issue(
+      ['corpus'],
+      `required field is missing (expected object): subject ${String(model[1].id)} (provider ${String(model[1].provider)}) answers from rge's index; ` +
+        'only a config whose subjects are all systems (module, http, command) may leave it out',
+    );
 }

@@ -11,7 +11,7 @@ export function runConfigJsonSchema(): Record<string, unknown> {
     ...z.toJSONSchema(RunConfig, { io: 'input', target: 'draft-07' }),
     title: 'rge run config',
     description:
-      'A run config of rge (configs/*.yaml). Paths are relative to the repository root (the working folder). ' +
+      "A run config of rge (configs/*.yaml). Paths are relative to the config file's folder (a --set value's and a default's to the working folder). " +
       'Generated from src/run/config.ts by `rge config schema`; do not edit by hand.',
   };
 }

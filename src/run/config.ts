@@ -3,16 +3,16 @@
  * the thresholds that gate CI. One zod schema, `RunConfig`, validates every config; `loadRunConfig`
  * reports every problem of a file in one pass as `file:line: field: message`.
  *
- * Paths in a config (corpus.sources, corpus.pdfs, corpus.index, questions.file, subject_prompt.file,
- * subjects[].replay_file)
- * are relative to the repository root, i.e. the working folder rge runs in, NOT to the config file's
- * folder: `configs/fixture.yaml` says `fixtures/questions.jsonl`, exactly as a `--questions` flag would.
- * `resolveRunPaths` makes them absolute.
+ * Paths written in a config (corpus.sources, corpus.pdfs, corpus.index, questions.file,
+ * subject_prompt.file, validation.labels_dir, a subject's replay_file, module, version_files and cwd)
+ * are relative to the config file's folder; a `--set` value and a default are relative to the working
+ * folder (the root). A config, once read, holds them relative to the root (config-paths.ts), so every
+ * stage resolves them against the root; `resolveRunPaths` makes them absolute.
  *
  * Locating a zod issue at its YAML line follows `src/corpus/sources.ts` (parseDocument + LineCounter,
  * the deepest existing node on the issue's path) and reports in its `SourcesIssue` shape.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { SourcesFileError, type SourcesIssue, yamlErrorMessage } from '../corpus/sources.ts';
@@ -28,7 +28,14 @@ import { Subject, SubjectPromptSettings } from '../subject/config.ts';
 import { isRecord, Path } from '../util/config-fields.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readInputFile } from '../util/fs.ts';
-import { locateIssue } from '../util/yaml-paths.ts';
+import { locateIssue, nearestOffset } from '../util/yaml-paths.ts';
+import {
+  type ConfigPath,
+  configPaths,
+  oldWayIssues,
+  rebaseWrittenPaths,
+  setConfigPath,
+} from './config-paths.ts';
 import { crossFieldIssues } from './config-rules.ts';
 
 export const RUN_MODES = ['sync', 'batch'] as const;
@@ -45,7 +52,9 @@ export const RunConfig = z
     version: z.literal(1),
     name: z.string().min(1),
     seed: z.string().min(1).describe('recorded in the results so a run can be reproduced'),
-    corpus: CorpusSettings,
+    corpus: CorpusSettings.optional().describe(
+      "rge's corpus and index: required unless every subject is a system (module, http, command), which retrieves for itself",
+    ),
     retrieval: RetrievalSettings,
     questions: QuestionsSettings,
     subjects: z.array(Subject).min(1),
@@ -178,13 +187,30 @@ export function capSourceOf(configFile: string, overrides: readonly string[]): s
   return [configFile, ...budget.map((o) => `--set ${o}`)].join(' ');
 }
 
-/** Reads and validates a run config; throws `RunConfigError` naming every problem at once. */
-export async function loadRunConfig(
-  path: string,
-  opts: { overrides?: readonly string[] } = {},
-): Promise<RunConfig> {
+/** Where a config's paths are read from: the folder rge runs in (default: the process's). */
+export interface RunConfigPlace {
+  /** `path=value` overrides (`--set`); their paths are relative to the root */
+  overrides?: readonly string[];
+  /** the working folder: `--set` paths and defaults are relative to it, and the config read holds every path so */
+  root?: string;
+}
+
+/**
+ * Reads and validates a run config; throws `RunConfigError` naming every problem at once, a path
+ * written relative to the working folder rather than to the config's folder among them.
+ */
+export async function loadRunConfig(path: string, opts: RunConfigPlace = {}): Promise<RunConfig> {
   const text = await readInputFile(path, 'config file');
-  return parseRunConfig(text, path, opts.overrides ?? []);
+  const place = { configFile: path, root: opts.root ?? process.cwd(), overrides: opts.overrides ?? [] };
+  const { config, yaml, lineOf, kept } = parsedRunConfig(text, path, place);
+  const oldWay = oldWayIssues(config, kept, place).map((issue) => ({
+    file: path,
+    line: lineOf(nearestOffset(yaml, issue.path)),
+    field: issue.field,
+    message: issue.message,
+  }));
+  if (oldWay.length > 0) throw new RunConfigError(oldWay.sort((a, b) => a.line - b.line));
+  return config;
 }
 
 /**
@@ -213,8 +239,25 @@ export function applyOverrides(config: unknown, overrides: readonly string[]): u
   return config;
 }
 
-/** Parses run-config YAML text; `file` only names the file in error messages. */
-export function parseRunConfig(text: string, file: string, overrides: readonly string[] = []): RunConfig {
+/**
+ * Parses run-config YAML text; `file` names the file in error messages and, with `root` (default the
+ * process's working folder), places it: the paths it writes are read against its folder.
+ */
+export function parseRunConfig(
+  text: string,
+  file: string,
+  overrides: readonly string[] = [],
+  root: string = process.cwd(),
+): RunConfig {
+  return parsedRunConfig(text, file, { configFile: file, root, overrides }).config;
+}
+
+/** The config of a text, its YAML (for lines) and the paths of the file it holds, rebased to the root. */
+function parsedRunConfig(
+  text: string,
+  file: string,
+  place: { configFile: string; root: string; overrides: readonly string[] },
+) {
   const lineCounter = new LineCounter();
   const yaml = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const lineOf = (offset: number): number => lineCounter.linePos(offset).line;
@@ -227,7 +270,9 @@ export function parseRunConfig(text: string, file: string, overrides: readonly s
   // A file that is not YAML has no fields to check: report only where the YAML breaks.
   // Later YAML errors mostly follow from the first; the first is the one to fix.
   if (yaml.errors.length > 0) throw new RunConfigError(issues.slice(0, 1));
-  const parsed = RunConfig.safeParse(applyOverrides(yaml.toJS(), overrides));
+  const raw = yaml.toJS();
+  const written: ConfigPath[] = configPaths(raw);
+  const parsed = RunConfig.safeParse(applyOverrides(raw, place.overrides));
   if (!parsed.success)
     for (const issue of parsed.error.issues) {
       // one located issue per unknown key, else one
@@ -235,33 +280,38 @@ export function parseRunConfig(text: string, file: string, overrides: readonly s
         issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       issues.push(
         ...locateIssue(issue, yaml, file, lineOf).map((located, i) =>
-          blameOverride(located, paths[i] ?? issue.path, overrides),
+          blameOverride(located, paths[i] ?? issue.path, place.overrides),
         ),
       );
     }
   if (issues.length > 0 || !parsed.success)
     throw new RunConfigError(issues.sort((a, b) => a.line - b.line || a.field.localeCompare(b.field)));
-  return parsed.data;
+  const kept = rebaseWrittenPaths(parsed.data, written, place);
+  return { config: parsed.data, yaml, lineOf, kept };
 }
 
-/** The config with every path made absolute against `root` (the repository root = the working folder). */
+/** The config with every path made absolute against `root` (the working folder its paths are relative to). */
 export function resolveRunPaths(config: RunConfig, root: string): RunConfig {
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
-  return {
-    ...config,
-    corpus: {
-      ...config.corpus,
-      ...(config.corpus.sources === undefined ? {} : { sources: abs(config.corpus.sources) }),
-      ...(config.corpus.generated_from === undefined
-        ? {}
-        : { generated_from: abs(config.corpus.generated_from) }),
-      pdfs: abs(config.corpus.pdfs),
-      index: abs(config.corpus.index),
-    },
-    questions: { ...config.questions, file: abs(config.questions.file) },
-    subject_prompt: { file: config.subject_prompt.file === null ? null : abs(config.subject_prompt.file) },
-    subjects: config.subjects.map((s) =>
-      s.replay_file === undefined ? s : { ...s, replay_file: abs(s.replay_file) },
-    ),
-  };
+  const resolved = structuredClone(config);
+  for (const { path, written } of configPaths(resolved))
+    setConfigPath(resolved, path, resolve(root, written));
+  return resolved;
+}
+
+/** A run config's corpus section. */
+export type RunCorpus = z.infer<typeof CorpusSettings>;
+
+/** A run config with its corpus section (a config with a model subject, or a systems config that gives one). */
+export type CorpusRunConfig = RunConfig & { corpus: RunCorpus };
+
+/**
+ * The config, checked to have a corpus section, for what needs rge's corpus or index (`what`, e.g.
+ * "rge corpus ingest"); a config whose subjects are all systems may have none: an error naming it.
+ */
+export function withCorpus(config: RunConfig, what: string, configFile?: string): CorpusRunConfig {
+  if (config.corpus !== undefined) return config as CorpusRunConfig;
+  throw new RgeError(
+    `${what} needs rge's corpus and index, and config ${config.name} has no corpus section (its subjects are all systems, which retrieve for themselves)`,
+    configFile === undefined ? {} : { file: configFile },
+  );
 }

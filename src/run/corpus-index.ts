@@ -20,7 +20,7 @@ import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
 import type { Progress } from '../util/progress.ts';
-import type { RunConfig } from './config.ts';
+import { type RunConfig, withCorpus } from './config.ts';
 
 export const DEFAULT_CACHE_DIR = '.cache/rge';
 
@@ -46,7 +46,11 @@ export interface ExpectedIndex {
 }
 
 /** The config's expectations; documents are hashed from the PDFs on disk (absent ones are null). */
-export async function expectedIndex(config: RunConfig, at: (path: string) => string): Promise<ExpectedIndex> {
+export async function expectedIndex(
+  runConfig: RunConfig,
+  at: (path: string) => string,
+): Promise<ExpectedIndex> {
+  const config = withCorpus(runConfig, "rge's index");
   const pdfDir = at(config.corpus.pdfs);
   let files: string[] | null = null;
   if (config.corpus.sources)
@@ -163,11 +167,12 @@ const isSetting = (difference: string) => SETTINGS.some((f) => difference.starts
  * asks (another config's index, e.g. configs/fixture.yaml's bm25 index under a run that asks for
  * use-lite): it names the differences and both remedies, and leaves the index as it is.
  */
-function refuseOtherSettings(
-  config: RunConfig,
+export function refuseOtherSettings(
+  runConfig: RunConfig,
   differences: readonly string[],
   configFile: string | undefined,
 ): void {
+  const config = withCorpus(runConfig, "rge's index");
   const settings = differences.filter(isSetting);
   if (settings.length === 0) return;
   const index = config.corpus.index.replace(/\/+$/, '');
@@ -180,30 +185,42 @@ function refuseOtherSettings(
 }
 
 /**
- * Makes sure the config's index exists and was built the way the config asks. `at` resolves the
- * config's paths (relative to the folder rge runs in). Returns whether it (re)built the index.
- */
-/**
  * What builds a config's index, for a message that says what to run first: the fixture world builds
  * its own (`rge fixtures build`, or on first use); a fetched corpus is fetched, then ingested.
  */
-export function buildIndexHint(config: RunConfig, configFile = '<this config>'): string {
+export function buildIndexHint(runConfig: RunConfig, configFile = '<this config>'): string {
+  const config = withCorpus(runConfig, "rge's index", configFile);
   return config.corpus.generated_from
     ? `\`rge fixtures build\` (or any run of ${configFile}, which builds it on first use)`
     : `\`rge corpus fetch\` (the PDFs ${config.corpus.pdfs} pinned in ${config.corpus.sources ?? 'sources.yaml'}), then \`rge corpus ingest --config ${configFile}\``;
 }
 
+/**
+ * How the config's index differs from what the config asks (indexIdentityDifferences); null when there
+ * is no index. `at` resolves the config's paths (relative to the folder rge runs in).
+ */
+export async function indexDifferences(
+  runConfig: RunConfig,
+  at: (path: string) => string,
+): Promise<string[] | null> {
+  const config = withCorpus(runConfig, "rge's index");
+  const manifest = await readIndexManifest(at(config.corpus.index));
+  if (!manifest) return null;
+  return indexIdentityDifferences(manifest, await expectedIndex(config, at), at(config.corpus.pdfs));
+}
+
+/**
+ * Makes sure the config's index exists and was built the way the config asks. `at` resolves the
+ * config's paths (relative to the folder rge runs in). Returns whether it (re)built the index.
+ */
 export async function ensureCorpusIndex(
-  config: RunConfig,
+  runConfig: RunConfig,
   at: (path: string) => string,
   opts: EnsureCorpusIndexOptions = {},
 ): Promise<boolean> {
+  const config = withCorpus(runConfig, "rge's index", opts.configFile);
   const indexDir = at(config.corpus.index);
-  const differences = async (): Promise<string[] | null> => {
-    const manifest = await readIndexManifest(indexDir);
-    if (!manifest) return null;
-    return indexIdentityDifferences(manifest, await expectedIndex(config, at), at(config.corpus.pdfs));
-  };
+  const differences = () => indexDifferences(config, at);
   const before = await differences();
   if (before !== null && before.length === 0) return false;
   if (!config.corpus.generated_from) {

@@ -16,6 +16,7 @@
  * how the batches fit what the cap leaves, in how many waves.
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import { DEFAULT_CHUNK_TOKENS } from '../ingest/config.ts';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
@@ -25,7 +26,7 @@ import { type AnswerRecord, isJudgeable } from '../store/cells.ts';
 import type { Estimate, EstimateLine } from '../store/run-state.ts';
 import { leftForRun, type PlanInput, planOfCalls } from './batch-plan.ts';
 import type { RunSession } from './open.ts';
-import type { PlannedJudge, PlannedSubject } from './plan.ts';
+import { type PlannedJudge, type PlannedSubject, usesIndex } from './plan.ts';
 import { contextsOf, judgeInputFor, type SubjectCell } from './work.ts';
 
 /** One call to estimate. */
@@ -124,9 +125,18 @@ function sharedCaseTokens(run: RunSession, question: Question, chunks: readonly 
   return tokens(renderJudgeCaseParts(judgeInputFor(question, chunks, ''), run.plan.judgePrompt.version)[0]);
 }
 
+/**
+ * What a context holds at most, in tokens, when it is not known: k chunks of chunk_tokens, plus headers
+ * (a config of systems only may have no corpus section: its default chunk size).
+ */
+function contextBound(run: RunSession): number {
+  const chunkTokens = run.plan.config.corpus?.chunk_tokens ?? DEFAULT_CHUNK_TOKENS;
+  return run.plan.config.retrieval.k * (chunkTokens + 30);
+}
+
 /** No index (a dry run on a fresh clone): each context bounded by k chunks of chunk_tokens, plus headers. */
 function boundedSpecs(run: RunSession, calls: CallSpecs): void {
-  const context = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
+  const context = contextBound(run);
   for (const subject of run.plan.subjects)
     for (const question of run.plan.questions) {
       const shared = sharedCaseTokens(run, question, []) + context;
@@ -151,8 +161,7 @@ function judgeCaseTokens(
 ): number {
   if (cell.ask.kind === 'system') {
     if (answer) return sharedCaseTokens(run, cell.question, contextsOf(cell, answer));
-    const bound = run.plan.config.retrieval.k * (run.plan.config.corpus.chunk_tokens + 30);
-    return sharedCaseTokens(run, cell.question, []) + bound;
+    return sharedCaseTokens(run, cell.question, []) + contextBound(run);
   }
   let shared = byQuestion.get(cell.question.id);
   if (shared === undefined) {
@@ -192,7 +201,8 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
 
 async function callSpecs(run: RunSession): Promise<CallSpecs> {
   const calls = new CallSpecs(run);
-  if (run.index) await cellSpecs(run, calls);
+  // a run of systems only has no index of rge's and needs none: its cells are known without it
+  if (run.index || !usesIndex(run.plan.subjects)) await cellSpecs(run, calls);
   else boundedSpecs(run, calls);
   return calls;
 }
@@ -295,7 +305,7 @@ export async function estimateRun(run: RunSession): Promise<Estimate> {
       subjectOutputTokens: est.subject_output_tokens,
       judgeOutputTokens: est.judge_output_tokens,
       cacheHitRate: hit,
-      contextBounded: run.index === null,
+      contextBounded: run.index === null && usesIndex(run.plan.subjects),
     },
     batchPlan: planOfCalls(priced, leftForRun(run.ledger)),
   };

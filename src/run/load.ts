@@ -3,8 +3,10 @@
  * index when the config generates it (a fresh clone), read the question set and the subject prompt, and
  * learn the providers' identities; then `planRun` (plan.ts). Building the index is its own step
  * (`prepareIndex`), so a front door that has built it (the evals' global setup) does not build it again.
+ * A run whose subjects are all systems (a user's own RAG app) reads no index of rge's: none is built.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { priceOf, providerIdentity } from '../models/registry.ts';
 import { loadQuestions } from '../questions/load.ts';
 import { readIndexManifest } from '../retrieval/index.ts';
@@ -12,8 +14,8 @@ import { Reruns } from '../store/reruns.ts';
 import { BUILTIN_SUBJECT_PROMPT, loadSubjectPrompt } from '../subject/prompt.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
-import { loadRunConfig, type RunConfig } from './config.ts';
-import { ensureCorpusIndex, indexExists } from './corpus-index.ts';
+import { type CorpusRunConfig, loadRunConfig, type RunConfig, withCorpus } from './config.ts';
+import { ensureCorpusIndex, indexDifferences, indexExists, refuseOtherSettings } from './corpus-index.ts';
 import {
   checkRequest,
   chosenModels,
@@ -21,6 +23,7 @@ import {
   planRun,
   type RunPlan,
   resolveFrom,
+  usesIndex,
 } from './plan.ts';
 import type { RunRequest } from './request.ts';
 
@@ -33,6 +36,11 @@ export interface LoadContext {
   progressEveryMs?: number;
   /** a dry run: an index that is not built stays unbuilt (the estimate bounds its context) */
   dryRun?: boolean;
+  /**
+   * a dry run's temporary folder: a generated corpus whose index is missing or stale is built there
+   * (PDFs, index, caches) instead of in the config's folders, which the dry run leaves as they are
+   */
+  scratch?: string;
   /** called with the config once it is read, before anything is built (e.g. to forbid downloads) */
   onConfig?: (config: RunConfig) => void;
 }
@@ -43,27 +51,49 @@ export async function loadRequestConfig(
   root: string,
 ): Promise<{ config: RunConfig; configFile: string }> {
   const configFile = resolveFrom(root, request.config);
-  const config = await loadRunConfig(configFile, { overrides: request.overrides });
+  const config = await loadRunConfig(configFile, { overrides: request.overrides, root });
   checkRequest(request, config);
   return { config, configFile };
 }
 
+/** Where a dry run with a temporary folder builds the index it needs (`LoadContext.scratch`). */
+export const scratchIndexDir = (scratch: string): string => join(scratch, 'index');
+
 /**
  * The config's index folder, built first when the config generates its corpus and it is missing or
  * stale; null for a dry run whose index is not built (a fetched corpus is never ingested implicitly).
+ * A dry run given a temporary folder builds a generated corpus there instead (`scratchIndexDir`).
  */
 export async function prepareIndex(
-  config: RunConfig,
+  config: CorpusRunConfig,
   ctx: LoadContext & { configFile?: string },
 ): Promise<string | null> {
   const at = (p: string) => resolveFrom(ctx.root, p);
   const dir = at(config.corpus.index);
   if (ctx.dryRun && !indexExists(dir) && !config.corpus.generated_from) return null;
-  await ensureCorpusIndex(config, at, {
+  const build = {
     ...(ctx.configFile ? { configFile: ctx.configFile } : {}),
     ...(ctx.log ? { log: ctx.log } : {}),
     ...(ctx.progressEveryMs === undefined ? {} : { progressEveryMs: ctx.progressEveryMs }),
-  });
+  };
+  if (ctx.dryRun && ctx.scratch && config.corpus.generated_from) {
+    const differences = await indexDifferences(config, at);
+    if (differences !== null && differences.length === 0) return dir;
+    // an index of other settings is refused as a real run refuses it
+    if (differences !== null) refuseOtherSettings(config, differences, ctx.configFile);
+    const scratch = ctx.scratch;
+    ctx.log?.(
+      `the ${config.name} index at ${config.corpus.index} is ${differences === null ? 'not built' : 'stale'}: ` +
+        'this dry run builds it in a temporary folder and removes it after (nothing is written here); a real run builds it in place',
+    );
+    const inScratch = {
+      ...config,
+      corpus: { ...config.corpus, pdfs: join(scratch, 'pdfs'), index: scratchIndexDir(scratch) },
+    };
+    await ensureCorpusIndex(inScratch, at, { ...build, cacheDir: join(scratch, 'cache') });
+    return scratchIndexDir(scratch);
+  }
+  await ensureCorpusIndex(config, at, build);
   return dir;
 }
 
@@ -115,7 +145,13 @@ export async function inConfig<T>(configFile: string, make: () => Promise<T>): P
 export async function planFromRequest(request: RunRequest, ctx: LoadContext): Promise<RunPlan> {
   const { config, configFile } = await loadRequestConfig(request, ctx.root);
   ctx.onConfig?.(config);
-  const indexDir = await prepareIndex(config, { ...ctx, configFile: request.config });
+  // a run whose subjects are all systems reads no index of rge's: none is built or read
+  const indexDir = usesIndex(chosenModels(request, config).subjects)
+    ? await prepareIndex(withCorpus(config, 'a model subject', configFile), {
+        ...ctx,
+        configFile: request.config,
+      })
+    : null;
   const manifest = indexDir === null ? null : await readIndexManifest(indexDir);
   if (indexDir !== null && manifest === null) throw new RgeError(`no index at ${indexDir}`);
   const questionsFile = resolveFrom(ctx.root, config.questions.file);

@@ -8,6 +8,7 @@
  * A slice of a run (the Vitest entry's files, src/vitest/evals-slices.ts) is the same session with a
  * narrower plan: `narrowed` shares the index, the stores and the providers.
  */
+import { dirname } from 'node:path';
 import { createProvider, createSystem, SYSTEM_DEFAULTS } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
@@ -21,9 +22,10 @@ import type { BudgetLedger } from '../store/ledger.ts';
 import { isSystemProvider } from '../subject/config.ts';
 import { RgeError } from '../util/errors.ts';
 import { capSourceOf } from './config.ts';
-import { inConfig, type LoadContext, planFromRequest } from './load.ts';
+import { indexExists } from './corpus-index.ts';
+import { inConfig, type LoadContext, planFromRequest, scratchIndexDir } from './load.ts';
 import type { PlannedJudge, PlannedSubject, RunPlan } from './plan.ts';
-import { resolveFrom } from './plan.ts';
+import { resolveFrom, usesIndex } from './plan.ts';
 import type { RunRequest } from './request.ts';
 import { RunRetrieval } from './retrieval.ts';
 import { PipelineSubject, type SubjectSystem, SystemSubject } from './subjects.ts';
@@ -40,6 +42,8 @@ export interface OpenContext {
   dryRun?: boolean;
   /** build the providers, to run the stages (default); false: the session only reads the stores */
   calls?: boolean;
+  /** a dry run's temporary folder, where it built the index it needed (load.ts `LoadContext.scratch`) */
+  scratch?: string;
 }
 
 /** What a session runs its plan with; a narrowed session shares it. */
@@ -81,11 +85,10 @@ export class RunSession {
         onWarn: log,
       },
     });
-    const indexDir = resolveFrom(ctx.root, plan.config.corpus.index);
-    const index = plan.info.indexChecksum === 'not-built' ? null : await openIndex(indexDir);
+    const index = await openPlannedIndex(plan, ctx);
     if (index && index.checksum !== plan.info.indexChecksum)
       throw new Error(
-        `the index at ${indexDir} (${index.checksum}) is not the one run ${plan.info.runId} was planned on (${plan.info.indexChecksum})`,
+        `the index at ${index.dir} (${index.checksum}) is not the one run ${plan.info.runId} was planned on (${plan.info.indexChecksum})`,
       );
     // a dry run builds them too, without keys: a model the registry cannot build is found before a real run
     const calls = ctx.calls ?? true;
@@ -173,6 +176,17 @@ export class RunSession {
   }
 }
 
+/**
+ * The index a plan was planned on: the config's (or the one a dry run built in its temporary folder);
+ * none for a dry run's index not built, or a run of systems only, which reads no index of rge's.
+ */
+async function openPlannedIndex(plan: RunPlan, ctx: OpenContext): Promise<Index | null> {
+  const corpus = plan.config.corpus;
+  if (!corpus || !usesIndex(plan.subjects) || plan.info.indexChecksum === 'not-built') return null;
+  const scratch = ctx.scratch === undefined ? null : scratchIndexDir(ctx.scratch);
+  return openIndex(scratch && indexExists(scratch) ? scratch : resolveFrom(ctx.root, corpus.index));
+}
+
 /** What a session calls: the judges' and model subjects' providers, and every subject as the stages ask it. */
 interface Callers {
   providers: Map<string, Provider>;
@@ -202,7 +216,12 @@ async function buildCallers(
   const inConfigFile = <T>(make: () => Promise<T>) => inConfig(plan.info.configFile, make);
   for (const s of plan.subjects) {
     if (isSystemProvider(s.provider)) {
-      const system = await inConfigFile(() => createSystem(s.config, registry));
+      // a command runs in its config's folder unless the config says where (its cwd)
+      const spec =
+        s.config.provider === 'command' && s.config.cwd === undefined
+          ? { ...s.config, cwd: dirname(plan.info.configFile) }
+          : s.config;
+      const system = await inConfigFile(() => createSystem(spec, registry));
       const planned = builtVersion(s.identity.version);
       if (system.version !== planned)
         throw new RgeError(

@@ -17,6 +17,7 @@ import {
   type PlannedSubject,
   type RunInfo,
   resolveFrom,
+  usesIndex,
 } from './plan-types.ts';
 
 /** What a user's system is sent, in the words of `DescribedModelView.sent` (ADR 0026). */
@@ -113,13 +114,18 @@ export function runInfo(
       gfsWeights: { ...config.gfs_weights },
       subjects: chosen.subjects.map((m) => described(m, 'subject')),
       judges: chosen.judges.map((m) => described(m, 'judge')),
-      corpus: {
-        embedder: config.corpus.embedder,
-        chunkTokens: config.corpus.chunk_tokens,
-        overlapTokens: config.corpus.overlap_tokens,
-        k: config.retrieval.k,
-        index: indexChecksum,
-      },
+      // rge's corpus and retrieval, which a run of systems only does not use
+      ...(config.corpus && usesIndex(chosen.subjects)
+        ? {
+            corpus: {
+              embedder: config.corpus.embedder,
+              chunkTokens: config.corpus.chunk_tokens,
+              overlapTokens: config.corpus.overlap_tokens,
+              k: config.retrieval.k,
+              index: indexChecksum,
+            },
+          }
+        : {}),
       questions: {
         file: config.questions.file,
         version: config.questions.version,

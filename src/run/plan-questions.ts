@@ -22,7 +22,8 @@ function sampleSeed(config: RunConfig): string {
  */
 function resolveFix(inputs: PlanInputs): string {
   const file = relative(inputs.root, inputs.questionsFile);
-  const index = relative(inputs.root, resolveFrom(inputs.root, inputs.config.corpus.index)) || '.';
+  const indexDir = inputs.config.corpus?.index ?? 'INDEX';
+  const index = relative(inputs.root, resolveFrom(inputs.root, indexDir)) || '.';
   return (
     `their gold is resolved on one index: run them on the index they were resolved on, or resolve them on this one with \`rge questions resolve --config ${inputs.configFile} --write\`, which rewrites ${file}; ` +
     `to keep ${file} as it is, resolve a copy (\`cp ${file} COPY && rge questions resolve --questions COPY --index ${index} --write\`) and run with --set questions.file=COPY`

@@ -1,7 +1,8 @@
 /**
  * The shapes of a run's plan (plan.ts computes it): the planned subjects and judges, the run's info,
  * the plan itself and what it is computed from. Types only, and `resolveFrom`, which every step that
- * resolves a request's or config's path shares.
+ * resolves a request's or config's path shares, and `usesIndex`, which every step that builds, reads or
+ * describes rge's index asks.
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { Judge } from '../judging/config.ts';
@@ -10,7 +11,7 @@ import type { PricedModel } from '../providers/catalogue.ts';
 import type { RequestParameters } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { DescribedModelView, RunDescription } from '../report/views.ts';
-import type { Subject } from '../subject/config.ts';
+import { isSystemProvider, type Subject } from '../subject/config.ts';
 import type { SubjectPrompt } from '../subject/prompt.ts';
 import type { RunConfig, RunMode } from './config.ts';
 import type { RunRequest } from './request.ts';
@@ -124,3 +125,15 @@ export interface PlanInputs {
 export function resolveFrom(root: string, path: string): string {
   return isAbsolute(path) ? path : resolve(root, path);
 }
+
+/**
+ * Whether these subjects answer from rge's index: a model subject does (rge's pipeline retrieves its
+ * context); a system (module, http, command) retrieves for itself, so a run of systems only builds and
+ * reads no index of rge's.
+ */
+export function usesIndex(subjects: readonly { provider: string }[]): boolean {
+  return subjects.some((s) => !isSystemProvider(s.provider));
+}
+
+/** The index checksum of a run whose subjects are all systems: it has no index of rge's. */
+export const NO_INDEX = 'none';

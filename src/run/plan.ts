@@ -22,7 +22,14 @@ import { sha256 } from '../util/fs.ts';
 import type { RunConfig } from './config.ts';
 import { runInfo } from './plan-info.ts';
 import { runQuestions } from './plan-questions.ts';
-import type { PlanInputs, PlannedJudge, PlannedModel, RunPlan } from './plan-types.ts';
+import {
+  NO_INDEX,
+  type PlanInputs,
+  type PlannedJudge,
+  type PlannedModel,
+  type RunPlan,
+  usesIndex,
+} from './plan-types.ts';
 import type { RunRequest } from './request.ts';
 
 export type {
@@ -34,7 +41,7 @@ export type {
   RunInfo,
   RunPlan,
 } from './plan-types.ts';
-export { resolveFrom } from './plan-types.ts';
+export { NO_INDEX, resolveFrom, usesIndex } from './plan-types.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
@@ -101,7 +108,7 @@ function runIdentity(
       },
     }) ?? '',
   );
-  const indexChecksum = inputs.index?.checksum ?? 'not-built';
+  const indexChecksum = inputs.index?.checksum ?? (usesIndex(plan.subjects) ? 'not-built' : NO_INDEX);
   // Providers' own versions (code or recorded data) belong to the run's identity too.
   const providerVersions = [...plan.subjects, ...plan.judges]
     .map((m) => `${m.identity.id}@${m.identity.version}`)
@@ -122,9 +129,10 @@ function runIdentity(
 export function planRun(inputs: PlanInputs): RunPlan {
   const { request, config } = inputs;
   checkRequest(request, config);
-  if (!inputs.dryRun && inputs.index === null) throw new RgeError('no index to run on');
-  const { questions, notes, slice } = runQuestions(inputs);
   const chosen = chosenModels(request, config);
+  if (!inputs.dryRun && inputs.index === null && usesIndex(chosen.subjects))
+    throw new RgeError('no index to run on');
+  const { questions, notes, slice } = runQuestions(inputs);
   // a system subject sends no output limit of rge's (it is the system's): 0
   const subjects = chosen.subjects.map((s) => plannedModel(inputs, 'subject', s, s.max_tokens ?? 0));
   const judges = chosen.judges.map((j) => plannedModel(inputs, 'judge', j, JUDGE_MAX_TOKENS));

@@ -32,6 +32,9 @@ const systemFields = {
     .min(1)
     .optional()
     .describe('command: the program and its arguments (question JSON on stdin, answer JSON on stdout)'),
+  cwd: Path.optional().describe(
+    "command: the folder the command runs in, relative to the config's folder (default: the config file's folder)",
+  ),
   pool: z
     .number()
     .int()
@@ -93,6 +96,7 @@ const SYSTEM_FIELD: Record<SystemProvider, 'module' | 'url' | 'command'> = {
 const SYSTEM_ONLY = [
   'export',
   'headers',
+  'cwd',
   'pool',
   'version',
   'version_files',
@@ -119,8 +123,9 @@ function systemIssues(i: number, s: Record<string, unknown>, issue: AddIssue): v
     issue(['subjects', i, 'version_files'], 'give version or version_files, not both');
   if (provider !== 'module' && s.export !== undefined)
     issue(['subjects', i, 'export'], 'only a module subject takes export');
-  if (provider !== 'command' && s.pool !== undefined)
-    issue(['subjects', i, 'pool'], 'only a command subject takes pool');
+  for (const field of ['pool', 'cwd'])
+    if (provider !== 'command' && s[field] !== undefined)
+      issue(['subjects', i, field], `only a command subject takes ${field}`);
   if (provider !== 'http' && (s.headers ?? s.rpm ?? s.max_attempts) !== undefined)
     issue(
       ['subjects', i, s.headers !== undefined ? 'headers' : s.rpm !== undefined ? 'rpm' : 'max_attempts'],

@@ -4,7 +4,10 @@
  */
 import { z } from 'zod';
 
-/** A path, relative to the repository root (the working folder) until `resolveRunPaths` makes it absolute. */
+/**
+ * A path: in a config file, relative to the file's folder; once the config is read, relative to the
+ * working folder (src/run/config-paths.ts), until `resolveRunPaths` makes it absolute.
+ */
 export const Path = z.string().min(1, 'must be a path');
 
 /** A subject's or judge's id. */

@@ -26,7 +26,7 @@ export default async function setup(project: TestProject): Promise<void> {
       log,
       // corpus.allow_download: false forbids model downloads (as `rge eval run --offline`), in the workers too
       onConfig: (config) => {
-        if (!config.corpus.allow_download) process.env.RGE_OFFLINE = '1';
+        if (config.corpus?.allow_download === false) process.env.RGE_OFFLINE = '1';
       },
     });
     for (const note of plan.notes) log(note);

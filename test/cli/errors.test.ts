@@ -515,6 +515,30 @@ const ROWS: Row[] = [
     setup: (d) => editConfig(d, (t) => t.replace('overlap_tokens: 100', 'overlap_tokens: 800')),
   },
   {
+    id: 'c-corpus-missing',
+    input: 'config: no corpus section, with a model subject (only a config of systems may leave it out)',
+    args: ['config', 'validate', '--config', 'run.yaml'],
+    exit: 1,
+    names: 'run.yaml:1: corpus:',
+    setup: (d) => editConfig(d, (t) => t.replace(/^corpus:\n(?: {2}.*\n)+/m, '')),
+  },
+  {
+    id: 'c-path-old-way',
+    input:
+      "config: a path written relative to the working folder, not to the config's folder (sub/run.yaml's questions.jsonl)",
+    args: ['config', 'validate', '--config', 'sub/run.yaml'],
+    exit: 1,
+    names: 'sub/run.yaml:11: questions.file:',
+    setup: async (d) => {
+      const text = await readFile(at(d, 'run.yaml'), 'utf8');
+      await write(
+        d,
+        'sub/run.yaml',
+        text.replace('  pdfs: pdfs\n  index: index\n', '  pdfs: ../pdfs\n  index: ../index\n'),
+      );
+    },
+  },
+  {
     id: 'c-missing',
     input: '`config validate --config` names a file that does not exist',
     args: ['config', 'validate', '--config', 'nope.yaml'],

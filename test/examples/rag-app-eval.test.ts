@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plantRegression, reseed } from '../../examples/rag-app/compare.ts';
 import { runRge, spawnRge } from '../helpers/cli.ts';
-import { worldPaths, worldSetArgs } from '../helpers/fixture-world.ts';
+import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const CONFIG = 'examples/rag-app/rge.yaml';
@@ -23,7 +23,6 @@ const SUBJECTS = ['rag-app', 'rag-app-http', 'rag-app-command'];
 
 let work: string;
 let copies: string;
-let world: string[];
 let env: Record<string, string>;
 let server: ChildProcessWithoutNullStreams;
 let url: string;
@@ -59,7 +58,6 @@ async function evalOutput(name: string, extra: readonly string[]): Promise<strin
       join(work, 'reports'),
       '--min-pass-rate',
       '0',
-      ...world,
       ...extra,
     ],
     env,
@@ -83,7 +81,8 @@ async function changedApp(name: string, change: (prompt: string) => string): Pro
 }
 
 beforeAll(async () => {
-  world = await worldSetArgs('bm25');
+  // the app's documents: the fixture world's PDFs (the config has no corpus of rge's to point anywhere)
+  await worldOverrides('bm25');
   work = await mkdtemp(join(tmpdir(), 'rge-rag-app-eval-'));
   await mkdir(join(root, '.cache'), { recursive: true });
   copies = await mkdtemp(join(root, '.cache', 'rag-app-eval-'));

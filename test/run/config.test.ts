@@ -137,14 +137,52 @@ describe('defaults and paths', () => {
     expect(config.gfs_weights).toEqual({ grounding: 0.4, correctness: 0.35, calibration: 0.25 });
   });
 
-  it('resolves relative paths against the repository root, not the config folder', async () => {
-    const config = resolveRunPaths(await loadRunConfig(PUBLISHED), '/repo');
+  it("resolves relative paths against the config's folder (configs/ says ../data/...)", async () => {
+    const config = resolveRunPaths(await loadRunConfig(PUBLISHED, { root: '/repo' }), '/repo');
     expect(config.corpus).toMatchObject({
-      sources: '/repo/data/corpus/sources.yaml',
-      pdfs: '/repo/data/corpus/pdfs',
-      index: '/repo/data/index',
+      sources: join(ROOT, 'data/corpus/sources.yaml'),
+      pdfs: join(ROOT, 'data/corpus/pdfs'),
+      index: join(ROOT, 'data/index'),
     });
-    expect(config.questions.file).toBe('/repo/data/questions/questions.jsonl');
+    expect(config.questions.file).toBe(join(ROOT, 'data/questions/questions.jsonl'));
+  });
+});
+
+describe('a config whose subjects are all systems', () => {
+  /** configs/fixture.yaml with a module system for its subjects, without `sections`. */
+  const systemsOnly = async (...sections: string[]) => {
+    let text = (await readFile(FIXTURE, 'utf8')).replace(
+      /^subjects:\n(?: {2}.*\n)+/m,
+      'subjects:\n  - id: app\n    provider: module\n    module: app.ts\n    model: app\n    family: app-family\n',
+    );
+    for (const section of sections) text = text.replace(new RegExp(`^${section}:\\n(?: {2}.*\\n)+`, 'm'), '');
+    return text;
+  };
+
+  it('may leave out the corpus, retrieval and subject prompt sections it does not use', async () => {
+    const text = await systemsOnly('corpus', 'retrieval', 'subject_prompt');
+    expect(text).not.toMatch(/^(corpus|retrieval|subject_prompt):/m);
+    const config = parseRunConfig(text, 'systems.yaml');
+    expect(config.corpus).toBeUndefined();
+    expect(config.subjects.map((s) => s.provider)).toEqual(['module']);
+  });
+
+  it('a config with a model subject still needs its corpus: the error names the file and line', async () => {
+    const text = (await systemsOnly('corpus')).replace(
+      'subjects:\n',
+      'subjects:\n  - id: extractive\n    provider: offline\n    model: extractive\n    family: rge-offline-extractive\n    max_tokens: 64\n',
+    );
+    // where a missing section's error has always been: the document's first line (after the comments)
+    expect(issuesOf(text, 'mixed.yaml')).toEqual([
+      {
+        file: 'mixed.yaml',
+        line: text.split('\n').indexOf('version: 1') + 1,
+        field: 'corpus',
+        message:
+          "required field is missing (expected object): subject extractive (provider offline) answers from rge's index; " +
+          'only a config whose subjects are all systems (module, http, command) may leave it out',
+      },
+    ]);
   });
 });
 

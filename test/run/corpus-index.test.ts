@@ -11,7 +11,12 @@ import { parseDocument, stringify } from 'yaml';
 import { CHUNKER_VERSION, EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
 import { documentsFromSources, ingest } from '../../src/ingest/ingest.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
-import { loadRunConfig, type RunConfig } from '../../src/run/config.ts';
+import {
+  type CorpusRunConfig,
+  withCorpus as corpusOf,
+  loadRunConfig,
+  type RunConfig,
+} from '../../src/run/config.ts';
 import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { runRge } from '../helpers/cli.ts';
@@ -83,7 +88,7 @@ async function buildFetchedCorpus(): Promise<FetchedCorpus> {
     .replace(/^name: fixture$/m, 'name: fetched');
   await writeFile(join(dir, 'config.yaml'), config);
   const at = (p: string) => resolve(ROOT, p);
-  const loaded = await loadRunConfig(join(dir, 'config.yaml'));
+  const loaded = corpusOf(await loadRunConfig(join(dir, 'config.yaml')), 'the test');
   const { loadSources } = await import('../../src/corpus/sources.ts');
   const docs = documentsFromSources(
     (await loadSources(join(dir, 'sources.yaml'))).documents,
@@ -99,9 +104,9 @@ async function buildFetchedCorpus(): Promise<FetchedCorpus> {
   return { dir, config: join(dir, 'config.yaml'), at };
 }
 
-const withCorpus = (config: RunConfig, patch: Partial<RunConfig['corpus']>): RunConfig => ({
+const withCorpus = (config: RunConfig, patch: Partial<CorpusRunConfig['corpus']>): RunConfig => ({
   ...config,
-  corpus: { ...config.corpus, ...patch },
+  corpus: { ...corpusOf(config, 'the test').corpus, ...patch },
 });
 
 describe('the index manifest records what the index was built from', () => {
@@ -211,7 +216,7 @@ describe('a fetched corpus: a disagreeing index is an error naming every differe
     };
     const expected = await expectedIndex(
       withCorpus(await loadRunConfig(c.config), { embedder: 'hybrid', hybrid: { rrf_k: 20 } } as Partial<
-        RunConfig['corpus']
+        CorpusRunConfig['corpus']
       >),
       c.at,
     );

@@ -5,11 +5,12 @@
  * unchanged file is not asked again, a changed one is) and `--rerun` asks them again; a question it
  * fails is that cell's error and a rerun asks only the failed cells.
  */
-import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseDocument } from 'yaml';
 import type { Question } from '../../src/questions/schema.ts';
 import { FAILING_BELOW, failureCause } from '../../src/report/evidence.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
@@ -25,6 +26,7 @@ import { worldPaths } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
 import { systemConfig } from '../helpers/system-config.ts';
 
+const ROOT = join(import.meta.dirname, '../..');
 const quiet = () => {};
 const CASES = ['gd-001', 'gd-002', 'gd-003'];
 
@@ -287,5 +289,97 @@ describe('a module system as the subject', () => {
     // stop stops every call, a free judge's too)
     const stored = (await run.work.cells()).flatMap((c) => run.answers(c.subject).get(c.key) ?? []);
     expect(stored.map((a) => a.cost_usd)).toEqual([0.01, 0.01]);
+  }, 600_000);
+});
+
+describe('a config whose subjects are all systems (issue 51)', () => {
+  let index: Index;
+  let dir: string;
+
+  beforeAll(async () => {
+    await systemConfig([]); // builds the world (its index gives the scripted system its passages)
+    index = await openIndex(worldPaths().index);
+    dir = await mkdtemp(join(tmpdir(), 'rge-systems-only-'));
+  }, 600_000);
+
+  /** configs/fixture.yaml's settings with a module system for its subject, without `sections`. */
+  async function systemsOnlyConfig(
+    name: string,
+    module: string,
+    extra: Record<string, unknown>,
+    ...sections: string[]
+  ) {
+    const doc = parseDocument(await readFile(join(ROOT, 'configs/fixture.yaml'), 'utf8'));
+    doc.set('subjects', [{ id: 'app', provider: 'module', module, model: 'app', family: 'test-app' }]);
+    doc.set('questions', { file: join(ROOT, 'fixtures/questions.jsonl'), version: 1 });
+    for (const section of sections) doc.delete(section);
+    for (const [key, value] of Object.entries(extra)) doc.set(key, value);
+    const file = join(dir, `${name}.yaml`);
+    await writeFile(file, doc.toString());
+    return file;
+  }
+
+  it('runs without corpus, retrieval and subject prompt sections: judged against its own contexts, no index', async () => {
+    const module = join(dir, 'bare.ts');
+    await scriptedModule(module, await answersOver(index, (q) => ({ company: q.companies[0] as string })));
+    const config = await systemsOnlyConfig('bare', module, {}, 'corpus', 'retrieval', 'subject_prompt');
+    expect(await readFile(config, 'utf8')).not.toMatch(/^(corpus|retrieval|subject_prompt):/m);
+    const run = await openTestRun({
+      config,
+      resultsDir: join(dir, 'results-bare'),
+      cases: CASES,
+      runs: 1,
+      root: process.cwd(),
+      log: quiet,
+    });
+    expect(run.index).toBeNull();
+    expect(run.plan.info.indexChecksum).toBe('none');
+    expect(run.plan.info.describe.corpus).toBeUndefined();
+    const { state } = await runStages(run, { log: quiet });
+    expect(state.counts.answers.computed).toBe(3);
+    const rows = (await run.work.cells()).map((c) => caseRow(run, c));
+    for (const row of rows) {
+      expect(row.evidence?.recall).toBe(1);
+      expect(row.scores.grounding).toBe(2);
+      expect(row.retrieval_hit).toBeNull();
+    }
+  }, 600_000);
+
+  it("with a corpus section it does not use, neither builds rge's corpus nor reads its index", async () => {
+    const module = join(dir, 'with-corpus.ts');
+    await scriptedModule(module, await answersOver(index, (q) => ({ company: q.companies[0] as string })));
+    const corpus = join(dir, 'never-built');
+    const config = await systemsOnlyConfig(
+      'with-corpus',
+      module,
+      {
+        corpus: {
+          generated_from: join(ROOT, 'fixtures/facts.json'),
+          pdfs: join(corpus, 'pdfs'),
+          index: join(corpus, 'index'),
+          embedder: 'bm25',
+        },
+      },
+      'subject_prompt',
+    );
+    const logs: string[] = [];
+    const run = await openTestRun({
+      config,
+      resultsDir: join(dir, 'results-with-corpus'),
+      cases: CASES,
+      runs: 1,
+      root: process.cwd(),
+      log: (line) => logs.push(line),
+    });
+    const { state } = await runStages(run, { log: quiet });
+    expect(state.counts.answers.computed).toBe(3);
+    expect(run.index).toBeNull();
+    expect(existsSync(corpus)).toBe(false);
+    expect(logs.filter((l) => /building|rebuilding/.test(l))).toEqual([]);
+    // the estimate counts its cells without an index: every one stored now
+    const { estimateRun } = await import('../../src/run/estimate.ts');
+    const estimate = await estimateRun(run);
+    expect(estimate.cells).toMatchObject({ total: 3, stored: 3 });
+    expect(estimate.assumptions.contextBounded).toBe(false);
   }, 600_000);
 });
