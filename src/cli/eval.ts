@@ -205,10 +205,17 @@ async function report(run: Staged, outcome: EvalRunOutcome, flags: EvalFlags, io
 }
 
 /**
- * `--rerun SUBJECT`: a new epoch for each subject's model in the results folder (store/reruns.ts), so
- * that this run, and later ones, ask its cells again once. Before the plan: the plan reads the epochs.
+ * `--rerun SUBJECT`: a new epoch for each subject (a system) or its model in the results folder
+ * (store/reruns.ts), so that this run, and later ones, ask its cells again once. Before the plan: the
+ * plan reads the epochs. A dry run records nothing: it says what would be asked again and returns the
+ * subjects for its plan to assume.
  */
-async function recordReruns(request: RunRequest, ids: readonly string[], io: CliIO): Promise<void> {
+async function recordReruns(
+  request: RunRequest,
+  ids: readonly string[],
+  io: CliIO,
+  dryRun: boolean,
+): Promise<string[]> {
   const { loadRequestConfig } = await import('../run/load.ts');
   const { resolveFrom } = await import('../run/plan.ts');
   const { Reruns } = await import('../store/reruns.ts');
@@ -220,10 +227,14 @@ async function recordReruns(request: RunRequest, ids: readonly string[], io: Cli
       `--rerun names no subject of ${request.config}: ${unknown.join(', ')}; its subjects are ${config.subjects.map((s) => s.id).join(', ')}`,
     );
   const reruns = new Reruns(resolveFrom(io.cwd, request.resultsDir));
-  for (const subject of config.subjects.filter((s) => wanted.includes(s.id))) {
-    const epoch = await reruns.rerun(subject);
-    io.err(`rerun: ${subject.id} (${subject.provider}/${subject.model}) is asked again, epoch ${epoch}\n`);
+  const chosen = config.subjects.filter((s) => wanted.includes(s.id));
+  for (const subject of chosen) {
+    const epoch = dryRun ? reruns.epochOf(subject) + 1 : await reruns.rerun(subject);
+    io.err(
+      `rerun: ${subject.id} (${subject.provider}/${subject.model}) ${dryRun ? 'would be' : 'is'} asked again, epoch ${epoch}${dryRun ? ' (a dry run: not recorded)' : ''}\n`,
+    );
   }
+  return chosen.map((s) => s.id);
 }
 
 /**
@@ -236,7 +247,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const { setHeapGrowth } = await import('../vitest/worker-heap.ts');
   setHeapGrowth(io.env ?? process.env);
   passRate(flags.minPassRate);
-  if (flags.rerun) await recordReruns(request, flags.rerun, io);
+  const assumeReruns = flags.rerun ? await recordReruns(request, flags.rerun, io, flags.dryRun === true) : [];
   const { planFromRequest } = await import('../run/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const output = evalOutput(flags.quiet, io);
@@ -254,7 +265,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
     // a dry run writes nothing here: an index it must build is built in a temporary folder, removed after
     const scratch = await mkdtemp(join(tmpdir(), 'rge-dry-run-'));
     try {
-      const plan = await planFromRequest(request, { ...load, dryRun: true, scratch });
+      const plan = await planFromRequest(request, { ...load, dryRun: true, scratch, assumeReruns });
       for (const note of plan.notes) log(note);
       return await dryRun(plan, flags, io, { log, scratch });
     } finally {

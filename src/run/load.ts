@@ -43,6 +43,11 @@ export interface LoadContext {
   scratch?: string;
   /** called with the config once it is read, before anything is built (e.g. to forbid downloads) */
   onConfig?: (config: RunConfig) => void;
+  /**
+   * a dry run's `--rerun`: these subjects are planned as if their rerun were recorded (their next
+   * epoch), though nothing is written to the results folder
+   */
+  assumeReruns?: readonly string[];
 }
 
 /** The request's config, read with its overrides; a usage error the config alone shows is thrown here. */
@@ -107,6 +112,7 @@ async function identities(
   config: RunConfig,
   root: string,
   configFile: string,
+  assumeReruns: readonly string[] = [],
 ): Promise<Record<string, ProviderIdentity>> {
   const { subjects, judges } = chosenModels(request, config);
   const reruns = new Reruns(resolveFrom(root, request.resultsDir));
@@ -117,7 +123,8 @@ async function identities(
   ] as const)
     for (const entry of entries) {
       const identity = await inConfig(configFile, () => providerIdentity(entry, role, { root }));
-      const epoch = role === 'subject' ? reruns.epochOf(entry) : 0;
+      const epoch =
+        role === 'subject' ? reruns.epochOf(entry) + (assumeReruns.includes(entry.id) ? 1 : 0) : 0;
       out[`${role}:${entry.id}`] =
         epoch > 0 ? { ...identity, version: `${identity.version}+rerun.${epoch}` } : identity;
     }
@@ -169,7 +176,7 @@ export async function planFromRequest(request: RunRequest, ctx: LoadContext): Pr
     questionsHash: sha256(await readFile(questionsFile)),
     subjectPrompt,
     index: manifest ? { checksum: manifest.checksum } : null,
-    identities: await identities(request, config, ctx.root, configFile),
+    identities: await identities(request, config, ctx.root, configFile, ctx.assumeReruns),
     priceOf,
     dryRun: ctx.dryRun === true,
   });

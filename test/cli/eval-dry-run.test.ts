@@ -74,4 +74,20 @@ describe('rge eval run --dry-run on a corpus not built yet', () => {
     expect(again.err).not.toContain('temporary folder');
     expect(again.out).toContain(`run ${runId} `);
   }, 300_000);
+
+  it('with --rerun, plans the subject as asked again but records nothing', async () => {
+    const args = ['eval', 'run', '--config', 'configs/run.yaml', '--questions', '2', '--dry-run'];
+    const plain = await runRge(work, ...args);
+    const before = await listing(work);
+    const dry = await runRge(work, ...args, '--rerun', 'eager');
+    expect(dry.code, dry.err).toBe(0);
+    expect(dry.err).toContain(
+      'rerun: eager (offline/eager) would be asked again, epoch 1 (a dry run: not recorded)',
+    );
+    expect(await listing(work)).toEqual(before);
+    // its plan is the rerun's: another run id than without --rerun
+    const runId = (out: string) => /^run (\S+) \(dry run: nothing is called\)/m.exec(out)?.[1];
+    expect(runId(dry.out)).toBeDefined();
+    expect(runId(dry.out)).not.toBe(runId(plain.out));
+  }, 300_000);
 });
