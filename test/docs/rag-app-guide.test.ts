@@ -6,7 +6,7 @@
  * (exit 1); the GitHub Actions snippet must parse and name only rge commands and flags that exist.
  */
 import { spawn } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -78,4 +78,65 @@ describe(`${PAGE} on a clean clone`, () => {
       for (const flag of words.filter((w) => w.startsWith('--'))) expect(help.out, line).toContain(flag);
     }
   });
+  it("the page's evidence figures are the module run's: recall per category and the failing cases by cause", async () => {
+    const table = page.slice(page.indexOf('| category | mean evidence recall'));
+    const lines = table.split('\n');
+    const stated = lines
+      .slice(
+        2,
+        lines.findIndex((l) => !l.startsWith('|')),
+      )
+      .map((l) =>
+        l
+          .split('|')
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
+    expect(stated.map((r) => r[0])).toEqual(['grounded-direct', 'grounded-multihop', 'adversarial']);
+    const reports = join(clone, 'rge-reports');
+    const [run] = await readdir(reports);
+    const summary = JSON.parse(await readFile(join(reports, run as string, 'summary.json'), 'utf8')) as {
+      evidence: {
+        bySubject: Record<
+          string,
+          Record<string, { cases: number; meanRecall: number; all: number; none: number }>
+        >;
+      };
+    };
+    const rows = (await readFile(join(clone, 'rge-results', `rag-app_${run}.jsonl`), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as CauseRow)
+      .filter((r) => r.kind !== 'run');
+    for (const [category, recall, all, none, miss, partial, generation] of stated) {
+      const cell = summary.evidence.bySubject['rag-app']?.[category as string];
+      expect(recall, category).toBe(`${(100 * (cell?.meanRecall ?? Number.NaN)).toFixed(1)}%`);
+      expect(all, category).toBe(`${cell?.all} of ${cell?.cases}`);
+      expect(none, category).toBe(String(cell?.none));
+      const causes = causesOf(rows.filter((r) => r.category === category));
+      expect([miss, partial, generation], category).toEqual(
+        [causes.miss, causes.partial, causes.generation].map(String),
+      );
+    }
+  });
 });
+
+interface CauseRow {
+  kind?: string;
+  category: string;
+  scores: { correctness: number | null; grounding: number | null };
+  evidence?: { recall: number | null };
+}
+
+/** The failing cases (correctness or grounding below 1.5) by what their passages held. */
+function causesOf(rows: readonly CauseRow[]): { miss: number; partial: number; generation: number } {
+  const out = { miss: 0, partial: 0, generation: 0 };
+  for (const r of rows) {
+    const { correctness: c, grounding: g } = r.scores;
+    const recall = r.evidence?.recall;
+    if (!((c !== null && c < 1.5) || (g !== null && g < 1.5)) || recall === undefined || recall === null)
+      continue;
+    out[recall === 0 ? 'miss' : recall < 1 ? 'partial' : 'generation']++;
+  }
+  return out;
+}
