@@ -1,13 +1,13 @@
 /**
  * A system's version from its files: the sha256 of the files that make up its behaviour (a module, its
  * prompt, its code folder), so that a changed prompt or retriever is asked again and an unchanged one is
- * not. Folders are walked (skipping node_modules and dot-folders); the digest covers each file's name
- * (within the folder given) and its content, so a renamed file changes it too, and a checkout in
- * another place, or a run from another folder, does not.
+ * not. Folders are walked (skipping node_modules and dot-folders); the digest covers each file's path
+ * from the folder that holds them all, and its content, so a renamed file changes it too, and a
+ * checkout in another place, or a run from another folder, does not.
  */
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
-import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { RgeError } from '../util/errors.ts';
 import { sha256File } from '../util/fs.ts';
 
@@ -23,24 +23,37 @@ async function filesUnder(path: string): Promise<string[]> {
   return out;
 }
 
+/** The deepest folder that holds every one of these folders (absolute paths). */
+function commonFolder(folders: readonly string[]): string {
+  const split = folders.map((f) => f.split(sep));
+  const first = split[0] ?? [];
+  let n = first.length;
+  for (const parts of split) {
+    let i = 0;
+    while (i < n && parts[i] === first[i]) i++;
+    n = i;
+  }
+  return first.slice(0, n).join(sep) || sep;
+}
+
 /**
  * The sha256 over these files and folders (each resolved against root); a path that is not there names
- * the subject. A file is named by its own name, a folder's files by their path inside it (with the
- * entry's place in the list), so the version is the same whichever folder rge runs in and wherever the
- * config lives: only the files' names and contents decide it.
+ * the subject. Each file is named by its path from the deepest folder holding everything listed, so the
+ * version is the same whichever folder rge runs in and wherever the app is checked out: only the files'
+ * names and contents decide it (a module listed beside its own folder counts once).
  */
 export async function versionOfFiles(who: string, paths: readonly string[], root: string): Promise<string> {
-  const named: { name: string; file: string }[] = [];
-  for (const [i, path] of paths.entries()) {
+  const files = new Set<string>();
+  const folders: string[] = [];
+  for (const path of paths) {
     const full = isAbsolute(path) ? path : resolve(root, path);
     const found = await stat(full).catch(() => null);
     if (found === null) throw new RgeError(`${who}: version_files: nothing at ${full}`);
-    const files = found.isDirectory() ? await filesUnder(full) : [full];
-    for (const file of files) {
-      const name = found.isDirectory() ? relative(full, file).split(sep).join('/') : basename(file);
-      named.push({ name: `${i}\0${name}`, file });
-    }
+    folders.push(found.isDirectory() ? full : dirname(full));
+    for (const file of found.isDirectory() ? await filesUnder(full) : [full]) files.add(file);
   }
+  const base = commonFolder(folders);
+  const named = [...files].map((file) => ({ name: relative(base, file).split(sep).join('/'), file }));
   named.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const hash = createHash('sha256');
   for (const { name, file } of named) {

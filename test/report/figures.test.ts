@@ -1,9 +1,10 @@
 /**
  * Every figure the report prints is at its own precision, never a computation's binary noise: a
  * multihop question's gold is a difference of two printed figures (4.02 - 5.73 = -1.7100000000000009 in
- * JavaScript), and it reaches the report through the evidence a subject's passages missed (a retrieval
- * miss's reason) and the numeric judge's rationale (the drill-downs). One helper, `figureText`, writes
- * every such number.
+ * JavaScript), which reaches the report through the numeric judge's rationale (the drill-downs), and a
+ * gold figure converted for the question set (0.1 + 0.2) reaches it through the evidence a subject's
+ * passages missed (a retrieval miss's reason; a computed figure is not evidence, so only a printed one
+ * is listed there). One helper, `figureText`, writes every such number.
  */
 import { describe, expect, it } from 'vitest';
 import { evidenceRecall } from '../../src/checks/evidence.ts';
@@ -37,8 +38,17 @@ describe('figureText', () => {
   });
 });
 
+/** A printed gold figure whose value carries binary noise, and the quote that prints it. */
+const DIVIDEND = {
+  label: 'dividend per share',
+  value: 0.1 + 0.2,
+  unit: 'INR per share' as const,
+  tolerance: 0.01,
+};
+const QUOTE = 'The Board recommended a dividend of Rs 0.30 per share.';
+
 describe('a multihop gold figure in the report', () => {
-  const missed = evidenceRecall({ gold_quotes: [], numeric_gold: GOLD }, []);
+  const missed = evidenceRecall({ gold_quotes: [QUOTE], numeric_gold: [DIVIDEND] }, []);
   const input: JudgeInput = {
     kind: 'judge',
     questionId: 'gm-039',
@@ -54,7 +64,7 @@ describe('a multihop gold figure in the report', () => {
   const verdict = numericVerdict(input);
 
   it("the evidence a subject's passages missed, and the numeric judge's rationale, at the figure's precision", () => {
-    expect(missed.missing).toEqual(['figure change in basic EPS -1.71 INR per share']);
+    expect(missed.missing).toEqual([`quote "${QUOTE}"`, 'figure dividend per share 0.3 INR per share']);
     expect(verdict.correctness.rationale).toContain('change in basic EPS = -1.71 INR per share');
     expect(verdict.correctness.rationale).not.toMatch(NOISE);
   });
@@ -81,7 +91,7 @@ describe('a multihop gold figure in the report', () => {
       }),
     );
     // the retrieval miss's reason, and the drill-down's rationale
-    expect(md).toContain('not in the passages: figure change in basic EPS -1.71 INR per share');
+    expect(md).toContain('figure dividend per share 0.3 INR per share');
     expect(md).toContain('change in basic EPS = -1.71 INR per share');
     expect(md).not.toMatch(NOISE);
   });

@@ -50,6 +50,12 @@ describe("a system's version from its files", () => {
     expect(await versionIn(a, a)).not.toBe(renamed);
   });
 
+  it('counts a file listed beside its folder once: a module and its app folder, as the folder alone', async () => {
+    const a = await app();
+    const folder = await versionOfFiles('subject app', ['app'], a);
+    expect(await versionOfFiles('subject app', ['app/main.ts', 'app'], a)).toBe(folder);
+  });
+
   it('names the subject and the path when a file is not there', async () => {
     await expect(versionOfFiles('subject app', ['no-such-file.md'], tmpdir())).rejects.toThrow(
       /^subject app: version_files: nothing at .*no-such-file\.md$/,
