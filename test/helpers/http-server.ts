@@ -40,6 +40,19 @@ export async function startLoopbackServer(): Promise<LoopbackServer> {
   };
 }
 
+/** A handler that reads the whole request body first, then answers with it. */
+export function withBody(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Handler {
+  return (req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => handler(req, res, body));
+  };
+}
+
 /** Serves `body`, honouring `Range: bytes=N-` with a 206 unless `ignoreRange` (then always 200). */
 export function serveBytes(body: Buffer, opts: { ignoreRange?: boolean } = {}): Handler {
   return (req, res) => {

@@ -23,7 +23,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
+import { type LoopbackServer, startLoopbackServer, withBody } from '../helpers/http-server.ts';
 import { fixtureQuestionsPerCategory } from '../helpers/open-run.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 // @ts-expect-error: a plain ES module of the planted systems, without types
@@ -56,27 +56,21 @@ interface Summary {
 /** The HTTP way in: `crashy`'s behaviour, each request logged with its time. */
 function crashyServer(questions: Question[], log: string) {
   const asked = new Map<string, number>();
-  return (req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const q = JSON.parse(body) as { id: string; run_index: number };
-      const key = `${q.id}/${q.run_index}`;
-      const attempt = (asked.get(key) ?? 0) + 1;
-      asked.set(key, attempt);
-      appendFileSync(log, `${key} ${attempt} ${Date.now()}\n`);
-      const position = questions.findIndex((x) => x.id === q.id) + 1;
-      if (position % 5 === 0 && attempt === 1) {
-        res.writeHead(503, { 'retry-after': '1' }).end('warming up');
-        return;
-      }
-      const reply = plantedReply('crash-every-7', q, questions) as Record<string, unknown>;
-      if ('exit' in reply) res.writeHead(500).end(String(reply.why));
-      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-    });
-  };
+  return withBody((_req: IncomingMessage, res: ServerResponse, body: string) => {
+    const q = JSON.parse(body) as { id: string; run_index: number };
+    const key = `${q.id}/${q.run_index}`;
+    const attempt = (asked.get(key) ?? 0) + 1;
+    asked.set(key, attempt);
+    appendFileSync(log, `${key} ${attempt} ${Date.now()}\n`);
+    const position = questions.findIndex((x) => x.id === q.id) + 1;
+    if (position % 5 === 0 && attempt === 1) {
+      res.writeHead(503, { 'retry-after': '1' }).end('warming up');
+      return;
+    }
+    const reply = plantedReply('crash-every-7', q, questions) as Record<string, unknown>;
+    if ('exit' in reply) res.writeHead(500).end(String(reply.why));
+    else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+  });
 }
 
 describe('planted systems, checked from outside', () => {

@@ -25,7 +25,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalCaseResult } from '../../src/vitest/run.ts';
-import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
+import { type LoopbackServer, startLoopbackServer, withBody } from '../helpers/http-server.ts';
 import { scratchDirs } from '../helpers/scratch.ts';
 import { type SystemEntry, systemConfig } from '../helpers/system-config.ts';
 import {
@@ -104,25 +104,19 @@ export default async function answer(q) {
 
 /** The HTTP system: 400 for gd-001, 503 for gd-002, an answer otherwise; each request logged. */
 function httpSystem(log: string, tag: () => string) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const q = JSON.parse(body) as { id: string; run_index: number };
-      appendFileSync(log, `${tag()} ${q.id} ${q.run_index}\n`);
-      if (q.id === 'gd-001') res.writeHead(400).end('no such collection');
-      else if (q.id === 'gd-002') res.writeHead(503).end('the index is rebuilding');
-      else
-        res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({
-            answer: `The documents do not say what ${q.id} asks [w1].`,
-            contexts: [{ id: 'w1', text: 'A passage.' }],
-          }),
-        );
-    });
-  };
+  return withBody((_req: IncomingMessage, res: ServerResponse, body: string) => {
+    const q = JSON.parse(body) as { id: string; run_index: number };
+    appendFileSync(log, `${tag()} ${q.id} ${q.run_index}\n`);
+    if (q.id === 'gd-001') res.writeHead(400).end('no such collection');
+    else if (q.id === 'gd-002') res.writeHead(503).end('the index is rebuilding');
+    else
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          answer: `The documents do not say what ${q.id} asks [w1].`,
+          contexts: [{ id: 'w1', text: 'A passage.' }],
+        }),
+      );
+  });
 }
 
 describe('a run whose systems fail some questions, each its own way', () => {

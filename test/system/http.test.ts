@@ -14,7 +14,7 @@ import {
   SystemFailure,
   type SystemQuestion,
 } from '../../src/system/index.ts';
-import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
+import { type LoopbackServer, startLoopbackServer, withBody } from '../helpers/http-server.ts';
 
 const question = (id = 'gd-001'): SystemQuestion => ({
   id,
@@ -37,16 +37,13 @@ async function endpoint(
   const server = await startLoopbackServer();
   servers.push(server);
   const seen: { at: number; body: string; headers: IncomingMessage['headers'] }[] = [];
-  server.route('/ask', (req, res) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
+  server.route(
+    '/ask',
+    withBody((req, res, body) => {
       seen.push({ at: Date.now(), body, headers: req.headers });
       handler(req, res, body, seen.length);
-    });
-  });
+    }),
+  );
   return Object.assign(server, { seen });
 }
 
