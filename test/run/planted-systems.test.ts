@@ -168,7 +168,7 @@ describe('planted systems, checked from outside', () => {
     ];
     env = { PLANTED_QUESTIONS: join(configDir, 'questions.jsonl'), PLANTED_LOG: logs.command };
     first = await startRge(args, env).done;
-    if (!existsSync(join(dir, "results"))) throw new Error(`rge eval run: exit ${first.code}\n${first.err}`);
+    if (!existsSync(join(dir, 'results'))) throw new Error(`rge eval run: exit ${first.code}\n${first.err}`);
     const runId = onlyRunId(join(dir, 'results'));
     summary = JSON.parse(readFileSync(join(dir, 'reports', runId, 'summary.json'), 'utf8')) as Summary;
     md = readFileSync(join(dir, 'reports', runId, 'summary.md'), 'utf8');
