@@ -12,6 +12,7 @@ import type { LedgerSummary } from '../store/ledger.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
+import type { StoppedBySignal } from '../util/stop-signal.ts';
 import type { EvalRunOutcome } from '../vitest/run.ts';
 import type { CliIO } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
@@ -125,26 +126,50 @@ async function dryRun(
   io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: leftForRun(run.ledger) }));
 }
 
+/** What a run stopped by a signal keeps, said with the first signal and in the stop's message. */
+const RUN_KEPT = 'stored answers and verdicts are kept, rerun the same command to resume';
+
 /**
- * The answer and verdict stages, with Ctrl-C stopping cleanly: calls in flight are aborted (their
- * reservations released), what is stored stays, and the same command resumes; a second Ctrl-C exits
- * 130 at once (interrupt.ts). Null when interrupted.
+ * The answer and verdict stages, with a stop signal (Ctrl-C, SIGTERM, SIGHUP) stopping cleanly: no new
+ * cell starts, calls in flight are aborted (their reservations released), what is stored stays, and the
+ * same command resumes; a second signal exits at once (interrupt.ts). `stopped`: the signal's stop.
  */
 async function stagesOf(
   run: RunSession,
   log: (line: string) => void,
   output: StageOutput,
-): Promise<RunState | null> {
+): Promise<{ state: RunState; stopped: StoppedBySignal | null }> {
   const { runStages } = await import('../run/stages.ts');
-  const { onInterrupts } = await import('./interrupt.ts');
+  const { onStopSignals } = await import('./interrupt.ts');
+  const { stoppedBy } = await import('../util/stop-signal.ts');
   const controller = new AbortController();
-  const stopListening = onInterrupts(controller, log);
+  const stopListening = onStopSignals(controller, { log, kept: RUN_KEPT });
   try {
     const { state } = await runStages(run, { log, signal: controller.signal, output });
-    return controller.signal.aborted ? null : state;
+    return { state, stopped: stoppedBy(controller.signal) };
   } finally {
     stopListening();
   }
+}
+
+/**
+ * The last line of a run a signal stopped: the stop, what this run stored and spent, and what this
+ * process left open in the budget ledger (nothing in sync mode; in batch mode, its submitted batches,
+ * which the next run collects).
+ */
+function stoppedLine(run: RunSession, state: RunState, stop: StoppedBySignal): string {
+  const mine = run.ledger
+    .refresh()
+    .open.filter((o) => o.owner.pid === run.ledger.owner.pid && o.owner.host === run.ledger.owner.host);
+  const held = mine.reduce((sum, o) => sum + o.usd, 0);
+  const { answers, verdicts } = state.counts;
+  return (
+    `rge: ${stop.message} (this run: ${answers.computed} answers and ${verdicts.computed} verdicts computed, ` +
+    `$${state.spend.usd.toFixed(4)} spent; ` +
+    (mine.length === 0
+      ? 'nothing left held in the budget ledger)'
+      : `${mine.length} reservation(s) left held, $${held.toFixed(4)}: submitted batches, which the next run collects)`)
+  );
 }
 
 /** What `rge eval run` says at the end, and the exit code it sets. */
@@ -308,9 +333,10 @@ async function stagedRun(
 ): Promise<Staged | null> {
   const { RunSession } = await import('../run/open.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
-  const state = await stagesOf(run, log, output).finally(() => run.close());
-  if (state === null) {
-    io.exitCode = 130;
+  const { state, stopped } = await stagesOf(run, log, output).finally(() => run.close());
+  if (stopped) {
+    io.err(`${stoppedLine(run, state, stopped)}\n`);
+    io.exitCode = stopped.exitCode;
     return null;
   }
   if (flags.publish) {

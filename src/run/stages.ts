@@ -15,13 +15,16 @@
  * resumes) is refused. When a call would cross the cap, the run stops cleanly: no new call starts, calls
  * in flight finish, and every cell not computed fails with the ledger's message. A batch that does not
  * fit is not refused: it is sized to what the cap leaves, and the rest waits for earlier batches to
- * settle (batch-waves.ts).
+ * settle (batch-waves.ts). A stop (the caller's signal aborted: SIGINT, SIGTERM, SIGHUP) stops the run
+ * the same way at once: no new cell starts, the calls in flight are aborted (their reservations
+ * released), and the run state says which signal stopped it (docs/adr/0034).
  */
 import { setMaxListeners } from 'node:events';
 import type { BudgetLedger } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
 import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
+import { StoppedBySignal } from '../util/stop-signal.ts';
 import { leftForRun } from './batch-plan.ts';
 import { runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
@@ -71,6 +74,7 @@ function stateOf(
     errors: Object.fromEntries(ctx.errors),
     subject_failures: [...ctx.subjectFailures].filter((id) => ctx.errors.has(id)).sort(),
     stopped: ctx.stopped?.message ?? null,
+    stop_signal: ctx.stopped instanceof StoppedBySignal ? ctx.stopped.signal : null,
     warnings: [],
     counts: ctx.counts,
     spend,

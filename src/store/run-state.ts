@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
+import { STOP_SIGNALS } from '../util/stop-signal.ts';
 
 export interface EstimateLine {
   provider: string;
@@ -97,7 +98,10 @@ export const RunState = z.strictObject({
    * a stop, a judge's failure or rge's own error); the report scores them 0. Absent in older states.
    */
   subject_failures: z.array(z.string()).optional(),
+  /** why the run stopped before every cell was asked: the budget cap's message, or a stop signal's */
   stopped: z.string().nullable(),
+  /** the signal that stopped the run (SIGINT, SIGTERM, SIGHUP), if one did; absent in older states */
+  stop_signal: z.enum(STOP_SIGNALS).nullable().optional(),
   warnings: z.array(z.string()),
   counts: z.object({
     answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
@@ -250,6 +254,7 @@ export function combineRunStates(states: readonly RunState[]): RunState {
     errors: Object.assign({}, ...states.map((s) => s.errors)),
     subject_failures: unique(states.flatMap((s) => s.subject_failures ?? [])).sort(),
     stopped: states.find((s) => s.stopped !== null)?.stopped ?? null,
+    stop_signal: states.find((s) => s.stop_signal)?.stop_signal ?? null,
     warnings: unique(states.flatMap((s) => s.warnings)),
     counts: {
       answers: {
