@@ -401,7 +401,7 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
   program
     .command('budget')
     .description(
-      'print the budget ledger: the cap the last spending run recorded, spent, unaccounted (worst-case bookings), held, left, by model',
+      'print the budget ledger: the cap the last spending run recorded, spent, unknown (calls of a killed process with no reply: possibly billed, at most their worst case), held, left, by model',
     )
     .option('--results-dir <dir>', 'results folder holding .budget_ledger.jsonl', 'data/results')
     .option('--config <file>', "compare with this run config's cap (the ledger's own cap is printed anyway)")
@@ -450,8 +450,8 @@ function budgetLines(
 ): string[] {
   const usd = (x: number) => `$${x.toFixed(4)}`;
   const cap = s.recordedCap;
-  const counted = s.spentUsd + s.unaccountedUsd;
-  const totals = `spent ${usd(s.spentUsd)}, unaccounted ${usd(s.unaccountedUsd)}, held ${usd(s.heldUsd)}`;
+  const counted = s.spentUsd + s.unknownUsd;
+  const totals = `spent ${usd(s.spentUsd)}, unknown up to ${usd(s.unknownUsd)}, held ${usd(s.heldUsd)}`;
   return [
     `ledger ${file}`,
     cap
@@ -461,9 +461,9 @@ function budgetLines(
       ? `cap ${usd(s.capUsd)} (warning at ${usd(s.warnUsd)}): ${totals}, left ${usd(s.leftUsd)}`
       : totals,
     '  spent: what the stored replies cost; held: the worst case of calls in flight now',
-    s.unaccountedCalls > 0
-      ? `  unaccounted: ${s.unaccountedCalls} call(s) cut off by a stop before their reply was stored, booked at their worst case: ${usd(s.unaccountedUsd)} of the ${usd(counted)} counted against the cap (${((100 * s.unaccountedUsd) / counted).toFixed(0)}%) is worst-case bookings; the providers billed at most that for them, nothing for a call cut off before its reply`
-      : '  unaccounted: none (no call was cut off by a stop)',
+    s.unknownCalls > 0
+      ? `  unknown: ${s.unknownCalls} call(s) of a process that died (kill -9, a crash) with no reply on record: possibly billed, at most ${usd(s.unknownUsd)} (their worst case; nothing for a call cut off before its reply). Not spend; counted against the cap: ${usd(s.unknownUsd)} of the ${usd(counted)} counted (${((100 * s.unknownUsd) / counted).toFixed(0)}%). The provider's usage page says what was billed`
+      : '  unknown: none (every call is settled from its reply, or was released unsent or aborted)',
     ...s.byPayer.map(
       (p) =>
         `  ${p.role.padEnd(7)} ${`${p.provider}/${p.model}`.padEnd(40)} ${String(p.calls).padStart(6)} calls  ${usd(p.spentUsd)}`,

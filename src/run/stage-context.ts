@@ -126,7 +126,7 @@ export class StageContext {
 
   /**
    * Settles in the ledger what the stopped processes whose leases this run took over left open (their
-   * calls' records, else worst-case bookings), one recovery at a time.
+   * calls' records, else shown as unknown: never spend), one recovery at a time.
    */
   recoverTakenOver(): Promise<void> {
     const next = this.recovering.then(() => recoverLedger(this.run, (line) => this.log(line)));

@@ -83,6 +83,14 @@ export interface Estimate {
   batchPlan: BatchPlan | null;
 }
 
+/** A run state's spend as states before issue 52 wrote it: `unaccounted_usd` is the unknown amount. */
+function olderSpend(spend: unknown): unknown {
+  if (typeof spend !== 'object' || spend === null || !('unaccounted_usd' in spend) || 'unknown_usd' in spend)
+    return spend;
+  const { unaccounted_usd, ...rest } = spend as Record<string, unknown>;
+  return { ...rest, unknown_usd: unaccounted_usd };
+}
+
 /** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
 export const RunState = z.strictObject({
   run_id: z.string(),
@@ -109,19 +117,26 @@ export const RunState = z.strictObject({
     batches: z.number(),
   }),
   /** what this run spent, from the ledger (after minus before), by provider, model and role */
-  spend: z.object({
-    usd: z.number(),
-    unaccounted_usd: z.number(),
-    by_payer: z.array(
-      z.object({
-        provider: z.string(),
-        model: z.string(),
-        role: z.string(),
-        usd: z.number(),
-        calls: z.number(),
-      }),
-    ),
-  }),
+  spend: z.preprocess(
+    olderSpend,
+    z.object({
+      usd: z.number(),
+      /**
+       * calls of processes that died (kill -9) that this run found with no reply on record: possibly
+       * billed, at most this; not spend, but counted against the cap (docs/adr/0034)
+       */
+      unknown_usd: z.number(),
+      by_payer: z.array(
+        z.object({
+          provider: z.string(),
+          model: z.string(),
+          role: z.string(),
+          usd: z.number(),
+          calls: z.number(),
+        }),
+      ),
+    }),
+  ),
   /** the budget warnings in the ledger when the run ended */
   budget_warnings: z.array(z.string()),
 });
@@ -229,7 +244,7 @@ function combineSpend(states: readonly RunState[]): RunState['spend'] {
     }
   return {
     usd: sum(states.map((s) => s.spend.usd)),
-    unaccounted_usd: sum(states.map((s) => s.spend.unaccounted_usd)),
+    unknown_usd: sum(states.map((s) => s.spend.unknown_usd)),
     by_payer: [...byPayer.values()].sort((a, b) =>
       `${a.provider}/${a.model}/${a.role}`.localeCompare(`${b.provider}/${b.model}/${b.role}`),
     ),
