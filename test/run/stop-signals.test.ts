@@ -33,6 +33,7 @@ import {
   openCalls,
   type RunChild,
   received,
+  removeScenarioDirs,
   reportOf,
   runStateOf,
   runToEnd,
@@ -47,6 +48,7 @@ const opened: HeldServers[] = [];
 beforeAll(() => worldOverrides('bm25'), 600_000);
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.servers.close()));
+  await removeScenarioDirs();
 });
 
 async function servers(): Promise<HeldServers> {

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BudgetLedger, type LedgerSummary } from '../../../src/store/ledger.ts';
@@ -62,10 +62,18 @@ export async function heldServers(): Promise<HeldServers> {
   };
 }
 
-/** A scenario's folders. */
+const made: string[] = [];
+
+/** A scenario's folders (removed by `removeScenarioDirs`). */
 export async function scenarioDirs(): Promise<{ resultsDir: string; reportsDir: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'rge-stop-signals-'));
+  made.push(dir);
   return { resultsDir: join(dir, 'results'), reportsDir: join(dir, 'reports') };
+}
+
+/** Removes every scenario's folders made so far. */
+export async function removeScenarioDirs(): Promise<void> {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 export interface RunChild {
