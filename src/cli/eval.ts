@@ -12,6 +12,7 @@ import type { LedgerSummary } from '../store/ledger.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
+import type { StoppedBySignal } from '../util/stop-signal.ts';
 import type { EvalRunOutcome } from '../vitest/run.ts';
 import type { CliIO } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
@@ -125,26 +126,50 @@ async function dryRun(
   io.out(formatEstimate(estimate, { capUsd: summary.capUsd, leftUsd: leftForRun(run.ledger) }));
 }
 
+/** What a run stopped by a signal keeps, said with the first signal and in the stop's message. */
+const RUN_KEPT = 'stored answers and verdicts are kept, rerun the same command to resume';
+
 /**
- * The answer and verdict stages, with Ctrl-C stopping cleanly: calls in flight are aborted (their
- * reservations released), what is stored stays, and the same command resumes; a second Ctrl-C exits
- * 130 at once (interrupt.ts). Null when interrupted.
+ * The answer and verdict stages, with a stop signal (Ctrl-C, SIGTERM, SIGHUP) stopping cleanly: no new
+ * cell starts, calls in flight are aborted (their reservations released), what is stored stays, and the
+ * same command resumes; a second signal exits at once (interrupt.ts). `stopped`: the signal's stop.
  */
 async function stagesOf(
   run: RunSession,
   log: (line: string) => void,
   output: StageOutput,
-): Promise<RunState | null> {
+): Promise<{ state: RunState; stopped: StoppedBySignal | null }> {
   const { runStages } = await import('../run/stages.ts');
-  const { onInterrupts } = await import('./interrupt.ts');
+  const { onStopSignals } = await import('./interrupt.ts');
+  const { stoppedBy } = await import('../util/stop-signal.ts');
   const controller = new AbortController();
-  const stopListening = onInterrupts(controller, log);
+  const stopListening = onStopSignals(controller, { log, kept: RUN_KEPT });
   try {
     const { state } = await runStages(run, { log, signal: controller.signal, output });
-    return controller.signal.aborted ? null : state;
+    return { state, stopped: stoppedBy(controller.signal) };
   } finally {
     stopListening();
   }
+}
+
+/**
+ * The last line of a run a signal stopped: the stop, what this run stored and spent, and what this
+ * process left open in the budget ledger (nothing in sync mode; in batch mode, its submitted batches,
+ * which the next run collects).
+ */
+function stoppedLine(run: RunSession, state: RunState, stop: StoppedBySignal): string {
+  const mine = run.ledger
+    .refresh()
+    .open.filter((o) => o.owner.pid === run.ledger.owner.pid && o.owner.host === run.ledger.owner.host);
+  const held = mine.reduce((sum, o) => sum + o.usd, 0);
+  const { answers, verdicts } = state.counts;
+  return (
+    `rge: ${stop.message} (this run: ${answers.computed} answers and ${verdicts.computed} verdicts computed, ` +
+    `$${state.spend.usd.toFixed(4)} spent; ` +
+    (mine.length === 0
+      ? 'nothing left held in the budget ledger)'
+      : `${mine.length} reservation(s) left held, $${held.toFixed(4)}: submitted batches, which the next run collects)`)
+  );
 }
 
 /** What `rge eval run` says at the end, and the exit code it sets. */
@@ -308,9 +333,10 @@ async function stagedRun(
 ): Promise<Staged | null> {
   const { RunSession } = await import('../run/open.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
-  const state = await stagesOf(run, log, output).finally(() => run.close());
-  if (state === null) {
-    io.exitCode = 130;
+  const { state, stopped } = await stagesOf(run, log, output).finally(() => run.close());
+  if (stopped) {
+    io.err(`${stoppedLine(run, state, stopped)}\n`);
+    io.exitCode = stopped.exitCode;
     return null;
   }
   if (flags.publish) {
@@ -375,7 +401,7 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
   program
     .command('budget')
     .description(
-      'print the budget ledger: the cap the last spending run recorded, spent, unaccounted (worst-case bookings), held, left, by model',
+      'print the budget ledger: the cap the last spending run recorded, spent, unknown (calls of a killed process with no reply: possibly billed, at most their worst case), held, left, by model',
     )
     .option('--results-dir <dir>', 'results folder holding .budget_ledger.jsonl', 'data/results')
     .option('--config <file>', "compare with this run config's cap (the ledger's own cap is printed anyway)")
@@ -424,8 +450,8 @@ function budgetLines(
 ): string[] {
   const usd = (x: number) => `$${x.toFixed(4)}`;
   const cap = s.recordedCap;
-  const counted = s.spentUsd + s.unaccountedUsd;
-  const totals = `spent ${usd(s.spentUsd)}, unaccounted ${usd(s.unaccountedUsd)}, held ${usd(s.heldUsd)}`;
+  const counted = s.spentUsd + s.unknownUsd;
+  const totals = `spent ${usd(s.spentUsd)}, unknown up to ${usd(s.unknownUsd)}, held ${usd(s.heldUsd)}`;
   return [
     `ledger ${file}`,
     cap
@@ -435,9 +461,9 @@ function budgetLines(
       ? `cap ${usd(s.capUsd)} (warning at ${usd(s.warnUsd)}): ${totals}, left ${usd(s.leftUsd)}`
       : totals,
     '  spent: what the stored replies cost; held: the worst case of calls in flight now',
-    s.unaccountedCalls > 0
-      ? `  unaccounted: ${s.unaccountedCalls} call(s) cut off by a stop before their reply was stored, booked at their worst case: ${usd(s.unaccountedUsd)} of the ${usd(counted)} counted against the cap (${((100 * s.unaccountedUsd) / counted).toFixed(0)}%) is worst-case bookings; the providers billed at most that for them, nothing for a call cut off before its reply`
-      : '  unaccounted: none (no call was cut off by a stop)',
+    s.unknownCalls > 0
+      ? `  unknown: ${s.unknownCalls} call(s) of a process that died (kill -9, a crash) with no reply on record: possibly billed, at most ${usd(s.unknownUsd)} (their worst case; nothing for a call cut off before its reply). Not spend; counted against the cap: ${usd(s.unknownUsd)} of the ${usd(counted)} counted (${((100 * s.unknownUsd) / counted).toFixed(0)}%). The provider's usage page says what was billed`
+      : '  unknown: none (every call is settled from its reply, or was released unsent or aborted)',
     ...s.byPayer.map(
       (p) =>
         `  ${p.role.padEnd(7)} ${`${p.provider}/${p.model}`.padEnd(40)} ${String(p.calls).padStart(6)} calls  ${usd(p.spentUsd)}`,

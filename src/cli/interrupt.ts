@@ -1,34 +1,83 @@
 /**
- * Ctrl-C during `rge eval run`: the first stops the run cleanly (the calls in flight are aborted, their
- * reservations released, and the run ends once they have), and says that a second Ctrl-C stops at
- * once; the second exits 130 at once (what is stored is safe: a cell is stored whole or not at all, and
- * the next run recovers the ledger's open reservations).
+ * Stop signals during a command that spends (`rge eval run`, `rge judge agree`, `rge judge audit`):
+ * SIGINT (Ctrl-C), SIGTERM (`timeout`, CI runners, `docker stop`) and SIGHUP (a closed terminal) alike.
+ * The first stops cleanly: it aborts the command's work with a `StoppedBySignal` (no new call starts, the
+ * calls in flight are aborted and their reservations released, and the command ends once they have,
+ * exiting 128 + the signal's number), and says that a second signal stops at once. The second, of any
+ * kind, exits at once with its own code (what is stored is safe: a cell is stored whole or not at all,
+ * and the next run settles the reservations left open from their replies, or shows them as unknown).
+ * docs/adr/0034.
  */
+import {
+  STOP_EXIT_CODES,
+  STOP_SIGNALS,
+  StoppedBySignal,
+  type StopSignal,
+  signalName,
+} from '../util/stop-signal.ts';
 
-export const FIRST_INTERRUPT =
-  'interrupted: stopping once the calls in flight are aborted and their reservations released; ' +
-  'stored answers and verdicts are kept, rerun the same command to resume. Press Ctrl-C again to stop at once';
+/** What the first signal says. `kept`: what of the work stays (a run's stored answers and verdicts). */
+export function firstStopMessage(signal: StopSignal, kept = ''): string {
+  const again = signal === 'SIGINT' ? 'Press Ctrl-C again' : `Send ${signal} again (or press Ctrl-C)`;
+  return (
+    `${signalName(signal)} received: stopping: no new call starts, and the calls in flight are aborted and ` +
+    `their budget reservations released${kept ? `; ${kept}` : ''}. ${again} to stop at once`
+  );
+}
 
-export const SECOND_INTERRUPT =
-  'interrupted again: stopping at once (stored results are safe; rerun the same command to resume)';
+/** What a second signal says as it exits at once. */
+export function secondStopMessage(first: StopSignal, second: StopSignal): string {
+  return (
+    `${signalName(second)} received ${second === first ? 'again' : `after ${signalName(first)}`}: ` +
+    `stopping at once (exit ${STOP_EXIT_CODES[second]}). Stored results are safe; a call still in flight ` +
+    'may be billed: the next run settles it from its reply, or `rge budget` shows it as unknown (possibly ' +
+    'billed, at most its worst case)'
+  );
+}
 
-/** Listens for SIGINT as above; returns the function that stops listening. */
-export function onInterrupts(
-  controller: AbortController,
-  log: (line: string) => void,
-  exit: (code: number) => void = (code) => process.exit(code),
-): () => void {
-  let seen = 0;
-  const handler = () => {
-    seen++;
-    if (seen === 1) {
-      log(FIRST_INTERRUPT);
-      controller.abort();
+export interface StopOptions {
+  log: (line: string) => void;
+  /** what of the work stays, said with the first signal and in the stop's message */
+  kept?: string;
+  exit?: (code: number) => void;
+}
+
+/**
+ * Listens for SIGINT, SIGTERM and SIGHUP as above: the first aborts `controller` with a
+ * `StoppedBySignal`, the second exits. Returns the function that stops listening.
+ */
+export function onStopSignals(controller: AbortController, opts: StopOptions): () => void {
+  const exit = opts.exit ?? ((code: number) => process.exit(code));
+  let first: StopSignal | null = null;
+  const handler = (signal: StopSignal) => {
+    if (first === null) {
+      first = signal;
+      opts.log(firstStopMessage(signal, opts.kept));
+      controller.abort(new StoppedBySignal(signal, opts.kept));
       return;
     }
-    log(SECOND_INTERRUPT);
-    exit(130);
+    opts.log(secondStopMessage(first, signal));
+    exit(STOP_EXIT_CODES[signal]);
   };
-  process.on('SIGINT', handler);
-  return () => process.removeListener('SIGINT', handler);
+  for (const signal of STOP_SIGNALS) process.on(signal, handler);
+  return () => {
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, handler);
+  };
+}
+
+/**
+ * Runs `work` while the stop signals are listened for (as `onStopSignals`): `work` gets the signal the
+ * first one aborts, and ends with its `StoppedBySignal` (exit 128 + the signal's number) or its result.
+ */
+export async function whileStoppable<T>(
+  opts: StopOptions,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const stopListening = onStopSignals(controller, opts);
+  try {
+    return await work(controller.signal);
+  } finally {
+    stopListening();
+  }
 }

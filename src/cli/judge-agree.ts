@@ -49,6 +49,7 @@ import {
   saladSetting,
   subsetsOf,
 } from '../validation/index.ts';
+import { whileStoppable } from './interrupt.ts';
 import { type CliIO, existingPath } from './io.ts';
 
 const DEFAULT_CONFIG = 'configs/fixture.yaml';
@@ -118,7 +119,10 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   });
   if (limit !== undefined) items = deterministicSample(items, limit);
 
-  const { reports, outcomes } = await judgeAgreement(opened, format, items);
+  const { reports, outcomes } = await whileStoppable(
+    { log: (line) => io.err(`${line}\n`), kept: JUDGED_KEPT },
+    (signal) => judgeAgreement(opened, format, items, signal),
+  );
   const pooled = reports.filter((r) => r.subset === null);
   const below =
     minKappa === undefined ? [] : pooled.filter((r) => !(Number.isFinite(r.kappa) && r.kappa >= minKappa));
@@ -142,14 +146,20 @@ export async function judgeAgreeAction(opts: AgreeFlags, io: CliIO): Promise<voi
   } else if (!opts.json) io.out(`every pooled kappa is at least --min-kappa ${minKappa}\n`);
 }
 
+/** What a judge command stopped by a signal keeps, said with the first signal and in the stop's message. */
+export const JUDGED_KEPT =
+  'what the judges were billed is settled in the budget ledger; rerun the command to judge again';
+
 /**
  * Every judge judges the items; its agreement with the people, pooled and per subset. Live judges'
- * calls are settled in the ledger item by item, and its summary is written even when a call fails.
+ * calls are settled in the ledger item by item, and its summary is written even when a call fails or
+ * a stop signal (`signal`) ends the command.
  */
 async function judgeAgreement(
   opened: OpenedJudges,
   format: AgreementFormat,
   items: readonly AgreementItem[],
+  signal?: AbortSignal,
 ): Promise<{ reports: AgreementReport[]; outcomes: Map<string, JudgeOutcome[]> }> {
   const { judges, ledger, prompt } = opened;
   const reports: AgreementReport[] = [];
@@ -163,6 +173,7 @@ async function judgeAgreement(
         prompt,
         concurrent: metered,
         ...(metered ? { onJudged: (charges) => ledger.settleCharges(charges) } : {}),
+        ...(signal ? { signal } : {}),
       });
       reports.push(...agreementBySubset(format, entry.id, items, outcomes));
       byJudge.set(entry.id, outcomes);

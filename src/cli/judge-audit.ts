@@ -32,8 +32,9 @@ import {
 } from '../validation/index.ts';
 import { loadSample, readLabels } from '../validation/labels.ts';
 import { medianScore } from '../validation/summary.ts';
+import { whileStoppable } from './interrupt.ts';
 import { type CliIO, existingPath } from './io.ts';
-import { loadAgreementItems, type OpenedJudges, openJudges } from './judge-agree.ts';
+import { JUDGED_KEPT, loadAgreementItems, type OpenedJudges, openJudges } from './judge-agree.ts';
 
 export interface AuditFlags {
   config?: string;
@@ -143,13 +144,14 @@ interface JudgeRuns {
 /**
  * Each judge judges the items `replicates` times (stability), then with the chunks reversed and with
  * the answer first (order bias against its first replicate). Live judges' calls are settled in the
- * ledger as they come, and its summary is written even when a call fails.
+ * ledger as they come, and its summary is written even when a call fails or a stop signal ends it.
  */
 async function judgeReplicates(
   opened: OpenedJudges,
   items: readonly AgreementItem[],
   clusters: readonly string[],
   replicates: number,
+  signal?: AbortSignal,
 ): Promise<JudgeRuns> {
   const { judges, ledger, prompt } = opened;
   const reversed = items.map((it) => ({
@@ -165,6 +167,7 @@ async function judgeReplicates(
         prompt,
         concurrent: live,
         ...(live ? { onJudged: (charges: readonly CallCharge[]) => ledger.settleCharges(charges) } : {}),
+        ...(signal ? { signal } : {}),
       };
       const replicateRuns: JudgeOutcome[][] = [];
       for (let r = 0; r < replicates; r++) replicateRuns.push(await judgeItems(items, provider, opts));
@@ -213,7 +216,10 @@ export async function judgeAuditAction(flags: AuditFlags, io: CliIO): Promise<vo
   });
   // the items' questions: a bootstrap of a kappa resamples whole questions
   const clusters = items.map((it) => (it.input.kind === 'judge' ? it.input.questionId : it.id));
-  const { stability, order, bases } = await judgeReplicates(opened, items, clusters, replicates);
+  const { stability, order, bases } = await whileStoppable(
+    { log: (line) => io.err(`${line}\n`), kept: JUDGED_KEPT },
+    (signal) => judgeReplicates(opened, items, clusters, replicates, signal),
+  );
   const paradoxRows = paradox(views, bases, clusters);
   if (flags.json) io.out(`${JSON.stringify({ title, stability, order, paradox: paradoxRows }, null, 2)}\n`);
   else io.out(formatAudit(title, stability, order, paradoxRows));

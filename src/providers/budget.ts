@@ -42,18 +42,24 @@ export interface RetryPolicy {
 /**
  * A provider call with bounded retries of transient failures (a retryable `CallError`), backing off
  * exponentially with jitter; each attempt gets a signal of its own that follows the caller's. Anything
- * else fails at once; the error thrown names the last failure, keys redacted.
+ * else fails at once; the error thrown names the last failure, keys redacted. A reply that came in is
+ * returned even when the caller's signal aborts right after it (p-retry would throw the abort instead):
+ * it was paid for, and the caller stores and settles it.
  */
 export async function retrying<T>(
   what: string,
   fn: (signal: AbortSignal | undefined) => Promise<T>,
   policy: RetryPolicy,
 ): Promise<T> {
+  const received: { reply?: T; in: boolean } = { in: false };
   try {
     return await pRetry(
       async () => {
         try {
-          return await withRequestSignal(policy.signal, fn);
+          const reply = await withRequestSignal(policy.signal, fn);
+          received.reply = reply;
+          received.in = true;
+          return reply;
         } catch (err) {
           if (err instanceof CallError && err.retryable) throw err;
           throw new AbortError(err instanceof Error ? err : new Error(String(err)));
@@ -75,6 +81,7 @@ export async function retrying<T>(
       },
     );
   } catch (err) {
+    if (received.in) return received.reply as T;
     throw err instanceof AbortError ? err.originalError : err;
   }
 }

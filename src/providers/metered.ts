@@ -79,17 +79,57 @@ export class ProviderLimiter {
     this.pausedUntil = Math.max(this.pausedUntil, Date.now() + ms);
   }
 
-  async run<T>(tokens: number, priority: number, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in a slot. A call whose `signal` aborts while it waits for its slot (a stop) leaves the
+   * queue at once and is never sent; once `fn` has started, its outcome is awaited whatever the signal.
+   */
+  async run<T>(tokens: number, priority: number, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
     if (this.tokens) {
       const weight = Math.min(Math.max(1, tokens), this.limits.tpm ?? tokens);
-      await this.tokens.schedule({ weight, priority }, async () => undefined);
+      const reservoir = this.tokens;
+      await queued(
+        (job) => reservoir.schedule({ weight, priority }, job),
+        async () => undefined,
+        signal,
+      );
     }
-    return this.requests.schedule({ priority }, async () => {
-      const wait = this.pausedUntil - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      return fn();
-    });
+    return queued(
+      (job) => this.requests.schedule({ priority }, job),
+      async () => {
+        const wait = this.pausedUntil - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        return fn();
+      },
+      signal,
+    );
   }
+}
+
+/**
+ * A job put in a Bottleneck queue (`schedule`), given up when `signal` aborts before the job starts: the
+ * caller gets the abort at once, and the job, when its turn comes, does nothing. A job that started is
+ * awaited to its end.
+ */
+function queued<T>(
+  schedule: (job: () => Promise<T>) => Promise<T>,
+  job: () => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (!signal) return schedule(job);
+  let started = false;
+  const scheduled = schedule(async () => {
+    signal.throwIfAborted();
+    started = true;
+    return job();
+  });
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      if (!started) reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    scheduled.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Carries the error of a refused budget reservation through the retry loop untouched. */
@@ -186,24 +226,29 @@ export class MeteredProvider implements Provider {
   ): Promise<RawReply> {
     const { adapter, limiter } = this.opts;
     const attempt = (signal: AbortSignal | undefined) =>
-      limiter.run(tokens, options.priority ?? 5, async () => {
-        try {
-          await onSlot();
-        } catch (err) {
-          // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
-          // call failure: never retried, passed on as is.
-          throw new ReservationRefused(err);
-        }
-        try {
-          const raw = await adapter.complete(request, signal);
-          if (raw.pauseMs) limiter.pause(raw.pauseMs);
-          return raw;
-        } catch (err) {
-          const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
-          if (e.retryable && e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
-          throw e;
-        }
-      });
+      limiter.run(
+        tokens,
+        options.priority ?? 5,
+        async () => {
+          try {
+            await onSlot();
+          } catch (err) {
+            // A refused reservation (the budget cap) or claim (the cell is another process's) is not a
+            // call failure: never retried, passed on as is.
+            throw new ReservationRefused(err);
+          }
+          try {
+            const raw = await adapter.complete(request, signal);
+            if (raw.pauseMs) limiter.pause(raw.pauseMs);
+            return raw;
+          } catch (err) {
+            const e = err instanceof CallError ? err : new CallError(String(err), null, false, null);
+            if (e.retryable && e.retryAfterMs !== null) limiter.pause(e.retryAfterMs);
+            throw e;
+          }
+        },
+        signal,
+      );
     const { limits } = limiter;
     try {
       return await retrying(this.id, attempt, {

@@ -412,13 +412,13 @@ function budgetSection(s: Summary): string[] {
   );
   out.push(
     `Naive sync calls without caching were estimated at $${b.totals.naiveUsd.toFixed(4)}.` +
-      (b.totals.unaccountedUsd > 0
-        ? ` $${b.totals.unaccountedUsd.toFixed(4)} is unaccounted (calls in flight when a process was killed, counted at their worst case).`
+      (b.totals.unknownUsd > 0
+        ? ` Unknown, not spent: up to $${b.totals.unknownUsd.toFixed(4)} for calls in flight when a process of the run was killed, whose replies never reached rge (possibly billed, at most their worst case; counted against the cap, not in the spent column).`
         : ''),
     '',
   );
   for (const w of b.warnings) out.push(`- Budget warning: ${w}`);
-  if (b.stopped) out.push(`- **The run stopped at the budget cap**: ${b.stopped}`);
+  if (b.stopped) out.push(`- **The run stopped before every cell was asked**: ${b.stopped}`);
   if (b.warnings.length > 0 || b.stopped) out.push('');
   return out;
 }

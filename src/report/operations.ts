@@ -40,7 +40,8 @@ export interface BudgetSection {
     naiveUsd: number;
     worstUsd: number;
     actualUsd: number;
-    unaccountedUsd: number;
+    /** possibly billed, at most this (calls of killed processes with no reply); not spend */
+    unknownUsd: number;
   };
   warnings: string[];
   stopped: string | null;
@@ -158,7 +159,7 @@ export function budget(view: RunBudgetView | null): BudgetSection | null {
       naiveUsd: view.estimate?.totals.naiveUsd ?? 0,
       worstUsd: view.estimate?.totals.worstUsd ?? 0,
       actualUsd: view.spend.usd,
-      unaccountedUsd: view.spend.unaccounted_usd,
+      unknownUsd: view.spend.unknown_usd,
     },
     warnings: [...view.budget_warnings],
     stopped: view.stopped,

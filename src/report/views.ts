@@ -52,7 +52,8 @@ export interface RunBudgetView {
   } | null;
   spend: {
     usd: number;
-    unaccounted_usd: number;
+    /** calls of killed processes with no reply on record: possibly billed, at most this; not spend */
+    unknown_usd: number;
     by_payer: readonly { provider: string; model: string; role: string; usd: number; calls: number }[];
   };
 }

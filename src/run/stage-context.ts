@@ -1,6 +1,6 @@
 /**
  * What the stages of a run share while they run: the errors by cell, why the run stopped (the budget
- * cap), the counts, the progress line, and one recovery of the ledger at a time after a stopped
+ * cap, a stop signal), the counts, the progress line, and one recovery of the ledger at a time after a stopped
  * process's leases were taken over.
  */
 import { redactSecrets } from '../providers/credentials.ts';
@@ -8,6 +8,7 @@ import { BudgetExceededError } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
 import { ContractError, SystemFailure } from '../system/index.ts';
 import { errorMessage } from '../util/errors.ts';
+import { stoppedBy } from '../util/stop-signal.ts';
 import type { RunSession } from './open.ts';
 
 export interface StageOptions {
@@ -45,6 +46,7 @@ export class StageContext {
   readonly errors = new Map<string, string>();
   /** the cells of `errors` that the subject itself gave no answer for (`isSubjectFailure`) */
   readonly subjectFailures = new Set<string>();
+  /** why the run stopped starting cells: the budget cap, or a stop (its signal aborted) */
   stopped: Error | null = null;
   /** one recovery of the ledger at a time, after leases of a stopped process were taken over */
   private recovering: Promise<void> = Promise.resolve();
@@ -67,6 +69,20 @@ export class StageContext {
   ) {
     this.now = opts.now ?? Date.now;
     this.lastProgress = this.now();
+    // a stop (a signal, Ctrl-C) stops the run at once: no new cell starts, as at the cap
+    const signal = opts.signal;
+    if (signal?.aborted) this.stopFor(signal);
+    else signal?.addEventListener('abort', () => this.stopFor(signal), { once: true });
+  }
+
+  /** Why the run stops when its signal aborts: the signal that stopped it (or an interruption). */
+  private stopFor(signal: AbortSignal): void {
+    if (this.stopped) return;
+    this.stopped =
+      stoppedBy(signal) ??
+      new Error(
+        'interrupted: the run was stopped before this cell was asked; rerun the same command to resume',
+      );
   }
 
   /** Whether progress is said as it goes ('full'), or once a stage ends. */
@@ -110,7 +126,7 @@ export class StageContext {
 
   /**
    * Settles in the ledger what the stopped processes whose leases this run took over left open (their
-   * calls' records, else worst-case bookings), one recovery at a time.
+   * calls' records, else shown as unknown: never spend), one recovery at a time.
    */
   recoverTakenOver(): Promise<void> {
     const next = this.recovering.then(() => recoverLedger(this.run, (line) => this.log(line)));

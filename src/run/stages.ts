@@ -15,13 +15,16 @@
  * resumes) is refused. When a call would cross the cap, the run stops cleanly: no new call starts, calls
  * in flight finish, and every cell not computed fails with the ledger's message. A batch that does not
  * fit is not refused: it is sized to what the cap leaves, and the rest waits for earlier batches to
- * settle (batch-waves.ts).
+ * settle (batch-waves.ts). A stop (the caller's signal aborted: SIGINT, SIGTERM, SIGHUP) stops the run
+ * the same way at once: no new cell starts, the calls in flight are aborted (their reservations
+ * released), and the run state says which signal stopped it (docs/adr/0034).
  */
 import { setMaxListeners } from 'node:events';
 import type { BudgetLedger } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
 import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
+import { StoppedBySignal } from '../util/stop-signal.ts';
 import { leftForRun } from './batch-plan.ts';
 import { runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
@@ -35,7 +38,11 @@ export { StageContext, type StageOptions, type StageOutput } from './stage-conte
 
 type PayerTotals = ReturnType<BudgetLedger['summary']>['byPayer'];
 
-function spendSince(before: PayerTotals, beforeUnaccounted: number, ledger: BudgetLedger): RunState['spend'] {
+/**
+ * What the run spent since `before` (its stages' start, after the ledger's recovery), and the unknown
+ * amount since `unknownBefore` (before that recovery: the calls of killed processes this run found).
+ */
+function spendSince(before: PayerTotals, unknownBefore: number, ledger: BudgetLedger): RunState['spend'] {
   const now = ledger.refresh();
   const key = (p: { provider: string; model: string; role: string }) => `${p.provider}/${p.model}/${p.role}`;
   const prior = new Map(before.map((p) => [key(p), p]));
@@ -50,7 +57,7 @@ function spendSince(before: PayerTotals, beforeUnaccounted: number, ledger: Budg
     .filter((p) => p.calls > 0);
   return {
     usd: byPayer.reduce((sum, p) => sum + p.usd, 0),
-    unaccounted_usd: now.unaccountedUsd - beforeUnaccounted,
+    unknown_usd: now.unknownUsd - unknownBefore,
     by_payer: byPayer,
   };
 }
@@ -71,6 +78,7 @@ function stateOf(
     errors: Object.fromEntries(ctx.errors),
     subject_failures: [...ctx.subjectFailures].filter((id) => ctx.errors.has(id)).sort(),
     stopped: ctx.stopped?.message ?? null,
+    stop_signal: ctx.stopped instanceof StoppedBySignal ? ctx.stopped.signal : null,
     warnings: [],
     counts: ctx.counts,
     spend,
@@ -135,9 +143,10 @@ async function stagesOf(
   { started, cells }: { started: string; cells: SubjectCell[] },
 ): Promise<StagesOutcome> {
   const opts = ctx.opts;
+  const unknownBefore = run.ledger.refresh().unknownUsd;
   await recoverLedger(run, opts.log);
   const before = run.ledger.refresh();
-  const noSpend: RunState['spend'] = { usd: 0, unaccounted_usd: 0, by_payer: [] };
+  const noSpend: RunState['spend'] = { usd: 0, unknown_usd: 0, by_payer: [] };
   const estimate = await estimateRun(run);
   run.ledger.refresh();
   const left = leftForRun(run.ledger);
@@ -159,7 +168,7 @@ async function stagesOf(
   else await runSyncCells(ctx, cells);
   ctx.progress(true);
   await run.ledger.writeSummary();
-  const spend = spendSince(before.byPayer, before.unaccountedUsd, run.ledger);
+  const spend = spendSince(before.byPayer, unknownBefore, run.ledger);
   const state = stateOf(ctx, estimate, started, new Date().toISOString(), spend);
   await writeRunState(run.plan.info.stateFile, state);
   return { state, cells, estimate };

@@ -88,6 +88,8 @@ export class SystemSubject implements SubjectSystem {
     if (ask.kind !== 'system') throw new Error(`${cell.id}: a system is asked its question`);
     // the cell's lease is claimed when its call has a slot: a process claims only what it is about to ask
     return this.slots.run(async () => {
+      // a stop that came while the cell waited for its slot: the system is not asked
+      opts.signal?.throwIfAborted();
       await opts.beforeSend();
       // a system's spend is booked after its answers: once past the cap, nothing more is asked
       this.ledger?.assertUnderCap();

@@ -3,15 +3,18 @@
  * every live call cost, persistent across restarts and shared by every process that spends at once.
  *
  * Every call RESERVES its worst-case cost before it is sent and is SETTLED to its real cost after its
- * record is stored. A reservation is refused when spent + unaccounted + what open reservations still
- * hold + the new claim would pass the cap, so the cap is never crossed, whatever the replies, however
- * many processes spend: each decision is made under a file lock on the journal over its full history.
+ * record is stored. A reservation is refused when spent + unknown + what open reservations still hold +
+ * the new claim would pass the cap, so the cap is never crossed, whatever the replies, however many
+ * processes spend: each decision is made under a file lock on the journal over its full history.
  *
  * A process killed with SIGKILL leaves open reservations behind. The next process recovers them: a
- * reservation whose call has a stored record is settled at the recorded cost; one without (the call was
- * in flight) is written off as UNACCOUNTED at the worst case it reserved, since the provider may have
- * billed it. Batch reservations are never written off this way: the batch runner adopts them with their
- * batch. So: spent == the sum of recorded costs, and spent + unaccounted >= what providers billed.
+ * reservation whose call has a stored record (or a reply in the dead process's inbox) is settled at the
+ * recorded cost; one without (the call was in flight, its reply lost in transit or never sent) is closed
+ * as UNKNOWN: possibly billed, at most the worst case it reserved. Unknown is not spend (nothing says a
+ * bill came); it still counts against the cap, so the cap is never crossed whatever the provider billed
+ * (docs/adr/0034). A stop signal leaves none: its calls are aborted and released, or their replies
+ * stored. Batch reservations are never closed this way: the batch runner adopts them with their batch.
+ * So: spent == the sum of recorded costs <= what providers billed <= spent + unknown.
  *
  * The cap a run spends under is recorded with its first reservation (when it differs from the last one
  * recorded), so `rge budget` reads the cap from the ledger rather than from a config.
@@ -51,6 +54,10 @@ export const LedgerEvent = z.discriminatedUnion('t', [
   }),
   z.strictObject({ t: z.literal('spend'), id: z.string(), key: z.string(), usd: Usd, at: z.string() }),
   z.strictObject({ t: z.literal('close'), id: z.string(), at: z.string() }),
+  /**
+   * a dead process's call reservation closed without a reply on record: its cost is unknown, at most
+   * `usd` (what it still held); not spend, but counted against the cap
+   */
   z.strictObject({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }),
   z.strictObject({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }),
   z.strictObject({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }),
@@ -99,11 +106,12 @@ export interface LedgerSummary {
   /** the sum of what stored replies cost */
   spentUsd: number;
   /**
-   * calls cut off by a stop (kill -9, a crash) before their reply was stored, booked at their worst case:
-   * what the providers billed for them is at most this (nothing for a call cut off before its reply)
+   * calls of processes that died (kill -9, a crash) with no reply on record: possibly billed, at most
+   * this (their worst case; nothing for a call cut off before its reply). Not spend; counted against the
+   * cap (docs/adr/0034)
    */
-  unaccountedUsd: number;
-  unaccountedCalls: number;
+  unknownUsd: number;
+  unknownCalls: number;
   heldUsd: number;
   leftUsd: number;
   open: { id: string; usd: number; kind: string; payer: Payer; owner: Owner }[];
@@ -120,7 +128,9 @@ export class BudgetExceededError extends RgeError {
   ) {
     super(
       `budget cap of $${fmt(summary.capUsd)} reached: spent $${fmt(summary.spentUsd)}` +
-        (summary.unaccountedUsd > 0 ? ` (+ $${fmt(summary.unaccountedUsd)} unaccounted)` : '') +
+        (summary.unknownUsd > 0
+          ? ` (+ up to $${fmt(summary.unknownUsd)} unknown: calls of a killed process, possibly billed)`
+          : '') +
         (summary.heldUsd > 0 ? `, $${fmt(summary.heldUsd)} held by calls in flight` : '') +
         `, $${fmt(summary.leftUsd)} left; the next call needs up to $${fmt(claimUsd)}. ` +
         `Stopped cleanly: stored results are kept and a rerun resumes. To go on, raise budget.cap_usd in ${configFile}.`,
@@ -152,8 +162,8 @@ export class BudgetLedger {
   private readonly byPayer = new Map<string, PayerTotal>();
   private readonly warnings: { spent: number; warn: number; at: string }[] = [];
   private spent = 0;
-  private unaccounted = 0;
-  private unaccountedCalls = 0;
+  private unknown = 0;
+  private unknownCalls = 0;
   private lastCap: RecordedCap | null = null;
   readonly owner: Owner = { pid: process.pid, host: hostname() };
   /** what this process has spent through this ledger (other processes' spending is in `summary()`) */
@@ -205,8 +215,8 @@ export class BudgetLedger {
         this.open.delete(e.id);
         return;
       case 'orphan':
-        this.unaccounted += e.usd;
-        this.unaccountedCalls++;
+        this.unknown += e.usd;
+        this.unknownCalls++;
         this.open.delete(e.id);
         return;
       case 'cap':
@@ -245,10 +255,10 @@ export class BudgetLedger {
       warnUsd: under.warnUsd,
       recordedCap: this.lastCap,
       spentUsd: this.spent,
-      unaccountedUsd: this.unaccounted,
-      unaccountedCalls: this.unaccountedCalls,
+      unknownUsd: this.unknown,
+      unknownCalls: this.unknownCalls,
       heldUsd: held,
-      leftUsd: Math.max(0, under.capUsd - this.spent - this.unaccounted - held),
+      leftUsd: Math.max(0, under.capUsd - this.spent - this.unknown - held),
       open: [...this.open.values()].map((r) => ({
         id: r.id,
         usd: r.usd - r.spent,
@@ -285,7 +295,7 @@ export class BudgetLedger {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.journal.transact(() => {
         const s = this.summary();
-        const committed = s.spentUsd + s.unaccountedUsd + s.heldUsd;
+        const committed = s.spentUsd + s.unknownUsd + s.heldUsd;
         if (committed + usd <= this.opts.capUsd + 1e-12)
           return {
             records: [
@@ -295,7 +305,7 @@ export class BudgetLedger {
             result: 'reserved' as const,
           };
         const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
-        const couldFit = s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12;
+        const couldFit = s.spentUsd + s.unknownUsd + usd <= this.opts.capUsd + 1e-12;
         if (liveHeld && couldFit && Date.now() < deadline) return { records: [], result: 'wait' as const };
         throw new BudgetExceededError(usd, s, this.opts.configFile);
       });
@@ -319,7 +329,7 @@ export class BudgetLedger {
     const id = `${kind}-${randomUUID()}`;
     return this.journal.transact(() => {
       const s = this.summary();
-      let room = this.opts.capUsd - (s.spentUsd + s.unaccountedUsd + s.heldUsd) + 1e-12;
+      let room = this.opts.capUsd - (s.spentUsd + s.unknownUsd + s.heldUsd) + 1e-12;
       let count = 0;
       let usd = 0;
       for (const c of costs) {
@@ -348,9 +358,9 @@ export class BudgetLedger {
     this.journal.catchUp();
     const s = this.summary();
     // the same room as reserveFitting's, computed the same way, so that the two never disagree
-    if (usd <= this.opts.capUsd - (s.spentUsd + s.unaccountedUsd + s.heldUsd) + 1e-12) return 'now';
+    if (usd <= this.opts.capUsd - (s.spentUsd + s.unknownUsd + s.heldUsd) + 1e-12) return 'now';
     const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
-    return liveHeld && s.spentUsd + s.unaccountedUsd + usd <= this.opts.capUsd + 1e-12 ? 'later' : 'never';
+    return liveHeld && s.spentUsd + s.unknownUsd + usd <= this.opts.capUsd + 1e-12 ? 'later' : 'never';
   }
 
   /** The error a claim of `usd` that never fits is refused with. */
@@ -384,7 +394,7 @@ export class BudgetLedger {
   assertUnderCap(): void {
     this.journal.catchUp();
     // checked before every question a system is asked: the summary is built only for the error
-    if (this.spent + this.unaccounted > this.opts.capUsd + 1e-12)
+    if (this.spent + this.unknown > this.opts.capUsd + 1e-12)
       throw new BudgetExceededError(0, this.summary(), this.opts.configFile);
   }
 
@@ -469,14 +479,15 @@ export class BudgetLedger {
 
   /**
    * Recovers the call reservations of dead processes: settled at the cost their stored record gives
-   * (`recorded(id)`), else written off as unaccounted at what they still hold.
+   * (`recorded(id)`: its stored record, after the dead processes' inboxes were stored), else closed as
+   * unknown: possibly billed, at most what they still hold; never as spend.
    */
   async recover(recorded: (reservationId: string) => { key: string; usd: number }[] | undefined): Promise<{
     settled: number;
-    unaccounted: number;
+    unknown: number;
   }> {
     let settled = 0;
-    let unaccounted = 0;
+    let unknown = 0;
     await this.journal.transact(() => {
       const records: LedgerEvent[] = [];
       for (const r of this.open.values()) {
@@ -490,30 +501,33 @@ export class BudgetLedger {
           settled++;
         } else {
           records.push({ t: 'orphan', id: r.id, usd: Math.max(0, r.usd - r.spent), at: this.now() });
-          unaccounted++;
+          unknown++;
         }
       }
       return { records, result: undefined };
     });
     await this.afterSpend();
     await this.writeSummary();
-    return { settled, unaccounted };
+    return { settled, unknown };
   }
 
-  /** Prints and records the warning once, when spending first passes warn_usd. */
+  /**
+   * Prints and records the warning once, when spending first passes warn_usd. It is about spend: an
+   * unknown amount (calls of a killed process) is not spend, and counts against the cap only.
+   */
   private async afterSpend(): Promise<void> {
     const warn = this.opts.warnUsd;
-    if (warn > 0 && this.spent + this.unaccounted >= warn && !this.warnings.some((w) => w.warn === warn)) {
+    if (warn > 0 && this.spent >= warn && !this.warnings.some((w) => w.warn === warn)) {
       const warned = await this.journal.transact(() => {
         if (this.warnings.some((w) => w.warn === warn)) return { records: [], result: false };
         return {
-          records: [{ t: 'warn', spent: this.spent + this.unaccounted, warn, at: this.now() }],
+          records: [{ t: 'warn', spent: this.spent, warn, at: this.now() }],
           result: true,
         };
       });
       if (warned)
         this.opts.onWarn?.(
-          `budget warning: $${fmt(this.spent + this.unaccounted)} spent passes the warning level of ` +
+          `budget warning: $${fmt(this.spent)} spent passes the warning level of ` +
             `$${fmt(warn)} (cap $${fmt(this.opts.capUsd)})`,
         );
     }

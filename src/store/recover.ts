@@ -16,8 +16,9 @@ export interface RecoverySite {
 
 /**
  * Recovers what crashed processes left open in the ledger: the replies they had received are stored
- * (inbox.ts); a call reservation is settled from its stored record, else written off as unaccounted; a batch reservation that no batch record names (the process
- * died between reserving and recording, before submitting) is released. Batch reservations that a
+ * (inbox.ts); a call reservation is settled from its stored record, else closed as unknown (possibly
+ * billed, at most its worst case; never booked as spend); a batch reservation that no batch record names
+ * (the process died between reserving and recording, before submitting) is released. Batch reservations that a
  * record names are adopted when their batch is resumed.
  */
 export async function recoverLedger(run: RecoverySite, log?: (line: string) => void): Promise<void> {
@@ -29,12 +30,14 @@ export async function recoverLedger(run: RecoverySite, log?: (line: string) => v
     run.cells.openAll();
     // what the stopped process stored before it stopped (a store opened earlier has not read it yet)
     for (const store of run.cells.all()) store.refresh();
-    const { settled, unaccounted } = await run.ledger.recover((id) => run.cells.chargesOf(id));
-    if (settled + unaccounted > 0)
+    const { settled, unknown } = await run.ledger.recover((id) => run.cells.chargesOf(id));
+    if (settled + unknown > 0)
       log?.(
         `budget ledger: recovered ${settled} call(s) of a stopped process from their stored records` +
-          (unaccounted > 0
-            ? `; ${unaccounted} call(s) in flight when it stopped are counted as unaccounted at their reserved worst case`
+          (unknown > 0
+            ? `; ${unknown} call(s) in flight when it died have no reply on record: their cost is unknown ` +
+              '(possibly billed, at most their reserved worst case; not spend, but counted against the cap: ' +
+              '`rge budget` shows it)'
             : ''),
       );
   }

@@ -11,6 +11,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../util/fs.ts';
 import { withFileLock } from '../util/lock.ts';
+import { STOP_SIGNALS } from '../util/stop-signal.ts';
 
 export interface EstimateLine {
   provider: string;
@@ -82,6 +83,14 @@ export interface Estimate {
   batchPlan: BatchPlan | null;
 }
 
+/** A run state's spend as states before issue 52 wrote it: `unaccounted_usd` is the unknown amount. */
+function olderSpend(spend: unknown): unknown {
+  if (typeof spend !== 'object' || spend === null || !('unaccounted_usd' in spend) || 'unknown_usd' in spend)
+    return spend;
+  const { unaccounted_usd, ...rest } = spend as Record<string, unknown>;
+  return { ...rest, unknown_usd: unaccounted_usd };
+}
+
 /** What the stages left for the cases and the report: the estimate, errors by cell, why it stopped. */
 export const RunState = z.strictObject({
   run_id: z.string(),
@@ -97,7 +106,10 @@ export const RunState = z.strictObject({
    * a stop, a judge's failure or rge's own error); the report scores them 0. Absent in older states.
    */
   subject_failures: z.array(z.string()).optional(),
+  /** why the run stopped before every cell was asked: the budget cap's message, or a stop signal's */
   stopped: z.string().nullable(),
+  /** the signal that stopped the run (SIGINT, SIGTERM, SIGHUP), if one did; absent in older states */
+  stop_signal: z.enum(STOP_SIGNALS).nullable().optional(),
   warnings: z.array(z.string()),
   counts: z.object({
     answers: z.object({ computed: z.number(), reused: z.number(), failed: z.number() }),
@@ -105,19 +117,26 @@ export const RunState = z.strictObject({
     batches: z.number(),
   }),
   /** what this run spent, from the ledger (after minus before), by provider, model and role */
-  spend: z.object({
-    usd: z.number(),
-    unaccounted_usd: z.number(),
-    by_payer: z.array(
-      z.object({
-        provider: z.string(),
-        model: z.string(),
-        role: z.string(),
-        usd: z.number(),
-        calls: z.number(),
-      }),
-    ),
-  }),
+  spend: z.preprocess(
+    olderSpend,
+    z.object({
+      usd: z.number(),
+      /**
+       * calls of processes that died (kill -9) that this run found with no reply on record: possibly
+       * billed, at most this; not spend, but counted against the cap (docs/adr/0034)
+       */
+      unknown_usd: z.number(),
+      by_payer: z.array(
+        z.object({
+          provider: z.string(),
+          model: z.string(),
+          role: z.string(),
+          usd: z.number(),
+          calls: z.number(),
+        }),
+      ),
+    }),
+  ),
   /** the budget warnings in the ledger when the run ended */
   budget_warnings: z.array(z.string()),
 });
@@ -225,7 +244,7 @@ function combineSpend(states: readonly RunState[]): RunState['spend'] {
     }
   return {
     usd: sum(states.map((s) => s.spend.usd)),
-    unaccounted_usd: sum(states.map((s) => s.spend.unaccounted_usd)),
+    unknown_usd: sum(states.map((s) => s.spend.unknown_usd)),
     by_payer: [...byPayer.values()].sort((a, b) =>
       `${a.provider}/${a.model}/${a.role}`.localeCompare(`${b.provider}/${b.model}/${b.role}`),
     ),
@@ -250,6 +269,7 @@ export function combineRunStates(states: readonly RunState[]): RunState {
     errors: Object.assign({}, ...states.map((s) => s.errors)),
     subject_failures: unique(states.flatMap((s) => s.subject_failures ?? [])).sort(),
     stopped: states.find((s) => s.stopped !== null)?.stopped ?? null,
+    stop_signal: states.find((s) => s.stop_signal)?.stop_signal ?? null,
     warnings: unique(states.flatMap((s) => s.warnings)),
     counts: {
       answers: {

@@ -2,7 +2,8 @@
  * Errors that reach the user. `RgeError` carries the exit code the CLI returns and, where the error is
  * about a file, the file and line so that the message can name them.
  */
-export type ExitCode = 0 | 1 | 2;
+/** 0 ok, 1 bad data, 2 bad usage; 129, 130, 143 stopped by SIGHUP, SIGINT, SIGTERM (stop-signal.ts). */
+export type ExitCode = 0 | 1 | 2 | 129 | 130 | 143;
 
 export class RgeError extends Error {
   readonly exitCode: ExitCode;

@@ -33,6 +33,11 @@ export interface JudgeItemsOptions {
    * no paid call unsettled (a call settled twice counts once)
    */
   onJudged?: (charges: readonly CallCharge[], judged: JudgedCase | null) => Promise<void>;
+  /**
+   * a stop (a signal): no item is asked after it aborts, the calls in flight are aborted (their
+   * reservations released), and its reason is thrown once every call has ended
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -52,7 +57,13 @@ export async function judgeItems(
   };
   const prompt = opts.prompt ?? builtInJudgePrompt();
   const controller = new AbortController();
+  const stop = opts.signal;
+  const follow = () => controller.abort(stop?.reason);
+  if (stop?.aborted) follow();
+  else stop?.addEventListener('abort', follow, { once: true });
   const one = async (item: AgreementItem): Promise<JudgeOutcome> => {
+    // a stop, or another item's error, asks nothing more
+    controller.signal.throwIfAborted();
     const request = renderJudgeRequest(item.input, model, prompt, {
       answerFirst: opts.answerFirst === true,
     });
@@ -65,9 +76,31 @@ export async function judgeItems(
     await opts.onJudged?.(judged.charges, judged);
     return judged.outcome;
   };
-  if (!opts.concurrent) {
+  try {
+    return await judgeAll(items, controller, opts.concurrent === true, one);
+  } finally {
+    stop?.removeEventListener('abort', follow);
+  }
+}
+
+/**
+ * Every item, one after the other or all at once: the first error (or a stop) aborts the calls still
+ * waiting, and is thrown once every call has ended (so that what was billed is settled).
+ */
+async function judgeAll(
+  items: readonly AgreementItem[],
+  controller: AbortController,
+  concurrent: boolean,
+  one: (item: AgreementItem) => Promise<JudgeOutcome>,
+): Promise<JudgeOutcome[]> {
+  if (!concurrent) {
     const outcomes: JudgeOutcome[] = [];
-    for (const item of items) outcomes.push(await one(item));
+    try {
+      for (const item of items) outcomes.push(await one(item));
+    } catch (err) {
+      // a call cut by a stop fails as an aborted call: the stop is why
+      throw controller.signal.aborted ? controller.signal.reason : err;
+    }
     return outcomes;
   }
   const settled = await Promise.allSettled(

@@ -1,7 +1,7 @@
 /**
  * `rge budget` reads the cap and the spending from the ledger of a results folder: the cap the last run
  * that spent recorded (a config is only compared), and how much of what counts against the cap is
- * worst-case bookings of calls a stop cut off.
+ * unknown: calls of a killed process with no reply on record, possibly billed, never shown as spend.
  */
 import { appendFile, mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -27,14 +27,14 @@ describe('rge budget', () => {
     const { code, out } = await runRge(root, 'budget', '--results-dir', dir);
     expect(code).toBe(0);
     expect(out).toContain('no run has recorded a cap in this ledger yet');
-    expect(out).toContain('spent $0.0000, unaccounted $0.0000, held $0.0000');
+    expect(out).toContain('spent $0.0000, unknown up to $0.0000, held $0.0000');
   });
 
   it("prints the ledger's cap, not a config's; a config and --set are compared with it", async () => {
     const dir = scratch();
     const budget = (...args: string[]) => runRge(root, 'budget', '--results-dir', dir, ...args);
     // what a run with --set budget.cap_usd=0.65 leaves: 0.2 spent, then a process killed with a call
-    // in flight (its reservation of 0.15 is booked at that worst case on recovery)
+    // in flight (its reservation of 0.15 is shown on recovery as unknown, at most that worst case)
     const run = new BudgetLedger(dir, {
       capUsd: 0.65,
       warnUsd: 0.3,
@@ -58,11 +58,11 @@ describe('rge budget', () => {
     );
     // left 0.65 - 0.2 - 0.15 = 0.30
     expect(plain.out).toContain(
-      'cap $0.6500 (warning at $0.3000): spent $0.2000, unaccounted $0.1500, held $0.0000, left $0.3000',
+      'cap $0.6500 (warning at $0.3000): spent $0.2000, unknown up to $0.1500, held $0.0000, left $0.3000',
     );
-    // 0.15 of the 0.35 counted is worst-case bookings: 43%
+    // 0.15 of the 0.35 counted against the cap is unknown, not spend: 43%
     expect(plain.out).toContain(
-      '  unaccounted: 1 call(s) cut off by a stop before their reply was stored, booked at their worst case: $0.1500 of the $0.3500 counted against the cap (43%) is worst-case bookings',
+      '  unknown: 1 call(s) of a process that died (kill -9, a crash) with no reply on record: possibly billed, at most $0.1500 (their worst case; nothing for a call cut off before its reply). Not spend; counted against the cap: $0.1500 of the $0.3500 counted (43%).',
     );
 
     const published = await budget('--config', 'configs/published.yaml');
@@ -85,7 +85,7 @@ describe('rge budget', () => {
     expect(json).toMatchObject({
       capUsd: 0.65,
       recordedCap: { capUsd: 0.65, source: LIVE },
-      unaccountedCalls: 1,
+      unknownCalls: 1,
       compared: { capUsd: 100, source: 'configs/published.yaml', leftUsd: expect.closeTo(99.65, 10) },
     });
   });

@@ -184,6 +184,45 @@ describe('MeteredProvider', () => {
     }
   });
 
+  it('a call waiting for its slot when its run stops leaves at once: never sent, nothing reserved (issue 52)', async () => {
+    // one call at a time; the first takes 1.5 s, the second waits behind it and is stopped after 100 ms
+    const server = await startOpenAIServer({ apiKey: KEY, latencyMs: 1500 });
+    const dir = await mkdtemp(join(tmpdir(), 'rge-metered-'));
+    const ledger = new BudgetLedger(dir, { capUsd: 1, warnUsd: 0.5, configFile: 'test.yaml' });
+    try {
+      const provider = await openai(server.url, { concurrency: 1, timeoutMs: 10_000 }, ledger);
+      const first = provider.complete(request);
+      const stop = new AbortController();
+      const started = Date.now();
+      const second = provider.complete(request, { signal: stop.signal });
+      setTimeout(() => stop.abort(new Error('stopped by SIGTERM')), 100);
+      await expect(second).rejects.toThrow(/stopped by SIGTERM/);
+      // before: it waited for the first call's 1.5 s, then reserved and sent an aborted request
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(ledger.refresh().open).toHaveLength(1); // the first call's reservation only
+      await first;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(modelCalls(server.requests)).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a reply that came in is returned even when the stop comes just after it (issue 52)', async () => {
+    // p-retry throws the signal's reason when it aborts between the reply and p-retry's next look: the
+    // reply, paid for, was thrown away and its reservation released
+    const stop = new AbortController();
+    const reply = await retrying(
+      'openai/gpt-5.4',
+      async () => {
+        stop.abort(new Error('stopped by SIGTERM'));
+        return 'a paid reply';
+      },
+      { maxAttempts: 3, minBackoffMs: 1, maxBackoffMs: 2, signal: stop.signal },
+    );
+    expect(reply).toBe('a paid reply');
+  });
+
   it('a reply whose rate-limit headers say none is left pauses the next call until the reset', async () => {
     const server = await startOpenAIServer({ apiKey: KEY, rateLimit: { rpm: 1, windowMs: 300 } });
     try {

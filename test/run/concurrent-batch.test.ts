@@ -37,7 +37,7 @@ describe('batch runs on one results folder submit each cell once', () => {
       expect(billedCalls(o.servers)).toEqual({ sync: 0, batch: cells });
       expect(billed).toBe(cells);
       expect(o.ledger.spentUsd).toBeCloseTo(billedUsd(o.servers), 10);
-      expect(o.ledger.unaccountedUsd).toBe(0);
+      expect(o.ledger.unknownUsd).toBe(0);
       if (s.kill) {
         // the killed owner's batch was taken over, not submitted again
         expect(

@@ -31,15 +31,15 @@ describe('sync runs on one results folder pay once per cell', () => {
     // A cell whose call the killed process had in flight is paid again by the process that takes it
     // over only when the server had sent the whole reply (the loopback bills a reply once it is written,
     // not a client that went away) and the reply had not reached the killed process's inbox: a reply in
-    // transit at the kill. Its call is booked in the ledger at its worst case (unaccounted). A reply
+    // transit at the kill. Its call is shown in the ledger as unknown (at most its worst case). A reply
     // that reached the inbox is stored from there, and its call settled at its cost.
     expect(billed).toBeGreaterThanOrEqual(cells);
-    expect(billed - cells).toBeLessThanOrEqual(o.ledger.unaccountedCalls);
-    expect(billedUsd(o.servers)).toBeLessThanOrEqual(o.ledger.spentUsd + o.ledger.unaccountedUsd + 1e-9);
-    // A call of the killed process that left no record (booked at its worst case) is a cell it held
+    expect(billed - cells).toBeLessThanOrEqual(o.ledger.unknownCalls);
+    expect(billedUsd(o.servers)).toBeLessThanOrEqual(o.ledger.spentUsd + o.ledger.unknownUsd + 1e-9);
+    // A call of the killed process that left no record (shown as unknown) is a cell it held
     // when it died, which another process had to take over. (Cells it had stored, or whose reply
     // reached its inbox, need no takeover: the others find them stored.)
-    if (o.ledger.unaccountedCalls > 0)
+    if (o.ledger.unknownCalls > 0)
       expect(takeovers(o.resultsDir).some((t) => t.from.includes(o.killed as number))).toBe(true);
   });
 });

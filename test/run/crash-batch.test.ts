@@ -128,7 +128,7 @@ describe('the published run under a cap between its expected and its worst-case 
     const ledger = new BudgetLedger(resultsDir, { capUsd: cap, warnUsd: 0, configFile: 'x' }).summary();
     expect(ledger.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
     expect(ledger.spentUsd).toBeCloseTo(billedUsd(servers), 10);
-    expect(ledger.unaccountedUsd).toBe(0);
+    expect(ledger.unknownUsd).toBe(0);
     expect(ledger.open).toEqual([]);
     expect(ledger.spentUsd).toBeLessThanOrEqual(cap);
   }

@@ -143,7 +143,7 @@ describe("a judge's retry", () => {
         }
         const afterSecond = ledgerOf(resultsDir);
         expect(afterSecond.open).toEqual([]);
-        expect(afterSecond.unaccountedUsd).toBe(0);
+        expect(afterSecond.unknownUsd).toBe(0);
         expect(afterSecond.spentUsd).toBeCloseTo(billedUsd(s), 10);
         expect(afterSecond.spentUsd).toBeCloseTo(recordedCosts(resultsDir).usd, 10);
       } finally {

@@ -105,9 +105,11 @@ describe('live providers against loopback servers', () => {
     const spent = ledgerOf(resultsDir).summary().spentUsd;
     expect(out).toContain('the cap recorded by the last run that spent: configs/published.yaml (pid ');
     expect(out).toContain(
-      `cap $100.0000 (warning at $50.0000): spent $${spent.toFixed(4)}, unaccounted $0.0000, held $0.0000`,
+      `cap $100.0000 (warning at $50.0000): spent $${spent.toFixed(4)}, unknown up to $0.0000, held $0.0000`,
     );
-    expect(out).toContain('unaccounted: none (no call was cut off by a stop)');
+    expect(out).toContain(
+      'unknown: none (every call is settled from its reply, or was released unsent or aborted)',
+    );
     for (const m of ['anthropic/claude-sonnet-4-6', 'openai/gpt-5.4', 'gemini/gemini-3.1-pro-preview'])
       for (const role of ['subject', 'judge'])
         expect(out).toMatch(new RegExp(`${role} +${m.replace('.', '\\.')} +\\d+ calls`));
@@ -338,7 +340,7 @@ describe('live providers under faults, caps and bad keys', () => {
       expect(state.counts.answers.computed).toBeGreaterThan(0);
       expect(Object.keys(state.errors).length).toBeGreaterThan(0);
       const ledger = ledgerOf(dir, cap).summary();
-      expect(ledger.spentUsd + ledger.unaccountedUsd).toBeLessThanOrEqual(cap);
+      expect(ledger.spentUsd + ledger.unknownUsd).toBeLessThanOrEqual(cap);
       expect(billedUsd(s)).toBeLessThanOrEqual(cap);
       expect(ledger.spentUsd).toBeCloseTo(recordedCosts(dir).usd, 12);
       // The warning is printed once and recorded.

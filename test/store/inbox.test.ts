@@ -100,9 +100,9 @@ describe('the inbox of received replies', () => {
     // the ledger settles both from their records: nothing written off at its worst case
     const fresh = new BudgetLedger(dir, { capUsd: 1, warnUsd: 0, configFile: 'x' });
     cells.openAll();
-    expect(await fresh.recover((id) => cells.chargesOf(id))).toEqual({ settled: 2, unaccounted: 0 });
+    expect(await fresh.recover((id) => cells.chargesOf(id))).toEqual({ settled: 2, unknown: 0 });
     expect(fresh.summary().spentUsd).toBeCloseTo(0.03, 12);
-    expect(fresh.summary().unaccountedUsd).toBe(0);
+    expect(fresh.summary().unknownUsd).toBe(0);
     // taking them again stores nothing twice
     const again = new ReplyInbox(dir, owner);
     again.receive({ t: 'answer', record: answer('a2', r2, 0.02) });
@@ -128,9 +128,9 @@ describe('the inbox of received replies', () => {
     const fresh = new BudgetLedger(dir, { capUsd: 1, warnUsd: 0, configFile: 'x' });
     cells.openAll();
     // the first reply is settled at its cost; only the retry in flight is written off
-    expect(await fresh.recover((id) => cells.chargesOf(id))).toEqual({ settled: 1, unaccounted: 1 });
+    expect(await fresh.recover((id) => cells.chargesOf(id))).toEqual({ settled: 1, unknown: 1 });
     expect(fresh.summary().spentUsd).toBeCloseTo(0.004, 12);
-    expect(fresh.summary().unaccountedUsd).toBeCloseTo(0.2, 12);
+    expect(fresh.summary().unknownUsd).toBeCloseTo(0.2, 12);
     expect(fresh.summary().open).toEqual([]);
     expect(retry).not.toBe(first);
   });

@@ -355,7 +355,7 @@ describe('BudgetLedger: warning and summary', () => {
     expect(s.warnUsd).toBe(1.5);
     // spent 0.2 + 0.25 + 0.1 = 0.55
     expect(s.spentUsd).toBeCloseTo(0.55, 12);
-    expect(s.unaccountedUsd).toBe(0);
+    expect(s.unknownUsd).toBe(0);
     // held 0.3 (r3) + 0.3 (r4) = 0.6
     expect(s.heldUsd).toBeCloseTo(0.6, 12);
     // left 2 - 0.55 - 0.6 = 0.85
@@ -422,12 +422,12 @@ describe('BudgetLedger: recovery after a crash', () => {
       asked.push(id);
       return id === 'call-recorded' ? [{ key: 'call-recorded', usd: 0.12 }] : undefined;
     });
-    expect(outcome).toEqual({ settled: 1, unaccounted: 1 });
+    expect(outcome).toEqual({ settled: 1, unknown: 1 });
     expect(asked.sort()).toEqual(['call-in-flight', 'call-recorded']); // never the batch
     const s = l.summary();
-    // spent 0.05 + 0.12 (the recorded charge) = 0.17; unaccounted: what call-in-flight held, 0.2 - 0.05 = 0.15
+    // spent 0.05 + 0.12 (the recorded charge) = 0.17; unknown, not spent: what call-in-flight held, 0.2 - 0.05 = 0.15
     expect(s.spentUsd).toBeCloseTo(0.17, 12);
-    expect(s.unaccountedUsd).toBeCloseTo(0.15, 12);
+    expect(s.unknownUsd).toBeCloseTo(0.15, 12);
     // the batch still holds 0.25; left 1 - 0.17 - 0.15 - 0.25 = 0.43
     expect(s.heldUsd).toBeCloseTo(0.25, 12);
     expect(s.leftUsd).toBeCloseTo(0.43, 12);
@@ -436,7 +436,7 @@ describe('BudgetLedger: recovery after a crash', () => {
     expect(JSON.parse(readFileSync(join(dir, LEDGER_SUMMARY), 'utf8'))).toEqual(s);
 
     // a second recovery finds nothing to do
-    expect(await l.recover(() => undefined)).toEqual({ settled: 0, unaccounted: 0 });
+    expect(await l.recover(() => undefined)).toEqual({ settled: 0, unknown: 0 });
 
     await l.adopt('batch-1');
     expect(l.orphans()).toEqual([]);
@@ -459,11 +459,11 @@ describe('BudgetLedger: recovery after a crash', () => {
     // a fresh ledger agrees
     const again = ledger(dir).summary();
     expect(again.spentUsd).toBeCloseTo(0.17, 12);
-    expect(again.unaccountedUsd).toBeCloseTo(0.15, 12);
+    expect(again.unknownUsd).toBeCloseTo(0.15, 12);
     expect(again.open.map((o) => o.owner.pid)).toEqual([process.pid]);
   });
 
-  it('budget held by a dead process is not waited for, and the refusal names what is unaccounted', async () => {
+  it('budget held by a dead process is not waited for, and the refusal names what is unknown', async () => {
     const dir = freshDir();
     await leftBehind(dir, [
       { t: 'reserve', id: 'call-gone', usd: 0.6, payer: CLAUDE, kind: 'call', owner: dead(), at },
@@ -474,7 +474,7 @@ describe('BudgetLedger: recovery after a crash', () => {
     const started = Date.now();
     let err: unknown;
     try {
-      // 0.1 unaccounted + 0.6 held + 0.5 > 1, and the holder will never settle
+      // 0.1 unknown + 0.6 held + 0.5 > 1, and the holder will never settle
       await l.reserve(0.5, GPT);
     } catch (e) {
       err = e;
@@ -483,7 +483,8 @@ describe('BudgetLedger: recovery after a crash', () => {
     expect(err).toBeInstanceOf(BudgetExceededError);
     // left 1 - 0 - 0.1 - 0.6 = 0.3
     expect((err as Error).message).toBe(
-      'budget cap of $1.00 reached: spent $0.0000 (+ $0.1000 unaccounted), $0.6000 held by calls in flight, ' +
+      'budget cap of $1.00 reached: spent $0.0000 (+ up to $0.1000 unknown: calls of a killed process, possibly billed), ' +
+        '$0.6000 held by calls in flight, ' +
         '$0.3000 left; the next call needs up to $0.5000. Stopped cleanly: stored results are kept and a rerun ' +
         'resumes. To go on, raise budget.cap_usd in configs/test.yaml.',
     );
@@ -513,7 +514,7 @@ describe('BudgetLedger: recovery after a crash', () => {
     ]);
     const l = ledger(dir);
     expect(l.orphans()).toEqual([]);
-    expect(await l.recover(() => undefined)).toEqual({ settled: 0, unaccounted: 0 });
+    expect(await l.recover(() => undefined)).toEqual({ settled: 0, unknown: 0 });
     expect(l.summary().heldUsd).toBeCloseTo(0.4, 12);
   });
 });

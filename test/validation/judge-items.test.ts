@@ -51,3 +51,30 @@ describe('judgeItems', () => {
     expect(settled).toEqual([['r1', 'before retry']]);
   });
 });
+
+describe('judgeItems stopped by a signal (issue 52)', () => {
+  it('asks nothing after the stop and ends with its reason, one item after the other or all at once', async () => {
+    for (const concurrent of [false, true]) {
+      const stop = new AbortController();
+      let asked = 0;
+      const judge: Provider = {
+        id: 'fake/judge',
+        family: 'fake',
+        async complete(_request, options): Promise<ModelReply> {
+          asked++;
+          await new Promise((r) => setTimeout(r, 10));
+          // the stop comes while the first call is in flight; the calls are aborted with it
+          stop.abort(new Error('stopped by SIGTERM'));
+          options?.signal?.throwIfAborted();
+          throw new Error('not aborted');
+        },
+      };
+      const items = [ITEM, { ...ITEM, id: 'ab-2' }, { ...ITEM, id: 'ab-3' }];
+      await expect(judgeItems(items, judge, { signal: stop.signal, concurrent })).rejects.toThrow(
+        'stopped by SIGTERM',
+      );
+      // one after the other: only the first was asked; all at once: each was in flight already
+      expect(asked).toBe(concurrent ? 3 : 1);
+    }
+  });
+});

@@ -12,7 +12,7 @@ import {
   combineRunStates,
   combineSliceStates,
   parseSliceFile,
-  type RunState,
+  RunState,
   sliceStateFile,
 } from '../../src/store/run-state.ts';
 import { checkSlice, sliceQuestions } from '../../src/vitest/evals-slices.ts';
@@ -63,7 +63,7 @@ function state(over: Partial<RunState> & { usd: number; calls: number }): RunSta
     },
     spend: {
       usd,
-      unaccounted_usd: 0,
+      unknown_usd: 0,
       by_payer: [{ provider: 'openai', model: 'a', role: 'subject', usd, calls }],
     },
     budget_warnings: [],
@@ -142,6 +142,15 @@ describe('slices of a run', () => {
     expect(e.cells.total).toBe(8);
     // a slice still running makes the run unfinished
     expect(combineRunStates([one, { ...two, finished_at: null }]).finished_at).toBeNull();
+  });
+
+  it('reads the spend of a state written before issue 52: its unaccounted_usd is the unknown amount', () => {
+    const older = JSON.parse(JSON.stringify(state({ usd: 0.25, calls: 3 }))) as Record<string, unknown>;
+    const { unknown_usd, ...spend } = (older as { spend: Record<string, unknown> }).spend;
+    const read = RunState.parse({ ...older, spend: { ...spend, unaccounted_usd: 0.15 } });
+    expect(unknown_usd).toBe(0);
+    expect(read.spend.unknown_usd).toBe(0.15);
+    expect(read.spend).not.toHaveProperty('unaccounted_usd');
   });
 
   it("rewrites the run's state file from its slice files with the same n", async () => {

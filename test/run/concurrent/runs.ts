@@ -276,7 +276,7 @@ export function checkScenario(
       `${s.processes} ${s.mode} processes${s.kill ? ` (pid ${o.killed} killed)` : ''}: ` +
         `${ANSWERS + VERDICTS} cells, ${billed.sync + billed.batch} paid calls (${billed.batch} in batches); ` +
         `ledger spent $${o.ledger.spentUsd.toFixed(6)} == recorded $${recorded.toFixed(6)}; ` +
-        `unaccounted $${o.ledger.unaccountedUsd.toFixed(6)} (${o.ledger.unaccountedCalls} calls); ` +
+        `unknown up to $${o.ledger.unknownUsd.toFixed(6)} (${o.ledger.unknownCalls} calls); ` +
         `paying processes ${o.outcomes.filter((p) => /this run spent \$0\.0*[1-9]/.test(p.out)).length}; ` +
         `claims that took over the killed process's leases ${takeovers(o.resultsDir).filter((t) => o.killed !== null && t.from.includes(o.killed)).length}\n`,
     );
