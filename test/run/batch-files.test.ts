@@ -106,9 +106,13 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(requestsTo(s, 'POST', /^\/v1\/files$/)).toHaveLength(1); // the retry reused the upload
     expect(s.openai.files()).toEqual([]);
 
-    // refused outright (a 400), and a server that keeps failing (500s until retries run out): the
-    // items run as sync calls and no upload is left
-    for (const status of [400, 500]) {
+    // refused outright (a 400: failed), and a server that keeps failing (500s until retries run out:
+    // the batch may exist, so it is looked up, and found absent): the items run as sync calls and no
+    // upload is left
+    for (const [status, outcome] of [
+      [400, 'failed'],
+      [500, 'absent'],
+    ] as const) {
       const refusing = await servers({
         intercept: ({ method, path }) => (method === 'POST' && path === '/v1/batches' ? status : null),
       });
@@ -119,11 +123,15 @@ describe('the files OpenAI keeps for a batch', () => {
         { log: (l) => logs.push(l) },
       );
       expect(st.errors, String(status)).toEqual({});
-      expect(logs.some((l) => /submission failed \(.*500|submission failed \(.*400/.test(l))).toBe(true);
+      const said = status === 400 ? /submission failed \(.*400/ : /ended without an answer \(.*500/;
+      expect(
+        logs.some((l) => said.test(l)),
+        logs.join('\n'),
+      ).toBe(true);
       expect(requestsTo(refusing, 'POST', /^\/v1\/files$/), String(status)).toHaveLength(1);
       expect(refusing.openai.files(), String(status)).toEqual([]);
       const [record] = loadBatchRecords(batchesDir(d)).filter((r) => r.provider === 'openai');
-      expect(record).toMatchObject({ status: 'failed', files: [{ kind: 'input', deleted: true }] });
+      expect(record).toMatchObject({ status: outcome, files: [{ kind: 'input', deleted: true }] });
     }
   });
 
@@ -158,7 +166,8 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(state.errors).toEqual({});
     expect(s.openai.files()).toEqual([]);
     const after = loadBatchRecords(batchesDir(dir)).find((r) => r.id === id);
-    expect(after).toMatchObject({ status: 'abandoned', files: [{ kind: 'input', deleted: true }] });
+    // looked up and not found: absent (a batch created later under its tag would still be adopted)
+    expect(after).toMatchObject({ status: 'absent', files: [{ kind: 'input', deleted: true }] });
   });
 
   it('what could not be deleted is listed by `rge results batches` and deleted by the next run', async () => {
