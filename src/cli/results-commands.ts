@@ -45,8 +45,9 @@ const usd = (x: number) => `$${x.toFixed(4)}`;
 function orphanLine(o: Orphan): string {
   const r = o.record;
   const what = `${r.items.length} ${r.role === 'subject' ? 'answers' : 'verdicts'} of ${r.provider}/${r.model}`;
+  const billed = o.costUsd === null ? 'its results could not be read now' : `billed ${usd(o.costUsd)}`;
   const state = o.remote.ended
-    ? `${o.remote.state}, ${o.done} of ${r.items.length} answered, billed ${usd(o.costUsd ?? 0)}`
+    ? `${o.remote.state}, ${o.done ?? '?'} of ${r.items.length} answered, ${billed}`
     : `${o.remote.state}: running and billed whether or not it is collected (up to ${usd(r.reserved_usd)})`;
   const told = o.remote.verified
     ? ''

@@ -104,16 +104,24 @@ export async function findOrphans(
       });
       continue;
     }
-    report.checked.push(`${first.provider}/${first.model} (${first.role})`);
     const submitters = new Map(group.filter((r) => r.late_of === null).map((r) => [r.id, r]));
-    const found = await batch.findTagged([...submitters.values()].map(tagQuery), opts);
+    let found: RemoteBatch[];
+    try {
+      found = await batch.findTagged([...submitters.values()].map(tagQuery), opts);
+    } catch (err) {
+      const why = `the lookup failed (${redactSecrets(errorMessage(err))})`;
+      report.unchecked.push({ provider: first.provider, model: first.model, records: group.length, why });
+      continue;
+    }
+    report.checked.push(`${first.provider}/${first.model} (${first.role})`);
     for (const remote of found) {
       const record = submitters.get(remote.tag);
       if (!record || known.has(remote.id)) continue;
       // a running Anthropic batch told only by its size and time is another's while a record holds its own
       if (!remote.verified && record.remote_id !== null) continue;
       known.add(remote.id);
-      const cost = remote.ended ? await priced(batch, record, remote, opts) : null;
+      // its cost read from its results (none when they cannot be read now: said as unknown)
+      const cost = remote.ended ? await priced(batch, record, remote, opts).catch(() => null) : null;
       report.orphans.push({ record, remote, costUsd: cost?.costUsd ?? null, done: cost?.done ?? null });
     }
   }
