@@ -24,14 +24,20 @@
 import { MeteredProvider } from '../providers/metered.ts';
 import type { MeteredBatch } from '../providers/metered-batch.ts';
 import type { Provider } from '../providers/types.ts';
-import { type BatchRecord, batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
+import {
+  type BatchRecord,
+  batchesDir,
+  isOpen,
+  loadBatchRecords,
+  saveBatchRecord,
+} from '../store/batch-records.ts';
 import { type AnswerRecord, type CellStore, isJudgeable, type VerdictRecord } from '../store/cells.ts';
 import { type BatchGroup, fileCalls } from './batch-calls.ts';
 import { batchOfRecord, deleteLeftoverFiles } from './batch-files.ts';
 import { runGroups } from './batch-group.ts';
 import { lookForLate } from './batch-lookup.ts';
 import { type Lane, runWaves } from './batch-waves.ts';
-import type { StageContext } from './stage-context.ts';
+import { StageContext } from './stage-context.ts';
 import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
@@ -229,4 +235,23 @@ export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[
   await lookForLate(ctx);
   await collectBills(ctx);
   await closeStoredBatches(ctx);
+}
+
+/**
+ * Before a sync run asks anything: the batches an earlier batch run of this folder left open (submitted,
+ * or whose create's outcome is unknown) for this run's models are looked up and collected first, so a
+ * cell one of them holds is never asked again in sync (issue 52). Nothing is submitted; the sync calls
+ * then ask what they did not answer. Nothing happens (no call) when no such record exists.
+ */
+export async function collectBeforeSync(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
+  const records = loadBatchRecords(batchesDir(ctx.run.plan.info.resultsDir));
+  const open = records.filter((r) => isOpen(r) && batchOfRecord(ctx, r) !== null);
+  if (open.length === 0) return;
+  ctx.log(
+    `${open.length} batch(es) an earlier batch run left open for this run's models: the cells they hold ` +
+      'are collected from them first (looked up where their submission ended without an answer), not asked again in sync',
+  );
+  // a context of its own: its counts are not the sync run's (a cell it stores is reused there)
+  const collecting = new StageContext(ctx.run, { ...ctx.opts, collectOnly: true });
+  await runBatches(collecting, cells);
 }

@@ -202,6 +202,25 @@ describe.each(PROVIDERS)('%s: a Ctrl-C while a batch is being created', (provide
     expect(r.s[provider].billed.filter((b) => !b.batch)).toEqual([]);
     await checkPaidOnce(r);
   });
+
+  it('a rerun in sync mode collects the batch first: its answers are not asked again in sync', async () => {
+    const { r, left } = await ctrlCDuringCreate(provider);
+    const logs: string[] = [];
+    const { state } = await runStages(
+      await openTestRun({ ...runOf(r, 5000, (l) => logs.push(l)), mode: 'sync' }),
+      { log: (l) => logs.push(l) },
+    );
+    sayFigures(r);
+    checkLeftUnknown(left);
+    expect(state.errors).toEqual({});
+    expect(logs.join('\n')).toMatch(
+      /1 batch\(es\) an earlier batch run left open .* not asked again in sync/,
+    );
+    expect(created(r)).toBe(1);
+    // the answers came from the batch; the verdicts were asked in sync (this run's mode)
+    expect(r.s[provider].billed.map((b) => b.batch)).toEqual([true, true]);
+    await checkPaidOnce(r);
+  });
 });
 
 describe.each(PROVIDERS)('%s: a create that reaches the provider after the lookup', (provider) => {
