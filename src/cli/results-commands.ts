@@ -52,10 +52,8 @@ function orphanLine(o: Orphan): string {
   const told = o.remote.verified
     ? ''
     : ' (told by its size and creation time; its items are checked when collected)';
-  return `orphan ${o.remote.id} at ${r.provider}: tagged ${tagOfRecord(r)} (${what}, record ${r.status}): ${state}${told}`;
+  return `orphan ${o.remote.id} at ${r.provider}: tagged ${o.remote.tag} (${what}, record ${r.status}): ${state}${told}`;
 }
-
-const tagOfRecord = (r: BatchRecord) => r.late_of ?? r.id;
 
 /** What the local records say rge left at the providers, as the command prints it. */
 function printLocal(io: CliIO, dir: string, records: readonly BatchRecord[], left: LeftAtProvider[]): void {
@@ -64,8 +62,8 @@ function printLocal(io: CliIO, dir: string, records: readonly BatchRecord[], lef
   io.out(
     `${records.length} batch record(s) in ${relative(io.cwd, dir) || '.'}: ` +
       (left.length === 0
-        ? 'nothing left at the providers (no batch open, every file deleted)\n'
-        : `${open} batch(es) open and ${files} file(s) not deleted at the providers\n`),
+        ? 'by these records, nothing left at the providers (no batch open, every file deleted)\n'
+        : `by these records, ${open} batch(es) open and ${files} file(s) not deleted at the providers\n`),
   );
   for (const l of left) io.out(`${leftLines(l).join('\n')}\n`);
   if (left.length > 0)
@@ -100,7 +98,7 @@ async function cancelOrphans(io: CliIO, report: OrphanReport, batchFor: BatchFor
     if (o.remote.ended) continue;
     const batch = await batchFor(o.record);
     if (typeof batch === 'string') continue;
-    await batch.cancel(tagOfRecord(o.record), o.remote.id, { minBackoffMs: 500 });
+    await batch.cancel(o.remote.tag, o.remote.id, { minBackoffMs: 500 });
     io.out(
       `cancelled ${o.remote.id} at ${o.record.provider} (what it ran before is billed; the next run collects it)\n`,
     );

@@ -134,6 +134,11 @@ async function collectBills(ctx: StageContext): Promise<void> {
     lanes.set(key, lane);
   }
   if (lanes.size === 0) return;
+  const ids = [...lanes.values()].flatMap((l) => l.owned);
+  ctx.log(
+    `batch: waiting for ${ids.join(', ')} to end, to book what the provider bills for it (a batch created late; ` +
+      'its cells are answered already); a stop leaves it held in the budget for the next run',
+  );
   await runWaves(ctx, [...lanes.values()], dir);
   for (const lane of lanes.values()) await run.leases.release('batch', lane.owned);
 }

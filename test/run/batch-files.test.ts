@@ -182,7 +182,9 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(logs.filter((l) => /could not delete its (input|output) file file-/.test(l))).toHaveLength(2);
     const listed = await runRge(root, 'results', 'batches', '--results-dir', dir);
     expect(listed.code).toBe(0);
-    expect(listed.out).toMatch(/: 0 batch\(es\) open and 2 file\(s\) not deleted at the providers/);
+    expect(listed.out).toMatch(
+      /: by these records, 0 batch\(es\) open and 2 file\(s\) not deleted at the providers/,
+    );
     for (const f of s.openai.files())
       expect(listed.out).toContain(
         `${f.purpose === 'batch' ? 'input' : 'output'} file ${f.id} at openai: not deleted`,
@@ -219,7 +221,9 @@ describe('a batch its run stopped waiting for', () => {
     const [record] = loadBatchRecords(batchesDir(dir));
     if (!record) throw new Error('no batch record');
     const listed = await runRge(root, 'results', 'batches', '--results-dir', dir);
-    expect(listed.out).toContain(': 1 batch(es) open and 1 file(s) not deleted at the providers');
+    expect(listed.out).toContain(
+      ': by these records, 1 batch(es) open and 1 file(s) not deleted at the providers',
+    );
     expect(listed.out).toContain(
       `batch ${record.id} (openai/gpt-5.4, 1 answers, created ${record.created_at}): submitted, open at openai as ${record.remote_id}`,
     );
