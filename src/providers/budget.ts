@@ -26,6 +26,11 @@ export interface Spender {
     kind?: 'call' | 'batch',
   ): Promise<{ id: string; usd: number; count: number } | null>;
   release(id: string): Promise<void>;
+  /**
+   * Holds `usd` for a batch the provider runs and bills whatever the cap (one created late, found by a
+   * lookup): recorded at once, never refused; the cap stops what comes after.
+   */
+  hold(usd: number, payer: Payer): Promise<string>;
 }
 
 /** The retry policy of one provider call (sync, or a batch API call). */

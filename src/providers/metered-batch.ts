@@ -7,13 +7,15 @@
  */
 import { type Payer, requestTokens, retrying, type Spender } from './budget.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
-import type {
-  BatchAdapter,
-  BatchHint,
-  BatchItem,
-  BatchItemResult,
-  BatchProgress,
-  RemoteFile,
+import {
+  type BatchAdapter,
+  type BatchItem,
+  type BatchItemResult,
+  type BatchProgress,
+  outcomeUnknown,
+  type RemoteBatch,
+  type RemoteFile,
+  type TagQuery,
 } from './live/adapter.ts';
 import type { CallCharge, ModelRequest, Usage } from './types.ts';
 
@@ -100,22 +102,39 @@ export class MeteredBatch {
   }
 
   /**
-   * Submits the items under `tag`; when an attempt fails, the batch may still have been created, so the
-   * next attempt first looks for it by its tag (`hint` narrows the search).
+   * Submits the items under `tag`. An attempt whose create may have been carried out (`outcomeUnknown`:
+   * a timeout, a lost connection, an abort after sending, a 5xx) is told to `onUnknown` before anything
+   * else happens, and the next attempt first looks for the batch (`lookup`: the query, and the batch ids
+   * other records hold); what it finds is the batch. A create that reaches the provider after that look
+   * can still make a second batch: the run looks for it again later (run/batch-lookup.ts).
    */
   submit(
     items: readonly BatchItem[],
     tag: string,
-    hint: () => BatchHint,
-    opts: BatchCallOptions & { onUpload?: (file: RemoteFile) => Promise<void> },
+    lookup: () => { query: TagQuery; exclude: ReadonlySet<string> },
+    opts: BatchCallOptions & {
+      onUpload?: (file: RemoteFile) => Promise<void>;
+      onUnknown?: (err: Error) => Promise<void>;
+    },
   ): Promise<string> {
-    let attempt = 0;
+    let unknown = false;
     return this.call(`batch ${tag} submit`, opts, async (signal) => {
-      if (attempt++ > 0) {
-        const existing = await this.adapter.findByTag(tag, hint());
-        if (existing) return existing;
+      if (unknown) {
+        const { query, exclude } = lookup();
+        const existing = (await this.adapter.findTagged([query], signal)).find(
+          (b) => b.tag === tag && !exclude.has(b.id),
+        );
+        if (existing) return existing.id;
       }
-      return this.adapter.submit(items, tag, signal, opts.onUpload);
+      try {
+        return await this.adapter.submit(items, tag, signal, opts.onUpload);
+      } catch (err) {
+        if (outcomeUnknown(err)) {
+          unknown = true;
+          await opts.onUnknown?.(err as Error);
+        }
+        throw err;
+      }
     });
   }
 
@@ -145,9 +164,27 @@ export class MeteredBatch {
       await this.call(`batch ${tag} delete ${fileId}`, opts, (signal) => files.delete(fileId, signal));
   }
 
-  /** The id of a batch submitted with `tag`, if the provider has one (a stop between submit and record). */
-  findByTag(tag: string, hint: BatchHint, opts: BatchCallOptions): Promise<string | null> {
-    return this.call(`batch ${tag} lookup`, opts, () => this.adapter.findByTag(tag, hint));
+  /** The batches at the provider that answer the queries (`BatchAdapter.findTagged`). */
+  findTagged(queries: readonly TagQuery[], opts: BatchCallOptions): Promise<RemoteBatch[]> {
+    if (queries.length === 0) return Promise.resolve([]);
+    const what = queries.length === 1 ? `batch ${queries[0]?.tag}` : `${queries.length} batches`;
+    return this.call(`${what} lookup`, opts, (signal) => this.adapter.findTagged(queries, signal));
+  }
+
+  /** Asks the provider to cancel a batch. */
+  cancel(tag: string, batchId: string, opts: BatchCallOptions): Promise<void> {
+    return this.call(`batch ${tag} cancel`, opts, (signal) => this.adapter.cancel(batchId, signal));
+  }
+
+  /**
+   * Holds the worst case of a batch found at the provider that no reservation holds (one created late,
+   * after its record gave up on it): it runs and is billed whatever the cap, so it is held whatever the
+   * cap (`Spender.hold`), and settles to its real cost when it is collected.
+   */
+  async hold(usd: number): Promise<string> {
+    if (!this.spender)
+      throw new Error(`${this.payer.provider}/${this.payer.model}: no budget to hold the batch in`);
+    return this.spender.hold(usd, this.payer);
   }
 
   progress(tag: string, batchId: string, items: number, opts: BatchCallOptions): Promise<BatchProgress> {

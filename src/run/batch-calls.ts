@@ -10,7 +10,7 @@ import { redactSecrets } from '../providers/credentials.ts';
 import type { BatchItemResult } from '../providers/live/adapter.ts';
 import type { BatchCallOptions, MeteredBatch } from '../providers/metered-batch.ts';
 import type { ModelReply, ModelRequest } from '../providers/types.ts';
-import { type BatchRecord, customIdPrefix, hintOf, saveBatchRecord } from '../store/batch-records.ts';
+import { type BatchRecord, customIdPrefix, lookupOf, saveBatchRecord } from '../store/batch-records.ts';
 import { errorMessage } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
 import { deleteBatchFiles, type FileCalls, noteFile } from './batch-files.ts';
@@ -97,6 +97,8 @@ export async function submit(
     items: items.map((item, i) => ({ custom_id: `${customIdPrefix(id)}${i}`, key: item.key })),
     files: [],
     error: null,
+    unknown_attempts: 0,
+    late_of: null,
     created_at: now,
     updated_at: now,
   };
@@ -113,28 +115,56 @@ export async function submit(
       customId: item.custom_id,
       request: (items[i] as WorkItem).request,
     }));
-    record.remote_id = await group.batch.submit(batchItems, id, () => hintOf(record, dir), {
+    record.remote_id = await group.batch.submit(batchItems, id, () => lookupOf(record, dir), {
       ...batchCallOptions(ctx),
       // an uploaded input file is recorded before its batch is created, to be deleted whatever happens
       onUpload: async (file) => {
         noteFile(record, file);
         await saveBatchRecord(dir, record);
       },
+      // a create that may have made the batch is on record before anything else is tried
+      onUnknown: async () => {
+        record.unknown_attempts++;
+        await saveBatchRecord(dir, record);
+      },
     });
     record.status = 'submitted';
   } catch (err) {
-    record.status = 'failed';
-    record.error = redactSecrets(errorMessage(err));
-    await group.batch.release(reservation.reservation);
-    ctx.log(`batch ${id}: submission failed (${record.error}); its items run as sync calls`);
-    await sweepUpload(ctx, group.batch, record, dir);
+    await submitFailed(ctx, group.batch, record, err, dir);
   }
   await saveBatchRecord(dir, record);
   return record;
 }
 
+/**
+ * A submission that threw: `unknown` when an attempt's create may have made the batch (its items and
+ * reservation stay held until the provider is asked: batch-lookup.ts), else `failed` (the provider
+ * refused it: the reservation released, the upload deleted, the items to sync calls).
+ */
+async function submitFailed(
+  ctx: StageContext,
+  batch: MeteredBatch,
+  record: BatchRecord,
+  err: unknown,
+  dir: string,
+): Promise<void> {
+  record.error = redactSecrets(errorMessage(err));
+  if (record.unknown_attempts > 0) {
+    record.status = 'unknown';
+    ctx.log(
+      `batch ${record.id}: its submission ended without an answer (${record.error}); the batch may exist, ` +
+        `so its items wait until ${record.provider} is asked for batches tagged ${record.id}`,
+    );
+    return;
+  }
+  record.status = 'failed';
+  if (record.reservation) await batch.release(record.reservation);
+  ctx.log(`batch ${record.id}: submission failed (${record.error}); its items run as sync calls`);
+  await sweepUpload(ctx, batch, record, dir);
+}
+
 /** Deletes what a submission that never became a batch uploaded (found by its name, if not recorded). */
-function sweepUpload(
+export function sweepUpload(
   ctx: StageContext,
   batch: MeteredBatch,
   record: BatchRecord,
@@ -143,35 +173,34 @@ function sweepUpload(
   return deleteBatchFiles(batch, record, dir, { which: 'all', learn: false, sweep: true }, fileCalls(ctx));
 }
 
-/** Takes over a batch record left by a stopped run: adopts its reservation, finds a lost submission. */
-export async function resume(
+/**
+ * Gives a record up for lack of a batch of its own (`absent`): its reservation released, its items free
+ * to be asked again, what it uploaded deleted (`sweep`: looked for by its name too). A batch created
+ * later under its tag is still looked for (batch-lookup.ts `awaitsLate`).
+ */
+export async function markAbsent(
   ctx: StageContext,
-  group: BatchGroup,
+  batch: MeteredBatch,
   record: BatchRecord,
   dir: string,
-): Promise<BatchRecord> {
-  const run = ctx.run;
-  if (record.reservation) await run.ledger.adopt(record.reservation);
-  if (record.status !== 'submitting') {
-    ctx.log(`batch ${record.id}: resuming (submitted before a stop; not paid again)`);
-    return record;
-  }
-  const found = await group.batch.findByTag(record.id, hintOf(record, dir), batchCallOptions(ctx));
-  if (found) {
-    record.remote_id = found;
-    record.status = 'submitted';
-    ctx.log(
-      `batch ${record.id}: found at ${group.batch.payer.provider} as ${found} after a stop; polling it`,
-    );
-  } else {
-    record.status = 'abandoned';
-    record.error = 'never reached the provider (the run stopped while submitting)';
-    if (record.reservation) await group.batch.release(record.reservation);
-    // the stop may have come after the input file was uploaded
-    await sweepUpload(ctx, group.batch, record, dir);
-  }
+  why: string,
+  opts: { sweep: boolean } = { sweep: true },
+): Promise<void> {
+  record.status = 'absent';
+  record.remote_id = null;
+  record.error = `${record.error ? `${record.error}; ` : ''}${why}`;
+  if (record.reservation) await batch.release(record.reservation);
   await saveBatchRecord(dir, record);
-  return record;
+  ctx.log(
+    `batch ${record.id}: ${why}; its items are asked again (a batch created later under its tag is still looked for)`,
+  );
+  await deleteBatchFiles(
+    batch,
+    record,
+    dir,
+    { which: 'all', learn: false, sweep: opts.sweep },
+    fileCalls(ctx),
+  );
 }
 
 /**
@@ -198,17 +227,6 @@ export async function poll(
   return ended;
 }
 
-/** Gives up a record whose remote batch turned out not to be its own (its items run again). */
-async function abandonForeign(ctx: StageContext, batch: MeteredBatch, record: BatchRecord, dir: string) {
-  record.status = 'abandoned';
-  record.error = `batch ${record.remote_id} is not this record's (its items do not match); the items run again`;
-  if (record.reservation) await batch.release(record.reservation);
-  await saveBatchRecord(dir, record);
-  ctx.log(`batch ${record.id}: ${record.error}`);
-  // the files this record uploaded, not the other batch's
-  await deleteBatchFiles(batch, record, dir, { which: 'all', learn: false, sweep: false }, fileCalls(ctx));
-}
-
 /**
  * Stores what an ended batch returned and settles each item in the ledger; returns the work items that
  * must fall back to sync calls. Items of another run's cells are left for that run (the batch stays
@@ -223,6 +241,13 @@ export async function collect(
   dir: string,
 ): Promise<WorkItem[]> {
   const run = ctx.run;
+  const free = () =>
+    record.items.flatMap((i) => {
+      const item = work.get(i.key);
+      return item && !group.isStored(i.key) ? [item] : [];
+    });
+  // looked up and not found: its items are free again
+  if (record.status === 'absent') return free();
   const ids = record.items.map((i) => i.custom_id);
   const results: BatchItemResult[] = await group.batch.results(
     record.id,
@@ -234,11 +259,10 @@ export async function collect(
   // A batch adopted after a stop (looked up without an id) must carry this record's items.
   const foreign = results.filter((r) => r.ok && !keyOf.has(r.customId)).length;
   if (foreign > 0 || results.every((r) => !r.ok && r.error.startsWith('missing'))) {
-    await abandonForeign(ctx, group.batch, record, dir);
-    return record.items.flatMap((i) => {
-      const item = work.get(i.key);
-      return item && !group.isStored(i.key) ? [item] : [];
-    });
+    const why = `the batch ${record.remote_id} a lookup found is not its own (its items do not match)`;
+    // the files this record uploaded, not the other batch's
+    await markAbsent(ctx, group.batch, record, dir, why, { sweep: false });
+    return free();
   }
   const fallback: WorkItem[] = [];
   const failedKeys = new Set<string>();

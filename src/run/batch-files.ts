@@ -81,7 +81,7 @@ export async function deleteBatchFiles(
 }
 
 /** The metered batch API of a record's model in this run, or null (the run does not call that model). */
-function batchOfRecord(ctx: StageContext, record: BatchRecord): MeteredBatch | null {
+export function batchOfRecord(ctx: StageContext, record: BatchRecord): MeteredBatch | null {
   const run = ctx.run;
   const planned = record.role === 'subject' ? run.plan.subjects : run.plan.judges;
   for (const m of planned) {

@@ -7,10 +7,11 @@
  * calls; the cells another live process holds are waited for, never paid twice.
  */
 
-import { type BatchRecord, batchesDir, loadBatchRecords } from '../store/batch-records.ts';
+import { type BatchRecord, batchesDir, isOpen, loadBatchRecords } from '../store/batch-records.ts';
 import { sleep } from '../util/abort.ts';
-import { type BatchGroup, resume, type WorkItem } from './batch-calls.ts';
-import { type Lane, runWaves } from './batch-waves.ts';
+import type { BatchGroup, WorkItem } from './batch-calls.ts';
+import { resume } from './batch-lookup.ts';
+import { type Lane, lateBeforeFallback, runWaves } from './batch-waves.ts';
 import type { StageContext } from './stage-context.ts';
 
 /** What resuming the group's recorded batches left: those to poll, the batches and cells held, the cells elsewhere. */
@@ -34,7 +35,7 @@ async function resumeRecorded(
   const payer = group.batch.payer;
   const pending = loadBatchRecords(dir).filter(
     (r) =>
-      (r.status === 'submitting' || r.status === 'submitted') &&
+      isOpen(r) &&
       r.provider === payer.provider &&
       r.model === payer.model &&
       r.role === payer.role &&
@@ -54,7 +55,8 @@ async function resumeRecorded(
     const cellsTaken = await leases.claim(group.stage, keys);
     if (claim.tookOver.length + cellsTaken.tookOver.length > 0) await ctx.recoverTakenOver();
     const resumed = await resume(ctx, group, r, dir);
-    if (resumed.status === 'submitted') {
+    // a batch still unknown (its lookup failed) holds its items too: it is looked up at every poll
+    if (resumed.status === 'submitted' || resumed.status === 'unknown') {
       out.records.push(resumed);
       for (const i of resumed.items) out.covered.add(i.key);
     }
@@ -78,9 +80,10 @@ async function prepare(ctx: StageContext, group: BatchGroup, items: WorkItem[]):
   const work = new Map(items.map((i) => [i.key, i]));
   const { pending, records, owned, covered, polledElsewhere } = await resumeRecorded(ctx, group, work);
   group.refresh();
-  const open = items.filter(
-    (i) => !covered.has(i.key) && !polledElsewhere.has(i.key) && !group.isStored(i.key),
-  );
+  // a run that only collects claims no cell for a batch of its own
+  const open = ctx.opts.collectOnly
+    ? []
+    : items.filter((i) => !covered.has(i.key) && !polledElsewhere.has(i.key) && !group.isStored(i.key));
   const claimed = await leases.claim(
     group.stage,
     open.map((i) => i.key),
@@ -92,14 +95,14 @@ async function prepare(ctx: StageContext, group: BatchGroup, items: WorkItem[]):
     ...open.filter((i) => !claimed.mine.has(i.key)),
   ];
   const queue = open.filter((i) => claimed.mine.has(i.key) && !group.isStored(i.key));
-  const lane: Lane = { group, work, queue, inflight: records, fallback: [], owned };
+  const lane: Lane = { group, work, queue, inflight: records, fallback: [], owned, absent: [] };
   return { lane, items, pending, waiting };
 }
 
 /** After the waves: what failed runs as sync calls, and what this process held goes back. */
 async function finish(ctx: StageContext, p: Prepared): Promise<void> {
   const leases = ctx.run.leases;
-  await Promise.all(p.lane.fallback.map((w) => w.fallback()));
+  if (!ctx.opts.collectOnly) await Promise.all(p.lane.fallback.map((w) => w.fallback()));
   // What this process held goes back: a batch not ended is then resumed by whichever run needs it next.
   await leases.release('batch', p.lane.owned);
   const ownedIds = new Set(p.lane.owned);
@@ -122,11 +125,10 @@ async function runOwnBatches(
   const dir = batchesDir(ctx.run.plan.info.resultsDir);
   const prepared: Prepared[] = [];
   for (const r of rounds) prepared.push(await prepare(ctx, r.group, r.items));
-  await runWaves(
-    ctx,
-    prepared.map((p) => p.lane),
-    dir,
-  );
+  const lanes = prepared.map((p) => p.lane);
+  await runWaves(ctx, lanes, dir);
+  // a batch created late for items about to be sent in sync is collected instead
+  while (await lateBeforeFallback(ctx, lanes, dir)) await runWaves(ctx, lanes, dir);
   await Promise.all(prepared.map((p) => finish(ctx, p)));
   return prepared.map((p) => p.waiting);
 }

@@ -16,6 +16,7 @@
 import type { BatchRecord } from '../store/batch-records.ts';
 import { sleep } from '../util/abort.ts';
 import { type BatchGroup, collect, poll, submit, type WorkItem } from './batch-calls.ts';
+import { lookingUp, secondBatches, settleUnknown } from './batch-lookup.ts';
 import { batchHead } from './batch-plan.ts';
 import type { StageContext } from './stage-context.ts';
 
@@ -30,6 +31,11 @@ export interface Lane {
   inflight: BatchRecord[];
   /** items to run as sync calls once the batches are over */
   fallback: WorkItem[];
+  /**
+   * batches of this run looked up after their submission ended without an answer, and not found: their
+   * items are in `fallback`, and the provider is asked once more before they are sent
+   */
+  absent: BatchRecord[];
   /** the batch records this process holds (their leases are released at the end) */
   owned: string[];
 }
@@ -65,7 +71,7 @@ function nextWorst(lane: Lane): number {
  */
 async function submitWhatFits(ctx: StageContext, lane: Lane, dir: string): Promise<void> {
   for (let races = 0; lane.queue.length > 0; ) {
-    if (ctx.stopped || ctx.opts.signal?.aborted) {
+    if (ctx.stopped || ctx.opts.signal?.aborted || ctx.opts.collectOnly) {
       lane.queue = [];
       return;
     }
@@ -89,7 +95,8 @@ async function submitWhatFits(ctx: StageContext, lane: Lane, dir: string): Promi
     const sent = lane.queue.slice(0, record.items.length);
     lane.queue = lane.queue.slice(record.items.length);
     lane.owned.push(record.id);
-    if (record.status === 'submitted') lane.inflight.push(record);
+    // a batch whose submission's outcome is unknown holds its items until it is looked up
+    if (record.status === 'submitted' || record.status === 'unknown') lane.inflight.push(record);
     else lane.fallback.push(...sent);
   }
 }
@@ -103,12 +110,16 @@ async function untilChange(
   lanes: Lane[],
   last: Map<string, string>,
   deadline: number,
+  dir: string,
 ): Promise<Map<Lane, string[]>> {
   const { poll_interval_ms } = ctx.run.plan.config.batch;
   for (;;) {
     const ended = new Map<Lane, string[]>();
     for (const lane of lanes) {
-      const ids = await poll(ctx, lane.group, lane.inflight, last);
+      const ids = [
+        ...(await lookUnknown(ctx, lane, dir)),
+        ...(await poll(ctx, lane.group, lane.inflight, last)),
+      ];
       if (ids.length > 0) ended.set(lane, ids);
     }
     if (ended.size > 0) return ended;
@@ -117,6 +128,68 @@ async function untilChange(
     if (ctx.opts.signal?.aborted || Date.now() > deadline) return ended;
     await sleep(poll_interval_ms, ctx.opts.signal);
   }
+}
+
+/**
+ * Looks up the lane's batches whose submission ended without an answer: one found is polled from now
+ * on; one confirmed absent is returned, to be collected as ended (its items go to the sync fallback).
+ */
+async function lookUnknown(ctx: StageContext, lane: Lane, dir: string): Promise<string[]> {
+  const absent: string[] = [];
+  for (const r of lane.inflight) {
+    if (r.status !== 'unknown' || ctx.opts.signal?.aborted) continue;
+    const look = () => settleUnknown(ctx, lane.group.batch, r, dir, { once: false });
+    if ((await lookingUp(ctx, `batch ${r.id}`, look, 'pending')) === 'absent') absent.push(r.id);
+  }
+  return absent;
+}
+
+/**
+ * Collects a batch that has ended (or was found absent): its failed items join the lane's fallback; a
+ * batch whose create had attempts of unknown outcome is followed by the second batches found under its
+ * tag, polled and collected in turn.
+ */
+async function collectEnded(ctx: StageContext, lane: Lane, id: string, dir: string): Promise<void> {
+  const record = lane.inflight.find((r) => r.id === id);
+  if (!record) return;
+  lane.inflight = lane.inflight.filter((r) => r !== record);
+  lane.fallback.push(...(await collect(ctx, lane.group, record, lane.work, dir)));
+  if (record.status === 'absent') lane.absent.push(record);
+  else if (record.unknown_attempts > 0) take(lane, await secondOf(ctx, lane, [record], dir));
+}
+
+/** The second batches found for the records (none when the lookup fails: looked for again later). */
+function secondOf(ctx: StageContext, lane: Lane, records: BatchRecord[], dir: string) {
+  const look = () => secondBatches(ctx, lane.group.batch, records, dir);
+  return lookingUp(ctx, `batch ${records.map((r) => r.id).join(', ')}`, look, []);
+}
+
+/** Batches adopted into a lane: polled with its others, their records released with its own. */
+function take(lane: Lane, adopted: readonly BatchRecord[]): void {
+  for (const r of adopted) {
+    if (!lane.inflight.includes(r)) lane.inflight.push(r);
+    if (!lane.owned.includes(r.id)) lane.owned.push(r.id);
+  }
+}
+
+/**
+ * Asks the providers once more for the batches of the lanes' absent records, before their items are
+ * sent as sync calls: one created since the last look (a create that reached the provider late) is
+ * adopted and polled, and its items leave the fallback. True when one was found.
+ */
+export async function lateBeforeFallback(ctx: StageContext, lanes: Lane[], dir: string): Promise<boolean> {
+  let found = false;
+  for (const lane of lanes) {
+    if (lane.absent.length === 0 || ctx.opts.signal?.aborted) continue;
+    const adopted = await secondOf(ctx, lane, lane.absent, dir);
+    if (adopted.length === 0) continue;
+    found = true;
+    const held = new Set(adopted.flatMap((r) => r.items.map((i) => i.key)));
+    lane.absent = lane.absent.filter((r) => r.status === 'absent');
+    lane.fallback = lane.fallback.filter((w) => !held.has(w.key));
+    take(lane, adopted);
+  }
+  return found;
 }
 
 /**
@@ -137,20 +210,19 @@ export async function runWaves(ctx: StageContext, lanes: Lane[], dir: string): P
       ctx.log(`batches still running after ${max_wait_hours} h; rerun the same command to collect them`);
       break;
     }
-    const ended = await untilChange(ctx, lanes, last, deadline);
-    for (const [lane, ids] of ended)
-      for (const id of ids) {
-        const record = lane.inflight.find((r) => r.id === id);
-        if (!record) continue;
-        lane.inflight = lane.inflight.filter((r) => r !== record);
-        lane.fallback.push(...(await collect(ctx, lane.group, record, lane.work, dir)));
-      }
+    const ended = await untilChange(ctx, lanes, last, deadline, dir);
+    for (const [lane, ids] of ended) for (const id of ids) await collectEnded(ctx, lane, id, dir);
   }
   for (const lane of lanes) {
     for (const r of lane.inflight)
       for (const i of r.items)
         if (lane.work.has(i.key))
-          ctx.errors.set(i.key, `batch ${r.id} has not ended yet; rerun the same command to collect it`);
+          ctx.errors.set(
+            i.key,
+            r.status === 'unknown'
+              ? `batch ${r.id}: its submission ended without an answer and the batch may exist; rerun the same command to look it up at ${r.provider}`
+              : `batch ${r.id} has not ended yet; rerun the same command to collect it`,
+          );
     for (const i of lane.queue)
       ctx.errors.set(i.key, `still waiting for the budget after ${max_wait_hours} h; rerun the same command`);
   }

@@ -24,12 +24,20 @@
 import { MeteredProvider } from '../providers/metered.ts';
 import type { MeteredBatch } from '../providers/metered-batch.ts';
 import type { Provider } from '../providers/types.ts';
-import { batchesDir, loadBatchRecords, saveBatchRecord } from '../store/batch-records.ts';
-import { isJudgeable } from '../store/cells.ts';
+import {
+  type BatchRecord,
+  batchesDir,
+  isOpen,
+  loadBatchRecords,
+  saveBatchRecord,
+} from '../store/batch-records.ts';
+import { type AnswerRecord, type CellStore, isJudgeable, type VerdictRecord } from '../store/cells.ts';
 import { type BatchGroup, fileCalls } from './batch-calls.ts';
-import { deleteLeftoverFiles } from './batch-files.ts';
+import { batchOfRecord, deleteLeftoverFiles } from './batch-files.ts';
 import { runGroups } from './batch-group.ts';
-import type { StageContext } from './stage-context.ts';
+import { lookForLate } from './batch-lookup.ts';
+import { type Lane, runWaves } from './batch-waves.ts';
+import { StageContext } from './stage-context.ts';
 import { answerRecordFrom, missingVerdicts, syncAnswer, syncVerdict } from './sync.ts';
 import type { SubjectCell, VerdictCell } from './work.ts';
 
@@ -38,25 +46,46 @@ function batchOf(provider: Provider): MeteredBatch | null {
   return provider instanceof MeteredProvider ? provider.batch : null;
 }
 
+/** The cell store a batch record's items go to. */
+function storeOf(ctx: StageContext, record: BatchRecord): CellStore<AnswerRecord> | CellStore<VerdictRecord> {
+  return record.role === 'subject'
+    ? ctx.run.cells.answers(record.provider, record.model)
+    : ctx.run.cells.verdicts(record.provider, record.model);
+}
+
+/**
+ * Whether every item of a submitted batch record is stored, and how: `here` when each stored record
+ * carries this batch's charge (its results were stored and only the record's close was lost), `elsewhere`
+ * when some cell was answered by another call (a batch created late, beside the one that answered it):
+ * then the batch's results are still to be read for what the provider billed.
+ */
+function storedItems(ctx: StageContext, record: BatchRecord): 'here' | 'elsewhere' | null {
+  if (record.status !== 'submitted' || record.items.length === 0) return null;
+  const store = storeOf(ctx, record);
+  const stored = record.items.map((i) => store.get(i.key));
+  if (stored.some((r) => r === undefined)) return null;
+  if (record.reservation === null) return 'here';
+  const charged = (r: (typeof stored)[number]) =>
+    (r?.charges ?? []).some((c) => c.reservation === record.reservation);
+  return stored.every(charged) ? 'here' : 'elsewhere';
+}
+
 /**
  * Closes batches whose results are all in: a run stopped after `collect` stored a batch's last item and
  * before it saved the record as collected leaves the record `submitted` with nothing left to fetch, and
  * no later run would look at it again (only batches holding missing cells are resumed). The record is
- * saved as collected and its reservation closed; nothing is requested or paid.
+ * saved as collected and its reservation closed; nothing is requested or paid. A batch whose cells were
+ * answered by other calls is not closed so: its results are read for its bill (`collectBills`).
  */
 async function closeStoredBatches(ctx: StageContext): Promise<void> {
   const run = ctx.run;
   const dir = batchesDir(run.plan.info.resultsDir);
   for (const record of loadBatchRecords(dir)) {
-    if (record.status !== 'submitted' || record.items.length === 0) continue;
-    const store =
-      record.role === 'subject'
-        ? run.cells.answers(record.provider, record.model)
-        : run.cells.verdicts(record.provider, record.model);
-    if (!record.items.every((i) => store.get(i.key) !== undefined)) continue;
+    if (storedItems(ctx, record) !== 'here') continue;
     // a live owner is collecting it: it closes it itself
     if (!(await run.leases.claim('batch', [record.id])).mine.has(record.id)) continue;
     if (record.reservation) {
+      const store = storeOf(ctx, record);
       await run.ledger.adopt(record.reservation);
       // the items' charges (a spend already in the ledger is not counted twice), then the close
       const charges = record.items.flatMap((i) =>
@@ -70,6 +99,48 @@ async function closeStoredBatches(ctx: StageContext): Promise<void> {
     await run.leases.release('batch', [record.id]);
     ctx.log(`batch ${record.id}: every item was stored before a stop; closed as collected`);
   }
+}
+
+/**
+ * Collects the batches whose every cell another call answered first (a batch created late: a second
+ * batch of the same items, or one that turned up after its items were asked in sync): nothing is stored
+ * from them (the first record of a cell wins), and what the provider billed for their items is booked.
+ * They are polled until they end, like any batch; nothing is asked.
+ */
+async function collectBills(ctx: StageContext): Promise<void> {
+  const run = ctx.run;
+  const dir = batchesDir(run.plan.info.resultsDir);
+  const lanes = new Map<string, Lane>();
+  for (const record of loadBatchRecords(dir)) {
+    if (storedItems(ctx, record) !== 'elsewhere' || ctx.opts.signal?.aborted) continue;
+    const batch = batchOfRecord(ctx, record);
+    if (!batch || !(await run.leases.claim('batch', [record.id])).mine.has(record.id)) continue;
+    if (record.reservation) await run.ledger.adopt(record.reservation);
+    const key = `${record.provider}/${record.model}/${record.role}`;
+    const store = storeOf(ctx, record);
+    const group: BatchGroup = {
+      batch,
+      stage: record.role === 'subject' ? 'answer' : 'verdict',
+      items: [],
+      isStored: (k) => store.get(k) !== undefined,
+      refresh: () => store.refresh(),
+    };
+    const lane: Lane = lanes.get(key) ?? {
+      ...{ group, work: new Map(), queue: [], inflight: [] },
+      ...{ fallback: [], owned: [], absent: [] },
+    };
+    lane.inflight.push(record);
+    lane.owned.push(record.id);
+    lanes.set(key, lane);
+  }
+  if (lanes.size === 0) return;
+  const ids = [...lanes.values()].flatMap((l) => l.owned);
+  ctx.log(
+    `batch: waiting for ${ids.join(', ')} to end, to book what the provider bills for it (a batch created late; ` +
+      'its cells are answered already); a stop leaves it held in the budget for the next run',
+  );
+  await runWaves(ctx, [...lanes.values()], dir);
+  for (const lane of lanes.values()) await run.leases.release('batch', lane.owned);
 }
 
 /** The group of a model (`key`), made on its first item. */
@@ -119,7 +190,8 @@ async function batchAnswers(ctx: StageContext, cells: readonly SubjectCell[]): P
     });
   }
   ctx.counts.answers.reused += cells.length - missing.length;
-  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncAnswers.map((c) => syncAnswer(ctx, c))]);
+  const sync = ctx.opts.collectOnly ? [] : syncAnswers;
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...sync.map((c) => syncAnswer(ctx, c))]);
 }
 
 /** Stage 2: the verdicts every stored answer is missing, through batches where the judge's provider has them. */
@@ -148,7 +220,8 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
       });
     }
   }
-  await Promise.all([runGroups(ctx, [...groups.values()]), ...syncVerdicts.map((v) => syncVerdict(ctx, v))]);
+  const sync = ctx.opts.collectOnly ? [] : syncVerdicts;
+  await Promise.all([runGroups(ctx, [...groups.values()]), ...sync.map((v) => syncVerdict(ctx, v))]);
 }
 
 /**
@@ -158,9 +231,32 @@ async function batchVerdicts(ctx: StageContext, cells: readonly SubjectCell[]): 
  */
 export async function runBatches(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
   await closeStoredBatches(ctx);
+  // batches created late under the tags of earlier submissions, adopted before any item is asked
+  await lookForLate(ctx);
   // what earlier runs could not delete at the providers (OpenAI's batch files), tried again
   await deleteLeftoverFiles(ctx, fileCalls(ctx));
   await batchAnswers(ctx, cells);
   await batchVerdicts(ctx, cells);
+  await lookForLate(ctx);
+  await collectBills(ctx);
   await closeStoredBatches(ctx);
+}
+
+/**
+ * Before a sync run asks anything: the batches an earlier batch run of this folder left open (submitted,
+ * or whose create's outcome is unknown) for this run's models are looked up and collected first, so a
+ * cell one of them holds is never asked again in sync (issue 52). Nothing is submitted; the sync calls
+ * then ask what they did not answer. Nothing happens (no call) when no such record exists.
+ */
+export async function collectBeforeSync(ctx: StageContext, cells: readonly SubjectCell[]): Promise<void> {
+  const records = loadBatchRecords(batchesDir(ctx.run.plan.info.resultsDir));
+  const open = records.filter((r) => isOpen(r) && batchOfRecord(ctx, r) !== null);
+  if (open.length === 0) return;
+  ctx.log(
+    `${open.length} batch(es) an earlier batch run left open for this run's models: the cells they hold ` +
+      'are collected from them first (looked up where their submission ended without an answer), not asked again in sync',
+  );
+  // a context of its own: its counts are not the sync run's (a cell it stores is reused there)
+  const collecting = new StageContext(ctx.run, { ...ctx.opts, collectOnly: true });
+  await runBatches(collecting, cells);
 }

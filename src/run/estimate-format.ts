@@ -61,7 +61,10 @@ export function formatEstimate(e: Estimate, budget: { capUsd: number; leftUsd: n
     r.map((c, i) => (i <= 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
   const plan = e.batchPlan;
   const out = [
-    `estimate for run ${e.runId} (${e.mode}): ${num(e.cells.total)} cells, ${num(e.cells.stored)} answers and ${num(e.cells.verdictsStored)} verdicts already stored`,
+    `estimate for run ${e.runId} (${e.mode}): ${num(e.cells.total)} cells, ${num(e.cells.stored)} answers and ${num(e.cells.verdictsStored)} verdicts already stored` +
+      (e.cells.keptReplies
+        ? `; ${num(e.cells.keptReplies)} judge repl(ies) an earlier run paid for are kept, so only their retries are counted (sync calls)`
+        : ''),
     ...(plan?.tooLarge ? [tooLargeLine(plan.tooLarge, plan.leftUsd)] : []),
     ...all.map(fmtRow),
     `tokens: input counted with cl100k x each model's token ratio${e.assumptions.contextBounded ? '; the index is not built, so each context is bounded by k x chunk_tokens' : ''}; ` +

@@ -17,10 +17,11 @@
  */
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { DEFAULT_CHUNK_TOKENS } from '../ingest/config.ts';
+import { parseVerdict, retryConversation } from '../judging/parse.ts';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
-import type { ContextChunk } from '../providers/types.ts';
+import type { ChatMessage, ContextChunk, ModelRequest } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import { type AnswerRecord, isJudgeable } from '../store/cells.ts';
 import type { Estimate, EstimateLine } from '../store/run-state.ts';
@@ -118,6 +119,48 @@ class CallSpecs {
       output: this.assumed.judge_output_tokens,
     });
   }
+
+  /**
+   * The retry of a judge's first reply that an earlier run kept (cells/attempts/): the first reply is
+   * paid and settled, so only the retry is new spend; it is a sync call (a kept reply never goes into a
+   * batch again: batches.ts) whose input is the first request's plus the reply and the turn that asks
+   * again (`retryTokens`).
+   */
+  judgeRetry(
+    judge: PlannedJudge,
+    questionId: string,
+    sharedTokens: number,
+    answerTokens: number,
+    retryTokens: number,
+  ): void {
+    this.keptReplies++;
+    this.specs.push({
+      provider: judge.provider,
+      model: judge.model,
+      role: 'judge',
+      priced: judge.priced,
+      batch: false,
+      prefixTokens: this.judgeSystem + sharedTokens,
+      restTokens: answerTokens + 8 + retryTokens,
+      cacheGroup: `${judge.id}:${questionId}`,
+      expectedOutput: this.assumed.judge_output_tokens,
+      maxOutput: judge.maxTokens,
+    });
+  }
+
+  /** judges' first replies kept by an earlier run, whose retries are counted instead (`judgeRetry`) */
+  keptReplies = 0;
+}
+
+/**
+ * What a judge's retry adds to its first request: the kept reply as the assistant's turn and the turn
+ * that says what was wrong (judging/parse.ts `retryConversation`), in cl100k tokens.
+ */
+function retryTokens(request: ModelRequest, kept: string): number {
+  const parsed = parseVerdict(kept);
+  const retry = retryConversation(request.messages, kept, parsed.ok ? '' : parsed.error);
+  const count = (ms: readonly ChatMessage[]) => ms.reduce((n, m) => n + tokens(m.content) + 4, 0);
+  return Math.max(0, count(retry) - count(request.messages));
 }
 
 /** The judge case's shared part (everything but the answer), in tokens. */
@@ -193,7 +236,16 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
         stored++;
         continue;
       }
-      calls.judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : null);
+      const kept = v && answer ? run.attempts(judge).get(v.key) : undefined;
+      if (v && answer && kept)
+        calls.judgeRetry(
+          judge,
+          cell.question.id,
+          shared,
+          tokens(answer.text),
+          retryTokens(v.request, kept.text),
+        );
+      else calls.judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : null);
     }
     if (answer && isJudgeable(answer) && stored === verdicts.length) run.work.markWhole(cell);
   }
@@ -280,7 +332,7 @@ function priceSpecs(specs: readonly CallSpec[], hit: number): { lines: EstimateL
 
 export async function estimateRun(run: RunSession): Promise<Estimate> {
   const est = run.plan.config.estimate;
-  const { specs, total, stored, verdictsStored } = await callSpecs(run);
+  const { specs, total, stored, verdictsStored, keptReplies } = await callSpecs(run);
   const hit = est.cache_hit_rate;
   const { lines, priced } = priceSpecs(specs, hit);
   const sorted = lines.sort(
@@ -300,7 +352,7 @@ export async function estimateRun(run: RunSession): Promise<Estimate> {
       naiveUsd: sum((l) => l.naiveUsd),
       worstUsd: sum((l) => l.worstUsd),
     },
-    cells: { total, stored, verdictsStored },
+    cells: { total, stored, verdictsStored, keptReplies },
     assumptions: {
       subjectOutputTokens: est.subject_output_tokens,
       judgeOutputTokens: est.judge_output_tokens,

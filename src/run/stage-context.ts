@@ -26,6 +26,11 @@ export interface StageOptions {
    * 'summary', with the pre-flight estimate in one line. Notices, warnings and errors are always said.
    */
   output?: StageOutput;
+  /**
+   * Only collect the batches the results folder records (`rge results batches --collect`): nothing is
+   * submitted and nothing is asked in sync; the cells they do not answer stay missing.
+   */
+  collectOnly?: boolean;
 }
 
 export type StageOutput = 'full' | 'summary' | 'quiet';

@@ -26,7 +26,7 @@ import { type Estimate, type RunState, writeRunState } from '../store/run-state.
 import { RgeError } from '../util/errors.ts';
 import { StoppedBySignal } from '../util/stop-signal.ts';
 import { leftForRun } from './batch-plan.ts';
-import { runBatches } from './batches.ts';
+import { collectBeforeSync, runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
 import { estimateLine, formatEstimate } from './estimate-format.ts';
 import type { RunSession } from './open.ts';
@@ -165,7 +165,10 @@ async function stagesOf(
   await writeRunState(run.plan.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
   ctx.expectedCalls = estimate.totals.calls;
   if (run.plan.info.mode === 'batch') await runBatches(ctx, cells);
-  else await runSyncCells(ctx, cells);
+  else {
+    await collectBeforeSync(ctx, cells);
+    await runSyncCells(ctx, cells);
+  }
   ctx.progress(true);
   await run.ledger.writeSummary();
   const spend = spendSince(before.byPayer, unknownBefore, run.ledger);

@@ -390,6 +390,24 @@ export class BudgetLedger {
     await this.afterSpend();
   }
 
+  /**
+   * Holds `usd` for a batch that is being billed whatever the cap (created late at its provider, after
+   * its record gave up on it: run/batch-lookup.ts): a batch reservation recorded without the cap's
+   * check, since the money is committed; it settles to what the batch cost when it is collected. The
+   * cap stops what comes after.
+   */
+  async hold(usd: number, payer: Payer): Promise<string> {
+    const id = `batch-${randomUUID()}`;
+    await this.journal.transact(() => ({
+      records: [
+        ...this.capRecord(),
+        { t: 'reserve', id, usd, payer, kind: 'batch', owner: this.owner, at: this.now() },
+      ] as LedgerEvent[],
+      result: undefined,
+    }));
+    return id;
+  }
+
   /** Refuses (`BudgetExceededError`) once what was spent, by any process, is past the cap. */
   assertUnderCap(): void {
     this.journal.catchUp();

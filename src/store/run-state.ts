@@ -71,7 +71,11 @@ export interface Estimate {
   lines: EstimateLine[];
   totals: { calls: number; expectedUsd: number; naiveUsd: number; worstUsd: number };
   /** cells of the run, and how many are already stored */
-  cells: { total: number; stored: number; verdictsStored: number };
+  /**
+   * cells of the run, and how many are already stored; `keptReplies`: judges' first replies an earlier
+   * run kept, whose retries are the only calls counted for their verdicts (absent in older estimates)
+   */
+  cells: { total: number; stored: number; verdictsStored: number; keptReplies?: number };
   assumptions: {
     subjectOutputTokens: number;
     judgeOutputTokens: number;
@@ -225,6 +229,7 @@ function combineEstimates(estimates: readonly Estimate[]): Estimate | null {
       total: sum(estimates.map((e) => e.cells.total)),
       stored: sum(estimates.map((e) => e.cells.stored)),
       verdictsStored: sum(estimates.map((e) => e.cells.verdictsStored)),
+      keptReplies: sum(estimates.map((e) => e.cells.keptReplies ?? 0)),
     },
     // each slice planned its own batches under what the cap left it: their plans do not add up
     batchPlan: estimates.length === 1 ? (first.batchPlan ?? null) : null,

@@ -997,6 +997,22 @@ const ROWS: Row[] = [
     names: 'nope:',
   },
   {
+    id: 'batches-collect-config',
+    input: '`results batches --collect` without the config whose cells the results go to',
+    args: ['results', 'batches', '--results-dir', 'results', '--collect'],
+    exit: 2,
+    names: '--collect needs --config',
+    setup: (d) => write(d, 'results/.keep', ''),
+  },
+  {
+    id: 'batches-collect-cancel',
+    input: '`results batches` with both --collect and --cancel',
+    args: ['results', 'batches', '--results-dir', 'results', '--collect', '--cancel', '--config', 'x.yaml'],
+    exit: 2,
+    names: '--collect and --cancel',
+    setup: (d) => write(d, 'results/.keep', ''),
+  },
+  {
     id: 'pdfs-not-folder',
     input: '`--pdfs` names a file, not a folder',
     args: ['corpus', 'ingest', '--pdfs', 'run.yaml', '--index', 'index2', '--embedder', 'bm25', '-q'],

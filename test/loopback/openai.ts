@@ -664,6 +664,52 @@ function resultLine(
   }
 }
 
+/**
+ * What the API refuses in a batch's `metadata` (`Shared.Metadata`: at most 16 pairs, keys of at most 64
+ * characters, string values of at most 512), with its messages: "Invalid 'metadata': too many
+ * properties. Expected an object with at most 16 properties, but got an object with 17 properties
+ * instead." (code object_above_max_properties), and the "string too long" and "Invalid type" messages
+ * it gives any parameter. Null when it passes (absent and null pass).
+ */
+function metadataProblem(value: unknown): { message: string; param: string; code: string } | null {
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value))
+    return {
+      message: `Invalid type for 'metadata': expected an object, but got ${Array.isArray(value) ? 'an array' : `a ${typeof value}`} instead.`,
+      param: 'metadata',
+      code: 'invalid_type',
+    };
+  const entries = Object.entries(value);
+  if (entries.length > 16)
+    return {
+      message: `Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with ${entries.length} properties instead.`,
+      param: 'metadata',
+      code: 'object_above_max_properties',
+    };
+  for (const [key, v] of entries) {
+    const param = `metadata.${key}`;
+    if (key.length > 64)
+      return {
+        message: `Invalid '${param}': key too long. Expected a key with maximum length 64, but got a key with length ${key.length} instead.`,
+        param: 'metadata',
+        code: 'invalid_value',
+      };
+    if (typeof v !== 'string')
+      return {
+        message: `Invalid type for '${param}': expected a string, but got ${typeof v === 'number' ? 'a number' : `a ${typeof v}`} instead.`,
+        param,
+        code: 'invalid_type',
+      };
+    if (v.length > 512)
+      return {
+        message: `Invalid '${param}': string too long. Expected a string with maximum length 512, but got a string with length ${v.length} instead.`,
+        param,
+        code: 'string_above_max_length',
+      };
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Server
 
@@ -809,10 +855,17 @@ export async function startOpenAIServer(opts: LoopbackOptions = {}): Promise<Ope
       const file = files.get(inputFileId);
       const endpoint = stringOr(body.endpoint, '');
       const window = stringOr(body.completion_window, '');
+      const metadataIssue = metadataProblem(body.metadata);
       const metadata = isRecord(body.metadata)
         ? Object.fromEntries(Object.entries(body.metadata).map(([k, v]) => [k, String(v)]))
         : null;
-      if (!file) {
+      if (metadataIssue) {
+        sendJson(
+          ex.res,
+          400,
+          errorBody('invalid_request', metadataIssue.message, metadataIssue.param, metadataIssue.code),
+        );
+      } else if (!file) {
         sendJson(
           ex.res,
           400,

@@ -588,6 +588,51 @@ describe('openai loopback refuses what Chat Completions refuses', () => {
     });
     expect(server.calls.map((c) => [c.customId, c.body])).toEqual([['q-1', lines[0][1]]]);
   });
+
+  it("refuses a batch's metadata past the API's limits (16 pairs, 512-character strings), and lists batches with theirs", async () => {
+    const server = await serve(startOpenAIServer({ apiKey: KEY }));
+    const openai = client(server);
+    const jsonl = JSON.stringify({
+      custom_id: 'q-1',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: params('gpt-5.4', { max_completion_tokens: 100 }),
+    });
+    const file = await openai.files.create({
+      file: await toFile(Buffer.from(jsonl), 'batch.jsonl'),
+      purpose: 'batch',
+    });
+    const create = (metadata: Record<string, string>) =>
+      openai.batches.create({
+        input_file_id: file.id,
+        endpoint: '/v1/chat/completions',
+        completion_window: '24h',
+        metadata,
+      });
+    const seventeen = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v']));
+    await expect(create(seventeen)).rejects.toMatchObject({
+      status: 400,
+      error: {
+        message:
+          "Invalid 'metadata': too many properties. Expected an object with at most 16 properties, but got an object with 17 properties instead.",
+        code: 'object_above_max_properties',
+        param: 'metadata',
+      },
+    });
+    await expect(create({ rge_tag: 'x'.repeat(513) })).rejects.toMatchObject({
+      status: 400,
+      error: {
+        message:
+          "Invalid 'metadata.rge_tag': string too long. Expected a string with maximum length 512, but got a string with length 513 instead.",
+        code: 'string_above_max_length',
+      },
+    });
+    const made = await create({ rge_tag: 'rge-run-subject-0123456789' });
+    // no batch was made by the refused creates; the list carries each batch's metadata, newest first
+    const listed = [];
+    for await (const b of openai.batches.list({ limit: 100 })) listed.push([b.id, b.metadata]);
+    expect(listed).toEqual([[made.id, { rge_tag: 'rge-run-subject-0123456789' }]]);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------

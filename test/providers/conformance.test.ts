@@ -76,9 +76,7 @@ describe("the published config's requests are accepted by strict fakes of the th
           const tag = `rge-conformance-${r.id}`;
           const calls = { minBackoffMs: 10 };
           const hint = () => ({
-            submittedAfterMs: 0,
-            items: 2,
-            customIdPrefix: 'item-',
+            query: { tag, submittedAfterMs: 0, items: 2, customIdPrefix: 'item-' },
             exclude: new Set<string>(),
           });
           const remote = await batch.submit(

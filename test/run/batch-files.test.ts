@@ -106,9 +106,13 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(requestsTo(s, 'POST', /^\/v1\/files$/)).toHaveLength(1); // the retry reused the upload
     expect(s.openai.files()).toEqual([]);
 
-    // refused outright (a 400), and a server that keeps failing (500s until retries run out): the
-    // items run as sync calls and no upload is left
-    for (const status of [400, 500]) {
+    // refused outright (a 400: failed), and a server that keeps failing (500s until retries run out:
+    // the batch may exist, so it is looked up, and found absent): the items run as sync calls and no
+    // upload is left
+    for (const [status, outcome] of [
+      [400, 'failed'],
+      [500, 'absent'],
+    ] as const) {
       const refusing = await servers({
         intercept: ({ method, path }) => (method === 'POST' && path === '/v1/batches' ? status : null),
       });
@@ -119,11 +123,15 @@ describe('the files OpenAI keeps for a batch', () => {
         { log: (l) => logs.push(l) },
       );
       expect(st.errors, String(status)).toEqual({});
-      expect(logs.some((l) => /submission failed \(.*500|submission failed \(.*400/.test(l))).toBe(true);
+      const said = status === 400 ? /submission failed \(.*400/ : /ended without an answer \(.*500/;
+      expect(
+        logs.some((l) => said.test(l)),
+        logs.join('\n'),
+      ).toBe(true);
       expect(requestsTo(refusing, 'POST', /^\/v1\/files$/), String(status)).toHaveLength(1);
       expect(refusing.openai.files(), String(status)).toEqual([]);
       const [record] = loadBatchRecords(batchesDir(d)).filter((r) => r.provider === 'openai');
-      expect(record).toMatchObject({ status: 'failed', files: [{ kind: 'input', deleted: true }] });
+      expect(record).toMatchObject({ status: outcome, files: [{ kind: 'input', deleted: true }] });
     }
   });
 
@@ -158,7 +166,8 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(state.errors).toEqual({});
     expect(s.openai.files()).toEqual([]);
     const after = loadBatchRecords(batchesDir(dir)).find((r) => r.id === id);
-    expect(after).toMatchObject({ status: 'abandoned', files: [{ kind: 'input', deleted: true }] });
+    // looked up and not found: absent (a batch created later under its tag would still be adopted)
+    expect(after).toMatchObject({ status: 'absent', files: [{ kind: 'input', deleted: true }] });
   });
 
   it('what could not be deleted is listed by `rge results batches` and deleted by the next run', async () => {
@@ -173,7 +182,9 @@ describe('the files OpenAI keeps for a batch', () => {
     expect(logs.filter((l) => /could not delete its (input|output) file file-/.test(l))).toHaveLength(2);
     const listed = await runRge(root, 'results', 'batches', '--results-dir', dir);
     expect(listed.code).toBe(0);
-    expect(listed.out).toMatch(/: 0 batch\(es\) open and 2 file\(s\) not deleted at the providers/);
+    expect(listed.out).toMatch(
+      /: by these records, 0 batch\(es\) open and 2 file\(s\) not deleted at the providers/,
+    );
     for (const f of s.openai.files())
       expect(listed.out).toContain(
         `${f.purpose === 'batch' ? 'input' : 'output'} file ${f.id} at openai: not deleted`,
@@ -210,7 +221,9 @@ describe('a batch its run stopped waiting for', () => {
     const [record] = loadBatchRecords(batchesDir(dir));
     if (!record) throw new Error('no batch record');
     const listed = await runRge(root, 'results', 'batches', '--results-dir', dir);
-    expect(listed.out).toContain(': 1 batch(es) open and 1 file(s) not deleted at the providers');
+    expect(listed.out).toContain(
+      ': by these records, 1 batch(es) open and 1 file(s) not deleted at the providers',
+    );
     expect(listed.out).toContain(
       `batch ${record.id} (openai/gpt-5.4, 1 answers, created ${record.created_at}): submitted, open at openai as ${record.remote_id}`,
     );

@@ -4,10 +4,11 @@
  * reply whose retry fails is neither lost nor paid for again: its charge is settled in the run that
  * paid it (no reservation left open), and the next run asks only the retry.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { estimateRun } from '../../src/run/estimate.ts';
 import { runStages } from '../../src/run/stages.ts';
 import { batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
@@ -49,6 +50,31 @@ async function openRun(s: LoopbackServers, resultsDir: string, mode: 'sync' | 'b
     runs: 1,
     mode,
   });
+}
+
+/**
+ * The estimate of the run that follows a failed retry prices what it will ask: the Claude judge's two
+ * retries, as sync calls (a kept reply never goes into a batch), each carrying the kept reply and the
+ * turn that asks again on top of its first request; the first replies, paid already, are not priced.
+ * Against the estimate of the same folder without the kept replies (two first requests, in a batch in
+ * batch mode), its input is larger by what the retry adds.
+ */
+async function checkRetryEstimate(resultsDir: string, s: LoopbackServers, mode: 'sync' | 'batch') {
+  const estimate = await estimateRun(await openRun(s, resultsDir, mode));
+  const claude = estimate.lines.filter((l) => l.provider === 'anthropic' && l.role === 'judge');
+  expect(claude.map((l) => [l.batch, l.calls])).toEqual([[false, 2]]);
+  expect(estimate.cells.keptReplies).toBe(2);
+  const withoutKept = await mkdtemp(join(tmpdir(), 'rge-judge-retry-unkept-'));
+  await cp(resultsDir, withoutKept, { recursive: true });
+  await rm(join(withoutKept, 'cells', 'attempts'), { recursive: true });
+  const plain = await estimateRun(await openRun(s, withoutKept, mode));
+  const first = plain.lines.filter((l) => l.provider === 'anthropic' && l.role === 'judge');
+  expect(first.map((l) => [l.batch, l.calls])).toEqual([[mode === 'batch', 2]]);
+  expect(plain.cells.keptReplies).toBe(0);
+  const input = (ls: typeof claude) =>
+    ls.reduce((n, l) => n + l.inputTokens + l.cacheReadTokens + l.cacheWriteTokens, 0);
+  // each retry adds the kept reply and the turn asking again: 50-odd tokens here
+  expect(input(claude) - input(first)).toBeGreaterThan(2 * 40);
 }
 
 const ledgerOf = (resultsDir: string) =>
@@ -116,6 +142,7 @@ describe("a judge's retry", () => {
         const batches = () => loadBatchRecords(batchesDir(resultsDir)).map((r) => r.status);
         expect(new Set(batches())).toEqual(new Set(firstMode === 'batch' ? ['collected'] : []));
         const before = s.anthropic.calls.length;
+        await checkRetryEstimate(resultsDir, s, mode);
 
         retriesFail = false;
         const run = await openRun(s, resultsDir, mode);

@@ -69,11 +69,41 @@ export interface BatchItem {
   request: ModelRequest;
 }
 
-export interface BatchHint {
-  submittedAfterMs: number;
-  items: number;
+/**
+ * What identifies a batch rge submitted, for a lookup at its provider: the tag it was submitted under
+ * (OpenAI `metadata.rge_tag`, Gemini `displayName`), the custom-id prefix every one of its items
+ * carries (how an Anthropic batch, which keeps no tag, is told once its results can be read), its size
+ * and when its submission started.
+ */
+export interface TagQuery {
+  tag: string;
   customIdPrefix: string;
-  exclude: ReadonlySet<string>;
+  items: number;
+  submittedAfterMs: number;
+}
+
+/** A batch found at a provider by a lookup (`BatchAdapter.findTagged`). */
+export interface RemoteBatch {
+  id: string;
+  /** the query's tag it answers */
+  tag: string;
+  /**
+   * false for an Anthropic batch still running that only its size and creation time tie to the query
+   * (its custom ids can be read once it has ended); the batch runner checks its items when it collects
+   */
+  verified: boolean;
+  createdMs: number;
+  items: number;
+  ended: boolean;
+  state: string;
+}
+
+/** The slack a lookup allows between rge's clock and the provider's when it lists recent batches. */
+export const LOOKUP_SLACK_MS = 60_000;
+
+/** The earliest creation time a lookup for `queries` lists back to. */
+export function lookupSince(queries: readonly TagQuery[]): number {
+  return Math.min(...queries.map((q) => q.submittedAfterMs)) - LOOKUP_SLACK_MS;
 }
 
 export interface BatchProgress {
@@ -141,12 +171,15 @@ export interface BatchAdapter {
     onUpload?: (file: RemoteFile) => Promise<void>,
   ): Promise<string>;
   /**
-   * The id of a batch this client submitted with `tag`, if the provider has one; used when a crash came
-   * between submitting and recording the id. `hint` narrows the search where the API keeps no tag: the
-   * submission time, the number of items, the custom-id prefix every item of the batch carries, and
-   * batch ids already known to belong to other records.
+   * The batches at the provider that answer the queries: created since the earliest submission (a
+   * minute's slack for clocks), carrying a query's tag, or where the API keeps no tag (Anthropic), the
+   * custom ids of a query's items (an ended batch), or its size and a creation time within ten minutes
+   * of its submission (a running one: `verified` false). Batches are listed, not created: a lookup
+   * costs nothing.
    */
-  findByTag(tag: string, hint: BatchHint): Promise<string | null>;
+  findTagged(queries: readonly TagQuery[], signal?: AbortSignal): Promise<RemoteBatch[]>;
+  /** Asks the provider to cancel a batch (items already run are billed; one already ended stays so). */
+  cancel(batchId: string, signal?: AbortSignal): Promise<void>;
   /** `items` is the batch's size, for providers whose status does not count items. */
   progress(batchId: string, items: number, signal?: AbortSignal): Promise<BatchProgress>;
   /** Per-item results of an ended batch; items missing from the provider's output come back as errors. */
@@ -177,10 +210,38 @@ export class CallError extends Error {
     readonly status: number | null,
     readonly retryable: boolean,
     readonly retryAfterMs: number | null,
+    /**
+     * a batch create that may have been carried out all the same: sent, and not refused by an answer
+     * (`createFailure`); its batch may exist
+     */
+    readonly outcomeUnknown = false,
   ) {
     super(message);
     this.name = 'CallError';
   }
+}
+
+/**
+ * A failed batch create, as much as the client knows of it. A create the provider answered with a 4xx
+ * was refused: no batch. Any other failure came after the request was sent (a timeout, a connection
+ * lost or reset, an abort, a reply that could not be read, a 5xx of the provider or of a gateway before
+ * it), and the batch may exist: `outcomeUnknown`, so that it is looked up before its items are asked
+ * again. A create aborted before it was sent is refused by the adapter itself (`notSentIfAborted`).
+ */
+export function createFailure(err: Error): Error {
+  if (!(err instanceof CallError) || (err.status !== null && err.status < 500)) return err;
+  return new CallError(err.message, err.status, err.retryable, err.retryAfterMs, true);
+}
+
+/** Whether an error of a batch create leaves the batch's existence unknown (`createFailure`). */
+export function outcomeUnknown(err: unknown): boolean {
+  return err instanceof CallError && err.outcomeUnknown;
+}
+
+/** A create about to be sent under an aborted signal is not sent: a definite failure. */
+export function notSentIfAborted(provider: string, signal?: AbortSignal): void {
+  if (signal?.aborted)
+    throw new CallError(`${provider}: aborted (the batch was not sent)`, null, false, null);
 }
 
 /** HTTP statuses worth another attempt: rate limits, server errors, overload (Anthropic 529), timeouts. */

@@ -139,42 +139,68 @@ class AnthropicBatches implements live.BatchAdapter {
   ) {}
 
   async submit(items: readonly live.BatchItem[], _tag: string, signal?: AbortSignal): Promise<string> {
+    const requests = items.map((i) => ({ custom_id: i.customId, params: this.params(i.request) }));
+    live.notSentIfAborted('anthropic', signal);
     try {
-      const batch = await this.client.messages.batches.create(
-        { requests: items.map((i) => ({ custom_id: i.customId, params: this.params(i.request) })) },
-        signal ? { signal } : {},
-      );
+      const batch = await this.client.messages.batches.create({ requests }, signal ? { signal } : {});
       return batch.id;
+    } catch (err) {
+      throw live.createFailure(classify(err, signal));
+    }
+  }
+
+  /**
+   * Message Batches keep no tag. A batch is told by its items' custom ids once it has ended (its first
+   * result's id carries the query's prefix); a running one only by its number of requests and a
+   * creation time from just before the submission to ten minutes after (`verified` false: the batch
+   * runner checks its items when it collects). Batches are listed newest first, back to the earliest
+   * query; only those of a query's size are looked into.
+   */
+  async findTagged(queries: readonly live.TagQuery[], signal?: AbortSignal): Promise<live.RemoteBatch[]> {
+    if (queries.length === 0) return [];
+    const since = live.lookupSince(queries);
+    const opts = signal ? { signal } : {};
+    const found: live.RemoteBatch[] = [];
+    try {
+      for await (const b of this.client.messages.batches.list({ limit: 100 }, opts)) {
+        const createdMs = Date.parse(b.created_at);
+        if (createdMs < since) break;
+        const c = b.request_counts;
+        const items = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
+        const sized = queries.filter(
+          (q) => q.items === items && createdMs >= q.submittedAfterMs - live.LOOKUP_SLACK_MS,
+        );
+        if (sized.length === 0) continue;
+        const seen = { id: b.id, createdMs, items, ended: b.processing_status === 'ended' };
+        const state = b.processing_status;
+        if (!seen.ended) {
+          for (const q of sized)
+            if (createdMs <= q.submittedAfterMs + 600_000)
+              found.push({ ...seen, state, tag: q.tag, verified: false });
+          continue;
+        }
+        const first = await this.firstCustomId(b.id, opts);
+        const q = first === null ? undefined : sized.find((x) => first.startsWith(x.customIdPrefix));
+        if (q) found.push({ ...seen, state, tag: q.tag, verified: true });
+      }
+      return found;
     } catch (err) {
       throw classify(err, signal);
     }
   }
 
-  /**
-   * Message Batches keep no tag, so a batch lost between submit and record is looked for by its creation
-   * time (from just before the submit to ten minutes after), its number of requests, and, once it has
-   * ended, the custom-id prefix of its items; batches other records own are skipped. A batch still in
-   * progress cannot be checked by its items; the batch runner checks them when it collects.
-   */
-  async findByTag(_tag: string, hint: live.BatchHint): Promise<string | null> {
+  /** The custom id of an ended batch's first result (its results are read no further). */
+  private async firstCustomId(batchId: string, opts: { signal?: AbortSignal }): Promise<string | null> {
+    const decoder = await this.client.messages.batches.results(batchId, {}, opts);
+    for await (const line of decoder) return line.custom_id;
+    return null;
+  }
+
+  async cancel(batchId: string, signal?: AbortSignal): Promise<void> {
     try {
-      for await (const b of this.client.messages.batches.list({ limit: 100 })) {
-        const created = Date.parse(b.created_at);
-        if (created < hint.submittedAfterMs - 2_000) break;
-        if (hint.exclude.has(b.id) || created > hint.submittedAfterMs + 600_000) continue;
-        const c = b.request_counts;
-        const total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
-        if (total !== hint.items) continue;
-        if (b.processing_status !== 'ended') return b.id;
-        const decoder = await this.client.messages.batches.results(b.id);
-        for await (const line of decoder) {
-          if (line.custom_id.startsWith(hint.customIdPrefix)) return b.id;
-          break;
-        }
-      }
-      return null;
+      await this.client.messages.batches.cancel(batchId, {}, signal ? { signal } : {});
     } catch (err) {
-      throw classify(err);
+      throw classify(err, signal);
     }
   }
 

@@ -228,30 +228,66 @@ class GeminiBatches implements live.BatchAdapter {
   async submit(items: readonly live.BatchItem[], tag: string, signal?: AbortSignal): Promise<string> {
     const model = items[0]?.request.model;
     if (!model) throw new live.CallError('gemini: an empty batch', null, false, null);
+    const src = items.map((i) => ({
+      contents: this.contents(i.request),
+      config: this.config(i.request),
+      metadata: { [CUSTOM_ID]: i.customId },
+    }));
+    live.notSentIfAborted('gemini', signal);
+    let name: string | undefined;
     try {
       const job = await this.ai.batches.create({
         model,
-        src: items.map((i) => ({
-          contents: this.contents(i.request),
-          config: this.config(i.request),
-          metadata: { [CUSTOM_ID]: i.customId },
-        })),
+        src,
         config: { displayName: tag, ...(signal ? { abortSignal: signal } : {}) },
       });
-      if (!job.name) throw new live.CallError('gemini: the batch has no name', null, false, null);
-      return job.name;
+      name = job.name;
+    } catch (err) {
+      throw live.createFailure(classify(err, signal));
+    }
+    if (!name) throw new live.CallError('gemini: the batch has no name', null, false, null);
+    return name;
+  }
+
+  /**
+   * Batches whose display name is a query's tag. The Developer API lists batches in no stated order
+   * and filters none (the SDK refuses `filter` outside Vertex), so every page is read.
+   */
+  async findTagged(queries: readonly live.TagQuery[], signal?: AbortSignal): Promise<live.RemoteBatch[]> {
+    if (queries.length === 0) return [];
+    const byTag = new Map(queries.map((q) => [q.tag, q]));
+    const since = live.lookupSince(queries);
+    const found: live.RemoteBatch[] = [];
+    try {
+      const pager = await this.ai.batches.list({
+        config: { pageSize: 100, ...(signal ? { abortSignal: signal } : {}) },
+      });
+      for await (const job of pager) {
+        const query = job.displayName === undefined ? undefined : byTag.get(job.displayName);
+        const createdMs = job.createTime ? Date.parse(job.createTime) : Number.NaN;
+        if (!query || !job.name || createdMs < since) continue;
+        const state = String(job.state ?? 'JOB_STATE_UNSPECIFIED');
+        found.push({
+          id: job.name,
+          tag: query.tag,
+          verified: true,
+          createdMs,
+          items: query.items,
+          ended: ENDED.has(state),
+          state,
+        });
+      }
+      return found;
     } catch (err) {
       throw classify(err, signal);
     }
   }
 
-  async findByTag(tag: string): Promise<string | null> {
+  async cancel(batchId: string, signal?: AbortSignal): Promise<void> {
     try {
-      const pager = await this.ai.batches.list({ config: { pageSize: 100 } });
-      for await (const job of pager) if (job.displayName === tag && job.name) return job.name;
-      return null;
+      await this.ai.batches.cancel({ name: batchId, ...(signal ? { config: { abortSignal: signal } } : {}) });
     } catch (err) {
-      throw classify(err);
+      throw classify(err, signal);
     }
   }
 

@@ -251,12 +251,18 @@ class OpenAIBatches implements live.BatchAdapter {
   ): Promise<string> {
     const opts = signal ? { signal } : {};
     let fileId = this.uploads.get(tag);
-    try {
-      if (fileId === undefined) {
-        fileId = await this.upload(items, tag, opts);
-        this.uploads.set(tag, fileId);
+    if (fileId === undefined) {
+      fileId = await this.upload(items, tag, opts);
+      this.uploads.set(tag, fileId);
+      try {
         await onUpload?.({ id: fileId, kind: 'input' });
+      } catch (err) {
+        throw classify(this.provider, err, signal);
       }
+    }
+    live.notSentIfAborted(this.provider, signal);
+    let batchId: string;
+    try {
       const batch = await this.client.batches.create(
         {
           input_file_id: fileId,
@@ -266,17 +272,19 @@ class OpenAIBatches implements live.BatchAdapter {
         },
         opts,
       );
-      this.uploads.delete(tag);
-      if (this.uncertain.delete(tag)) await this.deleteStrays(tag, fileId, signal);
-      return batch.id;
+      batchId = batch.id;
     } catch (err) {
-      const e = classify(this.provider, err, signal);
-      if (fileId !== undefined && e instanceof live.CallError && e.status !== null && !e.retryable) {
+      const e = live.createFailure(classify(this.provider, err, signal));
+      // refused outright (a 4xx): never a batch, the file goes; an unknown outcome keeps it for the batch
+      if (e instanceof live.CallError && e.status !== null && !e.retryable && !e.outcomeUnknown) {
         this.uploads.delete(tag);
         await this.files.delete(fileId).catch(() => undefined);
       }
       throw e;
     }
+    this.uploads.delete(tag);
+    if (this.uncertain.delete(tag)) await this.deleteStrays(tag, fileId, signal);
+    return batchId;
   }
 
   private async upload(items: readonly live.BatchItem[], tag: string, opts: { signal?: AbortSignal }) {
@@ -300,7 +308,7 @@ class OpenAIBatches implements live.BatchAdapter {
     } catch (err) {
       const e = classify(this.provider, err, opts.signal);
       if (!(e instanceof live.CallError) || e.retryable || e.status === null) this.uncertain.add(tag);
-      throw err;
+      throw e;
     }
   }
 
@@ -315,13 +323,40 @@ class OpenAIBatches implements live.BatchAdapter {
     }
   }
 
-  async findByTag(tag: string): Promise<string | null> {
+  /** Batches are listed newest first: the listing stops at the first one older than every query. */
+  async findTagged(queries: readonly live.TagQuery[], signal?: AbortSignal): Promise<live.RemoteBatch[]> {
+    if (queries.length === 0) return [];
+    const byTag = new Map(queries.map((q) => [q.tag, q]));
+    const since = live.lookupSince(queries);
+    const found: live.RemoteBatch[] = [];
     try {
-      for await (const b of this.client.batches.list({ limit: 100 }))
-        if (b.metadata?.[TAG_KEY] === tag) return b.id;
-      return null;
+      for await (const b of this.client.batches.list({ limit: 100 }, signal ? { signal } : {})) {
+        const createdMs = b.created_at * 1000;
+        if (createdMs < since) break;
+        const tag = b.metadata?.[TAG_KEY];
+        const query = tag === undefined ? undefined : byTag.get(tag);
+        if (!query) continue;
+        found.push({
+          id: b.id,
+          tag: query.tag,
+          verified: true,
+          createdMs,
+          items: b.request_counts?.total ?? query.items,
+          ended: ENDED.has(b.status),
+          state: b.status,
+        });
+      }
+      return found;
     } catch (err) {
-      throw classify(this.provider, err);
+      throw classify(this.provider, err, signal);
+    }
+  }
+
+  async cancel(batchId: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.client.batches.cancel(batchId, signal ? { signal } : {});
+    } catch (err) {
+      throw classify(this.provider, err, signal);
     }
   }
 
