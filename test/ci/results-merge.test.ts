@@ -36,6 +36,28 @@ async function stages(resultsDir: string, questions: number) {
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
 const keys = (file: string) => lines(file).map((l) => (JSON.parse(l) as { key: string }).key);
 
+/** A batch record as a batch run leaves it, ended and collected (a run reads every record it finds). */
+function batchRecord(remoteId: string): string {
+  const at = '2026-01-01T00:00:00.000Z';
+  return `${JSON.stringify({
+    id: 'batch-a',
+    run_id: 'fixture-r',
+    provider: 'openai',
+    model: 'gpt-5-mini',
+    role: 'subject',
+    status: 'collected',
+    remote_id: remoteId,
+    reservation: null,
+    reserved_usd: 0,
+    submitted_after_ms: 0,
+    items: [],
+    files: [],
+    error: null,
+    created_at: at,
+    updated_at: at,
+  })}\n`;
+}
+
 /** Ledger events as a live run writes them: a reservation, its spend, its close. */
 function ledgerEvents(id: string, usd: number): string[] {
   const at = '2026-01-01T00:00:00.000Z';
@@ -60,10 +82,13 @@ describe('rge results merge', () => {
     c = join(dir, 'c');
     await stages(a, 4);
     writeFileSync(join(a, '.budget_ledger.jsonl'), `${ledgerEvents('r-1', 0.01).join('\n')}\n`);
-    mkdirSync(join(a, '.batches'), { recursive: true });
-    writeFileSync(join(a, '.batches', 'batch-a.json'), '{"id":"batch-a"}\n');
     cpSync(a, b, { recursive: true });
     await stages(b, 6);
+    // a batch record both shards hold
+    for (const shard of [a, b]) {
+      mkdirSync(join(shard, '.batches'), { recursive: true });
+      writeFileSync(join(shard, '.batches', 'batch-a.json'), batchRecord('batch_1'));
+    }
     writeFileSync(
       join(b, '.budget_ledger.jsonl'),
       `${[...ledgerEvents('r-1', 0.01), ...ledgerEvents('r-2', 0.02)].join('\n')}\n`,
@@ -143,11 +168,13 @@ describe('rge results merge', () => {
   it('reports two batch records of one name with other content as a conflict', async () => {
     const d = join(dir, 'd');
     cpSync(a, d, { recursive: true });
-    writeFileSync(join(d, '.batches', 'batch-a.json'), '{"id":"batch-a","status":"collected"}\n');
+    writeFileSync(join(d, '.batches', 'batch-a.json'), batchRecord('batch_2'));
     const outcome = await runRge(ROOT, 'results', 'merge', '--into', join(dir, 'batches'), a, d);
     expect(outcome.code).toBe(1);
     expect(outcome.err).toContain(`conflict in ${join('.batches', 'batch-a.json')}`);
-    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe('{"id":"batch-a"}\n');
+    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe(
+      batchRecord('batch_1'),
+    );
   });
 
   it('writes nothing when a source is damaged (a line that is not a record, not a torn tail)', async () => {
