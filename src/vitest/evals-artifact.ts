@@ -8,7 +8,7 @@
  * (the unit tests) writes nothing.
  *
  * The report is written as it is read, a case at a time, in the fields and order of Vitest's own
- * JsonReporter (test/vitest/evals-artifact.test.ts), so a run of a hundred thousand cases never holds
+ * JsonReporter (test/vitest/ui-artifact.test.ts), so a run of a hundred thousand cases never holds
  * its artifact as one string (issue 41).
  *
  * A case's status is Vitest's. An ungated run (every threshold null) passes every case it scored, as

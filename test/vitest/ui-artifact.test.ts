@@ -6,6 +6,9 @@
  * Issue 53: an ungated run (every threshold null, configs/fixture.yaml) showed every case DISABLED and
  * "0 passed, 0 failed, 1200 skipped", as if nothing ran. Its cases are now passed with their recorded
  * scores, as vitest-evals records a judge of threshold null, and the GFS row says that nothing gates them.
+ *
+ * (Named without "evals" in its path: `npx vitest run evals` is a path filter, and a unit test whose path
+ * matched it would join the eval run.)
  */
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
