@@ -82,6 +82,7 @@ describe('vitest-evals reporting an rge run', () => {
   let assertions: Assertion[];
   let rows: Row[];
   let server: Awaited<ReturnType<typeof serve>> | undefined;
+  let output: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-report-ui-'));
@@ -94,6 +95,7 @@ describe('vitest-evals reporting an rge run', () => {
       RGE_SET: JSON.stringify(await worldOverrides()),
     });
     expect(outcome.code, outcome.out + outcome.err).toBe(0);
+    output = outcome.out;
     report = /report written to (\S+summary\.md)/.exec(outcome.out)?.[1] as string;
     artifact = /JSON artifact written to (\S+vitest-evals\.json)/.exec(outcome.out)?.[1] as string;
     const json = JSON.parse(readFileSync(artifact, 'utf8')) as {
@@ -124,6 +126,17 @@ describe('vitest-evals reporting an rge run', () => {
       ),
     );
     expect(rows).toHaveLength(6);
+  });
+
+  it('says a line per file and the summary under CI, nothing per passed case (issue 53)', () => {
+    const lines = output.split('\n');
+    expect(lines.filter((l) => / › run \d|^\s+score\s/.test(l))).toEqual([]);
+    // 3 questions fall in slices 1 to 3; slice 4 holds its placeholder, skipped
+    expect(lines.filter((l) => /evals\/grounding-\d\.eval\.ts \(\d tests?/.test(l))).toHaveLength(4);
+    expect(output).toMatch(/Tests\s+6 passed \| 1 skipped \(7\)/);
+    // the artifact and the report said once each
+    expect(lines.filter((l) => l.includes('vitest-evals.json (view it'))).toHaveLength(1);
+    expect(lines.filter((l) => /report written to .*summary\.md/.test(l))).toHaveLength(1);
   });
 
   it('carries the subject as a harness (the stored answer) and the panel as judges (rge scores on 0-1)', () => {
