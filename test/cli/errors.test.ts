@@ -1024,7 +1024,7 @@ const ROWS: Row[] = [
     input: '`results batches --results-dir` names a folder that does not exist',
     args: ['results', 'batches', '--results-dir', 'nope'],
     exit: 2,
-    names: 'nope:',
+    names: '--results-dir nope:',
   },
   {
     id: 'batches-collect-config',
