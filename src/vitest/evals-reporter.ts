@@ -63,8 +63,8 @@ export default class RgeTerminalReporter extends DefaultEvalReporter {
       this.renderSucceed = false;
     }
     super.onTestRunStart(specifications);
-    // on a terminal, Vitest lists every case of a run of one file: not the cases of an eval run
-    if (this.brief) this.renderSucceed = false;
+    // on a terminal, Vitest lists every test of a run of one file: not the cases of an eval run
+    if (this.evalsRun && this.caseLines === 'failed') this.renderSucceed = false;
   }
 
   /** The file's line (and, outside an eval run, its failed tests); vitest-evals prints none. */
