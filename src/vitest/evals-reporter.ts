@@ -4,7 +4,7 @@
  * For a run with eval files it says what a run of a thousand cases needs said, by `caseLines`:
  * - 'failed' (the default): Vitest's progress (the live summary at the foot of a terminal; none under CI
  *   or into a log), a line per file as it finishes, every failed case as it fails (its line and why, as
- *   vitest-evals prints it), then the summary. The fixture run says about 20 lines, where vitest-evals'
+ *   vitest-evals prints it), then the summary. The fixture run says 25 lines (17 warm), where vitest-evals'
  *   block of eight lines per case said 9,600 (issue 53).
  * - 'all' (`RGE_VERBOSE=1`, `rge eval run --verbose`): vitest-evals' reporter, each case with its
  *   harness usage and the panel's scores.
