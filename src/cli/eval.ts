@@ -34,17 +34,34 @@ interface EvalFlags {
   rerun?: string[];
   minPassRate?: string;
   quiet?: boolean;
+  verbose?: boolean;
 }
 
 /**
  * How much `rge eval run` says while it runs: 'quiet' with --quiet; 'summary' under CI (CI set) or
  * into a log that is not a terminal (a line per stage, the cases in one line); 'full' on a terminal
- * (a progress line every 5 s, vitest-evals' block per case). Warnings and errors are always said.
+ * (a progress line every 5 s, and one kept up to date while the cases run). Warnings and errors are
+ * always said.
  */
 export function evalOutput(quiet: boolean | undefined, io: CliIO): StageOutput {
   if (quiet) return 'quiet';
   const env = io.env ?? process.env;
   return env.CI || !process.stdout.isTTY ? 'summary' : 'full';
+}
+
+/**
+ * What the terminal shows of the Vitest cases: every case with its scores with --verbose (or
+ * RGE_VERBOSE=1, as for `npx vitest run evals`); else their line, with progress on a terminal.
+ */
+export function casesOutput(
+  flags: { quiet?: boolean; verbose?: boolean },
+  output: StageOutput,
+  io: CliIO,
+): 'cases' | 'summary' | 'progress' {
+  const env = io.env ?? process.env;
+  if (flags.quiet && flags.verbose) throw new UsageError('--quiet and --verbose: give one of them');
+  if (flags.verbose || (!flags.quiet && /^(1|true|yes)$/i.test(env.RGE_VERBOSE ?? ''))) return 'cases';
+  return output === 'full' ? 'progress' : 'summary';
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -276,6 +293,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const { planFromRequest } = await import('../run/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const output = evalOutput(flags.quiet, io);
+  const terminal = casesOutput(flags, output, io);
   const load = {
     root: io.cwd,
     log,
@@ -307,7 +325,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   const outcome = await runEvalSuite({
     root: io.cwd,
     handoff: { request: { ...request, stages: 'done' }, plan, plannedBy: process.pid },
-    terminal: output === 'full' ? 'cases' : 'summary',
+    terminal,
   });
   await report(staged, outcome, flags, io);
 }
@@ -392,6 +410,10 @@ export function registerEvalCommands(program: Command, io: CliIO): void {
       '--quiet',
       "say only the stages' summaries, warnings, errors and the final lines (the cases in one line, the estimate in one); " +
         'under CI or into a log that is not a terminal the stages and cases say one line each anyway',
+    )
+    .option(
+      '--verbose',
+      'print every case with its scores, as vitest-evals does (RGE_VERBOSE=1 does the same, for npx vitest run evals too)',
     )
     .option(OFFLINE_FLAG, `${OFFLINE_HELP}; the config's corpus.allow_download: false does the same`)
     .action((flags: EvalFlags) => evalRun(flags, io));

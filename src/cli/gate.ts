@@ -3,13 +3,14 @@
  * (promote a full report to the baseline). Exit codes: 0 pass, 1 regression, 2 usage error (a missing or
  * malformed file, runs with nothing in common).
  */
+import { existsSync } from 'node:fs';
 import { appendFile, readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { GateSummary } from '../gate/gate.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 
 /** DEFAULT_MIN_EFFECT of src/gate/gate.ts, kept here so that `--help` loads no statistics (test/cli/startup.test.ts) */
 const DEFAULT_MIN_EFFECT = 0.02;
@@ -95,9 +96,10 @@ function registerGate(program: Command, io: CliIO): void {
           '../gate/gate.ts'
         );
         const effect = minEffect(flags.minEffect);
-        const baselineFile = resolve(io.cwd, flags.baseline);
+        // a path that is not there is a usage error naming its flag (exit 2), never read as a verdict
+        const baselineFile = existingPath(io.cwd, '--baseline', flags.baseline, 'file');
         const currentFile = flags.current
-          ? resolve(io.cwd, flags.current)
+          ? existingPath(io.cwd, '--current', flags.current, 'file')
           : await latestFullSummary(resolve(io.cwd, flags.reportsDir));
         const [baseline, current] = [await readGateSummary(baselineFile), await readGateSummary(currentFile)];
         refusePartial(baseline, baselineFile, 'baseline');
@@ -143,10 +145,9 @@ function registerBaselineUpdate(program: Command, io: CliIO): void {
     .action(async (flags: { from?: string; to: string; reportsDir: string; force?: boolean }) => {
       const { readGateSummary } = await import('../gate/gate.ts');
       const reportsDir = resolve(io.cwd, flags.reportsDir);
-      let from: string;
-      if (!flags.from) from = await latestFullSummary(reportsDir);
-      else if (flags.from.endsWith('.json')) from = resolve(io.cwd, flags.from);
-      else from = join(reportsDir, flags.from, 'summary.json');
+      const from = flags.from
+        ? promotedFile(io.cwd, flags.from, reportsDir)
+        : await latestFullSummary(reportsDir);
       const summary = await readGateSummary(from);
       refusePartial(summary, from, 'baseline');
       const to = resolve(io.cwd, flags.to);
@@ -163,6 +164,20 @@ function registerBaselineUpdate(program: Command, io: CliIO): void {
       );
       if (replaces) io.out(`${replaces}\n`);
     });
+}
+
+/**
+ * The summary `rge baseline update --from` names: a summary.json, or a run id under the reports folder.
+ * Either must be there: else a usage error naming --from and what was looked for.
+ */
+function promotedFile(cwd: string, from: string, reportsDir: string): string {
+  if (from.endsWith('.json')) return existingPath(cwd, '--from', from, 'file');
+  const file = join(reportsDir, from, 'summary.json');
+  if (!existsSync(file))
+    throw new UsageError(
+      `--from ${from}: no report of that run id (no ${relative(cwd, file) || file}); give a run id under --reports-dir or a summary.json`,
+    );
+  return file;
 }
 
 /**

@@ -4,10 +4,9 @@
  * design fits, 2 none fits the budget or a usage error. The action imports src/gate/plan.ts when it
  * runs, so that `rge --help` loads no statistics (docs/adr/0012-cli-start-up.md).
  */
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../util/errors.ts';
-import type { CliIO } from './io.ts';
+import { type CliIO, existingPath } from './io.ts';
 
 interface PlanFlags {
   from: string;
@@ -68,7 +67,7 @@ export function registerPlanCommands(program: Command, io: CliIO): void {
       };
       const { checkPlanOptions, planMarkdown, planRun, readPlanSummary } = await import('../gate/plan.ts');
       checkPlanOptions(options);
-      const summary = await readPlanSummary(resolve(io.cwd, flags.from));
+      const summary = await readPlanSummary(existingPath(io.cwd, '--from', flags.from, 'file'));
       const plan = planRun(summary, options, flags.from);
       io.out(planMarkdown(plan));
       if (!plan.cheapest) {

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Chunk } from '../corpus/schema.ts';
@@ -71,9 +71,10 @@ async function validationTarget(io: CliIO, opts: ValidateFlags): Promise<Validat
       `no ${DEFAULTS.config} here: pass --config FILE, or --questions FILE and --index DIR`,
     );
   const config = configFile ? await loadRunConfig(at(configFile), { root: io.cwd }) : undefined;
-  const file = at(opts.questions ?? config?.questions.file ?? DEFAULTS.questions);
+  const file = opts.questions
+    ? existingPath(io.cwd, '--questions', opts.questions, 'file')
+    : at(config?.questions.file ?? DEFAULTS.questions);
   const indexDir = at(opts.index ?? config?.corpus?.index ?? DEFAULTS.index);
-  if (opts.questions && !existsSync(file)) throw new UsageError('file not found', { file });
   // --questions alone and no index here, or a config of systems only (no corpus): check what needs none
   // (gold chunk ids are then errors)
   const noIndex =
@@ -250,14 +251,13 @@ async function goldenImportAction(io: CliIO, file: string, opts: ImportFlags & {
         file: shown,
       },
     );
-  const documents = opts.documents === undefined ? null : resolve(io.cwd, opts.documents);
-  if (documents !== null && !(existsSync(documents) && statSync(documents).isDirectory()))
-    throw new UsageError('no such folder', { file: opts.documents });
+  const documents =
+    opts.documents === undefined ? null : existingPath(io.cwd, '--documents', opts.documents, 'folder');
   const imported = await importGolden({ text: await readTextFile(file), name: shown }, kind, documents);
   if (!imported.ok) return failWithIssues(io, shown, imported.issues);
   const out = resolve(io.cwd, opts.out ?? 'data/questions/golden.jsonl');
   await writeImported(out, imported.questions, null);
-  io.out(formatGoldenSummary(imported.summary, relative(io.cwd, out) || out));
+  io.out(formatGoldenSummary(imported.summary, relative(io.cwd, out) || out, opts.documents ?? null));
 }
 
 interface AuthorFlags {

@@ -141,7 +141,7 @@ async function collect(io: CliIO, dir: string, flags: BatchesFlags & { config: s
  */
 async function listBatches(io: CliIO, flags: BatchesFlags): Promise<void> {
   const dir = resolve(io.cwd, flags.resultsDir);
-  if (!existsSync(dir)) throw new UsageError('no such folder', { file: flags.resultsDir });
+  if (!existsSync(dir)) throw new UsageError(`--results-dir ${flags.resultsDir}: no such folder`);
   if (flags.collect && flags.cancel) throw new UsageError('--collect and --cancel: give one of them');
   if (flags.collect && !flags.config)
     throw new UsageError(

@@ -141,14 +141,27 @@ export async function importGolden(
   return { ok: true, questions, summary: summarise(drafts, questions) };
 }
 
-/** The import's summary for the CLI, a few lines. */
-export function formatGoldenSummary(s: GoldenSummary, out: string): string {
+/**
+ * What became of the gold quotes: with a documents folder (`documents`, as the user named it) every quote
+ * of a row that names a document was found there (one that is not fails the import); without one they
+ * are kept as given, not checked.
+ */
+function quotesLine(s: GoldenSummary, documents: string | null): string {
+  const named =
+    documents === null
+      ? `${s.quotes.unresolved} not checked (no --documents: give the folder of the documents the rows name to check them)`
+      : `${s.quotes.found} found in their documents in ${documents}`;
+  return `  gold quotes: ${named}, ${s.quotes.noDocument} kept as given (the row names no document)`;
+}
+
+/** The import's summary for the CLI, a few lines; `documents`: the --documents folder, or null. */
+export function formatGoldenSummary(s: GoldenSummary, out: string, documents: string | null): string {
   const cats = QUESTION_CATEGORIES.map((c) => `${c} ${s.byCategory[c]}`).join(', ');
   const lines = [
     `golden: ${s.rows} questions imported to ${out}`,
     `  ${cats}`,
     `  ids: ${s.ids.given} given, ${s.ids.derived} derived from the question; categories: ${s.categories.given} given, ${s.categories.derived} from the expected behaviour; numeric gold: ${s.numericGold.given} given, ${s.numericGold.parsed} read from the gold answer`,
-    `  gold quotes: ${s.quotes.found} found in their documents, ${s.quotes.unresolved} unresolved (no --documents), ${s.quotes.noDocument} kept as given (the row names no document)`,
+    quotesLine(s, documents),
   ];
   return `${lines.join('\n')}\n`;
 }

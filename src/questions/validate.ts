@@ -35,10 +35,13 @@ export interface Traceability {
 }
 
 export interface ValidationReport {
-  /** questions per category (lines whose category is one of the four), in report order */
+  /** the valid questions per category, in report order */
   counts: Record<QuestionCategory, number>;
   /** non-blank lines */
   total: number;
+  /** lines without a problem, and lines with one or more (valid + invalid = total) */
+  valid: number;
+  invalid: number;
   /** every problem, sorted by line */
   issues: JsonlIssue[];
   traceability: Traceability;
@@ -53,9 +56,15 @@ function isRecord(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-/** `grounded-direct 45, grounded-multihop 45, adversarial 65, out-of-domain 45, total 200` */
-export function formatCounts(report: Pick<ValidationReport, 'counts' | 'total'>): string {
-  return [...QUESTION_CATEGORIES.map((c) => `${c} ${report.counts[c]}`), `total ${report.total}`].join(', ');
+/**
+ * `grounded-direct 45, grounded-multihop 45, adversarial 65, out-of-domain 45; valid 200, invalid 0,
+ * total 200`: the categories of the valid questions, then how many lines are valid, invalid, and in all.
+ */
+export function formatCounts(
+  report: Pick<ValidationReport, 'counts' | 'total' | 'valid' | 'invalid'>,
+): string {
+  const categories = QUESTION_CATEGORIES.map((c) => `${c} ${report.counts[c]}`).join(', ');
+  return `${categories}; valid ${report.valid}, invalid ${report.invalid}, total ${report.total}`;
 }
 
 export function validateQuestions(lines: readonly QuestionLine[], opts: ValidateOptions): ValidationReport {
@@ -68,6 +77,7 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
   const traceability: Traceability = { xbrl: 0, untraced: 0, absent: 0, unstated: 0, unresolved: 0 };
   const firstLineOfId = new Map<string, number>();
   const checkVersion = versionCheck(opts.expectedVersion);
+  const categoryOf = new Map<number, QuestionCategory>();
 
   for (const l of lines) {
     const { line, json } = l;
@@ -83,7 +93,7 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     if (!obj) continue;
 
     if (typeof obj.category === 'string' && (QUESTION_CATEGORIES as readonly string[]).includes(obj.category))
-      counts[obj.category as QuestionCategory]++;
+      categoryOf.set(line, obj.category as QuestionCategory);
 
     if (versionIsNumber) issues.push(...checkVersion(version, line));
 
@@ -103,7 +113,11 @@ export function validateQuestions(lines: readonly QuestionLine[], opts: Validate
     issues.push(...goldIssues(q, line, chunkById));
   }
   issues.sort((a, b) => a.line - b.line);
-  return { counts, total: lines.length, issues, traceability };
+  // a line with any problem is invalid; the categories count the valid questions only
+  const invalidLines = new Set(issues.map((i) => i.line));
+  for (const [line, category] of categoryOf) if (!invalidLines.has(line)) counts[category]++;
+  const invalid = lines.filter((l) => invalidLines.has(l.line)).length;
+  return { counts, total: lines.length, valid: lines.length - invalid, invalid, issues, traceability };
 }
 
 /**

@@ -3,11 +3,14 @@
  * machine fills its own) into one, so that a later run, or the report, sees every cell:
  *
  * - cell stores (`cells/answers/*.jsonl`, `cells/verdicts/*.jsonl`, and the judges' first replies kept
- *   for their retry, `cells/attempts/*.jsonl`): the union by record `key`. A record
- *   already there with the same content is merged once. A record of a key already there with OTHER
- *   content is a CONFLICT: reported, the first stays the cell; if its calls were paid for it is kept
- *   after it as a duplicate (as when two processes race on a cell), so the ledger still equals the sum
- *   of the recorded costs, else dropped. A store's own duplicates are kept.
+ *   for their retry, `cells/attempts/*.jsonl`): the union by record `key`. Two records of one key are
+ *   compared on their RESULT (merge-compare.ts: the answer, the verdict; not their timing, nor the
+ *   labels of who asked). A record already there with the same result is merged once, whenever it was
+ *   made; with the same result at another cost (usage, charges) it is a note, not a conflict. A record
+ *   with ANOTHER result is a CONFLICT: reported, the first stays the cell. A second record that was paid
+ *   for (a conflict or another cost) is kept after the first as a duplicate (as when two processes race
+ *   on a cell), so the ledger still equals the sum of the recorded costs; otherwise it is dropped. A
+ *   store's own duplicates are kept.
  * - the budget ledger's journal (`.budget_ledger.jsonl`): the union of the events, an event that is
  *   already there (same content) once; its summary (`.budget_ledger.json`) is recomputed.
  * - run states and batch records (`.runs/*.json`, `.batches/*.json`): copied; a file that is already
@@ -15,7 +18,8 @@
  *   (`<run_id>.json` beside `<run_id>.slice-<i>-of-<n>.json`) is combined again from the joined slices.
  * - the reruns asked of subjects' models (`.reruns.jsonl`): the union of the events, each once.
  * - the runs' result rows (`<subject>_<run_id>.jsonl`): one header, the union of the rows by cell; a
- *   row of a cell already there with other content is a conflict.
+ *   row of a cell already there with another result is a conflict (timing and cost compared as cells'),
+ *   and a run state of one name that differs in more than its start and finish times.
  * - the cell leases (`.leases.jsonl`, `.leases/`) and the reply inboxes are the state of the processes
  *   that filled a folder, not results: left out.
  *
@@ -35,6 +39,7 @@ import { AnswerRecord, AttemptRecord, VerdictRecord } from './cells.ts';
 import { parseJsonl, toJsonl } from './jsonl.ts';
 import { RERUNS_JOURNAL } from './layout.ts';
 import { BudgetLedger, LEDGER_JOURNAL, LEDGER_SUMMARY, LedgerEvent } from './ledger.ts';
+import { billOf, type ComparedRecord, recordDifference, sameRunState } from './merge-compare.ts';
 import { RerunEvent } from './reruns.ts';
 import { CaseRow, cellKey, RunHeader } from './rows.ts';
 import { combineSliceStates, parseSliceFile, RunState, sliceCountsOf } from './run-state.ts';
@@ -73,6 +78,12 @@ function filesIn(dir: string, keep: (name: string) => boolean): string[] {
 
 type CellRecord = AnswerRecord | VerdictRecord;
 
+/** Records of one key with the same result at another cost, per file: counted, the first one shown. */
+interface BillNotes {
+  count: number;
+  first: { key: string; kept: string; other: string; keptBill: string; otherBill: string } | null;
+}
+
 const paid = (r: CellRecord) => r.charges.some((c) => c.usd > 0);
 
 class Merger {
@@ -87,6 +98,43 @@ class Merger {
 
   private conflict(file: string, key: string, kept: string, other: string): void {
     this.outcome.conflicts.push({ file, key, kept, other });
+  }
+
+  /**
+   * How a record compares with the first of its key: 'none' an overlap (merged once), 'bill' the same
+   * result at another cost (noted in `bills`), 'result' a conflict (reported).
+   */
+  private compare(
+    file: string,
+    bills: BillNotes,
+    first: { record: ComparedRecord; from: string },
+    other: { record: ComparedRecord; from: string },
+    key: string,
+  ): 'none' | 'bill' | 'result' {
+    const difference = recordDifference(first.record, other.record);
+    if (difference === 'result') this.conflict(file, key, first.from, other.from);
+    if (difference === 'bill') {
+      bills.count++;
+      bills.first ??= {
+        key,
+        kept: first.from,
+        other: other.from,
+        keptBill: billOf(first.record),
+        otherBill: billOf(other.record),
+      };
+    }
+    return difference;
+  }
+
+  /** The note of a file's records of the same result at another cost (none when there were none). */
+  private noteBills(file: string, bills: BillNotes): void {
+    const f = bills.first;
+    if (!f) return;
+    this.outcome.notes.push(
+      `${file}: ${bills.count} record(s) hold the same result as one already merged, at another cost ` +
+        `(e.g. ${f.key}: ${f.keptBill} in ${f.kept}, ${f.otherBill} in ${f.other}); not conflicts: the first is ` +
+        'the cell, and a paid second is kept beside it so the ledger equals the recorded costs',
+    );
   }
 
   private read<T>(file: string, schema: z.ZodType<T>): T[] {
@@ -112,10 +160,12 @@ class Merger {
       ['attempts', AttemptRecord],
     ] as const) {
       const sub = join('cells', kind);
+      const compared = (record: CellRecord) => ({ kind: kind.slice(0, -1), record }) as ComparedRecord;
       for (const name of this.names(sub, (n) => n.endsWith('.jsonl'))) {
         const rel = join(sub, name);
         const merged: CellRecord[] = [];
         const cells = new Map<string, { record: CellRecord; from: string }>();
+        const bills: BillNotes = { count: 0, first: null };
         let overlaps = 0;
         for (const dir of this.sources) {
           const file = join(dir, rel);
@@ -132,13 +182,17 @@ class Merger {
             if (!first) {
               cells.set(record.key, { record, from: dir });
               merged.push(record);
-            } else if (same(first.record, record)) overlaps++;
-            else {
-              this.conflict(rel, record.key, first.from, dir);
-              if (paid(record)) merged.push(record);
+              continue;
             }
+            const there = { record: compared(first.record), from: first.from };
+            if (
+              this.compare(rel, bills, there, { record: compared(record), from: dir }, record.key) === 'none'
+            )
+              overlaps++;
+            else if (paid(record)) merged.push(record);
           }
         }
+        this.noteBills(rel, bills);
         this.plan(rel, toJsonl(merged), merged.length, overlaps);
       }
     }
@@ -205,8 +259,10 @@ class Merger {
         // a slice's state is combined after the files are written: check it now
         if (parseSliceFile(name) && !RunState.safeParse(value).success)
           throw new RgeError('not a slice state (a run state file)', { file });
+        // a run state made again differs in its start and finish times: the same account of the run
+        const one = sub === '.runs' ? sameRunState(first?.value, value) : same(first?.value, value);
         if (!first) first = { value, text, from: dir };
-        else if (same(first.value, value)) overlaps++;
+        else if (one) overlaps++;
         else this.conflict(rel, name, first.from, dir);
       }
       if (first) this.plan(rel, first.text, 1, overlaps);
@@ -233,6 +289,7 @@ class Merger {
       }
       let header: { value: RunHeader; from: string } | null = null;
       const rows = new Map<string, { row: CaseRow; from: string }>();
+      const bills: BillNotes = { count: 0, first: null };
       let overlaps = 0;
       for (const dir of this.sources) {
         const file = join(dir, name);
@@ -261,12 +318,20 @@ class Merger {
         for (const row of records) {
           const key = cellKey(row);
           const there = rows.get(key);
-          if (!there) rows.set(key, { row, from: dir });
-          else if (same(there.row, row)) overlaps++;
-          else
-            this.conflict(name, `${row.subject_id}/${row.question_id}/run ${row.run_index}`, there.from, dir);
+          if (!there) {
+            rows.set(key, { row, from: dir });
+            continue;
+          }
+          const cell = `${row.subject_id}/${row.question_id}/run ${row.run_index}`;
+          const kept = { record: { kind: 'row', record: there.row } as const, from: there.from };
+          if (
+            this.compare(name, bills, kept, { record: { kind: 'row', record: row }, from: dir }, cell) ===
+            'none'
+          )
+            overlaps++;
         }
       }
+      this.noteBills(name, bills);
       if (header)
         this.plan(
           name,

@@ -8,16 +8,15 @@
  * (the unit tests) writes nothing.
  *
  * The report is written as it is read, a case at a time, in the fields and order of Vitest's own
- * JsonReporter (checked against it in test/vitest/evals-artifact.test.ts), so a run of a hundred thousand
- * cases never holds its artifact as one string (issue 41).
+ * JsonReporter (test/vitest/ui-artifact.test.ts), so a run of a hundred thousand cases never holds
+ * its artifact as one string (issue 41).
  *
- * An ungated run (every threshold null) passes every case, and vitest-evals' report UI would head it
- * "100% pass rate", with a case at GFS 0.4 marked PASSED. Its UI (0.16.1) reckons the pass rate from the
- * cases' statuses alone, passed over passed and failed, with the words "pass rate" fixed; so in the
- * artifact a passed case that no threshold gates is `disabled` (the gate, not the case): the UI says
- * "n/a" for the pass rate, counts the cases apart from passed and failed, and each case's GFS row says
- * "recorded, not gated" with the gold answer and quotes (evals-harness.ts gfsScore). A gated run's
- * statuses are Vitest's. Vitest's own outcome (exit code, `rge eval run`) is untouched: this is the view.
+ * A case's status is Vitest's. An ungated run (every threshold null) passes every case it scored, as
+ * vitest-evals passes a case whose judges have threshold null ("recorded without a failure threshold",
+ * `thresholdFailed: false`): in its report UI the cases are passed with their recorded scores, and each
+ * case's GFS row says "recorded, not gated" with the gold answer and quotes (evals-harness.ts gfsScore),
+ * so no gate is claimed. (Issue 39 had marked them `disabled`, which the UI shows as DISABLED and counts
+ * "0 passed, 0 failed, 1200 skipped", as if nothing ran: issue 53.)
  */
 import { closeSync, copyFileSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,43 +24,6 @@ import type { TaskMeta } from 'vitest';
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from 'vitest/node';
 
 export const EVALS_ARTIFACT = 'vitest-evals.json';
-
-/** The parts of Vitest's JSON report this reporter changes. */
-interface VitestJson {
-  numPassedTests: number;
-  numPendingTests: number;
-  testResults: { assertionResults: { status: string; meta?: { eval?: { scores?: GfsRecord[] } } }[] }[];
-}
-interface GfsRecord {
-  name?: string;
-  metadata?: Record<string, unknown> | undefined;
-}
-
-/** Whether a case's status in the artifact is `disabled`: it passed, and its GFS record says nothing gates it. */
-function notGated(
-  status: string,
-  meta: { eval?: { scores?: readonly GfsRecord[] } | undefined } | undefined,
-): boolean {
-  const gfs = meta?.eval?.scores?.find((s) => s.name === 'GFS');
-  return status === 'passed' && gfs?.metadata?.gated === false;
-}
-
-/**
- * The report with each passed case whose GFS record says no threshold gates it (`gated: false`) marked
- * `disabled`, and the totals to match: vitest-evals counts it neither passed nor failed.
- */
-export function recordedNotGated(report: VitestJson): VitestJson {
-  let recorded = 0;
-  for (const file of report.testResults)
-    for (const a of file.assertionResults) {
-      if (!notGated(a.status, a.meta)) continue;
-      a.status = 'disabled';
-      recorded++;
-    }
-  report.numPassedTests -= recorded;
-  report.numPendingTests += recorded;
-  return report;
-}
 
 /** The folders an artifact goes to: the report folder of each rge run among the cases. */
 function reportFolders(testModules: ReadonlyArray<TestModule>): string[] {
@@ -100,21 +62,18 @@ function evalsMeta(meta: TaskMeta): Record<string, unknown> {
   return out;
 }
 
-/** One case as Vitest's JSON report lists it (its `assertionResults` entry), gated or `disabled`. */
+/** One case as Vitest's JSON report lists it (its `assertionResults` entry). */
 function assertion(test: TestCase): string {
   const titles = ancestorTitles(test);
-  const meta = evalsMeta(test.meta());
-  const vitestStatus = statusOf(test);
-  const status = notGated(vitestStatus, meta) ? 'disabled' : vitestStatus;
   return JSON.stringify({
     ancestorTitles: titles,
     fullName: test.name ? [...titles, test.name].join(' ') : titles.join(' '),
-    status,
+    status: statusOf(test),
     title: test.name,
     duration: test.diagnostic()?.duration,
     failureMessages: (test.result().errors ?? []).map((e) => e.stack || e.message),
     location: test.location,
-    meta,
+    meta: evalsMeta(test.meta()),
     tags: test.tags ?? [],
   });
 }
@@ -141,12 +100,11 @@ function countSuites(testModules: ReadonlyArray<TestModule>, c: Counts): void {
   }
 }
 
-/** The cases' totals, with each case's status as the artifact gives it (a passed case no threshold gates: pending). */
+/** The cases' totals, by their statuses. */
 function countTests(testModules: ReadonlyArray<TestModule>, c: Counts): void {
   for (const module of testModules)
     for (const test of module.children.allTests()) {
-      const vitestStatus = statusOf(test);
-      const status = notGated(vitestStatus, test.meta()) ? 'disabled' : vitestStatus;
+      const status = statusOf(test);
       c.tests++;
       if (status === 'passed') c.passed++;
       else if (status === 'failed') c.failed++;
@@ -182,7 +140,7 @@ function writeModule(module: TestModule, start: number, put: (text: string) => v
 }
 
 /** Writes the report into `file` (through a temporary file, renamed at the end), a case at a time. */
-function writeArtifact(
+export function writeArtifact(
   file: string,
   testModules: ReadonlyArray<TestModule>,
   vitest: Vitest,

@@ -71,9 +71,22 @@ export function casesByRun(testModules: ReadonlyArray<TestModule>): Map<string, 
   return byRun;
 }
 
+export interface RgeReporterOptions {
+  /**
+   * Whether it says what it wrote (the cases, the report's path, what was used). `rge eval run` says
+   * the same in its own last lines, so it passes false: each line once.
+   */
+  say?: boolean;
+}
+
 export default class RgeReporter implements Reporter {
   /** what the cases' metadata have in common, for the run (case-meta.ts `shareCaseMeta`) */
   private shared = new Shared();
+  private readonly say: boolean;
+
+  constructor(options: RgeReporterOptions = {}) {
+    this.say = options.say ?? true;
+  }
 
   /**
    * A finished case's metadata, as it arrived from its worker (a copy of every string and record),
@@ -128,6 +141,7 @@ export default class RgeReporter implements Reporter {
       await writeFileAtomic(join(dir, 'summary.md'), renderMarkdown(summary, { chartFile: 'gfs.svg' }));
       await writeFileAtomic(join(dir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
       const reused = cases.filter((c) => c.reused).length;
+      if (!this.say) continue;
       process.stdout.write(
         `\nrge: ${cases.length} cases (${reused} reused from the results store)` +
           `${errors.length > 0 ? `, ${errors.length} failed without a result (listed under Errors)` : ''}` +

@@ -6,7 +6,7 @@
 import { startVitest } from 'vitest/node';
 import { HANDOFF_KEY, type RgeRunHandoff } from './handoff.ts';
 import type { RgeCaseFailure, RgeCaseMeta, RgeRunInfo } from './meta.ts';
-import { FILE_REPORTERS } from './reporters.ts';
+import { RUN_FILE_REPORTERS, TERMINAL_REPORTER } from './reporters.ts';
 import RgeSummaryReporter from './summary-reporter.ts';
 
 export interface EvalRunOptions {
@@ -14,11 +14,24 @@ export interface EvalRunOptions {
   /** the run, planned; its request's `stages: 'done'` says the cases only read the stores */
   handoff: RgeRunHandoff;
   /**
-   * What the terminal shows of the cases: 'cases' (default) vitest-evals' block per case, as
-   * `npx vitest run evals`; 'summary' one line for them all (summary-reporter.ts). The reports and the
-   * vitest-evals artifact are written either way.
+   * What the terminal shows of the cases: 'summary' (default) one line for them all (summary-reporter.ts);
+   * 'progress' the same, with a line kept up to date on stderr while they run (a terminal); 'cases'
+   * every case with its scores, as `RGE_VERBOSE=1 npx vitest run evals` (evals-reporter.ts). The reports
+   * and the vitest-evals artifact are written either way; the caller says the report's path.
    */
-  terminal?: 'cases' | 'summary';
+  terminal?: 'cases' | 'summary' | 'progress';
+}
+
+/** The reporters of `rge eval run`: the terminal's, then the files' (the rge report saying nothing). */
+function runReporters(terminal: EvalRunOptions['terminal'], cells: number) {
+  const onTerminal: RgeSummaryReporter | [string, Record<string, unknown>] =
+    terminal === 'cases'
+      ? [TERMINAL_REPORTER, { caseLines: 'all' }]
+      : new RgeSummaryReporter({
+          progress: terminal === 'progress' && process.stderr.isTTY ? process.stderr : null,
+          total: cells,
+        });
+  return [onTerminal, ...RUN_FILE_REPORTERS];
 }
 
 /** One case as `rge eval run --json` writes it: its name, verdict, why it failed, and its scores. */
@@ -65,7 +78,7 @@ export async function runEvalSuite(opts: EvalRunOptions): Promise<EvalRunOutcome
     project: ['evals'],
     root: opts.root,
     provide: { [HANDOFF_KEY]: opts.handoff },
-    ...(opts.terminal === 'summary' ? { reporters: [new RgeSummaryReporter(), ...FILE_REPORTERS] } : {}),
+    reporters: runReporters(opts.terminal, opts.handoff.plan.info.cells),
   });
   let cases = 0;
   let reused = 0;

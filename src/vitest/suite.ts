@@ -150,7 +150,10 @@ async function stagesOf(
 ): Promise<RunState | null> {
   const runStateFile = given.plan.info.stateFile;
   if (given.request.stages === 'done') return readState(runStateFile);
-  const { state } = await runStages(part, { log });
+  // each slice says its own progress: four identical lines read as one said four times (issue 53)
+  const { state } = await runStages(part, {
+    log: slice ? (l) => log(`slice ${slice[0]} of ${slice[1]}: ${l}`) : log,
+  });
   if (slice) {
     await writeRunState(part.plan.info.stateFile, sliceState(part, cells, state));
     await combineSliceStates(runStateFile, slice[1]);

@@ -11,7 +11,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { caseRow } from '../../src/run/case.ts';
 import { runStages } from '../../src/run/stages.ts';
+import { toJsonl } from '../../src/store/jsonl.ts';
+import { resultsFile } from '../../src/store/rows.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
@@ -36,27 +39,29 @@ async function stages(resultsDir: string, questions: number) {
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
 const keys = (file: string) => lines(file).map((l) => (JSON.parse(l) as { key: string }).key);
 
-/** A batch record as a batch run leaves it, ended and collected (a run reads every record it finds). */
-function batchRecord(remoteId: string): string {
-  const at = '2026-01-01T00:00:00.000Z';
-  return `${JSON.stringify({
-    id: 'batch-a',
-    run_id: 'fixture-r',
-    provider: 'openai',
-    model: 'gpt-5-mini',
-    role: 'subject',
-    status: 'collected',
-    remote_id: remoteId,
-    reservation: null,
-    reserved_usd: 0,
-    submitted_after_ms: 0,
-    items: [],
-    files: [],
-    error: null,
-    created_at: at,
-    updated_at: at,
-  })}\n`;
-}
+/**
+ * A batch record as a batch run leaves it once collected (a run's stages read the folder's records since
+ * issue 52, so it must be one).
+ */
+const BATCH_A = `${JSON.stringify({
+  id: 'batch-a',
+  run_id: 'fixture-x',
+  provider: 'openai',
+  model: 'gpt-5-mini',
+  role: 'subject',
+  status: 'collected',
+  remote_id: 'batch_abc',
+  reservation: null,
+  reserved_usd: 0.01,
+  submitted_after_ms: 0,
+  items: [],
+  files: [],
+  error: null,
+  unknown_attempts: 0,
+  late_of: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+})}\n`;
 
 /** Ledger events as a live run writes them: a reservation, its spend, its close. */
 function ledgerEvents(id: string, usd: number): string[] {
@@ -82,13 +87,10 @@ describe('rge results merge', () => {
     c = join(dir, 'c');
     await stages(a, 4);
     writeFileSync(join(a, '.budget_ledger.jsonl'), `${ledgerEvents('r-1', 0.01).join('\n')}\n`);
+    mkdirSync(join(a, '.batches'), { recursive: true });
+    writeFileSync(join(a, '.batches', 'batch-a.json'), BATCH_A);
     cpSync(a, b, { recursive: true });
     await stages(b, 6);
-    // a batch record both shards hold
-    for (const shard of [a, b]) {
-      mkdirSync(join(shard, '.batches'), { recursive: true });
-      writeFileSync(join(shard, '.batches', 'batch-a.json'), batchRecord('batch_1'));
-    }
     writeFileSync(
       join(b, '.budget_ledger.jsonl'),
       `${[...ledgerEvents('r-1', 0.01), ...ledgerEvents('r-2', 0.02)].join('\n')}\n`,
@@ -168,13 +170,14 @@ describe('rge results merge', () => {
   it('reports two batch records of one name with other content as a conflict', async () => {
     const d = join(dir, 'd');
     cpSync(a, d, { recursive: true });
-    writeFileSync(join(d, '.batches', 'batch-a.json'), batchRecord('batch_2'));
+    writeFileSync(
+      join(d, '.batches', 'batch-a.json'),
+      BATCH_A.replace('"reserved_usd":0.01', '"reserved_usd":0.02'),
+    );
     const outcome = await runRge(ROOT, 'results', 'merge', '--into', join(dir, 'batches'), a, d);
     expect(outcome.code).toBe(1);
     expect(outcome.err).toContain(`conflict in ${join('.batches', 'batch-a.json')}`);
-    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe(
-      batchRecord('batch_1'),
-    );
+    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe(BATCH_A);
   });
 
   it('writes nothing when a source is damaged (a line that is not a record, not a torn tail)', async () => {
@@ -194,5 +197,106 @@ describe('rge results merge', () => {
     const outcome = await runRge(ROOT, 'results', 'merge', '--into', join(dir, 'x'), join(dir, 'nowhere'));
     expect(outcome.code).toBe(2);
     expect(outcome.err).toMatch(/no results folder .*nowhere/);
+  });
+});
+
+/**
+ * Two shards of the same run, each computing its cells afresh (empty caches: the CI cache missed, or
+ * docs/ci.md "The same, locally" merging into a folder an earlier run filled): every record of one key
+ * is the same result at another time. Issue 53: 4,804 conflicts for records that differed only in
+ * `latency_ms` and `created_at`; a conflict is another result, not another timing.
+ */
+describe('rge results merge: two shards of the same run, computed twice', () => {
+  let dir: string;
+  let first: string;
+  let second: string;
+
+  /** The run's stages, then its result rows as the Vitest cases write them (one file per subject). */
+  async function computed(resultsDir: string): Promise<void> {
+    const run = await openTestRun({
+      config: 'configs/fixture.yaml',
+      root: ROOT,
+      resultsDir,
+      overrides: await worldOverrides(),
+      questions: 4,
+      runs: 1,
+      log: quiet,
+    });
+    const { state } = await runStages(run, { log: quiet });
+    const cells = await run.work.cells();
+    const { info } = run.plan;
+    for (const subject of run.plan.subjects) {
+      const header = {
+        kind: 'run',
+        run_id: info.runId,
+        subject_id: subject.id,
+        seed: run.plan.config.seed,
+        config_hash: info.configHash,
+        index_checksum: info.indexChecksum,
+        questions_hash: info.questionsHash,
+        created_at: new Date().toISOString(),
+      };
+      const rows = cells.filter((c) => c.subject.id === subject.id).map((c) => caseRow(run, c, state));
+      writeFileSync(resultsFile(resultsDir, subject.id, info.runId), toJsonl([header, ...rows]));
+    }
+    await run.close();
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rge-merge-twice-'));
+    first = join(dir, 'first');
+    second = join(dir, 'second');
+    await computed(first);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // another created_at, whatever the clock
+    await computed(second);
+  }, 300_000);
+
+  it('merges the same results made at other times once each: no conflict', async () => {
+    // the two folders' records differ, in their timing only
+    expect(readFileSync(join(second, ANSWERS), 'utf8')).not.toBe(readFileSync(join(first, ANSWERS), 'utf8'));
+    const into = join(dir, 'merged');
+    const outcome = await runRge(ROOT, 'results', 'merge', '--into', into, first, second);
+    expect(outcome.err).toBe('');
+    expect(outcome.code).toBe(0);
+    // 4 questions x 2 subjects: 8 answers and 16 verdicts in each folder, every one merged once
+    expect(outcome.out).toMatch(
+      /: 24 cell records in 4 store\(s\) \(24 already there, merged once\), \d+ file\(s\) written, 0 conflict\(s\)/,
+    );
+    // the first folder's records are the cells, and each result row is there once
+    expect(readFileSync(join(into, ANSWERS), 'utf8')).toBe(readFileSync(join(first, ANSWERS), 'utf8'));
+    const rowFiles = readdirSync(into).filter((f) => f.endsWith('.jsonl'));
+    expect(rowFiles).toHaveLength(2);
+    for (const f of rowFiles) expect(lines(join(into, f))).toHaveLength(1 + 4);
+  });
+
+  it('notes the same result at another cost, keeps the paid record beside the first, and does not fail', async () => {
+    const billed = join(dir, 'billed');
+    cpSync(second, billed, { recursive: true });
+    const records = lines(join(billed, ANSWERS)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const charge = { reservation: 'r-9', key: 'r-9', usd: 0.0012 };
+    records[0] = { ...records[0], cost_usd: 0.0012, charges: [charge] };
+    writeFileSync(join(billed, ANSWERS), toJsonl(records));
+    const into = join(dir, 'merged-billed');
+    const outcome = await runRge(ROOT, 'results', 'merge', '--into', into, first, billed);
+    expect(outcome.code).toBe(0);
+    expect(outcome.out).toMatch(/0 conflict\(s\)/);
+    const key = records[0]?.key as string;
+    expect(outcome.err).toContain(
+      `rge: ${ANSWERS}: 1 record(s) hold the same result as one already merged, at another cost (e.g. ${key}: $0.0000`,
+    );
+    expect(outcome.err).toContain('$0.0012');
+    expect(keys(join(into, ANSWERS)).filter((k) => k === key)).toHaveLength(2);
+  });
+
+  it('still calls another answer of one key a conflict', async () => {
+    const other = join(dir, 'other');
+    cpSync(second, other, { recursive: true });
+    const records = lines(join(other, ANSWERS)).map((l) => JSON.parse(l) as Record<string, unknown>);
+    records[0] = { ...records[0], text: 'Another answer.' };
+    writeFileSync(join(other, ANSWERS), toJsonl(records));
+    const outcome = await runRge(ROOT, 'results', 'merge', '--into', join(dir, 'merged-other'), first, other);
+    expect(outcome.code).toBe(1);
+    expect(outcome.err).toContain(`conflict in ${ANSWERS}: ${records[0]?.key as string} differs`);
+    expect(outcome.out).toMatch(/1 conflict\(s\)/);
   });
 });

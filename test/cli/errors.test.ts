@@ -283,7 +283,7 @@ const ROWS: Row[] = [
     input: '`--questions` names a file that does not exist',
     args: ['questions', 'validate', '--questions', 'nope.jsonl', '--index', 'index'],
     exit: 2,
-    names: 'nope.jsonl:',
+    names: '--questions nope.jsonl:',
   },
   {
     id: 'q-no-flags',
@@ -395,7 +395,7 @@ const ROWS: Row[] = [
     input: '`--documents` names a folder that does not exist',
     args: [...GOLDEN_IMPORT, '--documents', 'nope'],
     exit: 2,
-    names: 'nope:',
+    names: '--documents nope:',
     setup: (d) => golden(d),
   },
   {
@@ -911,7 +911,7 @@ const ROWS: Row[] = [
     input: '`plan --from` names a summary that does not exist',
     args: ['plan', '--from', 'nope.json', '--effect', '0.03'],
     exit: 2,
-    names: 'nope.json:',
+    names: '--from nope.json:',
   },
   {
     id: 'plan-from-not-json',
@@ -954,6 +954,22 @@ const ROWS: Row[] = [
     setup: notASummary,
   },
   {
+    id: 'gate-baseline-missing',
+    input: '`gate --baseline` names a file that does not exist',
+    args: ['gate', '--baseline', 'nope.json', '--current', 'current.json'],
+    exit: 2,
+    names: '--baseline nope.json:',
+    setup: twoConfigs,
+  },
+  {
+    id: 'gate-current-missing',
+    input: '`gate --current` names a file that does not exist',
+    args: ['gate', '--baseline', 'baseline.json', '--current', 'nope.json'],
+    exit: 2,
+    names: '--current nope.json:',
+    setup: twoConfigs,
+  },
+  {
     id: 'gate-different-config',
     input: 'gate: the baseline is of another config than the current run',
     args: ['gate', '--baseline', 'baseline.json', '--current', 'current.json'],
@@ -968,6 +984,20 @@ const ROWS: Row[] = [
     exit: 2,
     names: 'baseline.json',
     setup: twoRunsOfOneConfig,
+  },
+  {
+    id: 'baseline-from-missing',
+    input: '`baseline update --from` names a summary that does not exist',
+    args: ['baseline', 'update', '--from', 'nope.json', '--to', 'baseline.json'],
+    exit: 2,
+    names: '--from nope.json:',
+  },
+  {
+    id: 'baseline-from-run-missing',
+    input: '`baseline update --from` names a run id with no report under --reports-dir',
+    args: ['baseline', 'update', '--from', 'fixture-0123', '--to', 'baseline.json'],
+    exit: 2,
+    names: '--from fixture-0123:',
   },
   {
     id: 'baseline-other-config',
@@ -994,7 +1024,7 @@ const ROWS: Row[] = [
     input: '`results batches --results-dir` names a folder that does not exist',
     args: ['results', 'batches', '--results-dir', 'nope'],
     exit: 2,
-    names: 'nope:',
+    names: '--results-dir nope:',
   },
   {
     id: 'batches-collect-config',

@@ -2,7 +2,8 @@
  * What `rge eval run` prints (issue 39, defect 9): the fixture run printed about 9,600 lines, a block of
  * eight per case, and its summary scrolled away. Under CI or into a log that is not a terminal each
  * stage says one line (the answers and verdicts, then the cases); `--quiet` says as little on a
- * terminal too, with the estimate in one line; failed cases and errors are printed all the same.
+ * terminal too, with the estimate in one line; failed cases and errors are printed all the same. Each
+ * line once (issue 53). The terminal's own choices (progress, --verbose): test/vitest/terminal-output.test.ts.
  * Real runs on a slice of the fixture world (4 questions x 1 run x 2 subjects), as child processes:
  * Vitest's reporters write to the process's stdout.
  */
@@ -45,7 +46,7 @@ async function evalRun(...extra: string[]): Promise<{ code: number; lines: strin
 const perCase = (l: string) => !l.startsWith('  failed: ') && (/ › run \d/.test(l) || /score\s/.test(l));
 
 describe('rge eval run under CI (spawnRge sets CI=1; its output is a pipe)', () => {
-  it('says one line per stage, not a line per case: 8 cases, 8 lines in all', async () => {
+  it('says one line per stage, not a line per case: 8 cases, 6 lines in all, each once', async () => {
     const { code, lines } = await evalRun();
     expect(code).toBe(0);
     expect(lines.filter(perCase)).toEqual([]);
@@ -63,9 +64,13 @@ describe('rge eval run under CI (spawnRge sets CI=1; its output is a pipe)', () 
       ),
     ).toBe(true);
     expect(lines.some((l) => l.startsWith('vitest-evals: JSON artifact written to'))).toBe(true);
-    // the plan's "questions: the first 4 of 200" note, the two stage lines, the artifact, the report's
-    // two lines, and the run's summary and what-was-used lines
-    expect(lines).toHaveLength(8);
+    // the plan's "questions: the first 4 of 200" note, the two stage lines, the artifact, and the run's
+    // summary and what-was-used lines: each once (issue 53: the rge report said the report's path and
+    // the judges line again)
+    expect(lines).toHaveLength(6);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(lines.filter((l) => l.includes('summary.md'))).toHaveLength(1);
+    expect(lines.filter((l) => /^(rge: )?judges /.test(l))).toHaveLength(1);
   }, 300_000);
 });
 
@@ -83,6 +88,8 @@ describe('rge eval run --quiet', () => {
       err.split('\n').filter((l) => /^ {2}failed: .* GFS 0\.\d+ < threshold 0\.99/.test(l)),
     ).toHaveLength(failed);
     expect(lines.length).toBeLessThan(20);
+    expect(lines.filter((l) => l.includes('summary.md'))).toHaveLength(1);
+    expect(lines.filter((l) => /^(rge: )?judges /.test(l))).toHaveLength(1);
   }, 300_000);
 });
 

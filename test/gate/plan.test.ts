@@ -138,7 +138,7 @@ describe('rge plan (the command)', () => {
     expect(over.err).toMatch(/no design reaches the power within the budget of \$0\.1/);
     const missing = await plan('--from', 'nope.json');
     expect(missing).toMatchObject({ code: 2 });
-    expect(missing.err).toMatch(/nope\.json: not found/);
+    expect(missing.err).toBe('rge: --from nope.json: no such file\n');
     await writeFile(join(dir, 'old.json'), JSON.stringify({ run: { runId: 'x' } }));
     const old = await plan('--from', 'old.json');
     expect(old.code).toBe(2);

@@ -94,7 +94,7 @@ describe('reading a golden set', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('golden: 12 questions imported to golden.jsonl');
     expect(r.out).toContain(
-      'gold quotes: 0 found in their documents, 11 unresolved (no --documents), 1 kept as given',
+      'gold quotes: 11 not checked (no --documents: give the folder of the documents the rows name to check them), 1 kept as given',
     );
     const report = validateQuestions(parseQuestionLines(await readFile(out, 'utf8')), { chunks: null });
     expect(report.issues).toEqual([]);
@@ -117,6 +117,35 @@ describe('reading a golden set', () => {
     expect(bad.out).toContain('11 error(s)');
     expect(bad.err.split('\n').filter((l) => l.startsWith('rge: '))).toHaveLength(1);
     expect(existsSync(join(dir, 'bad.jsonl'))).toBe(false);
+  });
+
+  it('with --documents says the quotes were found there, not "unresolved (no --documents)" (issue 53)', async () => {
+    const dir = scratch();
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      join(dir, 'found.csv'),
+      'id,question,expected_behavior,gold_answer,gold_quotes,source\n' +
+        'q-1,What was revenue in FY24?,answer,"Rs 4,512 crore","rose to Rs 4,512 crore in FY24",acme-annual-report.md\n' +
+        'q-2,What dividend?,answer,Rs 3.50 per share,,\n',
+    );
+    const r = await rgeQuestions(
+      dir,
+      'questions',
+      'import',
+      'found.csv',
+      '--format',
+      'golden',
+      '--documents',
+      DOCUMENTS,
+      '--out',
+      'found.jsonl',
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      `gold quotes: 1 found in their documents in ${DOCUMENTS}, 0 kept as given (the row names no document)`,
+    );
+    expect(r.out).not.toMatch(/no --documents/);
   });
 
   it('derives ids from the question text, stably, and reads given ids as rge ids', async () => {
@@ -284,7 +313,7 @@ describe('bad input: every bad row at file:line, with its field', () => {
         'rge: set.txt: cannot tell CSV from JSONL by the name (.csv, .jsonl): pass --format golden-csv or golden-jsonl',
       ],
       [['nope.csv', '--format', 'golden'], 'rge: nope.csv: file not found'],
-      [['set.txt', '--format', 'golden-csv', '--documents', 'nope'], 'rge: nope: no such folder'],
+      [['set.txt', '--format', 'golden-csv', '--documents', 'nope'], 'rge: --documents nope: no such folder'],
       [
         ['set.txt', '--format', 'golden-csv', '--index', 'index'],
         'rge: --index is for financebench and erc; a golden set checks its gold quotes in --documents',

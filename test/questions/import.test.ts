@@ -245,7 +245,7 @@ describe.skipIf(!sharedCorpus)(`rge questions import --format erc (${SHARED_ABSE
       'index',
     );
     expect(r.out).toBe(
-      'grounded-direct 2, grounded-multihop 2, adversarial 0, out-of-domain 6, total 10\nok: no errors\n',
+      'grounded-direct 2, grounded-multihop 2, adversarial 0, out-of-domain 6; valid 10, invalid 0, total 10\nok: no errors\n',
     );
     expect(r.code).toBe(0);
   });

@@ -177,7 +177,7 @@ describe('rge questions validate', () => {
     );
     expect(r.err).toBe('');
     expect(r.out).toBe(
-      'grounded-direct 1, grounded-multihop 1, adversarial 1, out-of-domain 1, total 4\nok: no errors\n',
+      'grounded-direct 1, grounded-multihop 1, adversarial 1, out-of-domain 1; valid 4, invalid 0, total 4\nok: no errors\n',
     );
     expect(r.code).toBe(0);
   });
@@ -194,8 +194,10 @@ describe('rge questions validate', () => {
     );
     expect(r.code).toBe(1);
     const lines = r.out.trimEnd().split('\n');
-    // lines 3 (unknown category) and 2 (not JSON) are not counted in a category
-    expect(lines[0]).toBe('grounded-direct 8, grounded-multihop 0, adversarial 1, out-of-domain 1, total 12');
+    // only line 1 is valid: the categories count the valid questions (issue 53: "total 12" read as 12 good)
+    expect(lines[0]).toBe(
+      'grounded-direct 1, grounded-multihop 0, adversarial 0, out-of-domain 0; valid 1, invalid 11, total 12',
+    );
     const errors = lines.slice(1, -1);
     expect(errors).toEqual([
       expect.stringMatching(/^broken\.jsonl:2: invalid JSON \(.+\)$/),
@@ -213,6 +215,40 @@ describe('rge questions validate', () => {
       ),
     ]);
     expect(lines.at(-1)).toBe('11 error(s)');
+  });
+
+  it('says how many lines are valid and invalid: 3 of 6 invalid is not "total 6" (issue 53)', async () => {
+    const half = [GOOD[0], GOOD[1], GOOD[3]].map(line);
+    const bad = ['{"id": "gd-x",', line({ ...question({ id: 'gd-y' }), text: undefined }), line(GOOD[0])];
+    await writeFile(join(dir, 'half.jsonl'), `${[...half, ...bad].join('\n')}\n`);
+    const r = await rgeQuestions(
+      dir,
+      'questions',
+      'validate',
+      '--questions',
+      'half.jsonl',
+      '--index',
+      'index',
+    );
+    expect(r.code).toBe(1);
+    expect(r.out.split('\n')[0]).toBe(
+      'grounded-direct 1, grounded-multihop 1, adversarial 0, out-of-domain 1; valid 3, invalid 3, total 6',
+    );
+    expect(r.out).toContain('4 error(s)'); // line 5 has two
+  });
+
+  it('names --questions and the path when the file is not there (exit 2)', async () => {
+    const r = await rgeQuestions(
+      dir,
+      'questions',
+      'validate',
+      '--questions',
+      'nope.jsonl',
+      '--index',
+      'index',
+    );
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('rge: --questions nope.jsonl: no such file\n');
   });
 
   it('takes the questions file, index and expected version from --config', async () => {

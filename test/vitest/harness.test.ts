@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
 import type { CaseRow } from '../../src/run/case.ts';
-import { recordedNotGated } from '../../src/vitest/evals-artifact.ts';
 import { dimensionScore, gatingNote, gfsScore, headlineGfs } from '../../src/vitest/evals-harness.ts';
 
 const dimension = (score: 0 | 1 | 2, rationale: string) => ({
@@ -123,41 +122,6 @@ describe('the panel as vitest-evals judges', () => {
     const gated = gfsScore(row, { correctness: null, grounding: null, calibration: null, gfs: 0.9 });
     expect(gated.metadata).toMatchObject({ gated: true, gating: 'gated: gfs >= 0.9' });
     expect(gated.metadata?.rationale).toMatch(/^GFS 0\.400; 2 of 2 panel judges scored\. Gold answer: /);
-  });
-
-  it('marks the passed cases of an ungated run disabled in the artifact, and only those', () => {
-    const gfs = (gated: boolean) => ({
-      eval: {
-        scores: [
-          { name: 'x', score: 1 },
-          { name: 'GFS', metadata: { gated } },
-        ],
-      },
-    });
-    const report = {
-      numPassedTests: 3,
-      numPendingTests: 1,
-      testResults: [
-        {
-          assertionResults: [
-            { status: 'passed', meta: gfs(false) },
-            { status: 'passed', meta: gfs(false) },
-            { status: 'failed', meta: gfs(false) }, // failed without a result: a failure stays one
-            { status: 'passed', meta: gfs(true) },
-            { status: 'skipped' }, // a slice's placeholder
-          ],
-        },
-      ],
-    };
-    const out = recordedNotGated(report);
-    expect(out.testResults[0]?.assertionResults.map((a) => a.status)).toEqual([
-      'disabled',
-      'disabled',
-      'failed',
-      'passed',
-      'skipped',
-    ]);
-    expect(out).toMatchObject({ numPassedTests: 1, numPendingTests: 3 });
   });
 
   it("headlines a case's GFS in vitest-evals, else the mean of the scores there are", () => {

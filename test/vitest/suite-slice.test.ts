@@ -26,6 +26,9 @@ describe('npx vitest run evals, on a slice in a temporary folder', () => {
     outcome = await spawnVitest(['run', 'evals'], {
       RGE_CASES: CASES.join(','),
       RGE_RUNS: '1',
+      // every case with its scores, as vitest-evals prints it (the default says a line per file:
+      // test/vitest/report-ui.test.ts)
+      RGE_VERBOSE: '1',
       RGE_RESULTS_DIR: join(dir, 'results'),
       RGE_REPORTS_DIR: join(dir, 'reports'),
       RGE_SET: JSON.stringify(await worldOverrides()),
@@ -37,6 +40,7 @@ describe('npx vitest run evals, on a slice in a temporary folder', () => {
     expect(outcome.code, outcome.out + outcome.err).toBe(0);
     expect(outcome.out).toMatch(/rge: 8 cases \(0 reused from the results store\), report written to/);
     for (const id of CASES) expect(outcome.out).toContain(`${id} › run 0`);
+    expect(outcome.out.split('\n').filter((l) => /^\s+score\s+GFS /.test(l))).toHaveLength(8);
     expect(runId).not.toBe('');
   });
 
