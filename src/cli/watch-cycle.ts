@@ -130,7 +130,7 @@ async function gateLines(s: WatchSettings, outcome: EvalRunOutcome): Promise<str
     // the reports folder's baseline of another config is not this run's: said in one line, not refused
     if (!given && configDifferences(before, now).length > 0)
       return [
-        `${name} is the baseline of ${configLabel(before)}, not of this run's config or questions: not gated (--baseline names another)`,
+        `${name} is the baseline of ${configLabel(before)}, not of this run's config or questions: not gated (--baseline F gates against another)`,
       ];
     const files = { baseline: name, current: shownPath(s.io.cwd, current) };
     refuseDifferentConfig(before, now, files);

@@ -15,7 +15,8 @@ import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { moduleApp, storedAnswers, WatchChild, watchWorld } from './watch/child.ts';
+import { runRge } from '../helpers/cli.ts';
+import { moduleApp, ROOT, storedAnswers, WatchChild, watchWorld } from './watch/child.ts';
 
 /** What the watch said for its i-th run (0-based): from after the (i-1)-th `watching` line to the i-th. */
 function segment(output: string, i: number): string {
@@ -73,6 +74,19 @@ describe('rge eval watch (offline subjects)', () => {
     for (const file of ['watch.yaml', 'questions.jsonl', 'prompt.md', 'app.mjs'])
       expect(watching).toContain(join(dir, file));
     expect(storedAnswers(results()).byStore).toEqual({ offline__extractive: 3, module__app: 3 });
+    expect(first).not.toMatch(/gate against/); // no baseline yet
+    // the first run's report becomes the reports folder's baseline, which the next runs are gated against
+    const report = /; report (\S+)summary\.md$/m.exec(first)?.[1] as string;
+    const promoted = await runRge(
+      ROOT,
+      'baseline',
+      'update',
+      '--from',
+      `${report}summary.json`,
+      '--to',
+      join(dir, 'reports', 'baseline.json'),
+    );
+    expect(promoted.code, promoted.err).toBe(0);
   }, 600_000);
 
   it("an edit of the prompt's rules asks again exactly the model subject's cells", async () => {
@@ -88,6 +102,13 @@ describe('rge eval watch (offline subjects)', () => {
     expect(second).toMatch(/answers computed 3, verdicts computed 6;/);
     expect(second).toMatch(/^3 of 6 cases changed since the last run \(extractive 3\)/m);
     expect(listed(second).sort()).toEqual(['extractive/gd-001', 'extractive/gd-002', 'extractive/gd-003']);
+    // the gate against the baseline, in a few lines: the verdict, each subject's overall slice, what changed
+    expect(second).toMatch(/^gate against \S+baseline\.json: (pass|REGRESSION in .*)$/m);
+    expect(second).toMatch(
+      /^ {2}extractive \(overall\): GFS [\d.]+ -> [\d.]+, [+\u2212][\d.]+ \[.*\] over 3 cells: /m,
+    );
+    expect(second).toMatch(/^ {2}app \(overall\): GFS [\d.]+ -> [\d.]+, \+0\.000 /m);
+    expect(second).toMatch(/^ {2}changed between the runs: subject prompt v1 \w+ -> v1 \w+/m);
     // the system's answers were not asked again; each cell is stored once
     expect(storedAnswers(results())).toEqual({
       byStore: { offline__extractive: 6, module__app: 3 },
@@ -112,6 +133,10 @@ describe('rge eval watch (offline subjects)', () => {
       byStore: { offline__extractive: 7, module__app: 4 },
       duplicates: 0,
     });
+    // another question set than the baseline's: not gated, said in one line
+    expect(third).toMatch(
+      /^\S+baseline\.json is the baseline of config ci \(.*\), not of this run's config or questions: not gated/m,
+    );
   }, 600_000);
 
   it('a comment of the prompt asks nothing again: every cell reused, no case changed', async () => {
