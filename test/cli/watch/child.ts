@@ -1,6 +1,6 @@
 /**
- * `rge eval watch` as a user runs it, in a child process: the real command (bin/rge.mjs) in the
- * repository, its output collected as it comes, waited on by what it says. `pty: true` runs it under a
+ * `rge eval watch` (or `npx vitest evals --watch`) as a user runs it, in a child process: the real
+ * command in the repository, its output collected as it comes, waited on by what it says. `pty: true` runs it under a
  * pseudo-terminal (util-linux `script`), so its stdin is a terminal a test can press keys on (Ctrl-C
  * there is the SIGINT a terminal sends); otherwise stdin is a pipe, which is not a terminal.
  *
@@ -34,9 +34,20 @@ export class WatchChild {
   private text = '';
   readonly exited: Promise<number>;
 
-  constructor(args: readonly string[], opts: { env?: Record<string, string>; pty?: boolean } = {}) {
+  /**
+   * `rge eval watch ARGS...`; with `script`, `SCRIPT ARGS...` run by node (`node_modules/vitest/vitest.mjs`),
+   * with `env` replacing the inherited environment's variables of the same name.
+   */
+  constructor(
+    args: readonly string[],
+    opts: { env?: Record<string, string | undefined>; pty?: boolean; script?: string } = {},
+  ) {
     const env = { ...process.env, CI: '1', NO_COLOR: '1', ...opts.env };
-    const argv = [process.execPath, 'bin/rge.mjs', 'eval', 'watch', ...args];
+    const argv = [
+      process.execPath,
+      ...(opts.script ? [opts.script] : ['bin/rge.mjs', 'eval', 'watch']),
+      ...args,
+    ];
     this.child = opts.pty
       ? spawn('script', ['-qfec', argv.map(quote).join(' '), '/dev/null'], { cwd: ROOT, env })
       : spawn(argv[0] as string, argv.slice(1), { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
