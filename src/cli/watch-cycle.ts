@@ -219,9 +219,9 @@ async function fallbackInputs(s: WatchSettings): Promise<WatchedInputs> {
     const files = named
       .filter((f): f is string => typeof f === 'string')
       .map((f) => resolveFrom(s.io.cwd, f));
-    return { files: [configFile, ...files], trees: [], declared: [] };
+    return { files: [configFile, ...files], trees: [], declared: [], cellInputs: [configFile, ...files] };
   } catch {
-    return { files: [configFile], trees: [], declared: [] };
+    return { files: [configFile], trees: [], declared: [], cellInputs: [configFile] };
   }
 }
 

@@ -8,14 +8,16 @@
  * again. Its files are watched all the same, so that the watch can say why nothing was asked.
  */
 import { stat } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { relative, sep } from 'node:path';
 import { isSystemProvider } from '../subject/config.ts';
 import type { WatchTargets } from '../util/file-watch.ts';
 import { type RunPlan, resolveFrom } from './plan.ts';
 
 export interface WatchedInputs extends WatchTargets {
-  /** files and folders of systems that declare their version: a change there changes no cell */
+  /** files and folders of systems that declare their version: a change there changes no cell of theirs */
   declared: { path: string; subject: string; version: string }[];
+  /** the files and folders whose change may change a cell: all but those only declared systems have */
+  cellInputs: string[];
 }
 
 /** A system's files: its module and its version_files (a folder is watched with all it holds). */
@@ -43,16 +45,30 @@ export async function watchedInputs(plan: RunPlan, root: string): Promise<Watche
   const prompt = plan.config.subject_prompt.file;
   if (prompt !== null && plan.subjects.some((s) => !isSystemProvider(s.provider)))
     files.push(resolveFrom(root, prompt));
+  const cellInputs = [...files];
   for (const subject of plan.subjects) {
     if (!isSystemProvider(subject.provider)) continue;
     const own = await systemFiles(subject, root);
     files.push(...own.files);
     trees.push(...own.trees);
     const version = subject.config.version;
-    if (version !== undefined)
+    if (version === undefined) cellInputs.push(...own.files, ...own.trees);
+    else
       for (const path of [...own.files, ...own.trees]) declared.push({ path, subject: subject.id, version });
   }
-  return { files: [...new Set(files)], trees: [...new Set(trees)], declared };
+  return {
+    files: [...new Set(files)],
+    trees: [...new Set(trees)],
+    declared,
+    cellInputs: [...new Set(cellInputs)],
+  };
+}
+
+const under = (path: string, input: string) => path === input || path.startsWith(`${input}${sep}`);
+
+/** Whether a change of this path may change a cell (it is not only a declared system's file). */
+export function changesCells(inputs: Pick<WatchedInputs, 'cellInputs'>, path: string): boolean {
+  return inputs.cellInputs.some((input) => under(path, input));
 }
 
 /** A path as the watch names it: relative to the working folder when it is under it. */
@@ -69,7 +85,7 @@ export function declaredChanges(inputs: WatchedInputs, changed: readonly string[
   const bySubject = new Map<string, { version: string; paths: string[] }>();
   for (const path of changed)
     for (const d of inputs.declared)
-      if (path === d.path || path.startsWith(`${d.path}/`)) {
+      if (under(path, d.path)) {
         const entry = bySubject.get(d.subject) ?? { version: d.version, paths: [] };
         entry.paths.push(shownPath(root, path));
         bySubject.set(d.subject, entry);

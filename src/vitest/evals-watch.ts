@@ -11,29 +11,17 @@
  * What it does not do: say the estimate and wait for a key before paid calls, list the changed cases or
  * gate against a baseline; `rge eval watch` does (src/cli/watch.ts).
  */
-import { resolve, sep } from 'node:path';
+import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type LoadContext, planFromRequest } from '../run/load.ts';
 import type { RunPlan } from '../run/plan.ts';
 import type { RunRequest } from '../run/request.ts';
-import { type WatchedInputs, watchedInputs } from '../run/watch-inputs.ts';
+import { changesCells, watchedInputs } from '../run/watch-inputs.ts';
 import { RgeError } from '../util/errors.ts';
 import { HANDOFF_KEY } from './handoff.ts';
 
 /** How long the inputs must be quiet before their change reruns the eval files. */
 const DEBOUNCE_MS = 200;
-
-const under = (file: string, path: string) => file === path || file.startsWith(`${path}${sep}`);
-
-/**
- * Whether a changed path is one of the plan's inputs whose change can change a cell: not a file of a
- * system that declares its version (its stored answers stand whatever its files say).
- */
-function isInput(inputs: WatchedInputs, path: string): boolean {
-  const file = resolve(path);
-  if (inputs.declared.some((d) => under(file, d.path))) return false;
-  return inputs.files.includes(file) || inputs.trees.some((tree) => under(file, tree));
-}
 
 /** Reruns every eval file of the project; a call while one is going on makes one more after it. */
 function rerunner(project: TestProject): () => void {
@@ -73,7 +61,7 @@ export async function watchEvalInputs(
   const rerun = rerunner(project);
   let timer: NodeJS.Timeout | undefined;
   const onChange = (path: string) => {
-    if (!isInput(inputs, path)) return;
+    if (!changesCells(inputs, resolve(path))) return;
     clearTimeout(timer);
     timer = setTimeout(rerun, DEBOUNCE_MS);
   };
