@@ -61,7 +61,11 @@ function numberFlag(name: string, value: string | undefined, what: string, max =
 }
 
 /** The watch's settings from its flags; every usage error is thrown here, before anything runs. */
-async function settingsOf(flags: WatchFlags, io: CliIO, keys: KeySource): Promise<WatchSettings> {
+async function settingsOf(
+  flags: WatchFlags,
+  io: CliIO,
+  keys: KeySource,
+): Promise<WatchSettings & { debounceMs: number }> {
   const { parseRunRequest } = await import('../run/request.ts');
   const request = parseRunRequest(
     {
@@ -81,6 +85,7 @@ async function settingsOf(flags: WatchFlags, io: CliIO, keys: KeySource): Promis
   const confirmAbove = numberFlag('confirm-above', flags.confirmAbove, 'a non-negative amount of US dollars');
   const minPassRate = numberFlag('min-pass-rate', flags.minPassRate, 'a number in [0, 1]', 1.000001);
   const minEffect = numberFlag('min-effect', flags.minEffect, 'a number in [0, 1)', 1) ?? DEFAULT_MIN_EFFECT;
+  const debounceMs = nonNegativeInteger('debounce', flags.debounce) ?? DEFAULT_DEBOUNCE_MS;
   // the baseline named must be there; the reports folder's own is used when it is there (each run looks)
   const baseline = flags.baseline
     ? { file: existingPath(io.cwd, '--baseline', flags.baseline, 'file'), given: true }
@@ -104,6 +109,7 @@ async function settingsOf(flags: WatchFlags, io: CliIO, keys: KeySource): Promis
     minEffect,
     minPassRate: minPassRate ?? null,
     keys,
+    debounceMs,
   };
 }
 
@@ -141,9 +147,8 @@ async function watchCommand(flags: WatchFlags, io: CliIO, keys: KeySource): Prom
   const { watchCycle } = await import('./watch-cycle.ts');
   const { InputWatcher } = await import('../util/file-watch.ts');
   const { declaredChanges, shownPath } = await import('../run/watch-inputs.ts');
-  const debounceMs = nonNegativeInteger('debounce', flags.debounce) ?? DEFAULT_DEBOUNCE_MS;
   const folders = [settings.request.resultsDir, settings.request.reportsDir].map((d) => resolve(io.cwd, d));
-  const watcher = new InputWatcher({ debounceMs, ignore: folders });
+  const watcher = new InputWatcher({ debounceMs: settings.debounceMs, ignore: folders });
   const memory: WatchMemory = { settledRunId: null, lastCases: null, inputs: null, notes: '' };
   let said = '';
   try {
