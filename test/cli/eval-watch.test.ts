@@ -8,7 +8,7 @@
  *   cells, of both subjects;
  * - a comment of the prompt: no cell (the report is made again, every cell reused);
  * - a comment of the system's module, its version declared: nothing to run at all, saying why.
- * Ctrl-C while it waits ends it (exit 130). The estimate and the key press are in eval-watch-paid.test.ts,
+ * Saves during a run make one run more after it. Ctrl-C while it waits ends it (exit 130). The estimate and the key press are in eval-watch-paid.test.ts,
  * a stop during a run in eval-watch-stop.test.ts.
  */
 import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
@@ -162,6 +162,23 @@ describe('rge eval watch (offline subjects)', () => {
     expect(fifth).toMatch(/^no cell's identity changed \(the same run, ci-\w+\): nothing to run$/m);
     expect(fifth).not.toMatch(/answers computed/);
     expect(storedAnswers(results()).byStore).toEqual({ offline__extractive: 7, module__app: 4 });
+  }, 600_000);
+
+  it('saves during a run make exactly one more run after it', async () => {
+    const prompt = join(dir, 'prompt.md');
+    const comment = async (word: string) =>
+      writeFile(prompt, (await readFile(prompt, 'utf8')).replace('<!--', `<!-- ${word}.`));
+    const [runs, changes, watching] = [/^run ci-/, /^changed: /, /^watching /].map((p) => watch.count(p));
+    await comment('one');
+    await watch.until(/^changed: /m, (changes as number) + 1); // its run starts
+    await comment('two');
+    await new Promise((resolve) => setTimeout(resolve, 400)); // settles while the run goes on
+    await comment('three');
+    await watch.until(/^watching /m, (watching as number) + 2);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(watch.count(/^changed: /)).toBe((changes as number) + 2);
+    expect(watch.count(/^run ci-/)).toBe((runs as number) + 2);
+    expect(await readFile(prompt, 'utf8')).toMatch(/^<!-- three\. two\. one\./);
   }, 600_000);
 
   it('Ctrl-C while it waits ends the watch at once (exit 130)', async () => {
