@@ -60,6 +60,13 @@ export type CycleEnd =
 /** A run skipped before its first call (q pressed, or no terminal to ask). */
 class Skipped extends Error {}
 
+/** A stop signal while the key was waited for: before any call of the run. */
+class StoppedAtKey extends Error {
+  constructor(readonly stop: StoppedBySignal) {
+    super(stop.message);
+  }
+}
+
 const usd = (x: number) => `$${x.toFixed(x >= 1 ? 2 : 4)}`;
 
 /**
@@ -77,8 +84,10 @@ function confirmCalls(s: WatchSettings, signal: AbortSignal) {
           'Run it with rge eval run, or raise --confirm-above',
       );
     s.io.err(`${above}: press Enter to run it, q to skip\n`);
-    if ((await s.keys.choose(signal)) === 'skip')
-      throw new Skipped('skipped: nothing was called; the next change plans it again');
+    const choice = await s.keys.choose(signal).catch((err: unknown) => {
+      throw err instanceof StoppedBySignal ? new StoppedAtKey(err) : err;
+    });
+    if (choice === 'skip') throw new Skipped('skipped: nothing was called; the next change plans it again');
   };
 }
 
@@ -105,7 +114,7 @@ async function stagesOf(
     return stopped ? { stopped, state } : { state };
   } catch (err) {
     if (err instanceof Skipped) return { skipped: err.message };
-    if (err instanceof StoppedBySignal) return { stopped: err, state: null };
+    if (err instanceof StoppedAtKey) return { stopped: err.stop, state: null };
     throw err;
   } finally {
     stopListening();
