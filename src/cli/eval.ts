@@ -144,7 +144,7 @@ async function dryRun(
 }
 
 /** What a run stopped by a signal keeps, said with the first signal and in the stop's message. */
-const RUN_KEPT = 'stored answers and verdicts are kept, rerun the same command to resume';
+export const RUN_KEPT = 'stored answers and verdicts are kept, rerun the same command to resume';
 
 /**
  * The answer and verdict stages, with a stop signal (Ctrl-C, SIGTERM, SIGHUP) stopping cleanly: no new
@@ -174,7 +174,7 @@ async function stagesOf(
  * process left open in the budget ledger (nothing in sync mode; in batch mode, its submitted batches,
  * which the next run collects).
  */
-function stoppedLine(run: RunSession, state: RunState, stop: StoppedBySignal): string {
+export function stoppedLine(run: RunSession, state: RunState, stop: StoppedBySignal): string {
   const mine = run.ledger
     .refresh()
     .open.filter((o) => o.owner.pid === run.ledger.owner.pid && o.owner.host === run.ledger.owner.host);

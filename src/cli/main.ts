@@ -15,6 +15,7 @@ import { registerPlanCommands } from './plan.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerResultsCommands } from './results-commands.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
+import { registerWatchCommand } from './watch.ts';
 
 export function buildProgram(io: CliIO): Command {
   // Commander's own errors (an unknown option, a missing argument) read like every rge error: `rge: ...`.
@@ -37,6 +38,7 @@ export function buildProgram(io: CliIO): Command {
   registerFixtureBuildCommands(program, io);
   registerConfigCommands(program, io);
   registerEvalCommands(program, io);
+  registerWatchCommand(program, io);
   registerBudgetCommands(program, io);
   registerJudgeCommands(program, io);
   registerValidationCommands(program, io);

@@ -6,6 +6,7 @@
 import { redactSecrets } from '../providers/credentials.ts';
 import { BudgetExceededError } from '../store/ledger.ts';
 import { recoverLedger } from '../store/recover.ts';
+import type { Estimate } from '../store/run-state.ts';
 import { ContractError, SystemFailure } from '../system/index.ts';
 import { errorMessage } from '../util/errors.ts';
 import { stoppedBy } from '../util/stop-signal.ts';
@@ -31,6 +32,12 @@ export interface StageOptions {
    * submitted and nothing is asked in sync; the cells they do not answer stay missing.
    */
   collectOnly?: boolean;
+  /**
+   * Called with the pre-flight estimate once it is said (and the cap's pre-flight passed), before the
+   * run state is written and before the first call: what it throws ends the run there, nothing called
+   * (`rge eval watch` asks for a key press above `--confirm-above`).
+   */
+  beforeCalls?: (estimate: Estimate) => Promise<void>;
 }
 
 export type StageOutput = 'full' | 'summary' | 'quiet';

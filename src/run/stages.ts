@@ -162,6 +162,7 @@ async function stagesOf(
           `--runs) or raise budget.cap_usd in ${run.plan.info.configFile}.`,
       );
   }
+  await opts.beforeCalls?.(estimate);
   await writeRunState(run.plan.info.stateFile, stateOf(ctx, estimate, started, null, noSpend));
   ctx.expectedCalls = estimate.totals.calls;
   if (run.plan.info.mode === 'batch') await runBatches(ctx, cells);
