@@ -12,16 +12,17 @@
  * writes it: a report with its summary.json and gfs.svg, the cell stores, a baseline. Then `git status`
  * is clean and `biome check .` passes. A chart kept in a linted folder passes biome too (its <title>).
  * What the real commands leave is checked by the integration tests that run them
- * (test/docs/shell-blocks.integration.test.ts, test/docs/rag-app-guide.integration.test.ts).
+ * (test/docs/shell-blocks.integration.test.ts and rag-app-guide.integration.test.ts).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gfsChartSvg, renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
-import { cleanClone, docPages, fences, root } from './clean-clone.ts';
+import { cleanClone, treeState } from './clean-clone.ts';
+import { docPages, fences, root } from './pages.ts';
 
 /** A folder flag's value: a folder a command fills. */
 const FOLDER_FLAG = /--(results-dir|reports-dir|index|into)[ =]("[^"]*"|[^\s;&|)]+)/g;
@@ -174,16 +175,9 @@ describe("what the guides' commands write, in a copy of the tree", () => {
     // a chart a user keeps beside their docs, where biome looks
     write('docs/charts/gfs.svg', gfsChartSvg(s));
 
-    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
-      cwd: clone,
-      encoding: 'utf8',
-    });
-    expect(status.split('\n').filter(Boolean)).toEqual(['?? docs/charts/gfs.svg']);
-    const biome = spawnSync(join(root, 'node_modules/.bin/biome'), ['check', '.'], {
-      cwd: clone,
-      encoding: 'utf8',
-    });
-    expect(biome.status, `${biome.stdout}\n${biome.stderr}`).toBe(0);
-    expect(`${biome.stdout}${biome.stderr}`).toMatch(/Checked \d+ files/);
+    const { status, lint } = treeState(clone);
+    expect(status).toEqual(['?? docs/charts/gfs.svg']);
+    expect(lint.code, lint.output).toBe(0);
+    expect(lint.output).toMatch(/Checked \d+ files/);
   }, 60_000);
 });
