@@ -39,6 +39,24 @@ async function stages(resultsDir: string, questions: number) {
 const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n');
 const keys = (file: string) => lines(file).map((l) => (JSON.parse(l) as { key: string }).key);
 
+/** A batch record as a batch run leaves it (collected: a later sync run has nothing to collect from it). */
+const BATCH_A = `${JSON.stringify({
+  id: 'batch-a',
+  run_id: 'r-1',
+  provider: 'openai',
+  model: 'gpt-5-mini',
+  role: 'subject',
+  status: 'collected',
+  remote_id: 'batch_remote_a',
+  reservation: null,
+  reserved_usd: 0,
+  submitted_after_ms: 0,
+  items: [],
+  error: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+})}\n`;
+
 /** Ledger events as a live run writes them: a reservation, its spend, its close. */
 function ledgerEvents(id: string, usd: number): string[] {
   const at = '2026-01-01T00:00:00.000Z';
@@ -64,7 +82,7 @@ describe('rge results merge', () => {
     await stages(a, 4);
     writeFileSync(join(a, '.budget_ledger.jsonl'), `${ledgerEvents('r-1', 0.01).join('\n')}\n`);
     mkdirSync(join(a, '.batches'), { recursive: true });
-    writeFileSync(join(a, '.batches', 'batch-a.json'), '{"id":"batch-a"}\n');
+    writeFileSync(join(a, '.batches', 'batch-a.json'), BATCH_A);
     cpSync(a, b, { recursive: true });
     await stages(b, 6);
     writeFileSync(
@@ -146,11 +164,11 @@ describe('rge results merge', () => {
   it('reports two batch records of one name with other content as a conflict', async () => {
     const d = join(dir, 'd');
     cpSync(a, d, { recursive: true });
-    writeFileSync(join(d, '.batches', 'batch-a.json'), '{"id":"batch-a","status":"collected"}\n');
+    writeFileSync(join(d, '.batches', 'batch-a.json'), BATCH_A.replace('"collected"', '"abandoned"'));
     const outcome = await runRge(ROOT, 'results', 'merge', '--into', join(dir, 'batches'), a, d);
     expect(outcome.code).toBe(1);
     expect(outcome.err).toContain(`conflict in ${join('.batches', 'batch-a.json')}`);
-    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe('{"id":"batch-a"}\n');
+    expect(readFileSync(join(dir, 'batches', '.batches', 'batch-a.json'), 'utf8')).toBe(BATCH_A);
   });
 
   it('writes nothing when a source is damaged (a line that is not a record, not a torn tail)', async () => {

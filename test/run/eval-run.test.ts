@@ -66,7 +66,7 @@ describe('the eval harness on the fixture world', () => {
       ...narrowing,
     });
     const estimate = await estimateRun(again);
-    expect(estimate.cells).toEqual({ total: 160, stored: 160, verdictsStored: 320 });
+    expect(estimate.cells).toEqual({ total: 160, stored: 160, verdictsStored: 320, keptReplies: 0 });
     expect(estimate.totals.calls).toBe(0);
     const { state } = await runStages(again, { log: quiet });
     expect(state.counts.answers).toEqual({ computed: 0, reused: 160, failed: 0 });
@@ -131,7 +131,7 @@ describe('the eval harness on the fixture world', () => {
     const full: string[] = [];
     expect(await main([...args, '--json'], { ...io, out: (t) => full.push(t) })).toBe(0);
     const estimate = JSON.parse(full.join(''));
-    expect(estimate.cells).toEqual({ total: 1200, stored: 160, verdictsStored: 320 });
+    expect(estimate.cells).toEqual({ total: 1200, stored: 160, verdictsStored: 320, keptReplies: 0 });
     // Offline providers cost nothing; every call still to make is counted.
     expect(estimate.totals.calls).toBe(1200 - 160 + 2400 - 320);
     expect(estimate.totals.expectedUsd).toBe(0);
