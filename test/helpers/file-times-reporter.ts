@@ -23,9 +23,13 @@ export default class FileTimesReporter implements Reporter {
       byProject.set(name, [...(byProject.get(name) ?? []), m]);
     }
     for (const [name, list] of byProject) {
-      const timed = list.map((m) => ({ file: m.relativeModuleId, s: fileSeconds(m) })).sort((a, b) => b.s - a.s);
+      const timed = list
+        .map((m) => ({ file: m.relativeModuleId, s: fileSeconds(m) }))
+        .sort((a, b) => b.s - a.s);
       const total = timed.reduce((sum, t) => sum + t.s, 0);
-      console.log(`\n${name}: ${timed.length} files, ${total.toFixed(0)} s of file time; the ${COUNT} slowest:`);
+      console.log(
+        `\n${name}: ${timed.length} files, ${total.toFixed(0)} s of file time; the ${COUNT} slowest:`,
+      );
       for (const t of timed.slice(0, COUNT)) console.log(`  ${t.s.toFixed(1).padStart(6)} s  ${t.file}`);
     }
   }
