@@ -1,25 +1,29 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { FILE_REPORTERS, TERMINAL_REPORTER } from './src/vitest/reporters.ts';
 import { workerHeapArgs } from './src/vitest/worker-heap.ts';
 import SlowFirstSequencer from './test/helpers/sequencer.ts';
+
+/** The integration project's files; every other test file is the unit project's. */
+const INTEGRATION = 'test/**/*.integration.test.ts';
 
 export default defineConfig({
   test: {
     // Reporters are the run's, not a project's; each acts only on what concerns it (src/vitest/reporters.ts).
     // Runs without eval cases (the unit tests) write no artifact and no report.
     reporters: [TERMINAL_REPORTER, ...FILE_REPORTERS],
-    // The unit project's slowest files first, on a fresh clone too (test/helpers/sequencer.ts).
+    // Each project's slowest files first, on a fresh clone too (test/helpers/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     projects: [
+      // `npm test`: the tests that run in-process (docs/adr/0013: which test goes where).
       {
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, INTEGRATION],
           // One temporary folder per test run: the shared fixture worlds are built in it on first use
           // (test/helpers/fixture-world.ts), so the tests write nothing into the working tree.
           globalSetup: ['./test/helpers/test-dir-setup.ts'],
-          // Two files at a time even on two cores (Vitest's default there is one): many files spend
-          // most of their time waiting on child processes and loopback servers.
+          // Two files at a time: Vitest's default on two cores is one.
           maxWorkers: 2,
           // A worker runs its files in one module graph: each file would otherwise import the CLI,
           // the stores and the schemas again (about a minute of CPU over the suite). A test that
@@ -27,6 +31,22 @@ export default defineConfig({
           isolate: false,
           testTimeout: 120_000,
           hookTimeout: 600_000,
+        },
+      },
+      // `npm run test:integration`: the tests that start many child processes (kill -9 and resume,
+      // runs at once, `rge eval run` and `vitest run evals` as a user starts them), a browser, the docs'
+      // shell blocks, the bench smoke test, or read the real filings in ../shared.
+      {
+        test: {
+          name: 'integration',
+          include: [INTEGRATION],
+          globalSetup: ['./test/helpers/test-dir-setup.ts'],
+          // Two files at a time even on two cores: these files spend much of their time waiting on
+          // child processes and loopback servers.
+          maxWorkers: 2,
+          isolate: false,
+          testTimeout: 300_000,
+          hookTimeout: 1_800_000,
         },
       },
       {

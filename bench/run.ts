@@ -6,7 +6,7 @@
  * the others still run; the exit code is then 1. The benches that need the tests' fixture worlds
  * (test/helpers/fixture-world.ts) build them once per run in a temporary folder (`RGE_TEST_DIR`), so a
  * bench run writes nothing into the working tree. `RGE_SHARED=0` benches as if ../shared were absent
- * (as on a user's clone); test/bench/quick.test.ts runs `npm run bench -- --quick` that way.
+ * (as on a user's clone); test/bench/quick.integration.test.ts runs `npm run bench -- --quick` that way.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';

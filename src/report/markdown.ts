@@ -144,6 +144,8 @@ function legendLayout(
  * background (WCAG 2's contrast for graphics; the text is above 4.5:1). A border sets it off on a
  * white page.
  */
+/** What the chart shows, in words: its `<title>` and the report's alt text for it. */
+export const CHART_ALT = 'GFS per model and category';
 export const CHART_BACKGROUND = '#ffffff';
 export const CHART_TEXT = '#1a1a1a';
 export const CHART_GRID = '#c8c8c8';
@@ -182,6 +184,8 @@ export function gfsChartSvg(summary: Summary): string {
   const { left, plotWidth, y } = l;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${l.width}" height="${l.height}" font-family="sans-serif" font-size="${l.font}" fill="${CHART_TEXT}">`,
+    // its accessible name (a screen reader's, and biome's lint/a11y/noSvgWithoutTitle): the report's alt text
+    `<title>${CHART_ALT}</title>`,
     `<rect class="background" x="0" y="0" width="${l.width}" height="${l.height}" fill="${CHART_BACKGROUND}" fill-opacity="1" stroke="${CHART_GRID}"/>`,
     `<text x="10" y="16" font-size="13">${l.title}</text>`,
     `<text x="10" y="31">GFS (0 to 1)</text>`,
@@ -285,7 +289,7 @@ function gfsSection(s: Summary, chartFile: string | undefined): string[] {
     '',
     FAILURE_RULE,
     '',
-    ...(chartFile ? [`![GFS per model and category](${chartFile})`, ''] : []),
+    ...(chartFile ? [`![${CHART_ALT}](${chartFile})`, ''] : []),
     ...tableHead(['subject', 'weighting', ...cats]),
     ...s.models.flatMap((m) =>
       (['primary', 'equal'] as const).map(

@@ -1,56 +1,59 @@
 /**
  * The scale bench's fill (bench/scale-fill.ts): runs replayed from a cold base are found by the warm run
  * under the keys it computes itself, so every cell is reused and nothing is computed; a wrong key (a
- * replayed verdict under its source's key) would make the run compute them again.
+ * replayed verdict under its source's key) would make the run compute them again. The runs are the
+ * stages of `rge eval run` in this process (its Vitest cases read the same cells: their rows are built
+ * here too); the bench runs them through `rge eval run`.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { multiplyRuns } from '../../bench/scale-fill.ts';
-import { worldSetArgs } from '../helpers/fixture-world.ts';
+import { caseRow } from '../../src/run/case.ts';
+import { runStages } from '../../src/run/stages.ts';
+import { worldOverrides } from '../helpers/fixture-world.ts';
+import { openTestRun } from '../helpers/open-run.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
+const quiet = () => {};
 
-async function evalRun(dir: string, runs: number): Promise<string> {
-  const { stdout, stderr } = await run(
-    process.execPath,
-    [
-      join(root, 'bin/rge.mjs'),
-      'eval',
-      'run',
-      '--config',
-      'configs/fixture.yaml',
-      '--quiet',
-      '--questions',
-      '5',
-      '--runs',
-      String(runs),
-      '--results-dir',
-      join(dir, 'results'),
-      '--reports-dir',
-      join(dir, 'reports'),
-      ...(await worldSetArgs('bm25')),
-    ],
-    { cwd: root, env: { ...process.env, CI: '1' }, maxBuffer: 1 << 26 },
-  );
-  return stdout + stderr;
+/** The stages of a fixture run of 5 questions x `runs` on the bm25 world; its counts and its cases' rows. */
+async function evalRun(resultsDir: string, runs: number) {
+  const run = await openTestRun({
+    config: 'configs/fixture.yaml',
+    root,
+    resultsDir,
+    overrides: await worldOverrides('bm25'),
+    log: quiet,
+    questions: 5,
+    runs,
+  });
+  const { state } = await runStages(run, { log: quiet });
+  const rows = (await run.work.cells()).map((cell) => caseRow(run, cell, state));
+  return { counts: state.counts, rows };
 }
 
 describe('multiplyRuns', () => {
   it('replays runs that the warm run reuses whole: every cell found, nothing computed', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rge-scale-fill-'));
-    const cold = await evalRun(dir, 2);
-    expect(cold).toMatch(/20 cases, 0 reused/);
-    expect(cold).toMatch(/answers computed 20, verdicts computed 40/);
-    expect(multiplyRuns(join(dir, 'results'), { from: 2, to: 6 })).toBe(2 * 5 * 4);
-    const warm = await evalRun(dir, 6);
-    expect(warm).toMatch(/60 cases, 60 reused, 0 failed/);
-    expect(warm).toMatch(/answers computed 0, verdicts computed 0/);
+    const resultsDir = join(await mkdtemp(join(tmpdir(), 'rge-scale-fill-')), 'results');
+    const cold = await evalRun(resultsDir, 2);
+    expect(cold.rows).toHaveLength(20);
+    expect(cold.counts.answers).toEqual({ computed: 20, reused: 0, failed: 0 });
+    expect(cold.counts.verdicts).toEqual({ computed: 40, reused: 0, failed: 0 });
+    expect(multiplyRuns(resultsDir, { from: 2, to: 6 })).toBe(2 * 5 * 4);
+    const warm = await evalRun(resultsDir, 6);
+    expect(warm.rows).toHaveLength(60);
+    expect(warm.counts.answers).toEqual({ computed: 0, reused: 60, failed: 0 });
+    expect(warm.counts.verdicts).toEqual({ computed: 0, reused: 120, failed: 0 });
+    // a replayed run's case is its source run's answer and verdicts, under its own run index
+    const byCell = new Map(warm.rows.map((r) => [`${r.subject_id}/${r.question_id}/${r.run_index}`, r]));
+    for (const row of warm.rows.filter((r) => r.run_index >= 2)) {
+      const source = byCell.get(`${row.subject_id}/${row.question_id}/${row.run_index % 2}`);
+      expect(row.answer).toBe(source?.answer);
+      expect(row.scores).toEqual(source?.scores);
+    }
   }, 300_000);
 
   it('refuses a range that replays nothing sensible', () => {

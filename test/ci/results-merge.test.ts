@@ -6,10 +6,12 @@
  * over the merged folder reuses every cell. A cell of one key with different content is a conflict:
  * named, the first folder's record kept, exit 1 unless --allow-conflicts. A damaged source writes nothing.
  */
+
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { caseRow } from '../../src/run/case.ts';
 import { runStages } from '../../src/run/stages.ts';
@@ -18,7 +20,8 @@ import { resultsFile } from '../../src/store/rows.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
-import { ROOT } from './vitest-child.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const quiet = () => {};
 const ANSWERS = join('cells', 'answers', 'offline__extractive.jsonl');

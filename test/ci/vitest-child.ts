@@ -4,7 +4,7 @@
  * RGE_RUNS) and none of the parent Vitest's own.
  */
 import { fileURLToPath } from 'node:url';
-import { spawnNode } from '../helpers/cli.ts';
+import { spawnNode } from '../helpers/child.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

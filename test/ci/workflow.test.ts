@@ -6,14 +6,17 @@
  * skipped with a message if it does not exist yet), and every `npx vitest ...` flag it passes is one
  * Vitest knows. (That the shard and merge commands work offline is shard-merge.test.ts.)
  */
+
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildProgram } from '../../src/cli/main.ts';
 import { captureIO, runRge } from '../helpers/cli.ts';
-import { ROOT } from './vitest-child.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Step {
   name?: string;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BudgetLedger, LEDGER_JOURNAL, type Payer } from '../../src/store/ledger.ts';
 import { runRge } from '../helpers/cli.ts';
+import { deadPid } from '../helpers/dead-pid.ts';
 import { root } from '../helpers/live.ts';
-import { deadPid, scratchDirs } from '../helpers/scratch.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 const LIVE = 'configs/published.yaml --set budget.cap_usd=0.65 --set budget.warn_usd=0.3';

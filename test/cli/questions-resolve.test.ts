@@ -29,8 +29,8 @@ describe('rge questions resolve on gold evidence', () => {
   let file: string;
   let index: string;
   beforeAll(async () => {
-    await worldOverrides('use-lite');
-    index = worldPaths('use-lite').index;
+    await worldOverrides('bm25');
+    index = worldPaths('bm25').index;
     file = join(await mkdtemp(join(tmpdir(), 'rge-resolve-')), 'questions.jsonl');
     await copyFile(join(root, 'data/questions/questions.jsonl'), file);
   }, 600_000);
@@ -77,7 +77,7 @@ describe('rge questions resolve on gold evidence', () => {
 
     // a run outside --dry-run refuses the 6 unresolved questions and says how to fix it
     const set = [
-      ...worldPaths('use-lite').overrides.filter((o) => !o.startsWith('questions.file=')),
+      ...worldPaths('bm25').overrides.filter((o) => !o.startsWith('questions.file=')),
       `questions.file=${file}`,
     ];
     const run = await rge([

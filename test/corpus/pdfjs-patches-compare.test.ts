@@ -2,8 +2,8 @@
  * pdf.js's own files and rge's patched copies (src/corpus/pdfjs-patches.ts, docs/adr/0024) compared:
  * every text item, every field, and drawn pixels, on the repository's own PDFs (hand-made pages,
  * fixtures, a Type3 and an embedded composite font, the bench's synthetic reports), with V8's block
- * coverage showing that every edit's new code ran; glyph repair on both; and, beside ../shared, real
- * filings (skipped, saying why, where ../shared/corpus is absent).
+ * coverage showing that every edit's new code ran; glyph repair on both. Real filings of ../shared:
+ * test/corpus/pdfjs-patches-shared.integration.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +13,6 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
 import { MAIN_EDITS, patchedPdfjs, type SourceEdit, WORKER_EDITS } from '../../src/corpus/pdfjs-patches.ts';
-import { bundledModule } from '../../src/util/bundle.ts';
 import {
   makeEmbeddedFontPdf,
   makeRawPdf,
@@ -21,8 +20,7 @@ import {
   makeStatementPdf,
   makeTextPdf,
 } from '../helpers/make-pdf.ts';
-import { inChild, ROOT } from '../helpers/pdfjs-child.ts';
-import { SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
+import { inChild } from '../helpers/pdfjs-child.ts';
 import { countAt, type ScriptCoverage, scriptCoverage } from '../helpers/v8-coverage.ts';
 
 /**
@@ -107,65 +105,7 @@ const TYPE3_CONTENT = [
   'BT /T3 14 Tf 72 600 Td (bca) Tj ( ) Tj (ab) Tj ET',
 ].join('\n');
 
-/**
- * Every text item and text style of every page of each PDF, as JSON, from pdf.js's original worker code
- * or rge's, then for each of `drawn` the sha256 of its first page drawn on a canvas and its count of
- * dark pixels; with `coverage`, V8's coverage of the process is written into that folder. The child
- * runs pdfjs.ts bundled, as a corpus thread does, without tsx, which would transform pdf.js's modules
- * (and so V8 would count offsets in its output, not in the patched files).
- */
-async function readAll(
-  which: 'original' | 'patched',
-  files: readonly string[],
-  drawn: readonly string[] = [],
-  coverage?: string,
-): Promise<string> {
-  const bundle = await bundledModule(join(ROOT, 'src/corpus/pdfjs.ts'));
-  if (!bundle) throw new Error('src/corpus/pdfjs.ts could not be bundled');
-  const body = `
-    const { readFileSync } = await import('node:fs');
-    const { createHash } = await import('node:crypto');
-    const { pdfjs } = await import(${JSON.stringify(pathToFileURL(bundle).href)});
-    const open = (file) => pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), verbosity: 0 }).promise;
-    const out = [String(Object.keys(globalThis.pdfjsWorker ?? {}))];
-    for (const file of files) {
-      const doc = await open(file);
-      for (let n = 1; n <= doc.numPages; n++) {
-        const page = await doc.getPage(n);
-        const content = await page.getTextContent();
-        // the styles too, less the font name rge's patch adds, in the order pdf.js gave them
-        const styles = Object.entries(content.styles).map(([id, { rgeFontName, ...style }]) => [id, style]);
-        out.push(JSON.stringify([file, n, content.items, styles]));
-        page.cleanup();
-      }
-      await doc.destroy();
-    }
-    for (const file of ${JSON.stringify(drawn)}) {
-      const doc = await open(file);
-      const page = await doc.getPage(1);
-      const viewport = page.getViewport({ scale: 1 });
-      const { canvas, context } = doc.canvasFactory.create(viewport.width, viewport.height);
-      await page.render({ canvas, canvasContext: context, viewport }).promise;
-      const pixels = context.getImageData(0, 0, viewport.width, viewport.height).data;
-      let dark = 0;
-      for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark++;
-      out.push(JSON.stringify(['drawn', file, createHash('sha256').update(pixels).digest('hex'), dark]));
-      await doc.destroy();
-    }
-    console.log(out.join('\\n'));`;
-  const env: Record<string, string> = coverage ? { NODE_V8_COVERAGE: coverage } : {};
-  return (await inChild(which, files, body, { env, plain: true })).stdout;
-}
-
-/** The first page whose items differ (its line, both versions cut to 400 characters), or null. */
-function firstDifference(original: string, patched: string) {
-  const a = original.split('\n');
-  const b = patched.split('\n');
-  const at = b.findIndex((line, i) => line !== a[i]);
-  if (at < 0 && a.length === b.length) return null;
-  const i = at < 0 ? b.length : at;
-  return { line: i, original: a[i]?.slice(0, 400), patched: b[i]?.slice(0, 400) };
-}
+import { firstDifference, readAll } from './pdfjs-compare.ts';
 
 /**
  * The lines of code each edit brings (lines of its replacement that its find text does not have) that
@@ -348,20 +288,3 @@ describe('glyph repair with and without the patched worker code', () => {
     expect(off.text).toBe(patched.text);
   });
 });
-
-describe.skipIf(!sharedCorpus)(
-  `pdf.js patches on real filings${sharedCorpus ? '' : ` (${SHARED_ABSENT})`}`,
-  () => {
-    it('gives the same text items as the original on a 10-K and two Indian annual reports', async () => {
-      const corpus = sharedCorpus as string;
-      const files = [
-        join(corpus, 'financebench/pdfs/3M_2022_10K.pdf'),
-        join(corpus, 'indian/Rane_Holdings_Annual_Report_FY2024-25.pdf'),
-        join(corpus, 'indian/VRL_Logistics_Annual_Report_FY2023-24.pdf'),
-      ];
-      const [original, patched] = await Promise.all([readAll('original', files), readAll('patched', files)]);
-      expect(patched.split('\n').length).toBeGreaterThan(500);
-      expect(firstDifference(original, patched)).toBeNull();
-    });
-  },
-);

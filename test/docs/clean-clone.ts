@@ -1,22 +1,14 @@
 /**
- * What the docs tests share: a clean clone of the repository (a copy of the tracked files, the working
- * tree's versions, made a git repository as a clone is, with this checkout's node_modules linked in
- * place of `npm ci`; nothing generated is copied) and the fenced blocks of a markdown page.
+ * A clean clone of the repository for the docs tests (a copy of the tracked files, the working tree's
+ * versions, made a git repository as a clone is, with this checkout's node_modules linked in place of
+ * `npm ci`; nothing generated is copied), and what its tree shows after commands ran in it.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const root = fileURLToPath(new URL('../../', import.meta.url));
-
-/** `../shared` beside the repository (the real filings and labels), unless RGE_SHARED=0 says to act as if absent. */
-export function sharedDir(): string | null {
-  const dir = join(root, '..', 'shared');
-  return process.env.RGE_SHARED !== '0' && existsSync(dir) ? dir : null;
-}
+import { dirname, join } from 'node:path';
+import { root } from './pages.ts';
 
 /**
  * A copy of the tracked files in `<tmp>/rge`, a git repository of its own; with `shared`, `<tmp>/shared`
@@ -42,58 +34,21 @@ export async function cleanClone(prefix: string, shared: string | null = null): 
   return dir;
 }
 
-/** One fenced block: its info string (`sh live`), its language (`sh`), its words after it, its body, its line. */
-export interface Fence {
-  info: string;
-  lang: string;
-  markers: string[];
-  body: string;
-  line: number;
-}
-
-/** The page's fenced blocks (``` fences, indented too, as in a list item), in order; bodies dedented. */
-export function fences(markdown: string): Fence[] {
-  const out: Fence[] = [];
-  for (const m of markdown.matchAll(/^( *)```([^\n`]*)\n([\s\S]*?)^\1```$/gm)) {
-    const indent = (m[1] as string).length;
-    const info = (m[2] as string).trim();
-    const [lang = '', ...markers] = info.split(/\s+/).filter(Boolean);
-    const line = markdown.slice(0, m.index).split('\n').length;
-    const body = (m[3] as string)
-      .split('\n')
-      .map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length)))
-      .join('\n');
-    out.push({ info, lang, markers, body, line });
-  }
-  return out;
-}
-
-/** The page's blocks of one language with no marker, in order (what a page's session runs). */
-export function blocks(markdown: string, lang: string): string[] {
-  return fences(markdown)
-    .filter((f) => f.lang === lang && f.markers.length === 0)
-    .map((f) => f.body);
-}
-
-/** Why a marked block is not run (`shared`: only when ../shared is absent). */
-export const MARKERS: Record<string, string> = {
-  live: 'needs an API key, the network or a live run',
-  shared: 'needs ../shared, which is absent (or RGE_SHARED=0)',
-  slow: 'reproduces a measurement of minutes to hours',
-  suite: "runs this repository's own tests",
-  example: 'illustrative only',
-};
-
-/** README.md and every markdown page under docs/, as paths from the repository's root. */
-export function docPages(): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? walk(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
-    );
-  return [
-    'README.md',
-    ...walk(join(root, 'docs'))
-      .map((p) => relative(root, p))
-      .sort(),
-  ];
+/**
+ * What a user's tree shows after commands ran in it: `git status` (untracked files listed one by one)
+ * and `biome check .`, npm test's lint (its exit code and output). Both clean after any guide (issue 53).
+ */
+export function treeState(dir: string): { status: string[]; lint: { code: number | null; output: string } } {
+  const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  const biome = spawnSync(join(root, 'node_modules/.bin/biome'), ['check', '.'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  return {
+    status: status.split('\n').filter(Boolean),
+    lint: { code: biome.status, output: `${biome.stdout}${biome.stderr}` },
+  };
 }

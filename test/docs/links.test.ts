@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { docPages, root } from './clean-clone.ts';
+import { docPages, root } from './pages.ts';
 
 /** The markdown without its fenced blocks and inline code (line count kept). */
 function prose(markdown: string): string {

@@ -1,12 +1,12 @@
 /**
  * The example RAG application (examples/rag-app), on the test run's fixture world (its 20 PDFs, built
- * once into the run's temporary folder; test/helpers/fixture-world.ts): its three entry points give the
- * same answers; its answers fit rge's contract; it finds the gold figures on its own retrieval and
- * declines out-of-domain questions; the planted one-line prompt regression makes it answer the
- * out-of-domain questions it declined, while a seed-only change keeps almost every answer; its passages
- * are its own (not rge's chunks) and its code imports nothing of rge's but the contract's types.
+ * once into the run's temporary folder; test/helpers/fixture-world.ts): its answers fit rge's contract;
+ * its module entry point gives the in-process app's answers; it finds the gold figures on its own
+ * retrieval and declines out-of-domain questions; the planted one-line prompt regression makes it answer
+ * the out-of-domain questions it declined, while a seed-only change keeps almost every answer; its
+ * passages are its own (not rge's chunks) and its code imports nothing of rge's but the contract's types.
+ * Its server and command entry points (child processes): rag-app-entry-points.integration.test.ts.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,6 @@ import {
 } from '../../examples/rag-app/compare.ts';
 import { openRagApp, type RagApp, type RagAppOptions } from '../../examples/rag-app/rag.ts';
 import { checkAnswer, type SystemAnswer, type SystemQuestion } from '../../src/system/contract.ts';
-import { childOutput } from '../helpers/cli.ts';
 import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,18 +57,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
-
-/** `node --import tsx examples/rag-app/<script> ARGS`, started in the repository. */
-function start(script: string, args: readonly string[]): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', join(appDir, script), ...args], { cwd: root });
-}
-
-/** Runs a child to its end with `input` on stdin: its exit code and output. */
-function run(script: string, args: readonly string[], input: string) {
-  const child = start(script, args);
-  child.stdin.end(input);
-  return childOutput(child);
-}
 
 /** An answer without what differs from call to call (its latency). */
 const comparable = (a: SystemAnswer) => ({ ...a, latency_ms: undefined });
@@ -138,12 +125,11 @@ describe('its passage cache', () => {
   });
 });
 
-describe('its three entry points', () => {
+describe('its module entry point (the server and the command: rag-app-entry-points.integration.test.ts)', () => {
   /** three questions of each category */
   let sample: FixtureQuestion[];
   /** the in-process app's answers to them */
   let expected: ReturnType<typeof comparable>[];
-  const flags = () => ['--corpus', options.corpus, '--cache', options.cache];
 
   beforeAll(async () => {
     const categories = ['grounded-direct', 'grounded-multihop', 'adversarial', 'out-of-domain'];
@@ -167,67 +153,6 @@ describe('its three entry points', () => {
         if (saved[i] === undefined) delete process.env[n];
         else process.env[n] = saved[i];
     }
-  });
-
-  it('the server (POST /answer on a free loopback port) gives the same answers, 400 for a bad body, and stops on SIGTERM', async () => {
-    const server = start('server.ts', ['--port', '0', ...flags()]);
-    const closed = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      server.on('close', (code, signal) => resolve({ code, signal })),
-    );
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        server.stdout.on('data', (d) => {
-          out += d;
-          const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
-          if (m) resolve(m[1] as string);
-        });
-        void closed.then(({ code }) => reject(new Error(`the server exited (${code}) before it listened`)));
-      });
-      const post = (body: string) => fetch(`${url}/answer`, { method: 'POST', body });
-      for (const [i, q] of sample.entries()) {
-        const res = await post(JSON.stringify(asked(q)));
-        expect(res.status).toBe(200);
-        expect(comparable((await res.json()) as SystemAnswer)).toEqual(expected[i]);
-      }
-      const notJson = await post('what was the revenue?');
-      expect(notJson.status).toBe(400);
-      expect(((await notJson.json()) as { error: string }).error).toMatch(/not JSON/);
-      const noText = await post('{"id": "q1"}');
-      expect(noText.status).toBe(400);
-      expect(((await noText.json()) as { error: string }).error).toMatch(/text: a non-empty string/);
-      expect((await fetch(`${url}/answer`)).status).toBe(405);
-      server.kill('SIGTERM');
-      expect(await closed).toEqual({ code: 0, signal: null });
-    } finally {
-      server.kill();
-    }
-  });
-
-  it('the command gives the same answer to one question on stdin (exit 0), and exits 2 on a bad one', async () => {
-    for (const i of [0, 3, 9]) {
-      const { code, out } = await run('cli.ts', flags(), JSON.stringify(asked(sample[i] as FixtureQuestion)));
-      expect(code).toBe(0);
-      expect(comparable(JSON.parse(out) as SystemAnswer)).toEqual(expected[i]);
-    }
-    const bad = await run('cli.ts', flags(), '{"id": "q1", "text": ""}');
-    expect(bad.code).toBe(2);
-    expect(bad.err).toMatch(/rag-app: bad question: text: a non-empty string/);
-  });
-
-  it('the command with --pool answers JSON Lines in order until stdin closes (exit 0), a bad line in its place', async () => {
-    const lines = sample.map((q) => JSON.stringify(asked(q)));
-    lines.splice(2, 0, 'not a question');
-    const { code, out } = await run('cli.ts', ['--pool', ...flags()], `${lines.join('\n')}\n`);
-    expect(code).toBe(0);
-    const replies = out
-      .trimEnd()
-      .split('\n')
-      .map((l) => JSON.parse(l) as SystemAnswer & { error?: string });
-    expect(replies).toHaveLength(sample.length + 1);
-    expect(replies[2]?.error).toMatch(/not JSON/);
-    replies.splice(2, 1);
-    expect(replies.map(comparable)).toEqual(expected);
   });
 });
 

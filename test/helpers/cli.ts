@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+/**
+ * `rge` in this process, through the CLI's own entry (src/cli/main.ts `main`, which bin/rge.mjs calls):
+ * what a unit test runs. A child process running `rge` is test/helpers/child.ts (integration tests).
+ */
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
 
@@ -39,43 +40,4 @@ export function captureIO(cwd: string): CliIO & { text: string } {
     },
   };
   return io;
-}
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** A child process's exit code (-1 when a signal ended it) and all it wrote, once it has closed. */
-export function childOutput(
-  child: Pick<ChildProcess, 'on'> & { stdout: Readable; stderr: Readable },
-): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
-
-/** Runs `node SCRIPT ARGS...` in the repository with `env`, collecting its output and exit code. */
-export function spawnNode(
-  script: string,
-  args: readonly string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number; out: string; err: string }> {
-  return childOutput(
-    spawn(process.execPath, [script, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }),
-  );
-}
-
-/** Runs `node bin/rge.mjs ARGS...` as a child process in the repository, with extra environment. */
-export function spawnRge(
-  args: readonly string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  return spawnNode('bin/rge.mjs', args, { ...process.env, ...env, CI: '1' });
 }

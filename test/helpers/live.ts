@@ -137,3 +137,21 @@ export function recordedCosts(resultsDir: string): { usd: number; answers: numbe
 export function processWarnings(stderr: string): string[] {
   return stderr.split('\n').filter((line) => /^\(node:\d+\) (\[\w+\] )?\w*Warning: /.test(line));
 }
+
+/** Distinct keys and lines of every answer (or verdict) store of a results folder. */
+export function cellCounts(
+  resultsDir: string,
+  kind: 'answers' | 'verdicts',
+): { keys: number; lines: number } {
+  const dir = join(resultsDir, 'cells', kind);
+  const keys = new Set<string>();
+  let lines = 0;
+  // only the stores: a lock folder (`*.jsonl.lock`) may sit beside one while a process writes it
+  for (const f of readdirSync(dir).filter((name) => name.endsWith('.jsonl')))
+    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      keys.add((JSON.parse(line) as { key: string }).key);
+      lines++;
+    }
+  return { keys: keys.size, lines };
+}

@@ -1,8 +1,7 @@
 /**
- * Scratch space and processes for tests: a folder per test file, removed after its tests, that hands
- * out fresh subfolders; and the pid of a process that has exited (an owner known to be dead).
+ * Scratch space for tests: a folder per test file, removed after its tests, that hands out fresh
+ * subfolders. The pid of a process that has exited is test/helpers/dead-pid.ts.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,13 +18,4 @@ export function scratchDirs(prefix: string): () => string {
     await rm(work, { recursive: true, force: true });
   });
   return () => join(work, `d${seq++}`);
-}
-
-/** The pid of a process that has exited. */
-export function deadPid(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-    child.on('error', reject);
-    child.on('exit', () => (child.pid === undefined ? reject(new Error('no pid')) : resolve(child.pid)));
-  });
 }

@@ -12,19 +12,19 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** The slowest unit files on a 2-core machine, slowest first (`npm test`'s per-file times). */
 export const SLOW_FILES = [
   'test/docs/shell-blocks.test.ts',
-  'test/bench/quick.test.ts',
-  'test/run/crash-batch.test.ts',
-  'test/cli/gate-planted.test.ts',
-  'test/run/crash-sync.test.ts',
-  'test/cli/eval-live.test.ts',
-  'test/run/concurrent-sync.test.ts',
-  'test/run/concurrent-batch.test.ts',
+  'test/bench/quick.integration.test.ts',
+  'test/run/crash-batch.integration.test.ts',
+  'test/cli/gate-planted.integration.test.ts',
+  'test/run/crash-sync.integration.test.ts',
+  'test/cli/eval-live.integration.test.ts',
+  'test/run/concurrent-sync.integration.test.ts',
+  'test/run/concurrent-batch.integration.test.ts',
   'test/fixtures/world.test.ts',
-  'test/ci/shard-merge.test.ts',
+  'test/ci/shard-merge.integration.test.ts',
   'test/validation/summary.test.ts',
   'test/validation/sample.test.ts',
   'test/cli/startup.test.ts',
-  'test/vitest/report-ui.test.ts',
+  'test/vitest/report-ui.integration.test.ts',
 ];
 
 export default class SlowFirstSequencer extends BaseSequencer {

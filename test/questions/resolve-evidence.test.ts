@@ -80,8 +80,8 @@ describe('resolveEvidence', () => {
 describe('the real set resolved on the fixture world', () => {
   let chunks: Chunk[];
   beforeAll(async () => {
-    await worldOverrides('use-lite');
-    chunks = JSON.parse(await readFile(join(worldPaths('use-lite').index, 'chunks.json'), 'utf8')) as Chunk[];
+    await worldOverrides('bm25');
+    chunks = JSON.parse(await readFile(join(worldPaths('bm25').index, 'chunks.json'), 'utf8')) as Chunk[];
   }, 600_000);
 
   it('resolves the XBRL-traced questions the fixture reports print, and no untraced one', () => {

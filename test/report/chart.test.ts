@@ -4,7 +4,7 @@
  * every text lies inside the picture, both axes have titles, and each bar carries its mean.
  */
 import { describe, expect, it } from 'vitest';
-import { CHART_BACKGROUND, CHART_COLOURS, gfsChartSvg } from '../../src/report/markdown.ts';
+import { CHART_ALT, CHART_BACKGROUND, CHART_COLOURS, gfsChartSvg } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 
@@ -102,14 +102,23 @@ describe('gfs.svg', () => {
       for (const c of [...summary.categories, 'all']) expect(texts.join('')).toContain(c);
     });
 
+  it('is named by a <title>, first (what a screen reader says, and what lint/a11y/noSvgWithoutTitle asks)', () => {
+    for (const r of Object.values(cases)) {
+      const svg = gfsChartSvg(summarise(r, { seed: 's', resamples: 100, run }));
+      expect(svg).toMatch(/^<svg [^>]*>\n<title>GFS per model and category<\/title>\n/);
+      expect(svg.match(/<title>/g)).toHaveLength(1);
+    }
+    expect(CHART_ALT).toBe('GFS per model and category');
+  });
+
   it('paints its own opaque background, so it reads on a dark page as on a light one', () => {
     const svg = gfsChartSvg(
       summarise(cases['the fixture run (four categories, two subjects)'], { seed: 's', resamples: 100, run }),
     );
     const width = /<svg[^>]* width="(\d+)"/.exec(svg)?.[1];
     const height = /<svg[^>]* height="(\d+)"/.exec(svg)?.[1];
-    // the first thing drawn: a rect over the whole picture, opaque
-    const first = /<svg[^>]*>\n(<[^>]*>)/.exec(svg)?.[1] ?? '';
+    // the first thing drawn (after its <title>, which is not drawn): a rect over the whole picture, opaque
+    const first = /<svg[^>]*>\n<title>[^<]*<\/title>\n(<[^>]*>)/.exec(svg)?.[1] ?? '';
     const attr = (tag: string, name: string) => new RegExp(` ${name}="([^"]+)"`).exec(tag)?.[1];
     expect(first).toMatch(/^<rect /);
     expect([attr(first, 'x'), attr(first, 'y'), attr(first, 'width'), attr(first, 'height')]).toEqual([

@@ -15,12 +15,11 @@ import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/store/
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { captureIO } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
-import { billedUsd, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { billedUsd, cellCounts, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
 import { openTestRun, type TestRunOptions } from '../helpers/open-run.ts';
 import { type DelayingProxy, type ProxyRule, startDelayingProxy } from '../loopback/delaying-proxy.ts';
 import { type LoopbackServers, type Provider, startLoopbackServers } from '../loopback/index.ts';
 import { setArgs } from './crash/capped.ts';
-import { cellCounts } from './crash/crash.ts';
 
 beforeAll(() => worldOverrides('bm25'), 600_000);
 

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { type AnswerRecord, type AttemptRecord, CellStores } from '../../src/store/cells.ts';
 import { ReplyInbox, takeDeadInboxes } from '../../src/store/inbox.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
-import { deadPid, scratchDirs } from '../helpers/scratch.ts';
+import { deadPid } from '../helpers/dead-pid.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
 const CLAUDE = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' } as const;
 

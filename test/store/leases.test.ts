@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CellLeases, LEASES_JOURNAL, type LeaseEvent, type LeaseOwner } from '../../src/store/leases.ts';
 import { bundledModule } from '../../src/util/bundle.ts';
+import { deadPid } from '../helpers/dead-pid.ts';
 import { root } from '../helpers/live.ts';
-import { deadPid, scratchDirs } from '../helpers/scratch.ts';
+import { scratchDirs } from '../helpers/scratch.ts';
 
 const freshDir = scratchDirs('rge-leases-');
 

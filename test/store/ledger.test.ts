@@ -12,7 +12,7 @@ import {
   type LedgerOptions,
   type Payer,
 } from '../../src/store/ledger.ts';
-import { deadPid } from '../helpers/scratch.ts';
+import { deadPid } from '../helpers/dead-pid.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 const GPT: Payer = { provider: 'openai', model: 'gpt-5.4', role: 'judge' };

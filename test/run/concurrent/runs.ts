@@ -16,6 +16,7 @@ import { CellLeases } from '../../../src/store/leases.ts';
 import { BudgetLedger, type LedgerSummary } from '../../../src/store/ledger.ts';
 import { worldOverrides } from '../../helpers/fixture-world.ts';
 import {
+  cellCounts,
   liveEnv,
   liveOverrides,
   processWarnings,
@@ -24,7 +25,6 @@ import {
   serverKeys,
 } from '../../helpers/live.ts';
 import { defaultReply, type LoopbackServers, startLoopbackServers } from '../../loopback/index.ts';
-import { cellCounts } from '../crash/crash.ts';
 
 export const QUESTIONS = 2;
 export const RUNS = 2;

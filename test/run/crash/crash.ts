@@ -4,7 +4,6 @@
  * was lost or duplicated, no batch was paid twice, and the ledger equals the recorded costs.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
 import { bundledModule } from '../../../src/util/bundle.ts';
@@ -133,22 +132,4 @@ export async function killAndResume(
   if (finished.code !== 0)
     throw new Error(`the last run failed (${finished.code}): ${finished.err || finished.out}`);
   return { killed, rounds, questions: current.questions, finished };
-}
-
-/** Distinct keys and lines of every answer (or verdict) store of a results folder. */
-export function cellCounts(
-  resultsDir: string,
-  kind: 'answers' | 'verdicts',
-): { keys: number; lines: number } {
-  const dir = join(resultsDir, 'cells', kind);
-  const keys = new Set<string>();
-  let lines = 0;
-  // only the stores: a lock folder (`*.jsonl.lock`) may sit beside one while a process writes it
-  for (const f of readdirSync(dir).filter((name) => name.endsWith('.jsonl')))
-    for (const line of readFileSync(join(dir, f), 'utf8').split('\n')) {
-      if (line.trim() === '') continue;
-      keys.add((JSON.parse(line) as { key: string }).key);
-      lines++;
-    }
-  return { keys: keys.size, lines };
 }

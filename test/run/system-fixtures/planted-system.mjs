@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Planted systems for the outside checks of a user's system (test/run/planted-systems.test.ts): RAG
+ * Planted systems for the outside checks of a user's system (test/run/planted-systems.integration.test.ts): RAG
  * applications whose right verdicts are known in advance, reached only through rge's documented
  * contract (a process per question, a JSON Lines pool with `--pool`, or HTTP through `plantedReply`).
  * The question file (PLANTED_QUESTIONS, rge's JSONL) is what they "retrieve" from; PLANTED_MODE says

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BudgetLedger } from '../../src/store/ledger.ts';
-import { billedUsd, recordedCosts, serverKeys } from '../helpers/live.ts';
+import { billedUsd, cellCounts, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
-import { buildCorpus, type CrashSettings, cellCounts, killAndResume } from './crash/crash.ts';
+import { buildCorpus, type CrashSettings, killAndResume } from './crash/crash.ts';
 
 describe('a sync run killed with SIGKILL 20 times, then resumed', () => {
   let s: LoopbackServers;

@@ -11,7 +11,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnRge } from '../helpers/cli.ts';
+import { spawnRge } from '../helpers/child.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { filesUnder, liveEnv, liveOverrides, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';

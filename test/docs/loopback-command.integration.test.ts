@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childOutput } from '../helpers/cli.ts';
+import { childOutput } from '../helpers/child.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

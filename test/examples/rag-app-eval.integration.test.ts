@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plantRegression, reseed } from '../../examples/rag-app/compare.ts';
-import { runRge, spawnRge } from '../helpers/cli.ts';
+import { spawnRge } from '../helpers/child.ts';
+import { runRge } from '../helpers/cli.ts';
 import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,8 +8,8 @@
  *   cells, of both subjects;
  * - a comment of the prompt: no cell (the report is made again, every cell reused);
  * - a comment of the system's module, its version declared: nothing to run at all, saying why.
- * Saves during a run make one run more after it. Ctrl-C while it waits ends it (exit 130). The estimate and the key press are in eval-watch-paid.test.ts,
- * a stop during a run in eval-watch-stop.test.ts.
+ * Saves during a run make one run more after it. Ctrl-C while it waits ends it (exit 130). The estimate and the key press are in eval-watch-paid.integration.test.ts,
+ * a stop during a run in eval-watch-stop.integration.test.ts.
  */
 import { mkdtemp, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -12,11 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runStages } from '../../src/run/stages.ts';
 import { batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { CellLeases } from '../../src/store/leases.ts';
-import { liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
+import { cellCounts, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';
 import { openTestRun } from '../helpers/open-run.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 import { billedCalls, createdBatches, submittedItems } from './concurrent/runs.ts';
-import { buildCorpus, cellCounts, runChild } from './crash/crash.ts';
+import { buildCorpus, runChild } from './crash/crash.ts';
 
 const QUESTIONS = 2;
 const RUNS = 1;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv, spawnVitest } from '../ci/vitest-child.ts';
-import { spawnNode } from '../helpers/cli.ts';
+import { spawnNode } from '../helpers/child.ts';
 import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
 
 /** The lines a plan of a run narrowed to the first N questions says (one per plan). */

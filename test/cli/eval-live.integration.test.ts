@@ -10,7 +10,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnRge } from '../helpers/cli.ts';
+import { spawnRge } from '../helpers/child.ts';
 import { worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 import {
   FAKE_KEYS,

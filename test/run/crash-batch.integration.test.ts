@@ -15,19 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import type { Estimate } from '../../src/store/run-state.ts';
-import { spawnRge } from '../helpers/cli.ts';
-import { billedUsd, liveEnv, liveOverrides, recordedCosts, serverKeys } from '../helpers/live.ts';
+import { spawnRge } from '../helpers/child.ts';
+import { billedUsd, cellCounts, liveEnv, liveOverrides, recordedCosts, serverKeys } from '../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../loopback/index.ts';
 import { billedCalls, createdBatches } from './concurrent/runs.ts';
 import { dryRunEstimate, expectedLengthReply, setArgs } from './crash/capped.ts';
-import {
-  buildCorpus,
-  type CrashSettings,
-  cellCounts,
-  type KillPoint,
-  killAndResume,
-  runChild,
-} from './crash/crash.ts';
+import { buildCorpus, type CrashSettings, type KillPoint, killAndResume, runChild } from './crash/crash.ts';
 
 describe('a batch run killed with SIGKILL 20 times, then resumed', () => {
   let s: LoopbackServers;

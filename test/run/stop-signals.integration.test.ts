@@ -21,8 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/util/lock.ts';
 import { runRge } from '../helpers/cli.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
-import { billedUsd, liveEnv, recordedCosts, root } from '../helpers/live.ts';
-import { cellCounts } from './crash/crash.ts';
+import { billedUsd, cellCounts, liveEnv, recordedCosts, root } from '../helpers/live.ts';
 import {
   ANSWERS,
   billedReplies,

@@ -4,14 +4,17 @@
  * repository (as a clone is), with this checkout's node_modules linked in place of `npm ci`; nothing
  * generated (fixtures, dist, reports) is copied. The gate block must report the planted regression
  * (exit 1); the GitHub Actions snippet must parse and name only rge commands and flags that exist.
+ * Afterwards `git status` is clean and `biome check .` passes in the clone (what the page's commands
+ * wrote is git-ignored, issue 53).
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { childOutput } from '../helpers/cli.ts';
-import { blocks, cleanClone, root } from './clean-clone.ts';
+import { childOutput } from '../helpers/child.ts';
+import { cleanClone, treeState } from './clean-clone.ts';
+import { blocks, root } from './pages.ts';
 
 const PAGE = 'docs/evaluate-your-rag-app.md';
 
@@ -53,6 +56,12 @@ describe(`${PAGE} on a clean clone`, () => {
     expect(await readFile(join(clone, 'examples/rag-app/prompt.md'), 'utf8')).toBe(
       await readFile(join(root, 'examples/rag-app/prompt.md'), 'utf8'),
     );
+  });
+
+  it("leaves the clone as a user's tree: git status clean, biome check . passing (issue 53)", () => {
+    const { status, lint } = treeState(clone);
+    expect(status).toEqual([]);
+    expect(lint.code, lint.output).toBe(0);
   });
 
   it('the GitHub Actions snippet parses and its rge commands and flags exist', async () => {

@@ -9,7 +9,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnRge } from '../helpers/cli.ts';
+import { spawnRge } from '../helpers/child.ts';
 import { moduleApp, storedAnswers, tornFiles, WatchChild, watchWorld } from './watch/child.ts';
 
 const QUESTIONS = 12;

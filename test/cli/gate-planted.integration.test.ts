@@ -11,7 +11,8 @@ import { copyFile, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runRge, spawnRge } from '../helpers/cli.ts';
+import { spawnRge } from '../helpers/child.ts';
+import { runRge } from '../helpers/cli.ts';
 import { worldSetArgs } from '../helpers/fixture-world.ts';
 
 /** prompts/subject.md without rule 2 (cite every claim) and without "citing" in the user template. */
