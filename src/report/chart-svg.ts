@@ -2,7 +2,11 @@
  * The GFS chart beside summary.md (`gfs.svg`, linked from the GFS section): primary GFS per subject and
  * category with its interval, laid out so that no two texts overlap, readable on a light or a dark page.
  */
-import type { Summary } from './summary.ts';
+import type { GfsData } from './sections/gfs.ts';
+import type { HeaderData } from './sections/header.ts';
+
+/** What the chart reads of the summary. */
+export type ChartReads = GfsData & Pick<HeaderData, 'models' | 'categories'>;
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
 export const textWidth = (text: string, size: number) => text.length * size * 0.62;
@@ -42,7 +46,7 @@ interface ChartLayout {
   legendRows: { m: string; x: number; row: number }[];
 }
 
-function chartLayout(summary: Summary): ChartLayout {
+function chartLayout(summary: ChartReads): ChartLayout {
   const cats = [
     ...summary.categories,
     'all',
@@ -126,7 +130,7 @@ export const CHART_GRID = '#c8c8c8';
 export const CHART_COLOURS = ['#0072b2', '#d55e00', '#007a5e', '#b0467f', '#6a3d9a', '#6b6b6b'];
 
 /** A category's group: each model's bar with its interval and mean, then the label under the group. */
-function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string): string[] {
+function categoryGroup(summary: ChartReads, l: ChartLayout, ci: number, c: string): string[] {
   const { bar, y } = l;
   const parts: string[] = [];
   const g = l.left + l.groupGap / 2 + ci * (l.groupWidth + l.groupGap);
@@ -153,7 +157,7 @@ function categoryGroup(summary: Summary, l: ChartLayout, ci: number, c: string):
  * mean above each bar; category labels centred under their group (broken at hyphens to fit), axis
  * titles, and a legend that wraps. Wide enough for its title and every label: no two texts overlap.
  */
-export function gfsChartSvg(summary: Summary): string {
+export function gfsChartSvg(summary: ChartReads): string {
   const l = chartLayout(summary);
   const { left, plotWidth, y } = l;
   const parts: string[] = [
