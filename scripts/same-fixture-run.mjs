@@ -15,6 +15,8 @@
  * (summary.md and gfs.svg byte for byte over the same results, summary.md less its latency table between
  * fresh runs; vitest-evals.json less what Vitest measures or stamps: durations, start and end times, the
  * answers' wall times and times of day, the clone's own path), and a sha256 of each file is printed.
+ * 3. the report of five made-up runs that reach what the fixture run does not (scripts/report-scenarios.ts,
+ *    this checkout's, run over each clone's code): summary.json, summary.md and gfs.svg byte for byte.
  *
  * Usage: node scripts/same-fixture-run.mjs [--link-node-modules] BEFORE_REV [AFTER_REV]
  * AFTER_REV defaults to HEAD. --link-node-modules links each clone's node_modules to this checkout's
@@ -161,6 +163,12 @@ try {
   cpSync(join(a.dir, 'data', 'results'), join(b.dir, 'data', 'results'), { recursive: true });
   const reusedBefore = fixtureRun(a.dir, `before ${before} over its own results`);
   const reused = fixtureRun(b.dir, `after ${after} over the before run's results`);
+  // 3: the report of made-up runs, from each clone's code
+  const scenarios = (dir) =>
+    run(dir, 'npx', ['tsx', join(root, 'scripts', 'report-scenarios.ts'), dir])
+      .trim()
+      .split('\n');
+  const [sa, sb] = [scenarios(a.dir), scenarios(b.dir)];
   const indexChecksum = (buf) => JSON.parse(buf.toString('utf8')).run.indexChecksum;
   const checks = [
     ['fresh runs: summary.json less latency', withoutLatency(ra.summary) === withoutLatency(rb.summary)],
@@ -172,6 +180,7 @@ try {
     ['both codes over the before results: gate verdicts', reusedBefore.gate === reused.gate],
     ...fileChecks('fresh runs', ra, rb, true),
     ...fileChecks('both codes over the before results', reusedBefore, reused, false),
+    ...sa.map((line, i) => [`report of a made-up run: ${line}`, line === sb[i] && sa.length === sb.length]),
   ];
   console.log(`before ${a.sha.slice(0, 12)}  run ${ra.runId}  index ${indexChecksum(ra.summary)}`);
   console.log(`after  ${b.sha.slice(0, 12)}  run ${rb.runId}  index ${indexChecksum(rb.summary)}`);
