@@ -237,7 +237,7 @@ async function report(run: Staged, outcome: EvalRunOutcome, flags: EvalFlags, io
       `; answers computed ${state.counts.answers.computed}, verdicts computed ${state.counts.verdicts.computed}` +
       `; ${spendLine(thisRun, relative(io.cwd, resultsDir) || resultsDir, spent)}\n`,
   );
-  const { whatWasUsedLine } = await import('../report/markdown.ts');
+  const { whatWasUsedLine } = await import('../report/sections/what-was-run.ts');
   say(`${whatWasUsedLine(run.plan.info.describe)}\n`);
   if (state.stopped) io.err(`rge: ${state.stopped}\n`);
   for (const c of outcome.results.filter((r) => r.state === 'failed').slice(0, 20))

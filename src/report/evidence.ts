@@ -4,9 +4,9 @@
  * contexts), and each failing case's cause: a retrieval miss (no gold evidence reached the model), a
  * partial retrieval (some did), or a generation failure (all of it did, and the answer is still wrong or
  * ungrounded). A case fails when its correctness or its grounding, over its panel, is below 1.5 of 2.
- * Questions without gold evidence (out of domain) are left out. Pure.
+ * Questions without gold evidence (out of domain) are left out. Pure. Its section of the report:
+ * src/report/sections/evidence.ts.
  */
-import { tableHead } from './markdown-table.ts';
 import type { CaseRowView } from './views.ts';
 
 /** Mean correctness or grounding below this fails a case (the gate's CORRECT_AT). */
@@ -80,35 +80,4 @@ export function evidenceSection(rows: readonly CaseRowView[]): EvidenceSection |
   for (const perCategory of Object.values(bySubject))
     for (const cell of Object.values(perCategory)) cell.meanRecall = (cell.meanRecall ?? 0) / cell.cases;
   return { bySubject, failures };
-}
-
-const pct = (x: number | null) => (x === null ? 'n/a' : `${(100 * x).toFixed(1)}%`);
-
-/** The section's markdown: recall per subject and category, then the failing cases by cause. */
-export function evidenceMarkdown(e: EvidenceSection | null): string[] {
-  if (!e) return [];
-  const out = [
-    '## Evidence: what each subject answered from',
-    '',
-    "The share of a question's gold evidence (its gold quotes and the figures they print; a figure computed from them, such as a difference, is not evidence) that the passages the subject answered from held: rge's top-k for a model in rge's pipeline, a system's own contexts for a system. Questions without gold evidence are left out.",
-    '',
-    ...tableHead(['subject', 'category', 'cases', 'mean evidence recall', 'all evidence', 'none']),
-  ];
-  for (const subject of Object.keys(e.bySubject).sort())
-    for (const [category, c] of Object.entries(e.bySubject[subject] ?? {}).sort(([a], [b]) =>
-      a.localeCompare(b),
-    ))
-      out.push(`| ${subject} | ${category} | ${c.cases} | ${pct(c.meanRecall)} | ${c.all} | ${c.none} |`);
-  out.push(
-    '',
-    `Failing cases (correctness or grounding below ${FAILING_BELOW}) by cause: a retrieval miss when no gold evidence reached the subject, a partial retrieval when some did, a generation failure when all of it did.`,
-    '',
-    ...tableHead(['subject', 'failing', 'retrieval miss', 'partial retrieval', 'generation failure']),
-  );
-  for (const [subject, f] of Object.entries(e.failures).sort(([a], [b]) => a.localeCompare(b)))
-    out.push(
-      `| ${subject} | ${f.failing} | ${f['retrieval miss']} | ${f['partial retrieval']} | ${f['generation failure']} |`,
-    );
-  out.push('');
-  return out;
 }

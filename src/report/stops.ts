@@ -2,7 +2,8 @@
  * How the replies of a run ended, per model: the subjects' answers and the judges' verdict replies
  * counted by stop kind (complete, truncated at the output limit, refusal, safety stop, other). A reply
  * that did not end on its own is never scored as complete (the answer is not judged; the verdict is
- * unscored), so these counts say how many cases each kind took out of the means.
+ * unscored), so these counts say how many cases each kind took out of the means. Its section of the
+ * report: src/report/sections/stops.ts.
  */
 
 export const STOP_KIND_NAMES = ['complete', 'truncated', 'refusal', 'safety', 'other'] as const;
@@ -39,23 +40,4 @@ export function stopCounts(rows: readonly StopRowView[]): StopCounts {
     for (const v of row.verdicts) count(verdicts, v.judgeId, v.stop?.kind);
   }
   return { answers, verdicts };
-}
-
-/** The report's section: one row per model and role. */
-export function stopSection(counts: StopCounts): string[] {
-  const rows = [
-    ...Object.entries(counts.answers).map(([id, t]) => ({ id, role: 'subject (answers)', t })),
-    ...Object.entries(counts.verdicts).map(([id, t]) => ({ id, role: 'judge (verdicts)', t })),
-  ];
-  if (rows.length === 0) return [];
-  return [
-    '## How replies ended',
-    '',
-    'Each reply counted by why it ended. An answer cut at the output limit (truncated), refused, or stopped by a safety filter is not judged and its case is unscored; such a verdict reply is unscored. Neither is ever scored as a complete reply.',
-    '',
-    `| model | role | ${STOP_KIND_NAMES.join(' | ')} |`,
-    `|---|---|${STOP_KIND_NAMES.map(() => '---:').join('|')}|`,
-    ...rows.map(({ id, role, t }) => `| ${id} | ${role} | ${STOP_KIND_NAMES.map((k) => t[k]).join(' | ')} |`),
-    '',
-  ];
 }

@@ -2,9 +2,10 @@
  * Every number of a run's report, computed from its case rows with `src/stats`. Pure: the same rows
  * and seed give the same summary, so a reader can recompute any figure from `data/results/`.
  *
- * One function per section (src/report/scores.ts, operations.ts, diagnostics.ts, stops.ts,
- * validation.ts) returns its part of the Summary; `summarise` only groups the rows and composes them,
- * in the key order summary.json keeps. A new section is a new function and one line here.
+ * The summary is what the report's sections compute (src/report/sections.ts, in the report's order):
+ * `summarise` groups the rows once (the context every section computes from) and walks the list, each
+ * section adding its own fields; summary.json keeps its fields in the order it has always had
+ * (SUMMARY_FIELD_ORDER), a new section's fields after them in the list's order.
  *
  * Definitions (also printed in the report):
  * - A case's GFS is from the mean of its two judges' dimension scores; unscored cases are excluded
@@ -32,168 +33,57 @@
  *   labels of the validation sample, per subject and per category with at least 10 labelled cells.
  */
 
-import {
-  type LabelView,
-  type ReviewRecordView,
-  type ValidationSummary,
-  validationSummary,
-} from '../validation/summary.ts';
-import { type Consistency, consistency } from './consistency.ts';
-import { type CorrectedGfs, correctedGfs } from './corrected.ts';
-import {
-  CORRECT_AT,
-  type Diagnostics,
-  diagnostics,
-  interJudgeAgreement,
-  type JudgeAgreement,
-} from './diagnostics.ts';
-import { type EvidenceSection, evidenceSection } from './evidence.ts';
-import { type FailureKinds, failureKinds } from './failures.ts';
-import {
-  type BudgetSection,
-  budget,
-  type Caching,
-  type CheckRate,
-  caching,
-  checkPassRates,
-  cost,
-  latency,
-} from './operations.ts';
-import { type Outcomes, outcomes, rankedRows, subjectFailures } from './outcomes.ts';
-import { type PowerSection, powerSection } from './power.ts';
-import { type RankProbabilities, rankProbabilities } from './ranks.ts';
-import {
-  type GfsTable,
-  gfsTable,
-  type PairwiseMethod,
-  type PairwiseTest,
-  pairwise,
-  type Ranking,
-  type RowsBySubject,
-  ranking,
-  type VarianceTable,
-  variance,
-} from './scores.ts';
-import { type StopCounts, stopCounts } from './stops.ts';
-import type { CaseErrorView, CaseRowView, GfsWeightsView, RunBudgetView, RunDescription } from './views.ts';
+import { rankedRows, subjectFailures } from './outcomes.ts';
+import { gfsTable, type RowsBySubject } from './scores.ts';
+import type { AnySection, SummaryContext, SummaryOf, SummaryOptions } from './section.ts';
+import { REPORT_SECTIONS } from './sections.ts';
+import type { CaseRowView } from './views.ts';
 
-export interface SummaryOptions {
-  seed: string;
-  resamples?: number;
-  /** the mean correctness at which a (question, run) counts as correct for McNemar (default 1.5) */
-  correctAt?: number;
-  run: { runId: string; configHash: string; indexChecksum: string; questionsHash: string };
-  /** the run state's estimate and spend, when the stages recorded one */
-  budget?: RunBudgetView | null;
-  /** what was run, and how many cells the run has (fewer cases: a partial report) */
-  describe?: RunDescription | null;
-  cells?: number;
-  /**
-   * cases that failed without a result row (their test name and error, and their cell and whose failure
-   * it was when the case said), counted and listed; a subject's own failure scores 0 in the ranking
-   */
-  errors?: readonly CaseErrorView[];
-  /** the people's labels and the contested reviews of this run's responses (by answer key) */
-  validation?: {
-    labels: readonly LabelView[];
-    reviews: readonly ReviewRecordView[];
-    minKappa: number;
-    limitation?: string | null;
-  } | null;
-  /** the run's GFS weights, for the people's GFS of the labelled cells (default: the methodology's) */
-  gfsWeights?: GfsWeightsView;
-}
+export type { SummaryOptions } from './section.ts';
 
-export interface Summary {
-  run: SummaryOptions['run'] & { seed: string; resamples: number };
-  models: string[];
-  categories: string[];
-  /** cases with a result (total), scored, unscored, contested; failed: cases the subject gave no answer for */
-  cases: { total: number; scored: number; unscored: number; contested: number; failed: number };
-  /** per subject: its cases by outcome (answered, unscored, failed, not computed), its answered-only GFS */
-  outcomes: Outcomes;
-  /** per subject and category, a subject's own failures scored 0 */
-  gfs: GfsTable;
-  ranking: Ranking;
-  /** each subject's bootstrap probability of ranking first and rank interval, both weightings (null: one subject) */
-  ranks: RankProbabilities | null;
-  pairwise: PairwiseTest[];
-  /** how the pairs are tested: the test, pass/fail's, the correction and its family */
-  pairwiseMethod: PairwiseMethod;
-  /** the minimal detectable difference of each comparison, and the inputs of `rge plan` */
-  power: PowerSection;
-  /** the judge-error-corrected GFS from the people's labels (prediction-powered inference) */
-  corrected: CorrectedGfs;
-  variance: VarianceTable;
-  /** per subject and category: pass^k, flip and never rates over questions, with Wilson intervals */
-  consistency: Consistency;
-  /** per subject (its two judges), then averaged over subjects; beside the same on the labelled responses */
-  judgeAgreement: JudgeAgreement;
-  contested: { question_id: string; subject_id: string; run_index: number; dimensions: readonly string[] }[];
-  checkPassRates: Record<string, Record<string, CheckRate>>;
-  latency: Record<string, { p50: number; p95: number }>;
-  cost: Record<string, number>;
-  /** per subject: the cost of its cases' calls (answers and verdicts), without caching, and tokens */
-  caching: Record<string, Caching>;
-  /** the pre-flight estimate against what the run spent, per provider, model and role */
-  budget: BudgetSection | null;
-  promptHashes: { subject: string[]; judge: string[] };
-  /** table 5.5 (judges against people) and the contested responses with their review */
-  validation: ValidationSummary;
-  /** retrieval hit@k, the worst and contested cases in detail, errors, every cell's scores */
-  diagnostics: Diagnostics;
-  /** per subject and category, the gold evidence its passages held; its failing cases by cause */
-  evidence: EvidenceSection | null;
-  /** the failing cases by kind (one kind each, in a stated precedence), per subject, one example a kind */
-  failures: FailureKinds;
-  /** how the answers and verdict replies ended, per model */
-  stops: StopCounts;
-  /** what was run (from the run's description), and whether the report is partial */
-  describe: RunDescription | null;
-  partial: { cases: number; cells: number } | null;
-}
+/** A run's summary: every field the report's sections compute (summary.json). */
+export type Summary = SummaryOf<typeof REPORT_SECTIONS>;
+
+/**
+ * summary.json's fields in the order it has written them since before the sections were values (its
+ * bytes do not change with the list's order); a field not here follows them, in the list's order.
+ */
+export const SUMMARY_FIELD_ORDER = [
+  'run',
+  'models',
+  'categories',
+  'cases',
+  'outcomes',
+  'gfs',
+  'ranking',
+  'ranks',
+  'pairwise',
+  'pairwiseMethod',
+  'power',
+  'corrected',
+  'variance',
+  'consistency',
+  'judgeAgreement',
+  'contested',
+  'checkPassRates',
+  'latency',
+  'cost',
+  'caching',
+  'budget',
+  'diagnostics',
+  'evidence',
+  'failures',
+  'stops',
+  'describe',
+  'partial',
+  'validation',
+  'promptHashes',
+] as const satisfies readonly (keyof Summary)[];
 
 const distinctSorted = (xs: readonly string[]) => [...new Set(xs)].sort();
 
-function cases(rows: readonly CaseRowView[], failed: number): Summary['cases'] {
-  const scored = rows.filter((r) => !r.scores.unscored);
-  return {
-    total: rows.length,
-    scored: scored.length,
-    unscored: rows.length - scored.length,
-    contested: scored.filter((r) => r.scores.contested).length,
-    failed,
-  };
-}
-
-function contested(rows: readonly CaseRowView[]): Summary['contested'] {
-  return rows
-    .filter((r) => !r.scores.unscored && r.scores.contested)
-    .map((r) => ({
-      question_id: r.question_id,
-      subject_id: r.subject_id,
-      run_index: r.run_index,
-      dimensions: r.scores.contestedDimensions,
-    }));
-}
-
-/** Partial: cases were left out (a filter, a shard alone), not merely failed (errors count as cases). */
-function partial(rows: readonly CaseRowView[], opts: SummaryOptions): Summary['partial'] {
-  const reported = rows.length + (opts.errors?.length ?? 0);
-  return opts.cells !== undefined && reported < opts.cells ? { cases: reported, cells: opts.cells } : null;
-}
-
-function validation(rows: readonly CaseRowView[], opts: SummaryOptions): ValidationSummary {
-  return validationSummary(
-    rows,
-    opts.validation?.labels ?? [],
-    opts.validation?.reviews ?? [],
-    opts.validation?.minKappa,
-    opts.validation?.limitation ?? null,
-  );
-}
-
-export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): Summary {
+/** The rows grouped once, and the figures more than one section reads. */
+export function summaryContext(rows: readonly CaseRowView[], opts: SummaryOptions): SummaryContext {
   const resamples = opts.resamples ?? 10_000;
   const errors = opts.errors ?? [];
   const failed = subjectFailures(errors);
@@ -203,39 +93,47 @@ export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): S
   // what the ranking reads: the answered cases, and the subject's own failures scored 0
   const ranked = failed.length === 0 ? bySubject : rankedRows(models, bySubject, failed);
   const gfs = gfsTable(ranked, categories, opts.seed, resamples);
-  const pairs = pairwise(ranked, { seed: opts.seed, correctAt: opts.correctAt ?? CORRECT_AT });
   return {
-    run: { ...opts.run, seed: opts.seed, resamples },
+    rows,
+    opts,
+    seed: opts.seed,
+    resamples,
+    errors,
+    failed,
     models,
     categories,
-    cases: cases(rows, failed.length),
-    outcomes: outcomes(bySubject, failed, errors, { seed: opts.seed, resamples }),
+    bySubject,
+    ranked,
     gfs,
-    ranking: ranking(ranked, gfs),
-    ranks: rankProbabilities(ranked, opts.seed, resamples),
-    pairwise: pairs.tests,
-    pairwiseMethod: pairs.method,
-    power: powerSection(ranked, pairs.tests, bySubject),
-    corrected: correctedGfs(bySubject, opts.validation?.labels ?? [], opts.gfsWeights),
-    variance: variance(ranked),
-    consistency: consistency(ranked),
-    judgeAgreement: interJudgeAgreement(bySubject, opts.validation?.labels ?? []),
-    contested: contested(rows),
-    checkPassRates: checkPassRates(bySubject),
-    latency: latency(bySubject),
-    cost: cost(bySubject),
-    caching: caching(bySubject),
-    budget: budget(opts.budget ?? null),
-    diagnostics: diagnostics(rows, errors, failed),
-    evidence: evidenceSection(rows),
-    failures: failureKinds(rows),
-    stops: stopCounts(rows),
-    describe: opts.describe ?? null,
-    partial: partial(rows, opts),
-    validation: validation(rows, opts),
-    promptHashes: {
-      subject: distinctSorted(rows.map((r) => r.subject_prompt_hash)),
-      judge: distinctSorted(rows.map((r) => r.judge_prompt_hash)),
-    },
   };
+}
+
+/** The summary of the report's sections. */
+export function summarise(rows: readonly CaseRowView[], opts: SummaryOptions): Summary {
+  return summariseSections(REPORT_SECTIONS, rows, opts);
+}
+
+/**
+ * The summary a list of sections computes: each section's fields, in SUMMARY_FIELD_ORDER and then in the
+ * list's order. A field two sections compute is a mistake in the list, and throws.
+ */
+export function summariseSections<const L extends readonly AnySection[]>(
+  sections: L,
+  rows: readonly CaseRowView[],
+  opts: SummaryOptions,
+): SummaryOf<L> {
+  const ctx = summaryContext(rows, opts);
+  const fields = new Map<string, unknown>();
+  for (const section of sections)
+    for (const [field, value] of Object.entries(section.compute?.(ctx) ?? {})) {
+      if (fields.has(field))
+        throw new Error(`report section ${section.id}: summary field ${field} is another section's`);
+      fields.set(field, value);
+    }
+  const known: readonly string[] = SUMMARY_FIELD_ORDER;
+  const order = [
+    ...known.filter((f) => fields.has(f)),
+    ...[...fields.keys()].filter((f) => !known.includes(f)),
+  ];
+  return Object.fromEntries(order.map((f) => [f, fields.get(f)])) as SummaryOf<L>;
 }

@@ -8,7 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
-import { gfsChartSvg, renderMarkdown, whatWasUsedLine } from '../report/markdown.ts';
+import { gfsChartSvg } from '../report/chart-svg.ts';
+import { renderMarkdown } from '../report/markdown.ts';
+import { whatWasUsedLine } from '../report/sections/what-was-run.ts';
 import { summarise } from '../report/summary.ts';
 import type { CaseErrorView, RunBudgetView } from '../report/views.ts';
 import { resultsFile } from '../store/rows.ts';

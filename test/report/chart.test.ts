@@ -4,7 +4,7 @@
  * every text lies inside the picture, both axes have titles, and each bar carries its mean.
  */
 import { describe, expect, it } from 'vitest';
-import { CHART_ALT, CHART_BACKGROUND, CHART_COLOURS, gfsChartSvg } from '../../src/report/markdown.ts';
+import { CHART_ALT, CHART_BACKGROUND, CHART_COLOURS, gfsChartSvg } from '../../src/report/chart-svg.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 

@@ -5,8 +5,9 @@
  * kind, with the gold answer and each gold quote on lines of their own.
  */
 import { describe, expect, it } from 'vitest';
-import { FAILURE_KINDS, failureKind, failureKinds, failureKindsMarkdown } from '../../src/report/failures.ts';
+import { FAILURE_KINDS, failureKind, failureKinds } from '../../src/report/failures.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
+import { failureKindsMarkdown } from '../../src/report/sections/failure-kinds.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 

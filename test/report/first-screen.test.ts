@@ -4,8 +4,8 @@
  * significance at the Bonferroni level and its MDD, all the summary's own figures, before any provenance.
  */
 import { describe, expect, it } from 'vitest';
-import { answerSection } from '../../src/report/first-screen.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
+import { answerSection } from '../../src/report/sections/answer.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
 import type { CaseRowView, RunDescription } from '../../src/report/views.ts';
 import { scoredCell } from './scored-cell.ts';

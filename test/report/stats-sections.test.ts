@@ -4,8 +4,8 @@
  * pairwise comparison at the Bonferroni level, the inputs of `rge plan`, and the ranking's probabilities.
  */
 import { describe, expect, it } from 'vitest';
-import { answerSection } from '../../src/report/first-screen.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
+import { answerSection } from '../../src/report/sections/answer.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 import { minimalDetectableDifference, nestedComponents } from '../../src/stats/index.ts';

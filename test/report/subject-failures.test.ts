@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compareRuns, GateSummary } from '../../src/gate/gate.ts';
-import { answerSection } from '../../src/report/first-screen.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
+import { answerSection } from '../../src/report/sections/answer.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
 import type { CaseErrorView, CaseRowView } from '../../src/report/views.ts';
 import { scoredCell } from './scored-cell.ts';

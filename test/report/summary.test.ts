@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gfsChartSvg, renderMarkdown } from '../../src/report/markdown.ts';
+import { gfsChartSvg } from '../../src/report/chart-svg.ts';
+import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { CaseRowView } from '../../src/report/views.ts';
 import { cohenKappa } from '../../src/stats/index.ts';

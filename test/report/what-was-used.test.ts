@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, whatWasUsedLine } from '../../src/report/markdown.ts';
+import { renderMarkdown } from '../../src/report/markdown.ts';
+import { whatWasUsedLine } from '../../src/report/sections/what-was-run.ts';
 import { summarise } from '../../src/report/summary.ts';
 import type { RunDescription } from '../../src/report/views.ts';
 

@@ -6,22 +6,42 @@
  * whether it is real (each pair's GFS difference, the paired sign-flip test of GFS at the Bonferroni
  * level the pairwise table prints) and how large a difference the run could have seen (the pair's MDD).
  * Every figure is the summary's own (src/report/scores.ts, outcomes.ts, ranks.ts, power.ts): nothing is
- * recomputed here.
+ * recomputed here. In summary.json, each subject's outcomes.
  */
-import { figureText } from '../util/figure.ts';
-import { tableHead } from './markdown-table.ts';
-import type { ComparisonPower } from './power.ts';
-import { ALL, type Interval, type PairwiseTest } from './scores.ts';
-import type { Summary } from './summary.ts';
+import { figureText } from '../../util/figure.ts';
+import { type Outcomes, outcomes } from '../outcomes.ts';
+import type { ComparisonPower } from '../power.ts';
+import { ALL, type Interval, type PairwiseTest } from '../scores.ts';
+import type { ReportSection } from '../section.ts';
+import type { AgreementData } from './agreement.ts';
+import { f3, pct, signed, tableHead } from './format.ts';
+import type { GfsData } from './gfs.ts';
+import type { HeaderData } from './header.ts';
+import type { PairwiseData } from './pairwise.ts';
+import type { RankingData } from './ranking.ts';
+import type { ValidationData } from './validation.ts';
+import type { WhatWasRunData } from './what-was-run.ts';
+
+export interface AnswerData {
+  /** per subject: its cases by outcome (answered, unscored, failed, not computed), its answered-only GFS */
+  outcomes: Outcomes;
+}
+
+/** What the first screen reads of the summary. */
+export type AnswerReads = HeaderData &
+  AnswerData &
+  GfsData &
+  RankingData &
+  PairwiseData &
+  AgreementData &
+  ValidationData &
+  WhatWasRunData;
 
 const DIMENSIONS = ['correctness', 'grounding', 'calibration'] as const;
 
 /** The family-wise level a pairwise difference is called significant at (Bonferroni-corrected p). */
 export const SIGNIFICANT_BELOW = 0.05;
 
-const f3 = (x: number | null) => (x !== null && Number.isFinite(x) ? x.toFixed(3) : 'n/a');
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-const signed = (x: number) => `${x >= 0 ? '+' : '\u2212'}${Math.abs(x).toFixed(3)}`;
 const gfsText = (i: Interval | null | undefined) =>
   i ? `${f3(i.estimate)} [${f3(i.low)}, ${f3(i.high)}]` : 'n/a';
 const pText = (p: number) => (p < 0.001 ? '<0.001' : p.toFixed(3));
@@ -35,7 +55,7 @@ interface Lead {
   mdd: number | null;
 }
 
-function leads(s: Summary): Lead[] {
+function leads(s: AnswerReads): Lead[] {
   const rank = new Map(s.ranking.primary.map((m, i) => [m, i]));
   const power = (p: PairwiseTest): ComparisonPower | undefined =>
     s.power.comparisons.find((c) => c.a === p.a && c.b === p.b);
@@ -62,7 +82,7 @@ const significance = (l: Lead) =>
   l.pBonferroni === null ? 'not tested' : l.pBonferroni < SIGNIFICANT_BELOW ? '**yes**' : 'no';
 
 /** One sentence: who ranks first, how likely, and whether its lead over the next subject is real. */
-function headline(s: Summary, all: Lead[]): string {
+function headline(s: AnswerReads, all: Lead[]): string {
   const [first, second] = s.ranking.primary;
   if (first === undefined) return 'No subject has a scored case.';
   const p = s.ranks?.primary.find((g) => g.group === first)?.probabilityFirst;
@@ -80,7 +100,7 @@ function headline(s: Summary, all: Lead[]): string {
 }
 
 /** The judges as a reader must know them: each id, whether it is an offline heuristic, and its names. */
-function judgesOf(s: Summary): { id: string; names: string[]; heuristic: boolean }[] {
+function judgesOf(s: AnswerReads): { id: string; names: string[]; heuristic: boolean }[] {
   if (s.describe)
     return s.describe.judges.map((j) => ({
       id: j.id,
@@ -95,7 +115,7 @@ function judgesOf(s: Summary): { id: string; names: string[]; heuristic: boolean
 }
 
 /** Whether table 5.5 of this run has a kappa against people for every dimension of a judge. */
-function validated(s: Summary, names: readonly string[]): boolean {
+function validated(s: AnswerReads, names: readonly string[]): boolean {
   return DIMENSIONS.every((d) =>
     s.validation.table.some(
       (c) => names.includes(c.judge) && c.dimension === d && c.n > 0 && Number.isFinite(c.kappa),
@@ -108,7 +128,7 @@ function validated(s: Summary, names: readonly string[]): boolean {
  * heuristics, or a judge has no kappa against people in this run's validation section (table 5.5).
  * Null when every judge is a model with a kappa there.
  */
-export function judgesSentence(s: Summary): string | null {
+export function judgesSentence(s: AnswerReads): string | null {
   const judges = judgesOf(s).map((j) => ({ ...j, validated: validated(s, j.names) }));
   const heuristic = judges.filter((j) => j.heuristic);
   const others = judges.filter((j) => !j.heuristic && !j.validated).map((j) => j.id);
@@ -124,13 +144,13 @@ export function judgesSentence(s: Summary): string | null {
 }
 
 /** A subject's cases the ranking counts as it does (its own failures scored 0; its unscored left out). */
-function outcomeCells(s: Summary, m: string): string {
+function outcomeCells(s: AnswerReads, m: string): string {
   const o = s.outcomes[m];
   return `${o?.failed ?? 0} | ${o?.unscored ?? 0}`;
 }
 
 /** The ranking table: GFS (failures scored 0) and, when a subject failed some, the answered-only GFS. */
-function rankingTable(s: Summary): string[] {
+function rankingTable(s: AnswerReads): string[] {
   const ranks = new Map((s.ranks?.primary ?? []).map((g) => [g.group, g]));
   const anyFailed = s.models.some((m) => (s.outcomes[m]?.failed ?? 0) > 0);
   const out = tableHead([
@@ -160,7 +180,7 @@ function rankingTable(s: Summary): string[] {
 }
 
 /** What the ranking's counts mean, and the cases left out for reasons that are not the subject's. */
-function outcomeNote(s: Summary): string {
+function outcomeNote(s: AnswerReads): string {
   const anyFailed = s.models.some((m) => (s.outcomes[m]?.failed ?? 0) > 0);
   const left = Object.values(s.outcomes).reduce((n, o) => n + o.notComputed, 0);
   return (
@@ -173,7 +193,7 @@ function outcomeNote(s: Summary): string {
 }
 
 /** The first screen's section: a headline, the ranking table, the pairs' table, and what they mean. */
-export function answerSection(s: Summary): string[] {
+export function answerSection(s: AnswerReads): string[] {
   const all = leads(s);
   const judges = judgesSentence(s);
   const out = [
@@ -199,3 +219,13 @@ export function answerSection(s: Summary): string[] {
   } else out.push(outcomeNote(s), '');
   return out;
 }
+
+const section: ReportSection<AnswerData, AnswerReads> = {
+  id: 'answer',
+  place: 'first-screen',
+  compute: (c) => ({
+    outcomes: outcomes(c.bySubject, c.failed, c.errors, { seed: c.seed, resamples: c.resamples }),
+  }),
+  render: answerSection,
+};
+export default section;
