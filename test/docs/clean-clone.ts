@@ -5,13 +5,13 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { root } from './pages.ts';
 
 /**
- * A copy of the tracked files in `<tmp>/rge`, a git repository of its own; with `shared`, `<tmp>/shared`
+ * A copy of the tracked files in `<tmp>/rge` (with their modes), a git repository of its own; with `shared`, `<tmp>/shared`
  * links to `../shared`, so a command's `../shared/...` path resolves as it does beside the repository.
  */
 export async function cleanClone(prefix: string, shared: string | null = null): Promise<string> {
@@ -24,6 +24,9 @@ export async function cleanClone(prefix: string, shared: string | null = null): 
     if (!existsSync(join(root, file))) continue; // deleted in the working tree, not yet committed
     await mkdir(dirname(join(dir, file)), { recursive: true });
     await writeFile(join(dir, file), await readFile(join(root, file)));
+    // with its mode, as a clone has it: bin/rge.mjs is executable, and npx would otherwise chmod it,
+    // which git status shows as a change
+    await chmod(join(dir, file), (await stat(join(root, file))).mode);
   }
   await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
   if (shared) await symlink(shared, join(top, 'shared'));

@@ -176,6 +176,10 @@ describe("what the guides' commands write, in a copy of the tree", () => {
     // a chart a user keeps beside their docs, where biome looks
     write('docs/charts/gfs.svg', gfsChartSvg(s));
 
+    // the clone keeps the files' modes (npx would chmod a bin that lost its x bit: a change in git status)
+    expect(execFileSync('git', ['ls-files', '-s', 'bin/rge.mjs'], { cwd: clone, encoding: 'utf8' })).toMatch(
+      /^100755 /,
+    );
     const { status, lint } = treeState(clone);
     expect(status).toEqual(['?? docs/charts/gfs.svg']);
     expect(lint.code, lint.output).toBe(0);
