@@ -8,7 +8,6 @@
  * A slice of a run (the Vitest entry's files, src/vitest/evals-slices.ts) is the same session with a
  * narrower plan: `narrowed` shares the index, the stores and the providers.
  */
-import { dirname } from 'node:path';
 import { createProvider, createSystem, SYSTEM_DEFAULTS } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
@@ -217,11 +216,8 @@ async function buildCallers(
   for (const s of plan.subjects) {
     if (isSystemProvider(s.provider)) {
       // a command runs in its config's folder unless the config says where (its cwd)
-      const spec =
-        s.config.provider === 'command' && s.config.cwd === undefined
-          ? { ...s.config, cwd: dirname(plan.info.configFile) }
-          : s.config;
-      const system = await inConfigFile(() => createSystem(spec, registry));
+      const configFile = plan.info.configFile;
+      const system = await inConfigFile(() => createSystem(s.config, { ...registry, configFile }));
       const planned = builtVersion(s.identity.version);
       if (system.version !== planned)
         throw new RgeError(
