@@ -18,7 +18,6 @@ import { ResultsFolder } from '../store/folder.ts';
 import type { ReplyInbox } from '../store/inbox.ts';
 import type { CellLeases } from '../store/leases.ts';
 import type { BudgetLedger } from '../store/ledger.ts';
-import { isSystemProvider } from '../subject/config.ts';
 import { RgeError } from '../util/errors.ts';
 import { capSourceOf } from './config.ts';
 import { indexExists } from './corpus-index.ts';
@@ -214,7 +213,7 @@ async function buildCallers(
   const callers: Callers = { providers: new Map(), subjects: new Map() };
   const inConfigFile = <T>(make: () => Promise<T>) => inConfig(plan.info.configFile, make);
   for (const s of plan.subjects) {
-    if (isSystemProvider(s.provider)) {
+    if (s.kind === 'system') {
       // a command runs in its config's folder unless the config says where (its cwd)
       const configFile = plan.info.configFile;
       const system = await inConfigFile(() => createSystem(s.config, { ...registry, configFile }));
