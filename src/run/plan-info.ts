@@ -141,7 +141,7 @@ export function runInfo(
         sha256: inputs.subjectPrompt.sha256,
         file: config.subject_prompt.file,
       },
-      judgePrompt: { version: chosen.judgePrompt.version, sha256: chosen.judgePrompt.hash },
+      judgePrompt: { version: chosen.judgePrompt.version, sha256: chosen.judgePrompt.sha256 },
     },
   };
 }

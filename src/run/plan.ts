@@ -120,7 +120,7 @@ function runIdentity(
     configHash,
     indexChecksum,
     inputs.questionsHash,
-    plan.judgePrompt.hash,
+    plan.judgePrompt.sha256,
     inputs.subjectPrompt.sha256,
     providerVersions,
   ];

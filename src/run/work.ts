@@ -186,7 +186,7 @@ export function verdictCellOf(
     provider_version: judge.identity.version,
     ...endpointOf(judge),
     ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
-    judge_prompt_hash: prompt.hash,
+    judge_prompt_hash: prompt.sha256,
     request_hash: identityHash({
       system: request.system,
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
