@@ -8,7 +8,7 @@ import {
   isJudgePromptVersion,
   JUDGE_PROMPT_VERSION,
   JUDGE_PROMPT_VERSIONS,
-  judgePromptHash,
+  judgePromptSha256,
   judgePromptText,
 } from '../judging/prompt.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -34,9 +34,9 @@ export function pinnedPromptStatus(configText: string): { current: boolean; reas
       current: false,
       reason: prompt.text === null ? 'text is not pinned (null)' : 'text differs from the canonical prompt',
     };
-  if (prompt.sha256 !== judgePromptHash())
-    return { current: false, reason: `sha256 is ${String(prompt.sha256)}, canonical ${judgePromptHash()}` };
-  return { current: true, reason: `judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptHash()}` };
+  if (prompt.sha256 !== judgePromptSha256())
+    return { current: false, reason: `sha256 is ${String(prompt.sha256)}, canonical ${judgePromptSha256()}` };
+  return { current: true, reason: `judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptSha256()}` };
 }
 
 /**
@@ -50,7 +50,7 @@ export function withPinnedPrompt(configText: string, file: string): string {
   const text = new Scalar(judgePromptText());
   text.type = Scalar.BLOCK_LITERAL;
   doc.setIn(['judge_prompt', 'version'], JUDGE_PROMPT_VERSION);
-  doc.setIn(['judge_prompt', 'sha256'], judgePromptHash());
+  doc.setIn(['judge_prompt', 'sha256'], judgePromptSha256());
   doc.setIn(['judge_prompt', 'text'], text);
   const out = doc.toString({ lineWidth: 0 });
   // The written text must read back as the canonical prompt, byte for byte.
@@ -79,7 +79,9 @@ export async function judgePromptAction(
   if (opts.writeConfig !== undefined) {
     const path = resolve(io.cwd, opts.writeConfig);
     await writeFileAtomic(path, withPinnedPrompt(await readTextFile(path), path));
-    io.out(`${relative(io.cwd, path) || path}: judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptHash()}\n`);
+    io.out(
+      `${relative(io.cwd, path) || path}: judge prompt ${JUDGE_PROMPT_VERSION} ${judgePromptSha256()}\n`,
+    );
     return;
   }
   const version = opts.promptVersion ?? JUDGE_PROMPT_VERSION;
@@ -88,5 +90,5 @@ export async function judgePromptAction(
       `--prompt-version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${version}`,
     );
   const text = judgePromptText(version);
-  io.out(`# judge prompt ${version} sha256 ${judgePromptHash(text)}\n${text}\n`);
+  io.out(`# judge prompt ${version} sha256 ${judgePromptSha256(text)}\n${text}\n`);
 }

@@ -12,8 +12,8 @@
  * v1 (judge prompt of the first published config) showed the gold quotes beside the chunks; it stays
  * available, byte for byte, so that results pinned to it can be reproduced.
  *
- * The hash covers the system text only (the rubric); the case is data. A run records
- * `JUDGE_PROMPT_VERSION` and `judgePromptHash()`, and `configs/published.yaml` pins a copy of the text
+ * The sha256 covers the system text only (the rubric); the case is data. A run records
+ * `JUDGE_PROMPT_VERSION` and `judgePromptSha256()`, and `configs/published.yaml` pins a copy of the text
  * (`rge judge prompt --write-config`), so a changed rubric is visible in every result row.
  */
 import { createHash } from 'node:crypto';
@@ -112,30 +112,31 @@ export function judgePromptText(version: JudgePromptVersion = JUDGE_PROMPT_VERSI
 const promptTexts = new Map<JudgePromptVersion, string>();
 
 /** SHA-256 (lowercase hex) of a judge prompt text, by default the canonical one. */
-export function judgePromptHash(text: string = judgePromptText()): string {
+export function judgePromptSha256(text: string = judgePromptText()): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /**
  * A judge prompt as a run uses it: the version (which also lays out the case, see
- * `renderJudgeCaseParts`), the system text and its hash. The three travel together, so that a run pinned
- * to v1 records v1's hash and lays its cases out as v1 does.
+ * `renderJudgeCaseParts`), the system text and its sha256. The three travel together, so that a run
+ * pinned to v1 records v1's sha256 and lays its cases out as v1 does.
  */
 export interface JudgePrompt {
   version: JudgePromptVersion;
   text: string;
-  hash: string;
+  /** the text's SHA-256, lowercase hex: `judge_prompt.sha256` of the config and the report, `judge_prompt_hash` of a stored verdict and row */
+  sha256: string;
 }
 
 /** The built-in judge prompt of a version (default the canonical one). */
 export function builtInJudgePrompt(version: JudgePromptVersion = JUDGE_PROMPT_VERSION): JudgePrompt {
   const text = judgePromptText(version);
-  return { version, text, hash: judgePromptHash(text) };
+  return { version, text, sha256: judgePromptSha256(text) };
 }
 
 /**
  * The judge prompt a config's `judge_prompt` section asks for, the one place it is resolved: its pinned
- * text when it has one, else the built-in text of its version; the hash is always the text's own. A
+ * text when it has one, else the built-in text of its version; the sha256 is always the text's own. A
  * pinned sha256 that is not that text's is an error (the config's schema checks a pinned text; this
  * checks a pin of a built-in version too).
  */
@@ -149,12 +150,12 @@ export function resolveJudgePrompt(settings: {
       `judge_prompt.version must be one of ${JUDGE_PROMPT_VERSIONS.join(', ')}, got ${settings.version}`,
     );
   const text = settings.text ?? judgePromptText(settings.version);
-  const hash = judgePromptHash(text);
-  if (settings.sha256 !== null && settings.sha256 !== hash)
+  const sha256 = judgePromptSha256(text);
+  if (settings.sha256 !== null && settings.sha256 !== sha256)
     throw new RgeError(
-      `judge_prompt.sha256 ${settings.sha256} is not the sha256 of the ${settings.text === null ? `built-in ${settings.version} prompt` : 'pinned text'} (${hash})`,
+      `judge_prompt.sha256 ${settings.sha256} is not the sha256 of the ${settings.text === null ? `built-in ${settings.version} prompt` : 'pinned text'} (${sha256})`,
     );
-  return { version: settings.version, text, hash };
+  return { version: settings.version, text, sha256 };
 }
 
 /** The case as the judge reads it (the user message) in a prompt version's layout. */

@@ -12,7 +12,13 @@
  * sampling parameters). Offline baselines take a temperature (their sampling); heuristic judges and
  * replay take one and ignore it.
  */
-import { ANTHROPIC_API_VERSION, findModel, LIVE_PROVIDERS, type ModelContract } from './catalogue.ts';
+import {
+  ANTHROPIC_API_VERSION,
+  findModel,
+  LIVE_PROVIDERS,
+  type LiveProvider,
+  type ModelContract,
+} from './catalogue.ts';
 import type { RequestParameters } from './types.ts';
 
 /** The parameter fields of a model entry of the run config, as the config names them. */
@@ -41,60 +47,70 @@ export interface ResolvedContract {
 
 const NOTHING_STATED = 'no catalogue entry: only what the config states is sent';
 
+/** What a contract with no catalogue entry starts from (a fresh object each time). */
+const base = () => ({
+  seed: true,
+  defaults: {},
+  thinkingAllowanceTokens: 0,
+  note: NOTHING_STATED,
+  source: 'the run config',
+});
+
+/** An API that takes temperature and top_p, and a reasoning field. */
+const sampling = (apiVersion: string | null, reasoning: ModelContract['reasoning']): ModelContract => ({
+  ...base(),
+  apiVersion,
+  sampling: { temperature: true, top_p: true },
+  reasoning,
+});
+
+/** No seed, no reasoning field, no top_p; a temperature or not. */
+const unseeded = (
+  apiVersion: string | null,
+  temperature: boolean,
+  rest: Pick<ModelContract, 'note' | 'source'> & Partial<Pick<ModelContract, 'defaults'>>,
+): ModelContract => ({
+  ...base(),
+  apiVersion,
+  sampling: { temperature, top_p: false },
+  seed: false,
+  reasoning: null,
+  ...rest,
+});
+
+const openAiApi = () =>
+  sampling(null, {
+    field: 'reasoning_effort',
+    values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
+  });
+
+/**
+ * What each live provider's API takes of a model it has no catalogue entry for. Typed over the live
+ * providers, so a provider added to `LIVE_PROVIDERS` does not compile until it says what its API takes.
+ */
+export const LIVE_CONTRACTS = {
+  anthropic: () =>
+    unseeded(ANTHROPIC_API_VERSION, false, {
+      note: `${NOTHING_STATED}; API version ${ANTHROPIC_API_VERSION} refuses sampling parameters for every model`,
+      source: 'https://platform.claude.com/docs/en/api/migration-2026-10-21',
+    }),
+  openai: openAiApi,
+  'openai-compatible': openAiApi,
+  gemini: () => sampling('v1beta', { field: 'thinking_level', values: ['minimal', 'low', 'medium', 'high'] }),
+} satisfies Record<LiveProvider, () => ModelContract>;
+
 /** The contract of a model with no catalogue entry, by provider. */
 function providerContract(provider: string): ModelContract {
-  const base = {
-    seed: true,
-    defaults: {},
-    thinkingAllowanceTokens: 0,
-    note: NOTHING_STATED,
-    source: 'the run config',
-  };
-  /** an API that takes temperature and top_p, and a reasoning field */
-  const sampling = (apiVersion: string | null, reasoning: ModelContract['reasoning']): ModelContract => ({
-    ...base,
-    apiVersion,
-    sampling: { temperature: true, top_p: true },
-    reasoning,
+  if (Object.hasOwn(LIVE_CONTRACTS, provider)) return LIVE_CONTRACTS[provider as LiveProvider]();
+  // offline baselines sample at their temperature; heuristic judges and replay ignore it
+  return unseeded(null, true, {
+    defaults: { temperature: 0 },
+    note:
+      provider === 'offline'
+        ? 'an offline baseline: it samples at the configured temperature (default 0), seeded by the cell'
+        : `${provider}: deterministic, the temperature is recorded and ignored`,
+    source: 'rge',
   });
-  /** no seed, no reasoning field, no top_p; a temperature or not */
-  const unseeded = (
-    apiVersion: string | null,
-    temperature: boolean,
-    rest: Pick<ModelContract, 'note' | 'source'> & Partial<Pick<ModelContract, 'defaults'>>,
-  ): ModelContract => ({
-    ...base,
-    apiVersion,
-    sampling: { temperature, top_p: false },
-    seed: false,
-    reasoning: null,
-    ...rest,
-  });
-  switch (provider) {
-    case 'anthropic':
-      return unseeded(ANTHROPIC_API_VERSION, false, {
-        note: `${NOTHING_STATED}; API version ${ANTHROPIC_API_VERSION} refuses sampling parameters for every model`,
-        source: 'https://platform.claude.com/docs/en/api/migration-2026-10-21',
-      });
-    case 'openai':
-    case 'openai-compatible':
-      return sampling(null, {
-        field: 'reasoning_effort',
-        values: ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'],
-      });
-    case 'gemini':
-      return sampling('v1beta', { field: 'thinking_level', values: ['minimal', 'low', 'medium', 'high'] });
-    default:
-      // offline baselines sample at their temperature; heuristic judges and replay ignore it
-      return unseeded(null, true, {
-        defaults: { temperature: 0 },
-        note:
-          provider === 'offline'
-            ? 'an offline baseline: it samples at the configured temperature (default 0), seeded by the cell'
-            : `${provider}: deterministic, the temperature is recorded and ignored`,
-        source: 'rge',
-      });
-  }
 }
 
 /** The contract a model entry is held to. */

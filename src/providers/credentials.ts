@@ -12,18 +12,26 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { RgeError } from '../util/errors.ts';
+import type { LiveProvider } from './catalogue.ts';
+
+/**
+ * A vendor: a live provider with its own key and base URL variables (an `openai-compatible` entry names
+ * its own). The two tables below are typed over the vendors, so a provider added to `LIVE_PROVIDERS`
+ * does not compile until it names its variables.
+ */
+export type Vendor = Exclude<LiveProvider, 'openai-compatible'>;
 
 export const KEY_VARIABLES = {
   anthropic: ['ANTHROPIC_API_KEY'],
   openai: ['OPENAI_API_KEY'],
   gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
-} as const;
+} as const satisfies Record<Vendor, readonly string[]>;
 
 export const BASE_URL_VARIABLES = {
   anthropic: 'ANTHROPIC_BASE_URL',
   openai: 'OPENAI_BASE_URL',
   gemini: 'GOOGLE_GEMINI_BASE_URL',
-} as const;
+} as const satisfies Record<Vendor, string>;
 
 const secrets = new Set<string>();
 
@@ -170,11 +178,7 @@ function checkDotenv(text: string, file: string): void {
  * The API key a provider needs, or a clear error naming the variable and who needs it. Called for every
  * live subject and judge before anything is spent.
  */
-export function apiKeyFor(
-  provider: keyof typeof KEY_VARIABLES,
-  who: string,
-  env: Record<string, string | undefined>,
-): string {
+export function apiKeyFor(provider: Vendor, who: string, env: Record<string, string | undefined>): string {
   const names = KEY_VARIABLES[provider];
   for (const name of names) {
     const value = env[name]?.trim();
@@ -203,7 +207,7 @@ export function compatibleKey(
 
 /** The base URL for a provider: the config's, else the SDK's own variable, else undefined (the vendor's). */
 export function baseUrlFor(
-  provider: keyof typeof BASE_URL_VARIABLES,
+  provider: Vendor,
   configured: string | undefined,
   env: Record<string, string | undefined>,
 ): string | undefined {

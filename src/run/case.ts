@@ -95,7 +95,7 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
     run_index: cell.runIndex,
     prompt_hash: cell.identity.prompt_hash,
     subject_prompt_hash: run.plan.subjectPrompt.sha256,
-    judge_prompt_hash: run.plan.judgePrompt.hash,
+    judge_prompt_hash: run.plan.judgePrompt.sha256,
     answer_key: answer.key,
     retrieved_ids: answer.retrieved_ids,
     question: {

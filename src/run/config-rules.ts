@@ -5,9 +5,10 @@
 import { corpusIssues } from '../ingest/config.ts';
 import { judgePromptIssues } from '../judging/config.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
+import { findKind } from '../models/kinds.ts';
 import { modelEntryIssues } from '../providers/config.ts';
 import { gfsWeightsIssues } from '../scoring/config.ts';
-import { isSystemProvider, subjectIssues } from '../subject/config.ts';
+import { subjectIssues } from '../subject/config.ts';
 import { type AddIssue, type ConfigCtx, isRecord, records } from '../util/config-fields.ts';
 import { errorMessage } from '../util/errors.ts';
 
@@ -70,7 +71,7 @@ export function crossFieldIssues(value: unknown, ctx: ConfigCtx): void {
 function corpusNeeded(config: Record<string, unknown>, issue: AddIssue): void {
   if (config.corpus !== undefined) return;
   const model = records(config.subjects).find(
-    ([, s]) => typeof s.provider === 'string' && !isSystemProvider(s.provider),
+    ([, s]) => typeof s.provider === 'string' && findKind(s.provider)?.kind !== 'system',
   );
   if (model)
     issue(

@@ -19,7 +19,7 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { DEFAULT_CHUNK_TOKENS } from '../ingest/config.ts';
 import { parseVerdict, retryConversation } from '../judging/parse.ts';
 import { renderJudgeCaseParts } from '../judging/prompt.ts';
-import { isLiveProvider } from '../models/registry.ts';
+import { hasBatchApi } from '../models/kinds.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import type { ChatMessage, ContextChunk, ModelRequest } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
@@ -50,11 +50,6 @@ const tokens = (text: string): number => encode(text).length;
 
 function withBatch(usd: number, priced: PricedModel, batch: boolean): number {
   return batch ? usd * (1 - priced.prices.batch_discount) : usd;
-}
-
-/** Can this provider's calls go in a batch? Live providers but openai-compatible. */
-function batchable(provider: string): boolean {
-  return isLiveProvider(provider) && provider !== 'openai-compatible';
 }
 
 /** The calls a run still has to make, as they are counted: one spec per call, and the cells seen. */
@@ -89,7 +84,7 @@ class CallSpecs {
       model: m.model,
       role,
       priced: m.priced,
-      batch: this.batchMode && batchable(m.provider),
+      batch: this.batchMode && hasBatchApi(m.provider),
       prefixTokens: tokens.prefix,
       restTokens: tokens.rest,
       cacheGroup: `${m.id}:${questionId}`,

@@ -8,7 +8,6 @@
  * A slice of a run (the Vitest entry's files, src/vitest/evals-slices.ts) is the same session with a
  * narrower plan: `narrowed` shares the index, the stores and the providers.
  */
-import { dirname } from 'node:path';
 import { createProvider, createSystem, SYSTEM_DEFAULTS } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
@@ -19,7 +18,6 @@ import { ResultsFolder } from '../store/folder.ts';
 import type { ReplyInbox } from '../store/inbox.ts';
 import type { CellLeases } from '../store/leases.ts';
 import type { BudgetLedger } from '../store/ledger.ts';
-import { isSystemProvider } from '../subject/config.ts';
 import { RgeError } from '../util/errors.ts';
 import { capSourceOf } from './config.ts';
 import { indexExists } from './corpus-index.ts';
@@ -215,13 +213,10 @@ async function buildCallers(
   const callers: Callers = { providers: new Map(), subjects: new Map() };
   const inConfigFile = <T>(make: () => Promise<T>) => inConfig(plan.info.configFile, make);
   for (const s of plan.subjects) {
-    if (isSystemProvider(s.provider)) {
+    if (s.kind === 'system') {
       // a command runs in its config's folder unless the config says where (its cwd)
-      const spec =
-        s.config.provider === 'command' && s.config.cwd === undefined
-          ? { ...s.config, cwd: dirname(plan.info.configFile) }
-          : s.config;
-      const system = await inConfigFile(() => createSystem(spec, registry));
+      const configFile = plan.info.configFile;
+      const system = await inConfigFile(() => createSystem(s.config, { ...registry, configFile }));
       const planned = builtVersion(s.identity.version);
       if (system.version !== planned)
         throw new RgeError(

@@ -9,7 +9,7 @@ import type { JudgePrompt } from '../judging/prompt.ts';
 import { describeParameters, temperatureDeviation } from '../providers/contract.ts';
 import type { Question } from '../questions/schema.ts';
 import { resultsLayout } from '../store/layout.ts';
-import { isSystemProvider, type Subject } from '../subject/config.ts';
+import type { Subject } from '../subject/config.ts';
 import {
   type DescribedModel,
   type PlanInputs,
@@ -38,7 +38,7 @@ function described(
   m: (PlannedSubject | PlannedJudge) & { config: Subject | Judge },
   role: 'subject' | 'judge',
 ): DescribedModel {
-  if (isSystemProvider(m.provider))
+  if (m.kind === 'system')
     return {
       id: m.id,
       provider: m.provider,
@@ -141,7 +141,7 @@ export function runInfo(
         sha256: inputs.subjectPrompt.sha256,
         file: config.subject_prompt.file,
       },
-      judgePrompt: { version: chosen.judgePrompt.version, sha256: chosen.judgePrompt.hash },
+      judgePrompt: { version: chosen.judgePrompt.version, sha256: chosen.judgePrompt.sha256 },
     },
   };
 }

@@ -7,11 +7,13 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Judge } from '../judging/config.ts';
 import type { JudgePrompt } from '../judging/prompt.ts';
+import { answersFromIndex, type KindName, kindOf } from '../models/kinds.ts';
+import type { ProviderName } from '../models/spec.ts';
 import type { PricedModel } from '../providers/catalogue.ts';
 import type { RequestParameters } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import type { DescribedModelView, RunDescription } from '../report/views.ts';
-import { isSystemProvider, type Subject } from '../subject/config.ts';
+import type { Subject } from '../subject/config.ts';
 import type { SubjectPrompt } from '../subject/prompt.ts';
 import type { RunConfig, RunMode } from './config.ts';
 import type { RunRequest } from './request.ts';
@@ -25,9 +27,14 @@ export interface ProviderIdentity {
 /** A subject or judge of the plan: its config entry and everything its requests and prices need. */
 export interface PlannedModel {
   id: string;
-  provider: string;
+  provider: ProviderName;
   model: string;
   family: string;
+  /**
+   * its kind (the table of kinds, src/models/kinds.ts), decided once here: what runs the plan reads it
+   * here, never from the provider name
+   */
+  kind: KindName;
   /** the provider's identity (part of every cell's identity and of the run id) */
   identity: ProviderIdentity;
   priced: PricedModel;
@@ -131,8 +138,8 @@ export function resolveFrom(root: string, path: string): string {
  * context); a system (module, http, command) retrieves for itself, so a run of systems only builds and
  * reads no index of rge's.
  */
-export function usesIndex(subjects: readonly { provider: string }[]): boolean {
-  return subjects.some((s) => !isSystemProvider(s.provider));
+export function usesIndex(subjects: readonly { provider: ProviderName }[]): boolean {
+  return subjects.some((s) => answersFromIndex(kindOf(s.provider).kind));
 }
 
 /** The index checksum of a run whose subjects are all systems: it has no index of rge's. */

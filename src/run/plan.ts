@@ -15,6 +15,7 @@ import { CHECKS_VERSION } from '../checks/index.ts';
 import type { Judge } from '../judging/config.ts';
 import { crossFamilyPanel } from '../judging/panel.ts';
 import { JUDGE_MAX_TOKENS, resolveJudgePrompt } from '../judging/prompt.ts';
+import { kindOf } from '../models/kinds.ts';
 import { outputLimit, resolveParameters } from '../providers/contract.ts';
 import type { Subject } from '../subject/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
@@ -82,6 +83,7 @@ function plannedModel<E extends Subject | Judge>(
     provider: entry.provider,
     model: entry.model,
     family: entry.family,
+    kind: kindOf(entry.provider).kind,
     identity,
     priced: inputs.priceOf(entry, `${role} ${entry.id}`),
     parameters: resolveParameters(entry.provider, entry.model, entry),
@@ -118,7 +120,7 @@ function runIdentity(
     configHash,
     indexChecksum,
     inputs.questionsHash,
-    plan.judgePrompt.hash,
+    plan.judgePrompt.sha256,
     inputs.subjectPrompt.sha256,
     providerVersions,
   ];

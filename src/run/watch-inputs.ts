@@ -9,7 +9,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { isSystemProvider } from '../subject/config.ts';
+import { kindOf } from '../models/kinds.ts';
 import type { WatchTargets } from '../util/file-watch.ts';
 import { type RunPlan, resolveFrom } from './plan.ts';
 
@@ -19,6 +19,10 @@ export interface WatchedInputs extends WatchTargets {
   /** the files and folders whose change may change a cell: all but those only declared systems have */
   cellInputs: string[];
 }
+
+/** Whether a subject of the plan is a user's system (the table of kinds, by its provider name). */
+const isSystem = (subject: Pick<RunPlan['subjects'][number], 'provider'>) =>
+  kindOf(subject.provider).kind === 'system';
 
 /** A system's files: its module and its version_files (a folder is watched with all it holds). */
 async function systemFiles(
@@ -43,11 +47,10 @@ export async function watchedInputs(plan: RunPlan, root: string): Promise<Watche
   const trees: string[] = [];
   const declared: WatchedInputs['declared'] = [];
   const prompt = plan.config.subject_prompt.file;
-  if (prompt !== null && plan.subjects.some((s) => !isSystemProvider(s.provider)))
-    files.push(resolveFrom(root, prompt));
+  if (prompt !== null && plan.subjects.some((s) => !isSystem(s))) files.push(resolveFrom(root, prompt));
   const cellInputs = [...files];
   for (const subject of plan.subjects) {
-    if (!isSystemProvider(subject.provider)) continue;
+    if (!isSystem(subject)) continue;
     const own = await systemFiles(subject, root);
     files.push(...own.files);
     trees.push(...own.trees);

@@ -9,6 +9,7 @@
  * held by the session's `RunWork`, never in module state.
  */
 import { type JudgePrompt, renderJudgeRequest } from '../judging/prompt.ts';
+import { KIND_TRAITS } from '../models/kinds.ts';
 import {
   type ContextChunk,
   type JudgeInput,
@@ -25,7 +26,6 @@ import {
   type VerdictIdentity,
   verdictKey,
 } from '../store/cells.ts';
-import { isSystemProvider } from '../subject/config.ts';
 import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import { contextChunkOf } from '../system/contexts.ts';
 import type { SystemQuestion } from '../system/contract.ts';
@@ -128,11 +128,13 @@ export function systemQuestionFor(
 }
 
 /** An OpenAI-compatible model's endpoint (its base URL, without a trailing slash), part of its cells' identity. */
-export function endpointOf(m: Pick<PlannedSubject | PlannedJudge, 'provider' | 'config'>): {
+export function endpointOf(m: Pick<PlannedSubject | PlannedJudge, 'kind' | 'config'>): {
   endpoint?: string;
 } {
   const url = m.config.base_url;
-  return m.provider === 'openai-compatible' && url ? { endpoint: url.replace(/\/+$/, '') } : {};
+  return KIND_TRAITS[m.kind].identity === 'model+endpoint' && url
+    ? { endpoint: url.replace(/\/+$/, '') }
+    : {};
 }
 
 /**
@@ -184,7 +186,7 @@ export function verdictCellOf(
     provider_version: judge.identity.version,
     ...endpointOf(judge),
     ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
-    judge_prompt_hash: prompt.hash,
+    judge_prompt_hash: prompt.sha256,
     request_hash: identityHash({
       system: request.system,
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -227,7 +229,7 @@ export class RunWork {
 
   /** The cell of (subject, question, run index): its chunks, request and answer identity. */
   async subjectCell(subject: PlannedSubject, question: Question, runIndex: number): Promise<SubjectCell> {
-    const system = isSystemProvider(subject.provider);
+    const system = subject.kind === 'system';
     const chunks = system ? [] : await this.retrieval.of(question);
     const plan = this.plan;
     // A model's request is rendered to hash it, then again whenever it is read (to call the model): a

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import { isSystemProvider } from '../subject/config.ts';
+import { findKind } from '../models/kinds.ts';
 import { Journal } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
 
@@ -25,7 +25,9 @@ export type RerunEvent = z.infer<typeof RerunEvent>;
 /** Whose reruns an event or a subject counts: a system's, by its subject id; a model's, by provider and model. */
 type Rerunnable = { id: string; provider: string; model: string };
 const slot = (s: Rerunnable) =>
-  isSystemProvider(s.provider) ? `system\u0000${s.provider}\u0000${s.id}` : `${s.provider}\u0000${s.model}`;
+  findKind(s.provider)?.identity === 'subject'
+    ? `system\u0000${s.provider}\u0000${s.id}`
+    : `${s.provider}\u0000${s.model}`;
 
 export class Reruns {
   private readonly journal: Journal<RerunEvent>;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   escapeFences,
   JUDGE_PROMPT_VERSION,
-  judgePromptHash,
+  judgePromptSha256,
   judgePromptText,
   renderJudgeCase,
   renderJudgeRequest,
@@ -59,7 +59,7 @@ describe('judge prompt v2', () => {
     expect(JUDGE_PROMPT_VERSION).toBe('v2');
     expect(judgePromptText('v1')).not.toBe(judgePromptText('v2'));
     // the hash v1 was pinned with in configs/published.yaml before v2
-    expect(judgePromptHash(judgePromptText('v1'))).toBe(
+    expect(judgePromptSha256(judgePromptText('v1'))).toBe(
       'cbf6f73cf3edcf8e2567042e3e5d6a7356d0d5798a6d728a5e2614087f2d9b30',
     );
   });

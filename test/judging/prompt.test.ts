@@ -7,7 +7,7 @@ import { pinnedPromptStatus, withPinnedPrompt } from '../../src/cli/judge.ts';
 import {
   builtInJudgePrompt,
   JUDGE_PROMPT_VERSION,
-  judgePromptHash,
+  judgePromptSha256,
   judgePromptText,
   judgeVerdictJsonSchema,
   renderJudgeRequest,
@@ -43,9 +43,9 @@ const INPUT: JudgeInput = {
 describe('the judge prompt', () => {
   it('is versioned and hashed: the hash is the sha256 of the canonical text', () => {
     expect(JUDGE_PROMPT_VERSION).toBe('v2');
-    expect(judgePromptHash()).toBe(createHash('sha256').update(judgePromptText()).digest('hex'));
-    expect(judgePromptHash()).toMatch(/^[0-9a-f]{64}$/);
-    expect(judgePromptHash('other')).not.toBe(judgePromptHash());
+    expect(judgePromptSha256()).toBe(createHash('sha256').update(judgePromptText()).digest('hex'));
+    expect(judgePromptSha256()).toMatch(/^[0-9a-f]{64}$/);
+    expect(judgePromptSha256('other')).not.toBe(judgePromptSha256());
   });
 
   it('states the rubric: evidence before score, three dimensions 0-2, citation theatre, verbatim unsupported claims', () => {
@@ -115,7 +115,7 @@ describe('rge judge prompt --write-config / --check', () => {
     const config = parseRunConfig(after, 'published.yaml');
     expect(config.judge_prompt).toEqual({
       version: 'v2',
-      sha256: judgePromptHash(),
+      sha256: judgePromptSha256(),
       text: judgePromptText(),
     });
     // everything before judge_prompt, comments included, is untouched
@@ -130,12 +130,12 @@ describe('rge judge prompt --write-config / --check', () => {
   it('--check reports a stale copy: unpinned, edited text, wrong hash, other version', async () => {
     const before = await readFile(PUBLISHED, 'utf8');
     const pinned = withPinnedPrompt(before, 'published.yaml');
-    if (!before.includes(judgePromptHash()))
+    if (!before.includes(judgePromptSha256()))
       expect(pinnedPromptStatus(before)).toMatchObject({
         current: false,
         reason: expect.stringMatching(/not pinned|differs/),
       });
-    const hash = judgePromptHash();
+    const hash = judgePromptSha256();
     expect(pinnedPromptStatus(pinned.replace(hash, '0'.repeat(64)))).toMatchObject({ current: false });
     expect(
       pinnedPromptStatus(pinned.replace('You are a strict evaluator', 'You are an evaluator')),

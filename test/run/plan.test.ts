@@ -84,28 +84,28 @@ describe('a config pinned to judge prompt v1', () => {
   }, 600_000);
 
   it('plans v1: its version, text and hash', () => {
-    expect(v1.hash).not.toBe(v2.hash);
+    expect(v1.sha256).not.toBe(v2.sha256);
     expect(run.plan.judgePrompt).toEqual(v1);
     expect(v2Run.plan.judgePrompt).toEqual(v2);
   });
 
   it("has v1's hash in its run id and in its report's header", () => {
-    expect(run.plan.info.runId).toBe(runIdWith(run, v1.hash));
-    expect(run.plan.info.runId).not.toBe(runIdWith(run, v2.hash));
-    expect(run.plan.info.describe.judgePrompt).toEqual({ version: 'v1', sha256: v1.hash });
+    expect(run.plan.info.runId).toBe(runIdWith(run, v1.sha256));
+    expect(run.plan.info.runId).not.toBe(runIdWith(run, v2.sha256));
+    expect(run.plan.info.describe.judgePrompt).toEqual({ version: 'v1', sha256: v1.sha256 });
   });
 
   it("has v1's hash in every verdict cell and case row, and lays the case out as v1 does", async () => {
     const cells = await run.work.cells();
     expect(cells).toHaveLength(6);
     const rows = cells.map((cell) => caseRow(run, cell));
-    expect(rows.every((r) => r.judge_prompt_hash === v1.hash)).toBe(true);
+    expect(rows.every((r) => r.judge_prompt_hash === v1.sha256)).toBe(true);
     for (const cell of cells) {
       const answer = run.answers(cell.subject).get(cell.key);
       if (!answer) throw new Error(`${cell.id}: no answer`);
       for (const v of run.work.verdictCells(cell, answer)) {
-        expect(v.identity.judge_prompt_hash).toBe(v1.hash);
-        expect(run.verdicts(v.judge).get(v.key)?.identity.judge_prompt_hash).toBe(v1.hash);
+        expect(v.identity.judge_prompt_hash).toBe(v1.sha256);
+        expect(run.verdicts(v.judge).get(v.key)?.identity.judge_prompt_hash).toBe(v1.sha256);
         expect(v.request.system).toBe(v1.text);
         const user = v.request.messages[0]?.content ?? '';
         expect(user).toContain('RETRIEVED CHUNKS:');
@@ -123,7 +123,7 @@ describe('a config pinned to judge prompt v1', () => {
       describe: run.plan.info.describe,
       resamples: 200,
     });
-    expect(renderMarkdown(summary)).toContain(`| judge prompt | v1 \`${v1.hash.slice(0, 16)}\` |`);
+    expect(renderMarkdown(summary)).toContain(`| judge prompt | v1 \`${v1.sha256.slice(0, 16)}\` |`);
   });
 });
 
