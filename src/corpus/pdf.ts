@@ -90,7 +90,7 @@ async function fontNamesFromOperatorList(
 /**
  * Puts right, in place, the glyphs that the page's fonts are known to misread (the rupee sign read as
  * "`", bullets read as private-use characters; see `glyphs.ts`). pdf.js's text items name their font
- * only by a load id ("g_d0_f8"); rge's patched pdf.js (pdfjs-patches.ts) gives the PDF name
+ * only by a load id ("g_d0_f8"); rge's patched pdf.js (pdfjs-edits.ts) gives the PDF name
  * ("WXJBYQ+IndianRupee-Regular") in the page's text styles. Unpatched, the name is in `commonObjs`
  * once the page's operator list is built, which costs a page render's parsing (about 5 ms a page on
  * the Indian reports), so only pages holding a suspect character pay it. A font whose name cannot be

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syntheticCorpus } from '../../bench/synthetic-corpus.ts';
-import { MAIN_EDITS, patchedPdfjs, type SourceEdit, WORKER_EDITS } from '../../src/corpus/pdfjs-patches.ts';
+import { MAIN_EDITS, type SourceEdit, WORKER_EDITS } from '../../src/corpus/pdfjs-edits.ts';
+import { patchedPdfjs } from '../../src/corpus/pdfjs-patches.ts';
 import {
   makeEmbeddedFontPdf,
   makeRawPdf,

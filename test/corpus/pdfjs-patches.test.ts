@@ -9,15 +9,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN_EDITS, type SourceEdit, WORKER_EDITS } from '../../src/corpus/pdfjs-edits.ts';
 import {
   applyEdits,
-  MAIN_EDITS,
   originalMainPath,
   originalWorkerPath,
   patchedCopy,
   patchedPdfjs,
-  type SourceEdit,
-  WORKER_EDITS,
 } from '../../src/corpus/pdfjs-patches.ts';
 import { makeRupeeFontPdf, makeTextPdf } from '../helpers/make-pdf.ts';
 import { inChild, ROOT } from '../helpers/pdfjs-child.ts';
