@@ -8,7 +8,7 @@ import type { RunSession } from '../run/open.ts';
 import type { RunPlan } from '../run/plan.ts';
 import type { RunRequest } from '../run/request.ts';
 import type { StageOutput } from '../run/stage-context.ts';
-import type { LedgerSummary } from '../store/ledger.ts';
+import type { LedgerSummary } from '../store/ledger-tally.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';

@@ -3,7 +3,7 @@
  * the results folder's ledger holds under the cap its last spending run recorded (a $0-cap offline run
  * in a folder a live run paid into is not "$0.16 spent of its $0.00 cap").
  */
-import type { LedgerSummary } from '../store/ledger.ts';
+import type { LedgerSummary } from '../store/ledger-tally.ts';
 
 const usd = (x: number) => `$${x.toFixed(4)}`;
 const cap = (x: number) => `$${x.toFixed(2)}`;

@@ -18,106 +18,28 @@
  *
  * The cap a run spends under is recorded with its first reservation (when it differs from the last one
  * recorded), so `rge budget` reads the cap from the ledger rather than from a config.
+ *
+ * The journal's records and the state they fold into (spent, unknown, held, by payer) are in
+ * ledger-tally.ts; this file decides, under the journal's lock, what to record.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { z } from 'zod';
 import type { CallCharge } from '../providers/types.ts';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import { processAlive } from '../util/owner.ts';
 import { Journal } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
+import {
+  LedgerEvent,
+  type LedgerSummary,
+  LedgerTally,
+  type Owner,
+  type Payer,
+  type RecordedCap,
+} from './ledger-tally.ts';
 
 export { LEDGER_JOURNAL, LEDGER_SUMMARY } from './layout.ts';
-
-const Usd = z.number().min(0);
-const Owner = z.strictObject({ pid: z.number().int(), host: z.string() });
-export type Owner = z.infer<typeof Owner>;
-
-export const Payer = z.strictObject({
-  provider: z.string(),
-  model: z.string(),
-  role: z.enum(['subject', 'judge']),
-});
-export type Payer = z.infer<typeof Payer>;
-
-export const LedgerEvent = z.discriminatedUnion('t', [
-  z.strictObject({
-    t: z.literal('reserve'),
-    id: z.string(),
-    usd: Usd,
-    payer: Payer,
-    kind: z.enum(['call', 'batch']),
-    owner: Owner,
-    at: z.string(),
-  }),
-  z.strictObject({ t: z.literal('spend'), id: z.string(), key: z.string(), usd: Usd, at: z.string() }),
-  z.strictObject({ t: z.literal('close'), id: z.string(), at: z.string() }),
-  /**
-   * a dead process's call reservation closed without a reply on record: its cost is unknown, at most
-   * `usd` (what it still held); not spend, but counted against the cap
-   */
-  z.strictObject({ t: z.literal('orphan'), id: z.string(), usd: Usd, at: z.string() }),
-  z.strictObject({ t: z.literal('adopt'), id: z.string(), owner: Owner, at: z.string() }),
-  z.strictObject({ t: z.literal('warn'), spent: Usd, warn: Usd, at: z.string() }),
-  /** the cap and warning level a run spends under, recorded with its first reservation when they change */
-  z.strictObject({
-    t: z.literal('cap'),
-    usd: Usd,
-    warn: Usd,
-    /** where it was set: the config file, and any `--set budget.*` */
-    source: z.string(),
-    owner: Owner,
-    at: z.string(),
-  }),
-]);
-export type LedgerEvent = z.infer<typeof LedgerEvent>;
-
-interface OpenReservation {
-  id: string;
-  usd: number;
-  spent: number;
-  payer: Payer;
-  kind: 'call' | 'batch';
-  owner: Owner;
-}
-
-export interface PayerTotal extends Payer {
-  spentUsd: number;
-  calls: number;
-}
-
-/** The cap a run spent under, as the ledger recorded it. */
-export interface RecordedCap {
-  capUsd: number;
-  warnUsd: number;
-  source: string;
-  owner: Owner;
-  at: string;
-}
-
-/** The ledger as `rge budget` prints it and the summary file holds it. */
-export interface LedgerSummary {
-  capUsd: number;
-  warnUsd: number;
-  /** the cap the last run that spent recorded (null: no run has recorded one) */
-  recordedCap: RecordedCap | null;
-  /** the sum of what stored replies cost */
-  spentUsd: number;
-  /**
-   * calls of processes that died (kill -9, a crash) with no reply on record: possibly billed, at most
-   * this (their worst case; nothing for a call cut off before its reply). Not spend; counted against the
-   * cap (docs/adr/0034)
-   */
-  unknownUsd: number;
-  unknownCalls: number;
-  heldUsd: number;
-  leftUsd: number;
-  open: { id: string; usd: number; kind: string; payer: Payer; owner: Owner }[];
-  byPayer: PayerTotal[];
-  warnings: { spent: number; warn: number; at: string }[];
-}
 
 /** Thrown when a claim would cross the cap: says what was spent, what is left and how to raise the cap. */
 export class BudgetExceededError extends RgeError {
@@ -157,14 +79,8 @@ export interface LedgerOptions {
 
 export class BudgetLedger {
   private readonly journal: Journal<LedgerEvent>;
-  private readonly open = new Map<string, OpenReservation>();
-  private readonly spentKeys = new Set<string>();
-  private readonly byPayer = new Map<string, PayerTotal>();
-  private readonly warnings: { spent: number; warn: number; at: string }[] = [];
-  private spent = 0;
-  private unknown = 0;
-  private unknownCalls = 0;
-  private lastCap: RecordedCap | null = null;
+  /** the journal's events folded in order */
+  private readonly tally = new LedgerTally();
   readonly owner: Owner = { pid: process.pid, host: hostname() };
   /** what this process has spent through this ledger (other processes' spending is in `summary()`) */
   private spentHere = 0;
@@ -176,7 +92,7 @@ export class BudgetLedger {
     readonly dir: string,
     private readonly opts: LedgerOptions,
   ) {
-    this.journal = new Journal(resultsLayout(dir).ledger, LedgerEvent, (e) => this.fold(e));
+    this.journal = new Journal(resultsLayout(dir).ledger, LedgerEvent, (e) => this.tally.fold(e));
     this.journal.catchUp();
   }
 
@@ -192,56 +108,9 @@ export class BudgetLedger {
     return new BudgetLedger(dir, { capUsd: 0, warnUsd: 0, configFile: '(read only)' });
   }
 
-  private fold(e: LedgerEvent): void {
-    switch (e.t) {
-      case 'reserve':
-        this.open.set(e.id, { id: e.id, usd: e.usd, spent: 0, payer: e.payer, kind: e.kind, owner: e.owner });
-        return;
-      case 'spend': {
-        if (this.spentKeys.has(e.key)) return;
-        this.spentKeys.add(e.key);
-        this.spent += e.usd;
-        const r = this.open.get(e.id);
-        if (r) r.spent += e.usd;
-        const payer = r?.payer ?? { provider: 'unknown', model: 'unknown', role: 'subject' as const };
-        const k = `${payer.provider}\u0000${payer.model}\u0000${payer.role}`;
-        const total = this.byPayer.get(k) ?? { ...payer, spentUsd: 0, calls: 0 };
-        total.spentUsd += e.usd;
-        total.calls += 1;
-        this.byPayer.set(k, total);
-        return;
-      }
-      case 'close':
-        this.open.delete(e.id);
-        return;
-      case 'orphan':
-        this.unknown += e.usd;
-        this.unknownCalls++;
-        this.open.delete(e.id);
-        return;
-      case 'cap':
-        this.lastCap = { capUsd: e.usd, warnUsd: e.warn, source: e.source, owner: e.owner, at: e.at };
-        return;
-      case 'adopt': {
-        const r = this.open.get(e.id);
-        if (r) r.owner = e.owner;
-        return;
-      }
-      case 'warn':
-        this.warnings.push({ spent: e.spent, warn: e.warn, at: e.at });
-        return;
-    }
-  }
-
-  private held(): number {
-    let held = 0;
-    for (const r of this.open.values()) held += Math.max(0, r.usd - r.spent);
-    return held;
-  }
-
   /** The cap the last run that spent from this ledger recorded (null when none has). */
   recordedCap(): RecordedCap | null {
-    return this.lastCap;
+    return this.tally.lastCap;
   }
 
   /**
@@ -249,28 +118,7 @@ export class BudgetLedger {
    * reads the recorded one).
    */
   summary(under: { capUsd: number; warnUsd: number } = this.opts): LedgerSummary {
-    const held = this.held();
-    return {
-      capUsd: under.capUsd,
-      warnUsd: under.warnUsd,
-      recordedCap: this.lastCap,
-      spentUsd: this.spent,
-      unknownUsd: this.unknown,
-      unknownCalls: this.unknownCalls,
-      heldUsd: held,
-      leftUsd: Math.max(0, under.capUsd - this.spent - this.unknown - held),
-      open: [...this.open.values()].map((r) => ({
-        id: r.id,
-        usd: r.usd - r.spent,
-        kind: r.kind,
-        payer: r.payer,
-        owner: r.owner,
-      })),
-      byPayer: [...this.byPayer.values()].sort(
-        (a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model),
-      ),
-      warnings: [...this.warnings],
-    };
+    return this.tally.summary(under);
   }
 
   /** Re-reads what other processes wrote. */
@@ -304,7 +152,7 @@ export class BudgetLedger {
             ] as LedgerEvent[],
             result: 'reserved' as const,
           };
-        const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
+        const liveHeld = [...this.tally.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
         const couldFit = s.spentUsd + s.unknownUsd + usd <= this.opts.capUsd + 1e-12;
         if (liveHeld && couldFit && Date.now() < deadline) return { records: [], result: 'wait' as const };
         throw new BudgetExceededError(usd, s, this.opts.configFile);
@@ -359,7 +207,7 @@ export class BudgetLedger {
     const s = this.summary();
     // the same room as reserveFitting's, computed the same way, so that the two never disagree
     if (usd <= this.opts.capUsd - (s.spentUsd + s.unknownUsd + s.heldUsd) + 1e-12) return 'now';
-    const liveHeld = [...this.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
+    const liveHeld = [...this.tally.open.values()].some((r) => r.usd > r.spent && processAlive(r.owner));
     return liveHeld && s.spentUsd + s.unknownUsd + usd <= this.opts.capUsd + 1e-12 ? 'later' : 'never';
   }
 
@@ -376,7 +224,7 @@ export class BudgetLedger {
   async book(usd: number, payer: Payer, key: string): Promise<void> {
     const id = `call-${randomUUID()}`;
     await this.journal.transact(() => ({
-      records: this.spentKeys.has(key)
+      records: this.tally.spentKeys.has(key)
         ? []
         : ([
             ...this.capRecord(),
@@ -412,14 +260,14 @@ export class BudgetLedger {
   assertUnderCap(): void {
     this.journal.catchUp();
     // checked before every question a system is asked: the summary is built only for the error
-    if (this.spent + this.unknown > this.opts.capUsd + 1e-12)
+    if (this.tally.spent + this.tally.unknown > this.opts.capUsd + 1e-12)
       throw new BudgetExceededError(0, this.summary(), this.opts.configFile);
   }
 
   /** The cap this ledger spends under, when it is not the one the ledger last recorded. */
   private capRecord(): LedgerEvent[] {
     const source = this.opts.capSource ?? this.opts.configFile;
-    const last = this.lastCap;
+    const last = this.tally.lastCap;
     if (
       last &&
       last.capUsd === this.opts.capUsd &&
@@ -440,7 +288,7 @@ export class BudgetLedger {
     // Read spentHere after the await: `spentHere += await ...` would read it before, and concurrent
     // settles would overwrite each other's additions.
     const fresh = await this.journal.transact(() => {
-      const fresh = spends.filter((s) => !this.spentKeys.has(s.key));
+      const fresh = spends.filter((s) => !this.tally.spentKeys.has(s.key));
       const records: LedgerEvent[] = fresh.map((s) => ({
         t: 'spend',
         id,
@@ -448,7 +296,7 @@ export class BudgetLedger {
         usd: s.usd,
         at: this.now(),
       }));
-      if (opts.close && this.open.has(id)) records.push({ t: 'close', id, at: this.now() });
+      if (opts.close && this.tally.open.has(id)) records.push({ t: 'close', id, at: this.now() });
       return { records, result: fresh.reduce((a, s) => a + s.usd, 0) };
     });
     this.spentHere += fresh;
@@ -482,7 +330,7 @@ export class BudgetLedger {
   /** Takes over an open batch reservation of a process that died (its batch is now this process's). */
   async adopt(id: string): Promise<void> {
     await this.journal.transact(() => ({
-      records: this.open.has(id) ? [{ t: 'adopt', id, owner: this.owner, at: this.now() }] : [],
+      records: this.tally.open.has(id) ? [{ t: 'adopt', id, owner: this.owner, at: this.now() }] : [],
       result: undefined,
     }));
   }
@@ -490,7 +338,7 @@ export class BudgetLedger {
   /** Open reservations of processes that are gone. */
   orphans(kind?: 'call' | 'batch'): { id: string; usd: number; kind: string }[] {
     this.journal.catchUp();
-    return [...this.open.values()]
+    return [...this.tally.open.values()]
       .filter((r) => (kind === undefined || r.kind === kind) && !processAlive(r.owner))
       .map((r) => ({ id: r.id, usd: r.usd - r.spent, kind: r.kind }));
   }
@@ -508,12 +356,12 @@ export class BudgetLedger {
     let unknown = 0;
     await this.journal.transact(() => {
       const records: LedgerEvent[] = [];
-      for (const r of this.open.values()) {
+      for (const r of this.tally.open.values()) {
         if (r.kind !== 'call' || processAlive(r.owner)) continue;
         const spends = recorded(r.id);
         if (spends) {
           for (const s of spends)
-            if (!this.spentKeys.has(s.key))
+            if (!this.tally.spentKeys.has(s.key))
               records.push({ t: 'spend', id: r.id, key: s.key, usd: s.usd, at: this.now() });
           records.push({ t: 'close', id: r.id, at: this.now() });
           settled++;
@@ -535,17 +383,17 @@ export class BudgetLedger {
    */
   private async afterSpend(): Promise<void> {
     const warn = this.opts.warnUsd;
-    if (warn > 0 && this.spent >= warn && !this.warnings.some((w) => w.warn === warn)) {
+    if (warn > 0 && this.tally.spent >= warn && !this.tally.warnings.some((w) => w.warn === warn)) {
       const warned = await this.journal.transact(() => {
-        if (this.warnings.some((w) => w.warn === warn)) return { records: [], result: false };
+        if (this.tally.warnings.some((w) => w.warn === warn)) return { records: [], result: false };
         return {
-          records: [{ t: 'warn', spent: this.spent, warn, at: this.now() }],
+          records: [{ t: 'warn', spent: this.tally.spent, warn, at: this.now() }],
           result: true,
         };
       });
       if (warned)
         this.opts.onWarn?.(
-          `budget warning: $${fmt(this.spent)} spent passes the warning level of ` +
+          `budget warning: $${fmt(this.tally.spent)} spent passes the warning level of ` +
             `$${fmt(warn)} (cap $${fmt(this.opts.capUsd)})`,
         );
     }

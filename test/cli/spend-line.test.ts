@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spendLine } from '../../src/cli/spend-line.ts';
-import { BudgetLedger, type Payer } from '../../src/store/ledger.ts';
+import { BudgetLedger } from '../../src/store/ledger.ts';
+import type { Payer } from '../../src/store/ledger-tally.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };
 

@@ -8,10 +8,9 @@ import {
   BudgetLedger,
   LEDGER_JOURNAL,
   LEDGER_SUMMARY,
-  type LedgerEvent,
   type LedgerOptions,
-  type Payer,
 } from '../../src/store/ledger.ts';
+import type { LedgerEvent, Payer } from '../../src/store/ledger-tally.ts';
 import { deadPid } from '../helpers/dead-pid.ts';
 
 const CLAUDE: Payer = { provider: 'anthropic', model: 'claude-sonnet-4-6', role: 'subject' };

@@ -13,7 +13,8 @@ import { afterAll, expect } from 'vitest';
 import { batchesDir, loadBatchRecords } from '../../../src/store/batch-records.ts';
 import { CellStores } from '../../../src/store/cells.ts';
 import { CellLeases } from '../../../src/store/leases.ts';
-import { BudgetLedger, type LedgerSummary } from '../../../src/store/ledger.ts';
+import { BudgetLedger } from '../../../src/store/ledger.ts';
+import type { LedgerSummary } from '../../../src/store/ledger-tally.ts';
 import { worldOverrides } from '../../helpers/fixture-world.ts';
 import {
   cellCounts,

@@ -11,7 +11,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BudgetLedger, type LedgerSummary } from '../../../src/store/ledger.ts';
+import { BudgetLedger } from '../../../src/store/ledger.ts';
+import type { LedgerSummary } from '../../../src/store/ledger-tally.ts';
 import { liveEnv, liveOverrides, root, serverKeys } from '../../helpers/live.ts';
 import { type LoopbackServers, startLoopbackServers } from '../../loopback/index.ts';
 
