@@ -10,13 +10,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { extractMany } from '../src/corpus/workers.ts';
-import {
-  type IngestDocument,
-  type IngestTimings,
-  indexChunks,
-  ingest,
-  prepareCorpus,
-} from '../src/ingest/ingest.ts';
+import type { IngestDocument } from '../src/ingest/documents.ts';
+import { type IngestTimings, indexChunks, ingest, prepareCorpus } from '../src/ingest/ingest.ts';
 import type { EmbedderName, EmbedderOptions } from '../src/retrieval/index.ts';
 
 const run = promisify(execFile);

@@ -9,7 +9,7 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import PDFDocument from 'pdfkit';
 import seedrandom from 'seedrandom';
 import { documentIdentity } from '../src/corpus/naming.ts';
-import type { IngestDocument } from '../src/ingest/ingest.ts';
+import type { IngestDocument } from '../src/ingest/documents.ts';
 
 export const REPORTS = 20;
 /** cl100k tokens of prose a page: about the new text of one 800-token chunk with 100 overlap. */

@@ -24,7 +24,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildFixtureCorpus, loadFacts } from '../src/fixtures/build.ts';
-import { documentsFromFolder, ingest } from '../src/ingest/ingest.ts';
+import { documentsFromFolder } from '../src/ingest/documents.ts';
+import { ingest } from '../src/ingest/ingest.ts';
 import {
   type GoldChunkRecall,
   goldChunkRecallAtK,

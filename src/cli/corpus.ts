@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
-import type { IngestDocument, IngestReport } from '../ingest/ingest.ts';
+import type { IngestDocument } from '../ingest/documents.ts';
+import type { IngestReport } from '../ingest/ingest.ts';
 import type { EmbedderName, EmbedderOptions } from '../retrieval/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import type { Progress } from '../util/progress.ts';
@@ -100,7 +101,8 @@ export function registerCorpusCommands(program: Command, io: CliIO): void {
 
 async function runIngest(flags: IngestFlags, io: CliIO): Promise<IngestReport> {
   const { isEmbedderName } = await import('../retrieval/index.ts');
-  const { documentsFromFolder, documentsFromSources, ingest } = await import('../ingest/ingest.ts');
+  const { documentsFromFolder, documentsFromSources } = await import('../ingest/documents.ts');
+  const { ingest } = await import('../ingest/ingest.ts');
   const { loadSources } = await import('../corpus/sources.ts');
   const { CHUNK_TOKENS, OVERLAP_TOKENS } = await import('../corpus/chunk.ts');
   const { createProgress } = await import('../util/progress.ts');

@@ -15,7 +15,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentsFromFolder, type IngestReport, ingest } from '../../src/ingest/ingest.ts';
+import { documentsFromFolder } from '../../src/ingest/documents.ts';
+import { type IngestReport, ingest } from '../../src/ingest/ingest.ts';
 import { pageRecallBySplit, type SplitRecall } from '../../src/ingest/page-recall.ts';
 import {
   type LoadedRecallSet,

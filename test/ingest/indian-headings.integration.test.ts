@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentLines } from '../../src/corpus/chunk.ts';
 import { extractPdf } from '../../src/corpus/pdf.ts';
-import { documentsFromFolder, type PreparedCorpus, prepareCorpus } from '../../src/ingest/ingest.ts';
+import { documentsFromFolder } from '../../src/ingest/documents.ts';
+import { type PreparedCorpus, prepareCorpus } from '../../src/ingest/ingest.ts';
 import { repoCacheDir, SHARED_ABSENT, sharedCorpus } from '../helpers/shared.ts';
 
 describe.skipIf(!sharedCorpus)(

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/corpus/chunk.ts';
 import { CorpusWorkers } from '../../src/corpus/workers.ts';
-import { type IngestDocument, type IngestReport, ingest } from '../../src/ingest/ingest.ts';
+import type { IngestDocument } from '../../src/ingest/documents.ts';
+import { type IngestReport, ingest } from '../../src/ingest/ingest.ts';
 import { IndexManifest } from '../../src/retrieval/manifest.ts';
 import { testRunDir, worldOverrides, worldPaths } from '../helpers/fixture-world.ts';
 

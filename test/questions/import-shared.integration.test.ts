@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../../src/corpus/schema.ts';
-import { documentsFromFolder, ingest } from '../../src/ingest/ingest.ts';
+import { documentsFromFolder } from '../../src/ingest/documents.ts';
+import { ingest } from '../../src/ingest/ingest.ts';
 import {
   evidencePages,
   financeBenchDocumentSlug,

@@ -9,7 +9,8 @@ import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
 import { CHUNKER_VERSION, EXTRACTOR_VERSION } from '../../src/corpus/version.ts';
-import { documentsFromSources, ingest } from '../../src/ingest/ingest.ts';
+import { documentsFromSources } from '../../src/ingest/documents.ts';
+import { ingest } from '../../src/ingest/ingest.ts';
 import { readIndexManifest } from '../../src/retrieval/index.ts';
 import {
   type CorpusRunConfig,
