@@ -1,9 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { redactSecrets } from '../providers/credentials.ts';
 import { errorMessage, RgeError } from '../util/errors.ts';
+import { registerBudgetCommands } from './budget.ts';
 import { registerConfigCommands } from './config.ts';
 import { registerCorpusCommands } from './corpus.ts';
-import { registerBudgetCommands, registerEvalCommands } from './eval.ts';
+import { registerEvalCommands } from './eval.ts';
 import { registerFixturesCommands } from './fixtures.ts';
 import { registerFixtureBuildCommands } from './fixtures-build.ts';
 import { registerGateCommands } from './gate.ts';
