@@ -2,11 +2,14 @@
  * The GFS chart beside summary.md (`gfs.svg`, linked from the GFS section): primary GFS per subject and
  * category with its interval, laid out so that no two texts overlap, readable on a light or a dark page.
  */
-import type { GfsData } from './sections/gfs.ts';
+import type { GfsTable } from './scores.ts';
 import type { HeaderData } from './sections/header.ts';
 
-/** What the chart reads of the summary. */
-export type ChartReads = GfsData & Pick<HeaderData, 'models' | 'categories'>;
+/**
+ * What the chart reads of the summary: the GFS section's field (its `GfsData`, written out here since
+ * that section imports the chart's alt text, and a type import back would close a circle).
+ */
+export type ChartReads = { gfs: GfsTable } & Pick<HeaderData, 'models' | 'categories'>;
 
 /** The width a text takes at `size` px in a sans-serif font, overestimated (0.62 em a character). */
 export const textWidth = (text: string, size: number) => text.length * size * 0.62;
