@@ -9,13 +9,7 @@
  * held by the session's `RunWork`, never in module state.
  */
 import { type JudgePrompt, renderJudgeRequest } from '../judging/prompt.ts';
-import {
-  type ContextChunk,
-  type JudgeInput,
-  type ModelRequest,
-  parametersIdentity,
-  type SubjectInput,
-} from '../providers/types.ts';
+import type { ContextChunk, JudgeInput, ModelRequest, SubjectInput } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import {
   type AnswerIdentity,
@@ -29,6 +23,7 @@ import { isSystemProvider } from '../subject/config.ts';
 import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import { contextChunkOf } from '../system/contexts.ts';
 import type { SystemQuestion } from '../system/contract.ts';
+import { JudgeRequestHashes, judgeRequestHash } from './judge-request-hash.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
 import type { RunRetrieval } from './retrieval.ts';
 
@@ -165,18 +160,21 @@ export function answerIdentityFor(
   };
 }
 
-/** A judge's request and verdict identity for an answer, under the run's judge prompt. */
+/**
+ * A judge's request and verdict identity for an answer, under the run's judge prompt. The request's hash
+ * is the rendered request's (`judgeRequestHash`); a run's `RunWork` passes one it computed without
+ * rendering the request (judge-request-hash.ts), the same bit for bit.
+ */
 export function verdictCellOf(
   prompt: JudgePrompt,
   cell: SubjectCell,
   answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
   judge: PlannedJudge,
+  requestHash?: string,
 ): VerdictCell {
-  const request = renderJudgeRequest(
-    judgeInputFor(cell.question, contextsOf(cell, answer), answer.text),
-    judge,
-    prompt,
-  );
+  const input = { question: cell.question, chunks: contextsOf(cell, answer), text: answer.text };
+  const render = () =>
+    renderJudgeRequest(judgeInputFor(input.question, input.chunks, input.text), judge, prompt);
   const identity: VerdictIdentity = {
     answer_key: answer.key,
     provider: judge.provider,
@@ -185,23 +183,15 @@ export function verdictCellOf(
     ...endpointOf(judge),
     ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
     judge_prompt_hash: prompt.hash,
-    request_hash: identityHash({
-      system: request.system,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      model: request.model,
-      ...parametersIdentity(request.parameters),
-      max_tokens: request.maxTokens,
-      schema: request.jsonSchema ?? null,
-    }),
+    request_hash: requestHash ?? judgeRequestHash(render()),
   };
-  const input = { question: cell.question, chunks: contextsOf(cell, answer), text: answer.text };
   return {
     cell,
     judge,
     answerKey: answer.key,
     // rendered again when read (to call the judge): a verdict cell holds no rendered prompt
     get request(): ModelRequest {
-      return renderJudgeRequest(judgeInputFor(input.question, input.chunks, input.text), judge, prompt);
+      return render();
     },
     identity,
     key: verdictKey(identity),
@@ -219,11 +209,15 @@ export class RunWork {
   private readonly verdictCellsOf = new Map<string, Map<string, VerdictCell[]>>();
   /** cells whose answer and every verdict the stores held when last looked (the stores only grow) */
   private readonly whole = new Set<string>();
+  /** the judges' request hashes, each question's shared part hashed once */
+  private readonly requestHashes: JudgeRequestHashes;
 
   constructor(
     readonly plan: RunPlan,
     readonly retrieval: RunRetrieval,
-  ) {}
+  ) {
+    this.requestHashes = new JudgeRequestHashes(plan.judgePrompt, judgeInputFor);
+  }
 
   /** The cell of (subject, question, run index): its chunks, request and answer identity. */
   async subjectCell(subject: PlannedSubject, question: Question, runIndex: number): Promise<SubjectCell> {
@@ -324,12 +318,18 @@ export class RunWork {
     return cells;
   }
 
-  /** A judge's request and verdict identity for an answer. */
+  /**
+   * A judge's request and verdict identity for an answer; the request's hash from the run's judge prompt
+   * and the question's shared part, hashed once (judge-request-hash.ts), not from the answer's rendered
+   * request.
+   */
   verdictCell(
     cell: SubjectCell,
     answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
     judge: PlannedJudge,
   ): VerdictCell {
-    return verdictCellOf(this.plan.judgePrompt, cell, answer, judge);
+    const passages = contextsOf(cell, answer);
+    const hash = this.requestHashes.of(judge, cell.question, passages, answer.text, !answer.contexts);
+    return verdictCellOf(this.plan.judgePrompt, cell, answer, judge, hash);
   }
 }

@@ -29,9 +29,14 @@ import { LineIndex } from './line-index.ts';
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
+/** A JSON value as RFC 8785 canonical JSON (what `identityHash` hashes). */
+export function canonicalJson(value: unknown): string {
+  return canonicalize(value) ?? 'null';
+}
+
 /** A stable hash of a JSON value (RFC 8785 canonical JSON, then SHA-256). */
 export function identityHash(value: unknown): string {
-  return sha256(canonicalize(value) ?? 'null');
+  return sha256(canonicalJson(value));
 }
 
 /** The model a cell's record comes from: provider and model, and the version of rge's code or data for it. */
