@@ -23,6 +23,7 @@ import { isSystemProvider } from '../subject/config.ts';
 import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import { contextChunkOf } from '../system/contexts.ts';
 import type { SystemQuestion } from '../system/contract.ts';
+import { CheckIdentities } from './check-identity.ts';
 import { JudgeRequestHashes, judgeRequestHash } from './judge-request-hash.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
 import type { RunRetrieval } from './retrieval.ts';
@@ -211,6 +212,8 @@ export class RunWork {
   private readonly whole = new Set<string>();
   /** the judges' request hashes, each question's shared part hashed once */
   private readonly requestHashes: JudgeRequestHashes;
+  /** the identities of the answers' stored checks, each question and set of passages hashed once */
+  readonly checkIdentities = new CheckIdentities();
 
   constructor(
     readonly plan: RunPlan,

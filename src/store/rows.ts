@@ -8,7 +8,7 @@
 import { appendFileSync, existsSync, mkdirSync, statSync, truncateSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { CheckResults } from '../checks/index.ts';
+import { CheckResults, EvidenceRecall } from '../checks/index.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { StopInfo, Usage } from '../providers/types.ts';
 import { CaseScores } from '../scoring/index.ts';
@@ -47,14 +47,7 @@ export const CaseRow = z.strictObject({
    * how much of the question's gold evidence (quotes, figures) the passages the subject answered from
    * hold: rge's top-k, or a system's own contexts (absent in rows written before rge measured it)
    */
-  evidence: z
-    .strictObject({
-      items: z.number().int().min(0),
-      found: z.number().int().min(0),
-      recall: z.number().min(0).max(1).nullable(),
-      missing: z.array(z.string()),
-    })
-    .optional(),
+  evidence: EvidenceRecall.optional(),
   answer: z.string(),
   /**
    * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
