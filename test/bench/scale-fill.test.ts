@@ -1,9 +1,10 @@
 /**
  * The scale bench's fill (bench/scale-fill.ts): runs replayed from a cold base are found by the warm run
- * under the keys it computes itself, so every cell is reused and nothing is computed; a wrong key (a
- * replayed verdict under its source's key) would make the run compute them again.
+ * under the keys it computes itself, so every cell is reused and nothing is computed, its checks
+ * included; a wrong key (a replayed verdict under its source's key) would make the run compute them again.
  */
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,16 +42,28 @@ async function evalRun(dir: string, runs: number): Promise<string> {
   return stdout + stderr;
 }
 
+/** The records of the folder's check stores (the checks stage's, src/run/answer-checks.ts). */
+function checkRecords(dir: string): number {
+  const checks = join(dir, 'results', 'cells', 'checks');
+  return readdirSync(checks)
+    .filter((f) => f.endsWith('.jsonl'))
+    .reduce((n, f) => n + readFileSync(join(checks, f), 'utf8').trim().split('\n').length, 0);
+}
+
 describe('multiplyRuns', () => {
   it('replays runs that the warm run reuses whole: every cell found, nothing computed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-scale-fill-'));
     const cold = await evalRun(dir, 2);
     expect(cold).toMatch(/20 cases, 0 reused/);
     expect(cold).toMatch(/answers computed 20, verdicts computed 40/);
+    expect(checkRecords(dir)).toBe(20);
     expect(multiplyRuns(join(dir, 'results'), { from: 2, to: 6 })).toBe(2 * 5 * 4);
+    expect(checkRecords(dir)).toBe(60);
     const warm = await evalRun(dir, 6);
     expect(warm).toMatch(/60 cases, 60 reused, 0 failed/);
     expect(warm).toMatch(/answers computed 0, verdicts computed 0/);
+    // every replayed answer's checks found: the checks stage stored none
+    expect(checkRecords(dir)).toBe(60);
   }, 300_000);
 
   it('refuses a range that replays nothing sensible', () => {
