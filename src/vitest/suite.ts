@@ -89,6 +89,8 @@ let workerRun: { runId: string | null; opening: Promise<WorkerRun> } | null = nu
 interface WorkerRun {
   handoff: RgeRunHandoff;
   session: RunSession;
+  /** the run's published rows, opened by the worker's first slice and shared by the others (read once) */
+  artifacts?: Promise<Artifacts>;
 }
 
 function openWorkerRun(root: string): Promise<WorkerRun> {
@@ -177,7 +179,8 @@ function noteFailure(task: { meta: TaskMeta }, cell: SubjectCell, run: RunSessio
 
 export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<RunSession> {
   installRgeMatchers();
-  const { handoff: given, session: run } = await openWorkerRun(opts.root ?? process.cwd());
+  const worker = await openWorkerRun(opts.root ?? process.cwd());
+  const { handoff: given, session: run } = worker;
   const plan = run.plan;
   const info = plan.info;
   const slice = opts.slice;
@@ -190,7 +193,8 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
   let artifacts: Artifacts = new Map();
   beforeAll(async () => {
     state = await stagesOf(given, part, cells, slice);
-    artifacts = await openArtifacts(plan);
+    worker.artifacts ??= openArtifacts(plan);
+    artifacts = await worker.artifacts;
   }, STAGES_TIMEOUT_MS);
   const artifactOf = (subjectId: string): ResultsStore<CaseRow> => {
     const store = artifacts.get(subjectId);
