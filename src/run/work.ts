@@ -135,7 +135,8 @@ export function endpointOf(m: Pick<PlannedSubject | PlannedJudge, 'provider' | '
  * The identity of a subject's answer (see the store's cells.ts): for a model, its request's hash and
  * rge's retrieval (index checksum and k); for a system, the subject's own id (its `model` is a label),
  * the question's hash (what it is asked) and no retrieval of rge's (it retrieves itself: index
- * 'system', k 0).
+ * 'system', k 0). `asked`: the model's request identity when the caller has it (`RunWork` computes it
+ * once per subject and question), else from the rendered request.
  */
 export function answerIdentityFor(
   plan: Pick<RunPlan, 'config' | 'info'>,
@@ -143,8 +144,10 @@ export function answerIdentityFor(
   question: Question,
   runIndex: number,
   ask: SubjectAsk,
+  asked?: RequestIdentity,
 ): AnswerIdentity {
   const model = ask.kind === 'model';
+  const request = ask.kind === 'model' ? (asked ?? requestIdentityOf(ask.request)) : null;
   return {
     provider: subject.provider,
     model: subject.model,
@@ -153,12 +156,25 @@ export function answerIdentityFor(
     question_id: question.id,
     questions_version: plan.config.questions.version,
     run_index: runIndex,
-    prompt_hash: model ? promptHash(ask.request) : identityHash(ask.question),
-    max_tokens: model ? ask.request.maxTokens : 0,
+    prompt_hash: request ? request.promptHash : identityHash(ask.kind === 'system' ? ask.question : null),
+    max_tokens: request ? request.maxTokens : 0,
     seed: plan.config.seed,
     index_checksum: model ? plan.info.indexChecksum : 'system',
     k: model ? plan.config.retrieval.k : 0,
   };
+}
+
+/**
+ * What of a model's rendered request its answer's identity holds: the prompt's hash (`promptHash`: not
+ * over the cell's seed or run index) and the output limit. The same for every run of a question.
+ */
+export interface RequestIdentity {
+  promptHash: string;
+  maxTokens: number;
+}
+
+export function requestIdentityOf(request: ModelRequest): RequestIdentity {
+  return { promptHash: promptHash(request), maxTokens: request.maxTokens };
 }
 
 /**
@@ -212,6 +228,8 @@ export class RunWork {
   private readonly whole = new Set<string>();
   /** the judges' request hashes, each question's shared part hashed once */
   private readonly requestHashes: JudgeRequestHashes;
+  /** each model subject's request identity by question (the same for every run: `promptHash` has no seed) */
+  private readonly requestIdentities = new Map<string, RequestIdentity>();
   /** the identities of the answers' stored checks, each question and set of passages hashed once */
   readonly checkIdentities = new CheckIdentities();
 
@@ -237,7 +255,10 @@ export class RunWork {
             return subjectRequestFor(plan, subject, question, chunks, runIndex);
           },
         };
-    const identity = answerIdentityFor(plan, subject, question, runIndex, ask);
+    // the request's identity is the same for every run of the question: rendered and hashed once
+    const asked =
+      ask.kind === 'model' ? this.requestIdentity(subject, question, () => ask.request) : undefined;
+    const identity = answerIdentityFor(plan, subject, question, runIndex, ask, asked);
     return {
       id: `${subject.id}/${question.id}/run ${runIndex}`,
       subject,
@@ -248,6 +269,21 @@ export class RunWork {
       identity,
       key: answerKey(identity),
     };
+  }
+
+  /** The identity of a model subject's request for a question (any run of it), computed once. */
+  private requestIdentity(
+    subject: PlannedSubject,
+    question: Question,
+    request: () => ModelRequest,
+  ): RequestIdentity {
+    const at = `${subject.id}\u0000${question.id}`;
+    let identity = this.requestIdentities.get(at);
+    if (!identity) {
+      identity = requestIdentityOf(request());
+      this.requestIdentities.set(at, identity);
+    }
+    return identity;
   }
 
   /**

@@ -14,7 +14,8 @@ import { builtInJudgePrompt, type JudgePrompt, renderJudgeRequest } from '../../
 import { type JudgeInputOf, JudgeRequestHashes, judgeRequestHash } from '../../src/run/judge-request-hash.ts';
 import type { RunSession } from '../../src/run/open.ts';
 import { runStages } from '../../src/run/stages.ts';
-import { judgeInputFor, type SubjectCell, verdictCellOf } from '../../src/run/work.ts';
+import { answerIdentityFor, judgeInputFor, type SubjectCell, verdictCellOf } from '../../src/run/work.ts';
+import { promptHash } from '../../src/subject/prompt.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
 
@@ -72,6 +73,14 @@ describe("a verdict's request hash without rendering each answer's request", () 
       }
     }
     expect(verdicts).toBe(800);
+  });
+
+  it('gives each cell the answer identity of its own rendered request (its prompt hash computed once per question)', () => {
+    for (const cell of cells) {
+      const rendered = answerIdentityFor(run.plan, cell.subject, cell.question, cell.runIndex, cell.ask);
+      expect(cell.identity).toEqual(rendered);
+      if (cell.ask.kind === 'model') expect(cell.identity.prompt_hash).toBe(promptHash(cell.ask.request));
+    }
   });
 
   it('is the same under judge prompt v1 and for answers that JSON escapes or that try to close their fence', () => {
