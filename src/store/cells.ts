@@ -24,7 +24,7 @@ import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { SystemContext, SystemToolCall } from '../system/contract.ts';
 import { sha256 } from '../util/fs.ts';
-import { Journal, type LineAt, readLineAt } from './jsonl.ts';
+import { Journal, type LineAt, LineFile } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 import { LineIndex } from './line-index.ts';
 
@@ -209,12 +209,15 @@ export class CellStore<R extends CellRecord> {
   /** records of a key already stored (paid calls of processes that raced on one cell) */
   duplicates = 0;
   private readonly journal: Journal<R>;
+  /** the file, read at a record's place through one descriptor */
+  private readonly lines: LineFile;
 
   constructor(
     readonly file: string,
     private readonly schema: z.ZodType<R>,
     private readonly readOnly = false,
   ) {
+    this.lines = new LineFile(file);
     this.journal = new Journal(file, schema, (record, _line, at) => {
       for (const c of record.charges ?? []) {
         this.chargeKeys.add(c.key, at);
@@ -244,7 +247,7 @@ export class CellStore<R extends CellRecord> {
   private read(at: LineAt): R {
     const cached = this.cache.get(at.offset);
     if (cached) return cached;
-    const record = this.schema.parse(JSON.parse(readLineAt(this.file, at)));
+    const record = this.schema.parse(JSON.parse(this.lines.read(at)));
     this.remember(at, record);
     return record;
   }
