@@ -160,13 +160,17 @@ async function stagesOf(
   return state;
 }
 
-/** rge's four matchers on a case's row, with the config's thresholds. */
+/**
+ * rge's four matchers on a case's row, with the config's thresholds: those of a gated score only (a
+ * matcher of a null threshold passes whatever the score, so it is not called: issue 53, a run of
+ * 100,000 ungated cases spent some 10 s in Vitest's expect).
+ */
 function expectThresholds(row: CaseRow, thresholds: RunPlan['config']['thresholds']): void {
   const gated = { ...row, thresholds };
-  expect(gated).toBeCorrect();
-  expect(gated).toBeGrounded();
-  expect(gated).toBeCalibrated();
-  expect(gated).toMeetExpectedBehavior();
+  if (thresholds.correctness !== null) expect(gated).toBeCorrect();
+  if (thresholds.grounding !== null) expect(gated).toBeGrounded();
+  if (thresholds.calibration !== null) expect(gated).toBeCalibrated();
+  if (thresholds.gfs !== null) expect(gated).toMeetExpectedBehavior();
 }
 
 /**
