@@ -775,11 +775,17 @@ export function clusterCountsCI(
   const dist = new Float64Array(r.resamples);
   const [even, odd] = resamplingStreams(r.seed);
   const buffer = new Float64Array(categories);
+  // each cluster's categories that it has rows in: a resample adds those only (a cluster of a few rows
+  // among many categories is mostly zeros; adding a zero count changes no sum, so the sums are the same)
+  const { from, category, count } = nonZeroCounts(counts, k, categories);
   for (let b = 0; b < r.resamples; b++) {
     buffer.fill(0);
     for (let j = 0; j < k; j++) {
-      const at = (((j & 1 ? odd() : even()) * k) | 0) * categories;
-      for (let x = 0; x < categories; x++) buffer[x] = (buffer[x] as number) + (counts[at + x] as number);
+      const c = ((j & 1 ? odd() : even()) * k) | 0;
+      for (let i = from[c] as number; i < (from[c + 1] as number); i++) {
+        const x = category[i] as number;
+        buffer[x] = (buffer[x] as number) + (count[i] as number);
+      }
     }
     dist[b] = statistic(buffer);
   }
@@ -800,6 +806,31 @@ export function clusterCountsCI(
     influence,
     customTies(estimate, k * clusters.largest, clusters.values),
   );
+}
+
+/** The non-zero entries of `clusterCounts`, cluster by cluster: cluster c's are from[c]..from[c + 1]. */
+function nonZeroCounts(
+  counts: Float64Array,
+  k: number,
+  categories: number,
+): { from: Int32Array; category: Int32Array; count: Float64Array } {
+  let n = 0;
+  for (const x of counts) if (x !== 0) n++;
+  const from = new Int32Array(k + 1);
+  const category = new Int32Array(n);
+  const count = new Float64Array(n);
+  let at = 0;
+  for (let c = 0; c < k; c++) {
+    from[c] = at;
+    for (let x = 0; x < categories; x++) {
+      const v = counts[c * categories + x] as number;
+      if (v === 0) continue;
+      category[at] = x;
+      count[at++] = v;
+    }
+  }
+  from[k] = at;
+  return { from, category, count };
 }
 
 /** Each cluster's counts per category, cluster by cluster (k x categories). */
