@@ -96,13 +96,15 @@ describe("an answer's checks stored beside it", () => {
     expect(rows.every((r) => r.checks.numbersTraced.detail === 'as stored')).toBe(true);
   });
 
-  it('computes them again under other rules (CHECKS_VERSION), another question or other passages', async () => {
+  it('computes them again under other rules (CHECKS_VERSION), another answer text, question or passages', async () => {
     const stale = (r: CheckRecord) => ({
       ...r,
       checks: { ...r.checks, numbersTraced: { ...r.checks.numbersTraced, detail: 'stale' } },
     });
     for (const [name, identity] of [
       ['version', (r: CheckRecord) => ({ ...r.identity, checks_version: 'v0' })],
+      // the answer's key with another text (a store merged from a folder where the race went the other way)
+      ['answer', (r: CheckRecord) => ({ ...r.identity, answer_sha256: `${r.identity.answer_sha256}0` })],
       ['question', (r: CheckRecord) => ({ ...r.identity, question_hash: `${r.identity.question_hash}0` })],
       ['passages', (r: CheckRecord) => ({ ...r.identity, passages_hash: `${r.identity.passages_hash}0` })],
     ] as const) {
