@@ -59,6 +59,10 @@ export default defineConfig({
           isolate: false,
           // Builds the fixture corpus and index once, before the slices start (a fresh clone).
           globalSetup: ['./src/vitest/evals-setup.ts'],
+          // The worker's modules as Vite transformed them, kept on disk (node_modules/.experimental-vitest-cache,
+          // keyed by each file's content and the config) for the next run: a warm suite only reads, and
+          // transforming rge's sources again for its worker was some 1 s of its CPU (issue 53, ADR 0035).
+          experimental: { fsModuleCache: true },
           // A heap limit for the workers, so a long run collects its garbage (src/vitest/worker-heap.ts).
           execArgv: workerHeapArgs(process.env),
           testTimeout: 300_000,

@@ -16,17 +16,7 @@ import type { ContextChunk } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import { figureText } from '../util/figure.ts';
 import { normaliseText } from './deterministic.ts';
-
-export interface EvidenceRecall {
-  /** evidence items: the question's gold quotes and the gold figures they print */
-  items: number;
-  /** how many of them a passage holds */
-  found: number;
-  /** found / items; null when the question has no gold evidence */
-  recall: number | null;
-  /** the items no passage holds (a quote's first words, a figure's label and value) */
-  missing: string[];
-}
+import type { EvidenceRecall } from './schema.ts';
 
 const QUOTE_SHOWN = 60;
 

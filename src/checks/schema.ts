@@ -54,3 +54,26 @@ export const CheckResults = z.strictObject({
   claimFaithfulness: ClaimFaithfulness,
 });
 export type CheckResults = z.infer<typeof CheckResults>;
+
+/**
+ * The checks that follow from the answer, the question and the passages alone: every check but latency
+ * (the call's, measured), as the checks stage stores them beside the answer (store/cells.ts `CheckRecord`).
+ */
+export const AnswerChecks = CheckResults.omit({ latency: true });
+export type AnswerChecks = z.infer<typeof AnswerChecks>;
+
+/**
+ * How much of the question's gold evidence (quotes, figures) the passages a subject answered from hold
+ * (evidence.ts).
+ */
+export const EvidenceRecall = z.strictObject({
+  /** evidence items: the question's gold quotes and the gold figures they print */
+  items: z.number().int().min(0),
+  /** how many of them a passage holds */
+  found: z.number().int().min(0),
+  /** found / items; null when the question has no gold evidence */
+  recall: z.number().min(0).max(1).nullable(),
+  /** the items no passage holds (a quote's first words, a figure's label and value) */
+  missing: z.array(z.string()),
+});
+export type EvidenceRecall = z.infer<typeof EvidenceRecall>;

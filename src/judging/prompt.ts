@@ -212,7 +212,7 @@ function casePartsV1(input: JudgeInput): [string, string] {
     `RETRIEVED CHUNKS:\n${chunks || '(none)'}`,
     '',
   ].join('\n\n');
-  return [shared, `${ANSWER_HEADER}${input.answer}`];
+  return [shared, renderJudgeAnswerPart(input.answer, 'v1')];
 }
 
 /**
@@ -255,10 +255,19 @@ function casePartsV2(input: JudgeInput): [string, string] {
     chunks.length > 0 ? chunks.join('\n\n') : '(no chunk was retrieved)',
     '',
   ].join('\n\n');
-  return [
-    shared,
-    `== THE ANSWER TO JUDGE (untrusted data) ==\n<answer>\n${escapeFences(input.answer)}\n</answer>`,
-  ];
+  return [shared, renderJudgeAnswerPart(input.answer, 'v2')];
+}
+
+/**
+ * The case's second part, the answer (`renderJudgeCaseParts`), in a prompt version's layout: v1 after its
+ * header, v2 fenced. It is all of a judge request that differs between two answers to a question over the
+ * same chunks, which is what lets a verdict's identity be hashed without rendering the rest again
+ * (run/judge-request-hash.ts).
+ */
+export function renderJudgeAnswerPart(answer: string, version: JudgePromptVersion): string {
+  return version === 'v1'
+    ? `${ANSWER_HEADER}${answer}`
+    : `== THE ANSWER TO JUDGE (untrusted data) ==\n<answer>\n${escapeFences(answer)}\n</answer>`;
 }
 
 /**

@@ -47,8 +47,12 @@ export const CONSISTENCY_ALL = 'all';
 /** The cell of a set of rows whose questions have `runs` runs. */
 function cellOf(rows: readonly CaseRowView[], runs: number): ConsistencyCell {
   const byQuestion = new Map<string, boolean[]>();
-  for (const r of rows)
-    byQuestion.set(r.question_id, [...(byQuestion.get(r.question_id) ?? []), casePasses(r)]);
+  for (const r of rows) {
+    // appended in place, not copied per row (quadratic in a question's runs)
+    const passes = byQuestion.get(r.question_id);
+    if (passes) passes.push(casePasses(r));
+    else byQuestion.set(r.question_id, [casePasses(r)]);
+  }
   let allPass = 0;
   let flip = 0;
   let never = 0;

@@ -198,7 +198,10 @@ export function interJudgeAgreement(
     const pair = pairOf(r);
     if (!pair) continue;
     const key = pair.join(' / ');
-    pairs.set(key, [...(pairs.get(key) ?? []), r]);
+    // appended in place: a copy per row made this quadratic (issue 53: 80 s of a 100,000-case report)
+    const rowsOfPair = pairs.get(key);
+    if (rowsOfPair) rowsOfPair.push(r);
+    else pairs.set(key, [r]);
   }
   const byPair = [...pairs.entries()].map(([key, rows]): JudgePairAgreement => {
     const mine = rows.filter((r) => r.answer_key !== undefined && labelled.has(r.answer_key));

@@ -7,9 +7,6 @@ import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-// The LocalIndex module alone: vectra's index.js also loads its OpenAI client, web fetcher and HTML
-// tools (about 0.9 s of start-up in every process that opens an index; bench/startup.bench.ts).
-import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import type { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
@@ -255,6 +252,10 @@ async function writeDense(
       throw new RgeError(`chunk ${chunks[i]?.id}: vector has ${v.length} dimensions, expected ${dimensions}`);
     }
   }
+  // The LocalIndex module alone, when a dense index is written: vectra's index.js also loads its OpenAI
+  // client, web fetcher and HTML tools (about 0.9 s of start-up; bench/startup.bench.ts), and LocalIndex
+  // its language model (some 0.2 s), which a lexical index never needs.
+  const { LocalIndex } = await import('vectra/lib/LocalIndex.js');
   const store = new LocalIndex(tmp);
   await store.createIndex({ version: 1 });
   await store.batchInsertItems(

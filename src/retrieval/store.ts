@@ -6,9 +6,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-// The LocalIndex module alone: vectra's index.js also loads its OpenAI client, web fetcher and HTML
-// tools (about 0.9 s of start-up in every process that opens an index; bench/startup.bench.ts).
-import { LocalIndex } from 'vectra/lib/LocalIndex.js';
 import { z } from 'zod';
 import { Chunk } from '../corpus/schema.ts';
 import { RgeError } from '../util/errors.ts';
@@ -127,6 +124,10 @@ export async function loadIndexFolder(dirIn: string): Promise<LoadedIndex> {
 
 async function loadDense(dir: string, manifest: IndexManifest): Promise<NonNullable<LoadedIndex['dense']>> {
   if (!existsSync(join(dir, VECTRA))) throw new RgeError(`index ${dir} is incomplete: ${VECTRA} is missing`);
+  // The LocalIndex module alone, when a dense index is read: vectra's index.js also loads its OpenAI
+  // client, web fetcher and HTML tools (about 0.9 s of start-up; bench/startup.bench.ts), and LocalIndex
+  // its language model (some 0.2 s), which a lexical index never needs.
+  const { LocalIndex } = await import('vectra/lib/LocalIndex.js');
   const items = await new LocalIndex(dir).listItems();
   const sortedItems = [...items].sort((a, b) => compareIds(a.id, b.id));
   const dims = sortedItems[0]?.vector.length ?? manifest.embedder.dimensions ?? 0;

@@ -1,19 +1,20 @@
 /**
  * One evaluation case, as Vitest shows it and the report reads it: a (subject, question, run index)
- * assembled from the completed stores — the subject's answer, the deterministic checks on it, both
- * panel judges' verdicts and the scores. Nothing is called here; the stages (stages.ts) fill the stores.
+ * assembled from the completed stores — the subject's answer, the deterministic checks on it (stored
+ * beside it by the checks stage: answer-checks.ts), both panel judges' verdicts and the scores. Nothing is called here; the stages (stages.ts) fill the stores.
  * A cell the stages could not complete is an error that says why (the call's error, the budget cap, a
  * batch still running). The row's schema is the store's (store/rows.ts): it is a published file.
  */
-import { evidenceRecall, runChecks } from '../checks/index.ts';
+import { latencyCheck, withLatency } from '../checks/index.ts';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../providers/catalogue.ts';
-import { addUsage, COMPLETE, type ContextChunk, type Usage, ZERO_USAGE } from '../providers/types.ts';
+import { addUsage, COMPLETE, type Usage, ZERO_USAGE } from '../providers/types.ts';
 import { caseScores } from '../scoring/index.ts';
 import { type AnswerRecord, isJudgeable } from '../store/cells.ts';
 import type { CaseRow } from '../store/rows.ts';
 import type { RunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
+import { answerChecksOf } from './answer-checks.ts';
 import type { RunSession } from './open.ts';
 import { contextsOf, type SubjectCell } from './work.ts';
 
@@ -65,17 +66,14 @@ function panelOutcome(run: RunSession, cell: SubjectCell, answer: AnswerRecord, 
 }
 
 /**
- * What the subject answered from, measured against the question's gold: whether a gold chunk was in
- * rge's top-k (a model inside rge's pipeline; null for a system, whose passages are its own), and how
- * much of the gold evidence the passages hold.
+ * Whether a gold chunk was in rge's top-k (a model inside rge's pipeline; null for a system, whose
+ * passages are its own). How much of the gold evidence the passages hold is with the answer's checks.
  */
-function retrievalOf(cell: SubjectCell, passages: readonly ContextChunk[]) {
+function retrievalHit(cell: SubjectCell): boolean | null {
   const gold = cell.question.gold_chunk_ids;
-  return {
-    retrieval_hit:
-      gold.length === 0 || cell.ask.kind === 'system' ? null : cell.chunks.some((c) => gold.includes(c.id)),
-    evidence: evidenceRecall(cell.question, passages),
-  };
+  return gold.length === 0 || cell.ask.kind === 'system'
+    ? null
+    : cell.chunks.some((c) => gold.includes(c.id));
 }
 
 /** The case row of a cell from the stores; throws when its answer or a verdict is missing. */
@@ -84,6 +82,8 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
   if (!answer) throw missing(state, cell, 'answer');
   const panel = panelOutcome(run, cell, answer, state);
   const passages = contextsOf(cell, answer);
+  // stored beside the answer by the checks stage; computed here only when it is not (answer-checks.ts)
+  const checked = answerChecksOf(run, cell, answer, passages);
   const weights = run.plan.config.gfs_weights;
   return {
     question_id: cell.question.id,
@@ -105,7 +105,8 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
     },
     gold_chunk_ids: cell.question.gold_chunk_ids,
     ...(cell.question.gold_source?.kind === 'untraced' ? { gold_untraced: true as const } : {}),
-    ...retrievalOf(cell, passages),
+    retrieval_hit: retrievalHit(cell),
+    evidence: checked.evidence,
     answer: answer.text,
     answer_stop: answer.stop ?? COMPLETE,
     usage: answer.usage,
@@ -120,13 +121,13 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
       correctness: weights.correctness,
       calibration: weights.calibration,
     }),
-    checks: runChecks({
-      question: cell.question,
-      answer: answer.text,
-      chunks: passages,
-      latencyMs: answer.batch ? null : answer.latency_ms,
-      latencyBudgetMs: run.plan.config.latency_budget_ms,
-    }),
+    checks: withLatency(
+      checked.checks,
+      latencyCheck({
+        latencyMs: answer.batch ? null : answer.latency_ms,
+        latencyBudgetMs: run.plan.config.latency_budget_ms,
+      }),
+    ),
   };
 }
 

@@ -221,7 +221,9 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
         cell.ask.kind === 'model' ? (cell.ask.request.messages[0]?.content ?? '') : cell.question.text;
       calls.subjectCall(cell.subject, cell.question.id, tokens(asked));
     }
-    const shared = judgeCaseTokens(run, cell, answer, byQuestion);
+    // counted only for a judge call still to make: a warm run tokenises no judge case
+    let sharedTokens: number | undefined;
+    const shared = () => (sharedTokens ??= judgeCaseTokens(run, cell, answer, byQuestion));
     const verdicts = answer ? run.work.verdictCells(cell, answer) : [];
     let stored = 0;
     for (const [at, judge] of run.work.panel(cell.subject).entries()) {
@@ -236,11 +238,11 @@ async function cellSpecs(run: RunSession, calls: CallSpecs): Promise<void> {
         calls.judgeRetry(
           judge,
           cell.question.id,
-          shared,
+          shared(),
           tokens(answer.text),
           retryTokens(v.request, kept.text),
         );
-      else calls.judgeCall(judge, cell.question.id, shared, answer ? tokens(answer.text) : null);
+      else calls.judgeCall(judge, cell.question.id, shared(), answer ? tokens(answer.text) : null);
     }
     if (answer && isJudgeable(answer) && stored === verdicts.length) run.work.markWhole(cell);
   }

@@ -172,6 +172,11 @@ export class RunSession {
   attempts(judge: Pick<PlannedJudge, 'provider' | 'model'>) {
     return this.cells.attempts(judge.provider, judge.model);
   }
+
+  /** What the checks computed from a subject's model's answers (answer-checks.ts). */
+  checks(subject: Pick<PlannedSubject, 'provider' | 'model'>) {
+    return this.cells.checks(subject.provider, subject.model);
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The stages of a run: subject answers, then judge verdicts (which need the answers), each stored in its
- * own cell store as it completes, so each stage resumes on its own after a crash. Vitest cases then read
- * the completed stores (case.ts).
+ * own cell store as it completes, so each stage resumes on its own after a crash; then the checks of every
+ * stored answer that has none (answer-checks.ts: no call, stored beside the answers). Vitest cases then
+ * read the completed stores (case.ts).
  *
  * Sync mode runs every cell at once and lets each provider's limiter (concurrency, requests and tokens
  * per minute) pace the calls; a cell's verdicts are asked as soon as its answer is in (judge calls have
@@ -25,6 +26,7 @@ import { recoverLedger } from '../store/recover.ts';
 import { type Estimate, type RunState, writeRunState } from '../store/run-state.ts';
 import { RgeError } from '../util/errors.ts';
 import { StoppedBySignal } from '../util/stop-signal.ts';
+import { storeAnswerChecks } from './answer-checks.ts';
 import { leftForRun } from './batch-plan.ts';
 import { collectBeforeSync, runBatches } from './batches.ts';
 import { estimateRun } from './estimate.ts';
@@ -171,6 +173,7 @@ async function stagesOf(
     await runSyncCells(ctx, cells);
   }
   ctx.progress(true);
+  await storeAnswerChecks(ctx, cells);
   await run.ledger.writeSummary();
   const spend = spendSince(before.byPayer, unknownBefore, run.ledger);
   const state = stateOf(ctx, estimate, started, new Date().toISOString(), spend);

@@ -10,13 +10,7 @@
  */
 import { type JudgePrompt, renderJudgeRequest } from '../judging/prompt.ts';
 import { KIND_TRAITS } from '../models/kinds.ts';
-import {
-  type ContextChunk,
-  type JudgeInput,
-  type ModelRequest,
-  parametersIdentity,
-  type SubjectInput,
-} from '../providers/types.ts';
+import type { ContextChunk, JudgeInput, ModelRequest, SubjectInput } from '../providers/types.ts';
 import type { Question } from '../questions/schema.ts';
 import {
   type AnswerIdentity,
@@ -29,6 +23,8 @@ import {
 import { cellSeed, promptHash, renderSubjectRequest } from '../subject/prompt.ts';
 import { contextChunkOf } from '../system/contexts.ts';
 import type { SystemQuestion } from '../system/contract.ts';
+import { CheckIdentities } from './check-identity.ts';
+import { JudgeRequestHashes, judgeRequestHash } from './judge-request-hash.ts';
 import { type PlannedJudge, type PlannedSubject, panelOf, type RunPlan } from './plan.ts';
 import type { RunRetrieval } from './retrieval.ts';
 
@@ -141,7 +137,8 @@ export function endpointOf(m: Pick<PlannedSubject | PlannedJudge, 'kind' | 'conf
  * The identity of a subject's answer (see the store's cells.ts): for a model, its request's hash and
  * rge's retrieval (index checksum and k); for a system, the subject's own id (its `model` is a label),
  * the question's hash (what it is asked) and no retrieval of rge's (it retrieves itself: index
- * 'system', k 0).
+ * 'system', k 0). `asked`: the model's request identity when the caller has it (`RunWork` computes it
+ * once per subject and question), else from the rendered request.
  */
 export function answerIdentityFor(
   plan: Pick<RunPlan, 'config' | 'info'>,
@@ -149,8 +146,10 @@ export function answerIdentityFor(
   question: Question,
   runIndex: number,
   ask: SubjectAsk,
+  asked?: RequestIdentity,
 ): AnswerIdentity {
   const model = ask.kind === 'model';
+  const request = ask.kind === 'model' ? (asked ?? requestIdentityOf(ask.request)) : null;
   return {
     provider: subject.provider,
     model: subject.model,
@@ -159,26 +158,42 @@ export function answerIdentityFor(
     question_id: question.id,
     questions_version: plan.config.questions.version,
     run_index: runIndex,
-    prompt_hash: model ? promptHash(ask.request) : identityHash(ask.question),
-    max_tokens: model ? ask.request.maxTokens : 0,
+    prompt_hash: request ? request.promptHash : identityHash(ask.kind === 'system' ? ask.question : null),
+    max_tokens: request ? request.maxTokens : 0,
     seed: plan.config.seed,
     index_checksum: model ? plan.info.indexChecksum : 'system',
     k: model ? plan.config.retrieval.k : 0,
   };
 }
 
-/** A judge's request and verdict identity for an answer, under the run's judge prompt. */
+/**
+ * What of a model's rendered request its answer's identity holds: the prompt's hash (`promptHash`: not
+ * over the cell's seed or run index) and the output limit. The same for every run of a question.
+ */
+export interface RequestIdentity {
+  promptHash: string;
+  maxTokens: number;
+}
+
+export function requestIdentityOf(request: ModelRequest): RequestIdentity {
+  return { promptHash: promptHash(request), maxTokens: request.maxTokens };
+}
+
+/**
+ * A judge's request and verdict identity for an answer, under the run's judge prompt. The request's hash
+ * is the rendered request's (`judgeRequestHash`); a run's `RunWork` passes one it computed without
+ * rendering the request (judge-request-hash.ts), the same bit for bit.
+ */
 export function verdictCellOf(
   prompt: JudgePrompt,
   cell: SubjectCell,
   answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
   judge: PlannedJudge,
+  requestHash?: string,
 ): VerdictCell {
-  const request = renderJudgeRequest(
-    judgeInputFor(cell.question, contextsOf(cell, answer), answer.text),
-    judge,
-    prompt,
-  );
+  const input = { question: cell.question, chunks: contextsOf(cell, answer), text: answer.text };
+  const render = () =>
+    renderJudgeRequest(judgeInputFor(input.question, input.chunks, input.text), judge, prompt);
   const identity: VerdictIdentity = {
     answer_key: answer.key,
     provider: judge.provider,
@@ -187,23 +202,15 @@ export function verdictCellOf(
     ...endpointOf(judge),
     ...(judge.parameters.temperature !== undefined ? { temperature: judge.parameters.temperature } : {}),
     judge_prompt_hash: prompt.sha256,
-    request_hash: identityHash({
-      system: request.system,
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-      model: request.model,
-      ...parametersIdentity(request.parameters),
-      max_tokens: request.maxTokens,
-      schema: request.jsonSchema ?? null,
-    }),
+    request_hash: requestHash ?? judgeRequestHash(render()),
   };
-  const input = { question: cell.question, chunks: contextsOf(cell, answer), text: answer.text };
   return {
     cell,
     judge,
     answerKey: answer.key,
     // rendered again when read (to call the judge): a verdict cell holds no rendered prompt
     get request(): ModelRequest {
-      return renderJudgeRequest(judgeInputFor(input.question, input.chunks, input.text), judge, prompt);
+      return render();
     },
     identity,
     key: verdictKey(identity),
@@ -221,11 +228,19 @@ export class RunWork {
   private readonly verdictCellsOf = new Map<string, Map<string, VerdictCell[]>>();
   /** cells whose answer and every verdict the stores held when last looked (the stores only grow) */
   private readonly whole = new Set<string>();
+  /** the judges' request hashes, each question's shared part hashed once */
+  private readonly requestHashes: JudgeRequestHashes;
+  /** each model subject's request identity by question (the same for every run: `promptHash` has no seed) */
+  private readonly requestIdentities = new Map<string, RequestIdentity>();
+  /** the identities of the answers' stored checks, each question and set of passages hashed once */
+  readonly checkIdentities = new CheckIdentities();
 
   constructor(
     readonly plan: RunPlan,
     readonly retrieval: RunRetrieval,
-  ) {}
+  ) {
+    this.requestHashes = new JudgeRequestHashes(plan.judgePrompt, judgeInputFor);
+  }
 
   /** The cell of (subject, question, run index): its chunks, request and answer identity. */
   async subjectCell(subject: PlannedSubject, question: Question, runIndex: number): Promise<SubjectCell> {
@@ -242,7 +257,10 @@ export class RunWork {
             return subjectRequestFor(plan, subject, question, chunks, runIndex);
           },
         };
-    const identity = answerIdentityFor(plan, subject, question, runIndex, ask);
+    // the request's identity is the same for every run of the question: rendered and hashed once
+    const asked =
+      ask.kind === 'model' ? this.requestIdentity(subject, question, () => ask.request) : undefined;
+    const identity = answerIdentityFor(plan, subject, question, runIndex, ask, asked);
     return {
       id: `${subject.id}/${question.id}/run ${runIndex}`,
       subject,
@@ -253,6 +271,21 @@ export class RunWork {
       identity,
       key: answerKey(identity),
     };
+  }
+
+  /** The identity of a model subject's request for a question (any run of it), computed once. */
+  private requestIdentity(
+    subject: PlannedSubject,
+    question: Question,
+    request: () => ModelRequest,
+  ): RequestIdentity {
+    const at = `${subject.id}\u0000${question.id}`;
+    let identity = this.requestIdentities.get(at);
+    if (!identity) {
+      identity = requestIdentityOf(request());
+      this.requestIdentities.set(at, identity);
+    }
+    return identity;
   }
 
   /**
@@ -326,12 +359,18 @@ export class RunWork {
     return cells;
   }
 
-  /** A judge's request and verdict identity for an answer. */
+  /**
+   * A judge's request and verdict identity for an answer; the request's hash from the run's judge prompt
+   * and the question's shared part, hashed once (judge-request-hash.ts), not from the answer's rendered
+   * request.
+   */
   verdictCell(
     cell: SubjectCell,
     answer: Pick<AnswerRecord, 'key' | 'text' | 'contexts'>,
     judge: PlannedJudge,
   ): VerdictCell {
-    return verdictCellOf(this.plan.judgePrompt, cell, answer, judge);
+    const passages = contextsOf(cell, answer);
+    const hash = this.requestHashes.of(judge, cell.question, passages, answer.text, !answer.contexts);
+    return verdictCellOf(this.plan.judgePrompt, cell, answer, judge, hash);
   }
 }

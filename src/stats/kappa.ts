@@ -1,5 +1,5 @@
 import { krippendorffAlpha, type MeasurementLevel, pairAlphaFromTable, type Ratings } from './agreement.ts';
-import { bootstrapCI, clusterBootstrapCI } from './bootstrap.ts';
+import { bootstrapCI, clusterBootstrapCI, clusterCountsCI } from './bootstrap.ts';
 import { assertFiniteNumbers, assertSameLength } from './validate.ts';
 
 export interface CohenKappaOptions {
@@ -200,7 +200,8 @@ export interface KappaIntervalOptions {
   confidence?: number;
   /**
    * the cluster of each item (e.g. its question, whose runs are not independent): whole clusters are
-   * resampled (`clusterBootstrapCI`); absent, items are resampled one by one (`bootstrapCI`)
+   * resampled (`clusterCountsCI`, as `clusterBootstrapCI` would); absent, items are resampled one by one
+   * (`bootstrapCI`)
    */
   clusters?: readonly string[];
   /**
@@ -236,26 +237,24 @@ export function kappaInterval(
   const strataCount = Math.max(...strata) + 1;
   // an item is one number, stratum x a x b, so that resampling items keeps each pair together
   const codes = a.map((x, i) => (strata[i] as number) * cells + x * labelCount + (b[i] as number));
-  const statisticOf = stratifiedKappa(labelCount, strataCount, opts.measure ?? 'kappa');
+  const categories = strataCount * cells;
+  const ofCounts = stratifiedKappa(labelCount, strataCount, opts.measure ?? 'kappa');
+  const statisticOf = ofItems(categories, ofCounts);
   const estimate = statisticOf(codes);
   if (Number.isNaN(estimate)) return null;
   const resamples = opts.resamples ?? KAPPA_RESAMPLES;
   const confidence = opts.confidence ?? KAPPA_CONFIDENCE;
-  const resampled = undefinedAsEstimate(statisticOf, estimate, resamples);
-  const options = {
-    method: KAPPA_INTERVAL_METHOD,
-    resamples,
-    confidence,
-    seed: opts.seed,
-    statistic: resampled.statistic,
-  } as const;
+  const options = { method: KAPPA_INTERVAL_METHOD, resamples, confidence, seed: opts.seed } as const;
   const clusters = opts.clusters;
+  // clusters resampled by their tables (`clusterCountsCI`: the items' interval bit for bit, in time
+  // independent of the number of items); items one by one through the statistic of the items
+  const resampled = undefinedAsEstimate(clusters ? ofCounts : statisticOf, estimate, resamples);
   const ci = clusters
-    ? clusterBootstrapCI(
+    ? clusterCountsCI(
         codes.map((value, i) => ({ cluster: clusters[i] as string, value })),
-        options,
+        { ...options, categories, statistic: resampled.statistic },
       )
-    : bootstrapCI(codes, options);
+    : bootstrapCI(codes, { ...options, statistic: resampled.statistic });
   return {
     low: ci.low,
     high: ci.high,
@@ -270,20 +269,20 @@ export function kappaInterval(
 }
 
 /**
- * The statistic of `kappaInterval` over items coded stratum x a x b (`labelCount` labels): the mean over
- * strata of each stratum's kappa, strata where it is undefined left out (NaN when it is undefined in
- * all). Kappa depends only on a stratum's a x b counts, so it is computed once per distinct table.
+ * The statistic of `kappaInterval` from the counts of the items coded stratum x a x b (`labelCount`
+ * labels): the mean over strata of each stratum's kappa, strata where it is undefined left out (NaN when
+ * it is undefined in all). Kappa depends only on a stratum's a x b counts, so it is computed once per
+ * distinct table.
  */
 function stratifiedKappa(
   labelCount: number,
   strataCount: number,
   measure: AgreementMeasure,
-): (codes: ArrayLike<number>) => number {
+): (counts: ArrayLike<number>) => number {
   const cells = labelCount * labelCount;
-  const counts = new Array<number>(strataCount * cells);
   const known = new Map<string, number>();
-  const tableKappa = (from: number): number => {
-    const table = counts.slice(from, from + cells);
+  const tableKappa = (counts: ArrayLike<number>, from: number): number => {
+    const table = Array.from({ length: cells }, (_, i) => counts[from + i] as number);
     const key = table.join(',');
     const seen = known.get(key);
     if (seen !== undefined) return seen;
@@ -291,21 +290,32 @@ function stratifiedKappa(
     known.set(key, kappa);
     return kappa;
   };
+  return (counts) => {
+    let sum = 0;
+    let defined = 0;
+    for (let s = 0; s < strataCount; s++) {
+      const kappa = tableKappa(counts, s * cells);
+      if (Number.isNaN(kappa)) continue;
+      sum += kappa;
+      defined++;
+    }
+    return defined === 0 ? Number.NaN : sum / defined;
+  };
+}
+
+/** A statistic of counts as a statistic of the coded items it counts (0..categories-1). */
+function ofItems(
+  categories: number,
+  statistic: (counts: ArrayLike<number>) => number,
+): (codes: ArrayLike<number>) => number {
+  const counts = new Array<number>(categories);
   return (xs) => {
     counts.fill(0);
     for (let i = 0; i < xs.length; i++) {
       const code = xs[i] as number;
       counts[code] = (counts[code] as number) + 1;
     }
-    let sum = 0;
-    let defined = 0;
-    for (let s = 0; s < strataCount; s++) {
-      const kappa = tableKappa(s * cells);
-      if (Number.isNaN(kappa)) continue;
-      sum += kappa;
-      defined++;
-    }
-    return defined === 0 ? Number.NaN : sum / defined;
+    return statistic(counts);
   };
 }
 

@@ -13,25 +13,32 @@
  * Layout: `data/results/cells/answers/<provider>__<model>.jsonl` and `.../verdicts/...`, append-only,
  * written under a file lock (several processes may fill one store) so no cell is lost or duplicated;
  * the first record of a key wins. Beside them, `.../attempts/...` keeps the judges' paid first replies
- * whose retry has not given a verdict yet (`AttemptRecord`).
+ * whose retry has not given a verdict yet (`AttemptRecord`), and `.../checks/...` what the deterministic
+ * checks computed from each answer (`CheckRecord`), so that a warm case reads them.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
+import { AnswerChecks, EvidenceRecall } from '../checks/schema.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { SystemContext, SystemToolCall } from '../system/contract.ts';
 import { sha256 } from '../util/fs.ts';
-import { Journal, type LineAt, readLineAt } from './jsonl.ts';
+import { Journal, type LineAt, LineFile } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 import { LineIndex } from './line-index.ts';
 
 // canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
+/** A JSON value as RFC 8785 canonical JSON (what `identityHash` hashes). */
+export function canonicalJson(value: unknown): string {
+  return canonicalize(value) ?? 'null';
+}
+
 /** A stable hash of a JSON value (RFC 8785 canonical JSON, then SHA-256). */
 export function identityHash(value: unknown): string {
-  return sha256(canonicalize(value) ?? 'null');
+  return sha256(canonicalJson(value));
 }
 
 /** The model a cell's record comes from: provider and model, and the version of rge's code or data for it. */
@@ -134,7 +141,36 @@ export const AttemptRecord = z.strictObject({
 });
 export type AttemptRecord = z.infer<typeof AttemptRecord>;
 
+/**
+ * What an answer's checks computed is identified by what they read: the answer (its key, and its text's
+ * SHA-256, so a record is never read for another text under the same key, e.g. across merged folders),
+ * the rules (`CHECKS_VERSION`), the question (every field, hashed) and the passages the answer was checked
+ * against (rge's top-k, or a system's own contexts, hashed).
+ */
+export const CheckIdentity = z.strictObject({
+  answer_key: z.string(),
+  answer_sha256: z.string(),
+  checks_version: z.string(),
+  question_hash: z.string(),
+  passages_hash: z.string(),
+});
+export type CheckIdentity = z.infer<typeof CheckIdentity>;
+
+/**
+ * An answer's deterministic checks (all but latency, which is the call's) and its evidence recall, as
+ * the checks stage computed them (run/answer-checks.ts): a case reads them instead of computing them
+ * again. Derived data: a folder without them (merged shards, an older rge) has them computed again.
+ */
+export const CheckRecord = z.strictObject({
+  ...recordHead('checks', CheckIdentity),
+  checks: AnswerChecks,
+  evidence: EvidenceRecall,
+  created_at: z.string(),
+});
+export type CheckRecord = z.infer<typeof CheckRecord>;
+
 export const answerKey = (identity: AnswerIdentity): string => identityHash(identity);
+export const checkKey = (identity: CheckIdentity): string => identityHash(identity);
 export const verdictKey = (identity: VerdictIdentity): string => identityHash(identity);
 
 /**
@@ -151,7 +187,8 @@ export function storeName(provider: string, model: string): string {
   return safeName(`${provider}__${model}`);
 }
 
-export type CellRecord = { key: string; charges: CallCharge[] };
+/** A record of a cell store: its key, and the charges of the calls that made it (none for derived records). */
+export type CellRecord = { key: string; charges?: CallCharge[] };
 
 /** How many records a store keeps parsed (the ones read last); the rest stay on disk, found by location. */
 const CACHED_RECORDS = 256;
@@ -172,14 +209,17 @@ export class CellStore<R extends CellRecord> {
   /** records of a key already stored (paid calls of processes that raced on one cell) */
   duplicates = 0;
   private readonly journal: Journal<R>;
+  /** the file, read at a record's place through one descriptor */
+  private readonly lines: LineFile;
 
   constructor(
     readonly file: string,
     private readonly schema: z.ZodType<R>,
     private readonly readOnly = false,
   ) {
+    this.lines = new LineFile(file);
     this.journal = new Journal(file, schema, (record, _line, at) => {
-      for (const c of record.charges) {
+      for (const c of record.charges ?? []) {
         this.chargeKeys.add(c.key, at);
         if (c.reservation) this.byReservation.set(c.reservation, at);
       }
@@ -207,7 +247,7 @@ export class CellStore<R extends CellRecord> {
   private read(at: LineAt): R {
     const cached = this.cache.get(at.offset);
     if (cached) return cached;
-    const record = this.schema.parse(JSON.parse(readLineAt(this.file, at)));
+    const record = this.schema.parse(JSON.parse(this.lines.read(at)));
     this.remember(at, record);
     return record;
   }
@@ -243,8 +283,23 @@ export class CellStore<R extends CellRecord> {
     return this.journal.transact(() => {
       const existing = this.get(record.key);
       if (!existing) return { records: [record], result: record };
-      const paid = record.charges.some((c) => c.usd > 0 && !this.chargeKeys.has(c.key));
+      const paid = (record.charges ?? []).some((c) => c.usd > 0 && !this.chargeKeys.has(c.key));
       return { records: paid ? [record] : [], result: existing };
+    });
+  }
+
+  /**
+   * Stores records that no call paid for (derived ones, e.g. an answer's checks) in one write: a key
+   * already stored keeps its first record, and the others of it are dropped.
+   */
+  async putUnpaid(records: readonly R[]): Promise<void> {
+    if (this.readOnly) throw new Error(`cell store ${this.file} is read-only (dry run)`);
+    if (records.some((r) => (r.charges ?? []).length > 0))
+      throw new Error(`putUnpaid: a record with charges goes through put (${this.file})`);
+    await this.journal.transact(() => {
+      const fresh = new Map<string, R>();
+      for (const r of records) if (!this.byKey.has(r.key) && !fresh.has(r.key)) fresh.set(r.key, r);
+      return { records: [...fresh.values()], result: undefined };
     });
   }
 
@@ -267,6 +322,7 @@ export class CellStores {
   private readonly answerStores = new Map<string, CellStore<AnswerRecord>>();
   private readonly verdictStores = new Map<string, CellStore<VerdictRecord>>();
   private readonly attemptStores = new Map<string, CellStore<AttemptRecord>>();
+  private readonly checkStores = new Map<string, CellStore<CheckRecord>>();
 
   private readonly layout: ResultsLayout;
 
@@ -288,6 +344,11 @@ export class CellStores {
   /** The judges' first replies kept for their retry (`AttemptRecord`), of a judge's model. */
   attempts(provider: string, model: string): CellStore<AttemptRecord> {
     return this.attemptStore(storeName(provider, model));
+  }
+
+  /** What the checks computed from a subject's answers (`CheckRecord`), of the subject's model. */
+  checks(provider: string, model: string): CellStore<CheckRecord> {
+    return this.opened(this.checkStores, 'checks', storeName(provider, model), CheckRecord);
   }
 
   private attemptStore(name: string): CellStore<AttemptRecord> {

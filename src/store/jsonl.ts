@@ -9,7 +9,7 @@
  * in-memory view that it brings up to date by reading only the bytes added since it last looked;
  * `parseJsonl` reads a whole text at once (merging folders, a run's published rows).
  */
-import { closeSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import type { z } from 'zod';
 import { RgeError } from '../util/errors.ts';
 import { withFileLock } from '../util/lock.ts';
@@ -133,6 +133,60 @@ export function readLineAt(file: string, at: LineAt): string {
     return buf.toString('utf8');
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Closes the descriptor of a `LineFile` that was collected without being closed. */
+const unclosed = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/**
+ * One file's lines read at known places, and lines appended to it, through descriptors opened on first
+ * use and kept (issue 53: a warm case reads several records, and a descriptor opened and closed for each
+ * cost more than the read): closed by `close`, or when the object is collected.
+ */
+export class LineFile {
+  private readFd: number | null = null;
+  private appendFd: number | null = null;
+  private readonly token = {};
+
+  constructor(readonly file: string) {}
+
+  /** The text of one line at a known place (`LineAt`). */
+  read(at: LineAt): string {
+    this.readFd ??= this.opened(this.file, 'r');
+    const buf = Buffer.alloc(at.bytes);
+    const read = readFully(this.readFd, buf, at.bytes, at.offset);
+    if (read < at.bytes) throw new RgeError(`a line at byte ${at.offset} is cut short`, { file: this.file });
+    return buf.toString('utf8');
+  }
+
+  /** Appends text at the file's end (other processes may append too); returns where it starts. */
+  append(text: string): number {
+    this.appendFd ??= this.opened(this.file, 'a');
+    const offset = fstatSync(this.appendFd).size;
+    const buf = Buffer.from(text, 'utf8');
+    let written = 0;
+    while (written < buf.length) written += writeSync(this.appendFd, buf, written);
+    return offset;
+  }
+
+  close(): void {
+    unclosed.unregister(this.token);
+    for (const fd of [this.readFd, this.appendFd]) if (fd !== null) closeSync(fd);
+    this.readFd = null;
+    this.appendFd = null;
+  }
+
+  private opened(file: string, flags: 'r' | 'a'): number {
+    const fd = openSync(file, flags);
+    unclosed.register(this, fd, this.token);
+    return fd;
   }
 }
 

@@ -8,12 +8,12 @@
 import { appendFileSync, existsSync, mkdirSync, statSync, truncateSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { CheckResults } from '../checks/index.ts';
+import { CheckResults, EvidenceRecall } from '../checks/index.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { StopInfo, Usage } from '../providers/types.ts';
 import { CaseScores } from '../scoring/index.ts';
 import { RgeError } from '../util/errors.ts';
-import { type LineAt, parseRecord, readLineAt, scanLines } from './jsonl.ts';
+import { type LineAt, LineFile, parseRecord, readLineAt, scanLines } from './jsonl.ts';
 import { resultsLayout } from './layout.ts';
 import { LineIndex } from './line-index.ts';
 
@@ -47,14 +47,7 @@ export const CaseRow = z.strictObject({
    * how much of the question's gold evidence (quotes, figures) the passages the subject answered from
    * hold: rge's top-k, or a system's own contexts (absent in rows written before rge measured it)
    */
-  evidence: z
-    .strictObject({
-      items: z.number().int().min(0),
-      found: z.number().int().min(0),
-      recall: z.number().min(0).max(1).nullable(),
-      missing: z.array(z.string()),
-    })
-    .optional(),
+  evidence: EvidenceRecall.optional(),
   answer: z.string(),
   /**
    * why the subject's reply ended; a reply that did not end on its own (cut at the output limit, a
@@ -115,13 +108,17 @@ export function resultsFile(dir: string, subjectId: string, runId: string): stri
 export class ResultsStore<Row extends CellKey> {
   private readonly byKey = new LineIndex();
   private tornLineText: string | null = null;
+  /** the file, read and appended to through kept descriptors */
+  private readonly lines: LineFile;
 
   private constructor(
     readonly file: string,
     readonly header: RunHeader,
     private readonly schema: z.ZodType<Row>,
     readonly readOnly = false,
-  ) {}
+  ) {
+    this.lines = new LineFile(file);
+  }
 
   get tornLine(): string | null {
     return this.tornLineText;
@@ -172,7 +169,7 @@ export class ResultsStore<Row extends CellKey> {
   }
 
   private read(at: LineAt): Row {
-    return readRowAt(this.file, at, this.schema);
+    return this.schema.parse(JSON.parse(this.lines.read(at)));
   }
 
   /** Appends a completed case; a cell already present is not written twice. */
@@ -181,8 +178,7 @@ export class ResultsStore<Row extends CellKey> {
     if (this.byKey.has(key)) return;
     if (this.readOnly) throw new RgeError('results store opened read-only (dry run)', { file: this.file });
     const text = `${JSON.stringify(row)}\n`;
-    const offset = statSync(this.file).size;
-    appendFileSync(this.file, text);
+    const offset = this.lines.append(text);
     this.byKey.add(key, { offset, bytes: Buffer.byteLength(text) - 1 });
   }
 

@@ -89,6 +89,8 @@ let workerRun: { runId: string | null; opening: Promise<WorkerRun> } | null = nu
 interface WorkerRun {
   handoff: RgeRunHandoff;
   session: RunSession;
+  /** the run's published rows, opened by the worker's first slice and shared by the others (read once) */
+  artifacts?: Promise<Artifacts>;
 }
 
 function openWorkerRun(root: string): Promise<WorkerRun> {
@@ -161,13 +163,17 @@ async function stagesOf(
   return state;
 }
 
-/** rge's four matchers on a case's row, with the config's thresholds. */
+/**
+ * rge's four matchers on a case's row, with the config's thresholds: those of a gated score only (a
+ * matcher of a null threshold passes whatever the score, so it is not called: issue 53, a run of
+ * 100,000 ungated cases spent some 10 s in Vitest's expect).
+ */
 function expectThresholds(row: CaseRow, thresholds: RunPlan['config']['thresholds']): void {
   const gated = { ...row, thresholds };
-  expect(gated).toBeCorrect();
-  expect(gated).toBeGrounded();
-  expect(gated).toBeCalibrated();
-  expect(gated).toMeetExpectedBehavior();
+  if (thresholds.correctness !== null) expect(gated).toBeCorrect();
+  if (thresholds.grounding !== null) expect(gated).toBeGrounded();
+  if (thresholds.calibration !== null) expect(gated).toBeCalibrated();
+  if (thresholds.gfs !== null) expect(gated).toMeetExpectedBehavior();
 }
 
 /**
@@ -180,7 +186,8 @@ function noteFailure(task: { meta: TaskMeta }, cell: SubjectCell, run: RunSessio
 
 export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<RunSession> {
   installRgeMatchers();
-  const { handoff: given, session: run } = await openWorkerRun(opts.root ?? process.cwd());
+  const worker = await openWorkerRun(opts.root ?? process.cwd());
+  const { handoff: given, session: run } = worker;
   const plan = run.plan;
   const info = plan.info;
   const slice = opts.slice;
@@ -193,7 +200,8 @@ export async function defineGroundingSuite(opts: SuiteOptions = {}): Promise<Run
   let artifacts: Artifacts = new Map();
   beforeAll(async () => {
     state = await stagesOf(given, part, cells, slice);
-    artifacts = await openArtifacts(plan);
+    worker.artifacts ??= openArtifacts(plan);
+    artifacts = await worker.artifacts;
   }, STAGES_TIMEOUT_MS);
   const artifactOf = (subjectId: string): ResultsStore<CaseRow> => {
     const store = artifacts.get(subjectId);
