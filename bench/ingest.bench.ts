@@ -31,7 +31,7 @@ import type { IngestDocument } from '../src/ingest/documents.ts';
 import { type IngestTimings, ingest } from '../src/ingest/ingest.ts';
 import { corpusEmbedderOptions } from '../src/retrieval/config.ts';
 import { type EmbedderName, isEmbedderName } from '../src/retrieval/index.ts';
-import { loadRunConfig, withCorpus } from '../src/run/config.ts';
+import { loadRunConfig, withCorpus } from '../src/run/config/config.ts';
 import {
   type Bench,
   type BenchContext,

@@ -10,8 +10,8 @@
  *    3 runs, batch mode with caching) against the same calls made naively (sync, uncached). Goal <= 0.55x.
  */
 import { join } from 'node:path';
-import { estimateRun } from '../src/run/estimate.ts';
-import { runStages } from '../src/run/stages.ts';
+import { estimateRun } from '../src/run/estimate/estimate.ts';
+import { runStages } from '../src/run/stages/stages.ts';
 import { worldOverrides } from '../test/helpers/fixture-world.ts';
 import { liveEnv, liveOverrides, serverKeys } from '../test/helpers/live.ts';
 import { openTestRun } from '../test/helpers/open-run.ts';

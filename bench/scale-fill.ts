@@ -5,7 +5,7 @@
  * run r replaying run (r mod from): the same answer (text, usage, retrieval) under run index r, and each
  * of its verdicts and its checks (what the checks stage stored for it: the same text, question and
  * passages) under the new answer's key. A judge's request does not hold the run index (the judge
- * sees the question, the passages and the answer: src/run/work.ts `verdictCellOf`), so a replayed
+ * sees the question, the passages and the answer: src/run/session/work.ts `verdictCellOf`), so a replayed
  * verdict's request hash is its source's and the warm run finds every cell by the keys it computes
  * itself (answerKey, verdictKey, checkKey); the bench asserts that every case is reused. The replayed
  * answers equal their base run's, so the runs are not independent samples: the figures are of cost, not

@@ -27,7 +27,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { caseRow } from '../src/run/case.ts';
+import { caseRow } from '../src/run/case/case.ts';
 import { worldOverrides, worldSetArgs } from '../test/helpers/fixture-world.ts';
 import { openTestRun } from '../test/helpers/open-run.ts';
 import { type Bench, type BenchRow, latencyRow } from './harness.ts';

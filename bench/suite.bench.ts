@@ -6,10 +6,10 @@
  * folder): the embedder is not what is measured, and nothing is written into fixtures/generated.
  */
 import { join } from 'node:path';
-import { caseRow } from '../src/run/case.ts';
-import { planFromRequest } from '../src/run/load.ts';
-import { parseRunRequest } from '../src/run/request.ts';
-import { runStages } from '../src/run/stages.ts';
+import { caseRow } from '../src/run/case/case.ts';
+import { planFromRequest } from '../src/run/plan/load.ts';
+import { parseRunRequest } from '../src/run/plan/request.ts';
+import { runStages } from '../src/run/stages/stages.ts';
 import { runEvalSuite } from '../src/vitest/run.ts';
 import { worldOverrides } from '../test/helpers/fixture-world.ts';
 import { openTestRun } from '../test/helpers/open-run.ts';

@@ -69,7 +69,7 @@ export function runChecks(input: CheckInput): CheckResults {
 
 /**
  * The checks that follow from the answer, the question and the passages alone (every check but latency):
- * what the checks stage stores beside an answer, so a warm case reads them instead (run/answer-checks.ts).
+ * what the checks stage stores beside an answer, so a warm case reads them instead (run/stages/answer-checks.ts).
  */
 export function answerChecks(input: Pick<CheckInput, 'question' | 'answer' | 'chunks'>): AnswerChecks {
   const { question, answer, chunks } = input;

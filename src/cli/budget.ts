@@ -36,7 +36,7 @@ export function registerBudgetCommands(program: Command, io: CliIO): void {
       const recorded = ledger.recordedCap();
       let compared: { capUsd: number; warnUsd: number; source: string } | null = null;
       if (flags.config) {
-        const { loadRunConfig, capSourceOf } = await import('../run/config.ts');
+        const { loadRunConfig, capSourceOf } = await import('../run/config/config.ts');
         const config = await loadRunConfig(resolve(io.cwd, flags.config), {
           overrides: flags.set ?? [],
           root: io.cwd,

@@ -15,7 +15,7 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .description('validate a run config; every problem is reported as file:line: field: message (exit 1)')
     .option('--config <file>', 'run config', DEFAULT_CONFIG)
     .action(async (opts: { config: string }) => {
-      const { loadRunConfig } = await import('../run/config.ts');
+      const { loadRunConfig } = await import('../run/config/config.ts');
       const path = resolve(io.cwd, opts.config);
       const run = await loadRunConfig(path, { root: io.cwd });
       const retrieval = run.corpus
@@ -32,7 +32,7 @@ export function registerConfigCommands(program: Command, io: CliIO): void {
     .description('write the JSON Schema of run configs (for editor completion)')
     .option('--out <file>', 'where to write it; - for stdout', DEFAULT_SCHEMA)
     .action(async (opts: { out: string }) => {
-      const { runConfigJsonSchemaText } = await import('../run/config-schema.ts');
+      const { runConfigJsonSchemaText } = await import('../run/config/schema.ts');
       const text = runConfigJsonSchemaText();
       if (opts.out === '-') {
         io.out(text);

@@ -14,7 +14,7 @@ export const DEFAULTS = {
   sources: 'data/corpus/sources.yaml',
   pdfDir: 'data/corpus/pdfs',
   index: 'data/index',
-  /** DEFAULT_CACHE_DIR of src/run/corpus-index.ts, here so that `--help` loads no ingest code (test/cli/startup.test.ts) */
+  /** DEFAULT_CACHE_DIR of src/run/config/corpus-index.ts, here so that `--help` loads no ingest code (test/cli/startup.test.ts) */
   cacheDir: '.cache/rge',
   /** the best offline retriever measured on real filings (docs/adr/0020-offline-retriever.md) */
   embedder: 'bm25',
@@ -165,9 +165,9 @@ async function ingestFlagsFromConfig(
   const at = (p: string) => resolve(io.cwd, p);
   const configFile = at(flags.config as string);
   if (!existsSync(configFile)) throw new UsageError(`no config file ${configFile}`);
-  const { loadRunConfig, withCorpus } = await import('../run/config.ts');
+  const { loadRunConfig, withCorpus } = await import('../run/config/config.ts');
   const { corpusEmbedderOptions } = await import('../retrieval/config.ts');
-  const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
+  const { ensureCorpusIndex } = await import('../run/config/corpus-index.ts');
   const config = withCorpus(
     await loadRunConfig(configFile, { root: io.cwd }),
     'rge corpus ingest',

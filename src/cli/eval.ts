@@ -8,11 +8,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { RunConfig } from '../run/config.ts';
-import type { RunSession } from '../run/open.ts';
-import type { RunPlan } from '../run/plan.ts';
-import type { RunRequest } from '../run/request.ts';
-import type { StageOutput } from '../run/stage-context.ts';
+import type { RunConfig } from '../run/config/config.ts';
+import type { RunPlan } from '../run/plan/plan.ts';
+import type { RunRequest } from '../run/plan/request.ts';
+import type { RunSession } from '../run/session/open.ts';
+import type { StageOutput } from '../run/sync/stage-context.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
@@ -80,7 +80,7 @@ function passRate(value: string | undefined): number | undefined {
 
 /** The run request of `rge eval run`'s flags (a bad one is a usage error naming the flag). */
 async function evalRequest(flags: EvalFlags): Promise<RunRequest> {
-  const { parseRunRequest } = await import('../run/request.ts');
+  const { parseRunRequest } = await import('../run/plan/request.ts');
   return parseRunRequest(
     {
       config: flags.config,
@@ -130,10 +130,10 @@ async function dryRun(
   io: CliIO,
   ctx: { log: (line: string) => void; scratch: string },
 ): Promise<void> {
-  const { RunSession } = await import('../run/open.ts');
-  const { estimateRun } = await import('../run/estimate.ts');
-  const { leftForRun } = await import('../run/batch-plan.ts');
-  const { formatEstimate } = await import('../run/estimate-format.ts');
+  const { RunSession } = await import('../run/session/open.ts');
+  const { estimateRun } = await import('../run/estimate/estimate.ts');
+  const { leftForRun } = await import('../run/batch/plan.ts');
+  const { formatEstimate } = await import('../run/estimate/format.ts');
   const { log, scratch } = ctx;
   const env = io.env ?? process.env;
   const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env, scratch });
@@ -160,7 +160,7 @@ async function stagesOf(
   log: (line: string) => void,
   output: StageOutput,
 ): Promise<{ state: RunState; stopped: StoppedBySignal | null }> {
-  const { runStages } = await import('../run/stages.ts');
+  const { runStages } = await import('../run/stages/stages.ts');
   const { onStopSignals } = await import('./interrupt.ts');
   const { stoppedBy } = await import('../util/stop-signal.ts');
   const controller = new AbortController();
@@ -225,7 +225,7 @@ async function report(run: Staged, outcome: EvalRunOutcome, flags: EvalFlags, io
       ? 'recorded, not gated: every threshold is null'
       : `pass rate ${(rate * 100).toFixed(1)}%${minPassRate === undefined ? '' : `, minimum ${(minPassRate * 100).toFixed(1)}%`}`;
   const resultsDir = run.plan.info.resultsDir;
-  const { capSourceOf } = await import('../run/config.ts');
+  const { capSourceOf } = await import('../run/config/config.ts');
   const { spendLine } = await import('./spend-line.ts');
   const thisRun = {
     spentUsd: run.ledger.spentByThisProcess,
@@ -262,8 +262,8 @@ async function recordReruns(
   io: CliIO,
   dryRun: boolean,
 ): Promise<string[]> {
-  const { loadRequestConfig } = await import('../run/load.ts');
-  const { resolveFrom } = await import('../run/plan.ts');
+  const { loadRequestConfig } = await import('../run/plan/load.ts');
+  const { resolveFrom } = await import('../run/plan/plan.ts');
   const { Reruns } = await import('../store/reruns.ts');
   const { config } = await loadRequestConfig(request, io.cwd);
   const wanted = ids.flatMap((v) => v.split(',')).map((v) => v.trim());
@@ -294,7 +294,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   setHeapGrowth(io.env ?? process.env);
   passRate(flags.minPassRate);
   const assumeReruns = flags.rerun ? await recordReruns(request, flags.rerun, io, flags.dryRun === true) : [];
-  const { planFromRequest } = await import('../run/load.ts');
+  const { planFromRequest } = await import('../run/plan/load.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const output = evalOutput(flags.quiet, io);
   const terminal = casesOutput(flags, output, io);
@@ -353,7 +353,7 @@ async function stagedRun(
   log: (line: string) => void,
   output: StageOutput,
 ): Promise<Staged | null> {
-  const { RunSession } = await import('../run/open.ts');
+  const { RunSession } = await import('../run/session/open.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
   const { state, stopped } = await stagesOf(run, log, output).finally(() => run.close());
   if (stopped) {
@@ -432,7 +432,7 @@ export async function publishGate(
   run: RunSession,
   state: RunState,
 ): Promise<{ ok: boolean; message: string }> {
-  const { caseRow } = await import('../run/case.ts');
+  const { caseRow } = await import('../run/case/case.ts');
   const { validationMarkdown, validationSummary } = await import('../validation/summary.ts');
   const { readLabels, readReviews } = await import('../validation/labels.ts');
   const rows = [];

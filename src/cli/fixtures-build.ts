@@ -17,7 +17,7 @@ export const FIXTURE_DEFAULTS = {
   config: 'configs/fixture.yaml',
   facts: 'fixtures/facts.json',
   questions: 'fixtures/questions.jsonl',
-  /** DEFAULT_CACHE_DIR of src/run/corpus-index.ts (test/cli/startup.test.ts checks it) */
+  /** DEFAULT_CACHE_DIR of src/run/config/corpus-index.ts (test/cli/startup.test.ts checks it) */
   cacheDir: '.cache/rge',
 };
 
@@ -36,9 +36,9 @@ async function pathsFrom(
   io: CliIO,
   flags: { config: string; index?: string; embedder?: string },
 ): Promise<Paths> {
-  const { loadRunConfig, withCorpus } = await import('../run/config.ts');
+  const { loadRunConfig, withCorpus } = await import('../run/config/config.ts');
   const { isEmbedderName } = await import('../retrieval/index.ts');
-  const { buildIndexHint } = await import('../run/corpus-index.ts');
+  const { buildIndexHint } = await import('../run/config/corpus-index.ts');
   const at = (p: string) => resolve(io.cwd, p);
   const config = withCorpus(
     await loadRunConfig(at(flags.config), { root: io.cwd }),

@@ -19,7 +19,7 @@ import { createProvider, isLiveProvider } from '../models/registry.ts';
 import { environment } from '../providers/credentials.ts';
 import type { ProviderLimiter } from '../providers/metered.ts';
 import type { Provider } from '../providers/types.ts';
-import { loadRunConfig, type RunConfig } from '../run/config.ts';
+import { loadRunConfig, type RunConfig } from '../run/config/config.ts';
 import { BudgetLedger } from '../store/ledger.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile } from '../util/fs.ts';

@@ -9,7 +9,7 @@ import type { JudgeOutcome } from '../judging/verdict.ts';
 import { isLiveProvider } from '../models/registry.ts';
 import type { CallCharge, JudgeInput } from '../providers/types.ts';
 import { loadQuestions } from '../questions/load.ts';
-import { loadRunConfig } from '../run/config.ts';
+import { loadRunConfig } from '../run/config/config.ts';
 import { UsageError } from '../util/errors.ts';
 import {
   type AuditView,

@@ -3,7 +3,7 @@ import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Chunk } from '../corpus/schema.ts';
 import type { GoldenFormat, ImportFormat, Question, ValidationReport } from '../questions/index.ts';
-import type { RunConfig } from '../run/config.ts';
+import type { RunConfig } from '../run/config/config.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
@@ -61,9 +61,9 @@ interface ValidationTarget {
 }
 
 async function validationTarget(io: CliIO, opts: ValidateFlags): Promise<ValidationTarget> {
-  const { loadRunConfig } = await import('../run/config.ts');
+  const { loadRunConfig } = await import('../run/config/config.ts');
   const at = (p: string) => resolve(io.cwd, p);
-  // A run config's paths, once read, are relative to the folder rge runs in (see src/run/config-paths.ts).
+  // A run config's paths, once read, are relative to the folder rge runs in (see src/run/config/paths.ts).
   // No flags: the default config, when there is one here; else say what to pass.
   const configFile = opts.config ?? (opts.questions || opts.index ? undefined : DEFAULTS.config);
   if (!opts.config && configFile && !existsSync(at(configFile)))
@@ -84,7 +84,7 @@ async function validationTarget(io: CliIO, opts: ValidateFlags): Promise<Validat
 
 async function validateAction(io: CliIO, opts: ValidateFlags): Promise<void> {
   const { loadIndexChunks, readQuestionLines, validateQuestions } = await import('../questions/index.ts');
-  const { ensureCorpusIndex } = await import('../run/corpus-index.ts');
+  const { ensureCorpusIndex } = await import('../run/config/corpus-index.ts');
   const { config, configFile, file, indexDir, noIndex } = await validationTarget(io, opts);
   if (config?.corpus && !opts.index)
     await ensureCorpusIndex(config, (p) => resolve(io.cwd, p), {

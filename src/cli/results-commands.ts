@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { BatchFor, Orphan, OrphanReport } from '../run/batch-orphans.ts';
+import type { BatchFor, Orphan, OrphanReport } from '../run/batch/orphans.ts';
 import type { BatchRecord, LeftAtProvider } from '../store/batch-records.ts';
 import { UsageError } from '../util/errors.ts';
 import type { CliIO } from './io.ts';
@@ -107,10 +107,10 @@ async function cancelOrphans(io: CliIO, report: OrphanReport, batchFor: BatchFor
 
 /** `--collect`: the orphans stored in the cells of the run of `--config`, nothing asked again. */
 async function collect(io: CliIO, dir: string, flags: BatchesFlags & { config: string }): Promise<void> {
-  const { parseRunRequest } = await import('../run/request.ts');
-  const { openRun } = await import('../run/open.ts');
-  const { StageContext } = await import('../run/stage-context.ts');
-  const { batchesOfRun, collectOrphans, findOrphans } = await import('../run/batch-orphans.ts');
+  const { parseRunRequest } = await import('../run/plan/request.ts');
+  const { openRun } = await import('../run/session/open.ts');
+  const { StageContext } = await import('../run/sync/stage-context.ts');
+  const { batchesOfRun, collectOrphans, findOrphans } = await import('../run/batch/orphans.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const request = parseRunRequest(
     { config: flags.config, overrides: flags.set, mode: 'batch', resultsDir: dir },
@@ -137,7 +137,7 @@ async function collect(io: CliIO, dir: string, flags: BatchesFlags & { config: s
 /**
  * `rge results batches`: what the batch records of a results folder say rge left at the providers, and
  * what the providers hold under the records' tags that no record holds (orphans), when their keys are
- * set; `--cancel` cancels the orphans, `--collect` stores their results (run/batch-orphans.ts).
+ * set; `--cancel` cancels the orphans, `--collect` stores their results (run/batch/orphans.ts).
  */
 async function listBatches(io: CliIO, flags: BatchesFlags): Promise<void> {
   const dir = resolve(io.cwd, flags.resultsDir);
@@ -155,7 +155,7 @@ async function listBatches(io: CliIO, flags: BatchesFlags): Promise<void> {
     return collect(io, dir, { ...flags, config: flags.config as string });
   }
   const { environment } = await import('../providers/credentials.ts');
-  const { batchesFromEnvironment, findOrphans } = await import('../run/batch-orphans.ts');
+  const { batchesFromEnvironment, findOrphans } = await import('../run/batch/orphans.ts');
   const batchFor = batchesFromEnvironment(io.cwd, environment(io.cwd, io.env ?? process.env));
   const report = await findOrphans(dir, batchFor, { minBackoffMs: 500 });
   if (flags.json) {

@@ -12,13 +12,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadContext } from '../run/load.ts';
-import type { RunSession } from '../run/open.ts';
-import type { RunPlan } from '../run/plan.ts';
-import type { RunRequest } from '../run/request.ts';
-import type { StageOutput } from '../run/stage-context.ts';
-import type { RunDigest } from '../run/watch-changes.ts';
-import type { WatchedInputs } from '../run/watch-inputs.ts';
+import type { LoadContext } from '../run/plan/load.ts';
+import type { RunPlan } from '../run/plan/plan.ts';
+import type { RunRequest } from '../run/plan/request.ts';
+import type { RunSession } from '../run/session/open.ts';
+import type { StageOutput } from '../run/sync/stage-context.ts';
+import type { RunDigest } from '../run/watch/changes.ts';
+import type { WatchedInputs } from '../run/watch/inputs.ts';
 import type { Estimate, RunState } from '../store/run-state.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { StoppedBySignal } from '../util/stop-signal.ts';
@@ -96,7 +96,7 @@ async function stagesOf(
   s: WatchSettings,
   run: RunSession,
 ): Promise<{ state: RunState } | { skipped: string } | { stopped: StoppedBySignal; state: RunState | null }> {
-  const { runStages } = await import('../run/stages.ts');
+  const { runStages } = await import('../run/stages/stages.ts');
   const { onStopSignals } = await import('./interrupt.ts');
   const { stoppedBy } = await import('../util/stop-signal.ts');
   const { RUN_KEPT } = await import('./eval.ts');
@@ -126,7 +126,7 @@ async function stagesOf(
 async function gateLines(s: WatchSettings, outcome: EvalRunOutcome): Promise<string[]> {
   const { file, given } = s.baseline;
   if ((!given && !existsSync(file)) || !outcome.runId || !outcome.reportsDir) return [];
-  const { shownPath } = await import('../run/watch-inputs.ts');
+  const { shownPath } = await import('../run/watch/inputs.ts');
   const name = shownPath(s.io.cwd, file);
   const current = join(outcome.reportsDir, outcome.runId, 'summary.json');
   if (!existsSync(current)) return [`gate against ${name}: no report to compare (the cases did not run)`];
@@ -157,9 +157,9 @@ async function afterCases(
   ran: { plan: RunPlan; state: RunState; outcome: EvalRunOutcome; spentUsd: number },
 ): Promise<void> {
   const { plan, state, outcome } = ran;
-  const { runDigest, caseChanges } = await import('../run/watch-changes.ts');
+  const { runDigest, caseChanges } = await import('../run/watch/changes.ts');
   const { changeLines } = await import('./watch-lines.ts');
-  const { shownPath } = await import('../run/watch-inputs.ts');
+  const { shownPath } = await import('../run/watch/inputs.ts');
   const passed = outcome.cases - outcome.failed;
   const rate = outcome.cases > 0 ? passed / outcome.cases : 0;
   const gated = Object.values(plan.config.thresholds).some((v) => v !== null);
@@ -194,8 +194,8 @@ async function casesOf(s: WatchSettings, plan: RunPlan): Promise<EvalRunOutcome>
 
 /** The plan of the request from the files as they are now; null (said) when they do not plan. */
 async function planNow(s: WatchSettings, memory: WatchMemory, first: boolean): Promise<RunPlan | null> {
-  const { planFromRequest } = await import('../run/load.ts');
-  const { watchedInputs } = await import('../run/watch-inputs.ts');
+  const { planFromRequest } = await import('../run/plan/load.ts');
+  const { watchedInputs } = await import('../run/watch/inputs.ts');
   try {
     const plan = await planFromRequest(s.request, s.load);
     memory.inputs = await watchedInputs(plan, s.io.cwd);
@@ -215,8 +215,8 @@ async function planNow(s: WatchSettings, memory: WatchMemory, first: boolean): P
 
 /** What to watch when not even the first plan could be made: the config and the files it names. */
 async function fallbackInputs(s: WatchSettings): Promise<WatchedInputs> {
-  const { loadRequestConfig } = await import('../run/load.ts');
-  const { resolveFrom } = await import('../run/plan.ts');
+  const { loadRequestConfig } = await import('../run/plan/load.ts');
+  const { resolveFrom } = await import('../run/plan/plan.ts');
   const configFile = resolveFrom(s.io.cwd, s.request.config);
   try {
     const { config } = await loadRequestConfig(s.request, s.io.cwd);
@@ -242,7 +242,7 @@ export async function watchCycle(s: WatchSettings, memory: WatchMemory, first: b
     s.io.out(`no cell's identity changed (the same run, ${plan.info.runId}): nothing to run\n`);
     return { kind: 'nothing' };
   }
-  const { RunSession } = await import('../run/open.ts');
+  const { RunSession } = await import('../run/session/open.ts');
   let run: RunSession;
   try {
     run = await RunSession.open(plan, { root: s.io.cwd, log: s.load.log, env: s.io.env ?? process.env });

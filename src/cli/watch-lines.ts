@@ -2,7 +2,7 @@
  * What `rge eval watch` says after a run about its cases: which changed since the run before (their
  * GFS before and after, the largest changes first), in a few lines.
  */
-import type { CaseChange, CaseChanges } from '../run/watch-changes.ts';
+import type { CaseChange, CaseChanges } from '../run/watch/changes.ts';
 
 const gfsText = (x: number | null) => (x === null ? 'unscored' : x.toFixed(3));
 

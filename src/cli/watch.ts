@@ -14,8 +14,8 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { RunConfig } from '../run/config.ts';
-import type { WatchedInputs } from '../run/watch-inputs.ts';
+import type { RunConfig } from '../run/config/config.ts';
+import type { WatchedInputs } from '../run/watch/inputs.ts';
 import { UsageError } from '../util/errors.ts';
 import type { InputWatcher } from '../util/file-watch.ts';
 import { STOP_EXIT_CODES, STOP_SIGNALS, type StopSignal, signalName } from '../util/stop-signal.ts';
@@ -66,7 +66,7 @@ async function settingsOf(
   io: CliIO,
   keys: KeySource,
 ): Promise<WatchSettings & { debounceMs: number }> {
-  const { parseRunRequest } = await import('../run/request.ts');
+  const { parseRunRequest } = await import('../run/plan/request.ts');
   const request = parseRunRequest(
     {
       config: flags.config,
@@ -146,7 +146,7 @@ async function watchCommand(flags: WatchFlags, io: CliIO, keys: KeySource): Prom
   setHeapGrowth(io.env ?? process.env);
   const { watchCycle } = await import('./watch-cycle.ts');
   const { InputWatcher } = await import('../util/file-watch.ts');
-  const { declaredChanges, shownPath } = await import('../run/watch-inputs.ts');
+  const { declaredChanges, shownPath } = await import('../run/watch/inputs.ts');
   const folders = [settings.request.resultsDir, settings.request.reportsDir].map((d) => resolve(io.cwd, d));
   const watcher = new InputWatcher({ debounceMs: settings.debounceMs, ignore: folders });
   const memory: WatchMemory = { settledRunId: null, lastCases: null, inputs: null, notes: '' };

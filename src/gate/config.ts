@@ -1,4 +1,4 @@
-/** The gate's section of the run config (composed by src/run/config.ts): a threshold per mean score. */
+/** The gate's section of the run config (composed by src/run/config/config.ts): a threshold per mean score. */
 import { z } from 'zod';
 
 /** A score threshold on the 0-2 rubric scale; null records the score without gating on it. */

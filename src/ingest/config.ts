@@ -1,5 +1,5 @@
 /**
- * The ingest stage's section of the run config (composed by src/run/config.ts): `corpus`, where the
+ * The ingest stage's section of the run config (composed by src/run/config/config.ts): `corpus`, where the
  * sources, PDFs and index are and how pages are chunked and indexed.
  */
 import { z } from 'zod';

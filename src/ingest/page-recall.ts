@@ -110,7 +110,7 @@ export interface GoldChunkRecall {
 
 /**
  * Per category, the share of questions with a gold chunk among the top k retrieved for the question's
- * text over the whole index: what the report's "Retrieval" section counts (src/run/case.ts
+ * text over the whole index: what the report's "Retrieval" section counts (src/run/case/case.ts
  * `retrieval_hit`). Questions without gold chunks (out-of-domain) are left out.
  */
 export async function goldChunkRecallAtK(

@@ -1,5 +1,5 @@
 /**
- * The judges' sections of the run config (composed by src/run/config.ts): `judges[]` and `judge_prompt`.
+ * The judges' sections of the run config (composed by src/run/config/config.ts): `judges[]` and `judge_prompt`.
  */
 import { z } from 'zod';
 import { LIVE_PROVIDERS } from '../providers/catalogue.ts';

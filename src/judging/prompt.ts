@@ -262,7 +262,7 @@ function casePartsV2(input: JudgeInput): [string, string] {
  * The case's second part, the answer (`renderJudgeCaseParts`), in a prompt version's layout: v1 after its
  * header, v2 fenced. It is all of a judge request that differs between two answers to a question over the
  * same chunks, which is what lets a verdict's identity be hashed without rendering the rest again
- * (run/judge-request-hash.ts).
+ * (run/session/judge-request-hash.ts).
  */
 export function renderJudgeAnswerPart(answer: string, version: JudgePromptVersion): string {
   return version === 'v1'

@@ -1,5 +1,5 @@
 /**
- * The providers' pieces of the run config (composed by src/run/config.ts): the fields every model entry
+ * The providers' pieces of the run config (composed by src/run/config/config.ts): the fields every model entry
  * (a subject or a judge) has, what a live entry may add, the checks of an entry against the model
  * catalogue and the sampling contract, and `providers.<name>` (rate limits, retries, endpoint).
  */

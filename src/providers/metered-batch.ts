@@ -3,7 +3,7 @@
  * Gemini batch mode): the batch's worst case is priced from the catalogue at the batch discount and
  * reserved in the budget before it is submitted (a batch holds as many items as the cap leaves room for); each reply is priced at the batch rate; every call to
  * the batch API (submit, look-up, poll, results) is retried on transient failures like a sync call.
- * What a batch is for a run (its record, leases, resume, the sync fallback) is the run's (run/batches.ts).
+ * What a batch is for a run (its record, leases, resume, the sync fallback) is the run's (run/batch/batches.ts).
  */
 import { type Payer, requestTokens, retrying, type Spender } from './budget.ts';
 import { costUsd, type PricedModel, worstCaseUsd } from './catalogue.ts';
@@ -106,7 +106,7 @@ export class MeteredBatch {
    * a timeout, a lost connection, an abort after sending, a 5xx) is told to `onUnknown` before anything
    * else happens, and the next attempt first looks for the batch (`lookup`: the query, and the batch ids
    * other records hold); what it finds is the batch. A create that reaches the provider after that look
-   * can still make a second batch: the run looks for it again later (run/batch-lookup.ts).
+   * can still make a second batch: the run looks for it again later (run/batch/lookup.ts).
    */
   submit(
     items: readonly BatchItem[],

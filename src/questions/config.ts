@@ -1,4 +1,4 @@
-/** The question set's section of the run config (composed by src/run/config.ts). */
+/** The question set's section of the run config (composed by src/run/config/config.ts). */
 import { z } from 'zod';
 import { Path } from '../util/config-fields.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Retrieval's sections of the run config (composed by src/run/config.ts): the embedder a corpus is
+ * Retrieval's sections of the run config (composed by src/run/config/config.ts): the embedder a corpus is
  * indexed with, the hybrid embedder's fusion settings, and `retrieval.k`.
  */
 import { z } from 'zod';

@@ -18,7 +18,7 @@ const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 /**
  * What an index was built from, so a config that asks for something else (another chunk size, overlap,
  * extraction mode or corpus) is never answered from it: see `indexIdentityDifferences` in
- * `src/run/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
+ * `src/run/config/corpus-index.ts`. Absent (null) in indexes built before rge recorded it (format 1).
  */
 export const IndexProvenance = z.strictObject({
   chunking: z.strictObject({

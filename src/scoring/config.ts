@@ -1,4 +1,4 @@
-/** Scoring's section of the run config (composed by src/run/config.ts): the weights of the GFS. */
+/** Scoring's section of the run config (composed by src/run/config/config.ts): the weights of the GFS. */
 import { z } from 'zod';
 import { type AddIssue, isRecord } from '../util/config-fields.ts';
 

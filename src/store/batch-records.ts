@@ -1,7 +1,7 @@
 /**
  * The batch records of a results folder (`data/results/.batches/<id>.json`): what was submitted, to whom,
  * with which budget reservation and items, written before a batch is submitted and after each change,
- * so that a run that starts again polls the same batch instead of paying twice (run/batches.ts); and
+ * so that a run that starts again polls the same batch instead of paying twice (run/batch/batches.ts); and
  * what rge left at the provider (`leftAtProvider`): a batch not ended or not collected, a file not
  * deleted.
  */
@@ -35,7 +35,7 @@ export const BatchRecord = z.strictObject({
   items: z.array(z.strictObject({ custom_id: z.string(), key: z.string() })),
   /**
    * The files the provider keeps for the batch (OpenAI: the input file rge uploaded, the output and
-   * error files of the ended batch), and whether rge has deleted each (run/batch-files.ts); none for
+   * error files of the ended batch), and whether rge has deleted each (run/batch/files.ts); none for
    * providers that keep none, and in records written before rge recorded them.
    */
   files: z
@@ -47,7 +47,7 @@ export const BatchRecord = z.strictObject({
   /**
    * How many attempts of its create ended with an unknown outcome: while any did, a batch created late
    * under its tag (a request that reached the provider after the client gave up on it) may appear, and
-   * lookups look for it (run/batch-lookup.ts).
+   * lookups look for it (run/batch/lookup.ts).
    */
   unknown_attempts: z.number().int().min(0).default(0),
   /**

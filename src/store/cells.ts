@@ -158,7 +158,7 @@ export type CheckIdentity = z.infer<typeof CheckIdentity>;
 
 /**
  * An answer's deterministic checks (all but latency, which is the call's) and its evidence recall, as
- * the checks stage computed them (run/answer-checks.ts): a case reads them instead of computing them
+ * the checks stage computed them (run/stages/answer-checks.ts): a case reads them instead of computing them
  * again. Derived data: a folder without them (merged shards, an older rge) has them computed again.
  */
 export const CheckRecord = z.strictObject({

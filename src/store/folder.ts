@@ -1,7 +1,7 @@
 /**
  * A results folder, opened: the one owner of its layout (layout.ts) and of the stores in it — the cell
  * stores, the budget ledger, the cell leases and this process's reply inbox. A run opens its folder once
- * (run/open.ts) and reaches every store through it.
+ * (run/session/open.ts) and reaches every store through it.
  */
 import { CellStores } from './cells.ts';
 import { ReplyInbox } from './inbox.ts';

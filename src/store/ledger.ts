@@ -240,7 +240,7 @@ export class BudgetLedger {
 
   /**
    * Holds `usd` for a batch that is being billed whatever the cap (created late at its provider, after
-   * its record gave up on it: run/batch-lookup.ts): a batch reservation recorded without the cap's
+   * its record gave up on it: run/batch/lookup.ts): a batch reservation recorded without the cap's
    * check, since the money is committed; it settles to what the batch cost when it is collected. The
    * cap stops what comes after.
    */

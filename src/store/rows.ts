@@ -17,7 +17,7 @@ import { type LineAt, LineFile, parseRecord, readLineAt, scanLines } from './jso
 import { resultsLayout } from './layout.ts';
 import { LineIndex } from './line-index.ts';
 
-/** One case of a run, as the published rows and the report read it (computed by run/case.ts). */
+/** One case of a run, as the published rows and the report read it (computed by run/case/case.ts). */
 export const CaseRow = z.strictObject({
   question_id: z.string(),
   category: z.string(),

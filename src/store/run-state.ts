@@ -43,7 +43,7 @@ export interface PlannedBatch {
 }
 
 /**
- * How a batch run's batches fit the budget cap (run/batch-plan.ts): each batch reserves its worst case,
+ * How a batch run's batches fit the budget cap (run/batch/plan.ts): each batch reserves its worst case,
  * so batches are sized to what the cap leaves, and the rest is submitted as earlier batches settle.
  */
 export interface BatchPlan {

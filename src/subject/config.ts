@@ -1,5 +1,5 @@
 /**
- * The subjects' sections of the run config (composed by src/run/config.ts): `subjects[]` (the models
+ * The subjects' sections of the run config (composed by src/run/config/config.ts): `subjects[]` (the models
  * under test) and `subject_prompt`.
  */
 import { z } from 'zod';

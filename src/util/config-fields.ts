@@ -1,12 +1,12 @@
 /**
- * Field schemas every section of the run config (src/run/config.ts) shares: a path and an id. Each
+ * Field schemas every section of the run config (src/run/config/config.ts) shares: a path and an id. Each
  * stage's section lives beside its stage (e.g. src/judging/config.ts); these are the pieces below them all.
  */
 import { z } from 'zod';
 
 /**
  * A path: in a config file, relative to the file's folder; once the config is read, relative to the
- * working folder (src/run/config-paths.ts), until `resolveRunPaths` makes it absolute.
+ * working folder (src/run/config/paths.ts), until `resolveRunPaths` makes it absolute.
  */
 export const Path = z.string().min(1, 'must be a path');
 

@@ -10,7 +10,7 @@ import type { Question } from '../questions/schema.ts';
 import { RgeError } from '../util/errors.ts';
 import { ValidationItem } from './schema.ts';
 
-/** What an item needs of a run's cell (run/work.ts `SubjectCell`): its id, question, run and chunks. */
+/** What an item needs of a run's cell (run/session/work.ts `SubjectCell`): its id, question, run and chunks. */
 export interface ResponseCell {
   /** `subject/question/run` */
   id: string;
@@ -19,7 +19,7 @@ export interface ResponseCell {
   chunks: readonly ContextChunk[];
 }
 
-/** What an item needs of a cell's case row (run/case.ts `CaseRow`): the answer, its key, the verdicts. */
+/** What an item needs of a cell's case row (run/case/case.ts `CaseRow`): the answer, its key, the verdicts. */
 export interface ResponseRow {
   answer_key: string;
   subject_id: string;

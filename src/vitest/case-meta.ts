@@ -9,8 +9,8 @@
  *   and evidence, the checks); the trimmed case says so in its artifacts (`full_record`).
  */
 import type { TaskMeta } from 'vitest';
-import type { CaseRow } from '../run/case.ts';
-import type { SubjectCell } from '../run/work.ts';
+import type { CaseRow } from '../run/case/case.ts';
+import type { SubjectCell } from '../run/session/work.ts';
 import { resultsFile } from '../store/rows.ts';
 import type { RgeCaseFailure, RgeCaseMeta, RgeRunInfo } from './meta.ts';
 import type { Shared } from './shared-values.ts';

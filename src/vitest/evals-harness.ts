@@ -12,15 +12,15 @@
  *   the judge's rationale and evidence; and the case's GFS (primary weights, 0-1). An unscored verdict is
  *   a null score (vitest-evals' "intentionally unscored"), never a 0.
  *
- * The rows, scores and statistics stay rge's (run/case.ts, scoring, stats, report): this is a view.
+ * The rows, scores and statistics stay rge's (run/case/case.ts, scoring, stats, report): this is a view.
  */
 import type { Harness, Judge, JudgeContext, JudgeResult } from 'vitest-evals';
 import { createHarness } from 'vitest-evals';
 import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdict.ts';
-import { type CaseRow, caseRow } from '../run/case.ts';
-import type { RunSession } from '../run/open.ts';
-import type { PlannedSubject } from '../run/plan.ts';
-import { contextsOf, type SubjectCell } from '../run/work.ts';
+import { type CaseRow, caseRow } from '../run/case/case.ts';
+import type { PlannedSubject } from '../run/plan/plan.ts';
+import type { RunSession } from '../run/session/open.ts';
+import { contextsOf, type SubjectCell } from '../run/session/work.ts';
 import type { AnswerRecord } from '../store/cells.ts';
 import type { RunState } from '../store/run-state.ts';
 

@@ -8,8 +8,8 @@
  * the run's input files, planning again before every rerun (evals-watch.ts).
  */
 import type { TestProject } from 'vitest/node';
-import { type LoadContext, planFromRequest } from '../run/load.ts';
-import { requestFromEnv } from '../run/request.ts';
+import { type LoadContext, planFromRequest } from '../run/plan/load.ts';
+import { requestFromEnv } from '../run/plan/request.ts';
 import { RgeError } from '../util/errors.ts';
 import { watchEvalInputs } from './evals-watch.ts';
 import { HANDOFF_KEY } from './handoff.ts';

@@ -10,9 +10,10 @@
  * run's state file is the combination of the slices' (the store's run-state.ts, which `rge results
  * merge` uses too).
  */
-import type { RunSession } from '../run/open.ts';
-import type { RunPlan } from '../run/plan.ts';
-import type { SubjectCell } from '../run/work.ts';
+
+import type { RunPlan } from '../run/plan/plan.ts';
+import type { RunSession } from '../run/session/open.ts';
+import type { SubjectCell } from '../run/session/work.ts';
 import { type RunState, type Slice, sliceStateFile } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 

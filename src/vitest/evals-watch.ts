@@ -3,7 +3,7 @@
  * reruns a test file when a module it imports changes; the files a run is made from (the config, the
  * question file, the subject prompt, a system's files) are not modules, and the global setup planned
  * the run once. So, from the global setup:
- * - a change of one of those files (the plan's inputs, run/watch-inputs.ts) reruns the eval files, a
+ * - a change of one of those files (the plan's inputs, run/watch/inputs.ts) reruns the eval files, a
  *   burst of saves once, through Vitest's own rerun (its reporters say it as any rerun);
  * - before every rerun, whatever started it (an input, or a source file Vitest saw change), the request
  *   is planned again and the new plan provided, so the cases never run on a plan the files no longer
@@ -13,10 +13,10 @@
  */
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { type LoadContext, planFromRequest } from '../run/load.ts';
-import type { RunPlan } from '../run/plan.ts';
-import type { RunRequest } from '../run/request.ts';
-import { changesCells, watchedInputs } from '../run/watch-inputs.ts';
+import { type LoadContext, planFromRequest } from '../run/plan/load.ts';
+import type { RunPlan } from '../run/plan/plan.ts';
+import type { RunRequest } from '../run/plan/request.ts';
+import { changesCells, watchedInputs } from '../run/watch/inputs.ts';
 import { RgeError } from '../util/errors.ts';
 import { HANDOFF_KEY } from './handoff.ts';
 

@@ -8,9 +8,9 @@
  *   report can attribute it (a subject's own failure scores 0 in the ranking and the gate);
  * - on the case's file (`rgeModule`), once: the run it belongs to, what gates it, and who planned it.
  */
-import type { RunInfo } from '../run/plan.ts';
+import type { RunInfo } from '../run/plan/plan.ts';
 
-/** The run a case belongs to (src/run/plan.ts). */
+/** The run a case belongs to (src/run/plan/plan.ts). */
 export type RgeRunInfo = RunInfo;
 
 /** The run of an eval file's cases, on the file's metadata (set as its first case starts). */

@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { multiplyRuns } from '../../bench/scale-fill.ts';
 import { floorRun } from '../../bench/scale-floor.ts';
-import { type CaseRow, caseRow } from '../../src/run/case.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { type CaseRow, caseRow } from '../../src/run/case/case.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import type { RunState } from '../../src/store/run-state.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
@@ -40,7 +40,7 @@ async function stagesOf(
   return { counts: state.counts, rows: (await run.work.cells()).map((cell) => caseRow(run, cell, state)) };
 }
 
-/** The records of the folder's check stores (the checks stage's, src/run/answer-checks.ts). */
+/** The records of the folder's check stores (the checks stage's, src/run/stages/answer-checks.ts). */
 function checkRecords(resultsDir: string): number {
   const checks = join(resultsDir, 'cells', 'checks');
   return readdirSync(checks)

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocument } from 'yaml';
-import { planFromRequest } from '../../src/run/load.ts';
-import { parseRunRequest } from '../../src/run/request.ts';
+import { planFromRequest } from '../../src/run/plan/load.ts';
+import { parseRunRequest } from '../../src/run/plan/request.ts';
 import { runRge } from '../helpers/cli.ts';
 
 const ROOT = join(import.meta.dirname, '../..');

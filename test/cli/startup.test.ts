@@ -20,7 +20,7 @@ import { buildProgram, main } from '../../src/cli/main.ts';
 import { SYNTHETIC_SEED } from '../../src/fixtures/synthetic.ts';
 import { DEFAULT_MIN_EFFECT } from '../../src/gate/gate.ts';
 import { JUDGE_PROMPT_VERSION, JUDGE_PROMPT_VERSIONS } from '../../src/judging/prompt.ts';
-import { DEFAULT_CACHE_DIR } from '../../src/run/corpus-index.ts';
+import { DEFAULT_CACHE_DIR } from '../../src/run/config/corpus-index.ts';
 import { AGREEMENT_FORMATS } from '../../src/validation/index.ts';
 import { VALIDATION_SIZE } from '../../src/validation/sample.ts';
 import { captureIO } from '../helpers/cli.ts';

@@ -11,8 +11,8 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadRunConfig } from '../../src/run/config.ts';
-import { ensureCorpusIndex } from '../../src/run/corpus-index.ts';
+import { loadRunConfig } from '../../src/run/config/config.ts';
+import { ensureCorpusIndex } from '../../src/run/config/corpus-index.ts';
 import './test-dir-setup.ts';
 
 export type WorldEmbedder = 'use-lite' | 'bm25';

@@ -1,12 +1,12 @@
 /**
  * Tests open runs as a one-process tool does: a request (validated by the run's own schema), planned and
- * opened (src/run/open.ts `openRun`). The options mix the request's fields with where and how to open.
+ * opened (src/run/session/open.ts `openRun`). The options mix the request's fields with where and how to open.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OpenContext } from '../../src/run/open.ts';
-import { openRun, type RunSession } from '../../src/run/open.ts';
-import { parseRunRequest, type RunRequestInput } from '../../src/run/request.ts';
+import { parseRunRequest, type RunRequestInput } from '../../src/run/plan/request.ts';
+import type { OpenContext } from '../../src/run/session/open.ts';
+import { openRun, type RunSession } from '../../src/run/session/open.ts';
 
 export type TestRunOptions = RunRequestInput & OpenContext;
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { crossFamilyPanel, PanelError } from '../../src/judging/panel.ts';
-import { panelFor as configPanel, loadRunConfig } from '../../src/run/config.ts';
+import { panelFor as configPanel, loadRunConfig } from '../../src/run/config/config.ts';
 
 const CONFIGS = ['fixture', 'published'].map((name) =>
   fileURLToPath(new URL(`../../configs/${name}.yaml`, import.meta.url)),

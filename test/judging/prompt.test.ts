@@ -14,7 +14,7 @@ import {
 } from '../../src/judging/prompt.ts';
 import { JudgeVerdict } from '../../src/judging/verdict.ts';
 import type { JudgeInput } from '../../src/providers/types.ts';
-import { parseRunConfig } from '../../src/run/config.ts';
+import { parseRunConfig } from '../../src/run/config/config.ts';
 
 const PUBLISHED = fileURLToPath(new URL('../../configs/published.yaml', import.meta.url));
 

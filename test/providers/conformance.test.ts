@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../src/models/registry.ts';
 import { CallError } from '../../src/providers/live/adapter.ts';
 import { MeteredProvider } from '../../src/providers/metered.ts';
-import { loadRunConfig } from '../../src/run/config.ts';
+import { loadRunConfig } from '../../src/run/config/config.ts';
 import { FAKE_KEYS, root, serverKeys } from '../helpers/live.ts';
 import { type PublishedRequest, publishedRequests } from '../helpers/published-requests.ts';
 import { until } from '../helpers/wait.ts';

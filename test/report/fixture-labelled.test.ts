@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runResponses } from '../../src/cli/labelling.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { type Summary, summarise } from '../../src/report/summary.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { drawValidationSample } from '../../src/validation/index.ts';
 import type { LabelView } from '../../src/validation/summary.ts';
 import { runRge } from '../helpers/cli.ts';

@@ -62,7 +62,7 @@ describe('the questions row of "What was run"', () => {
 
 describe('a run on a slice of the questions', () => {
   it('says what the slice covers, per category', async () => {
-    const { sliceCoverage } = await import('../../src/run/plan-questions.ts');
+    const { sliceCoverage } = await import('../../src/run/plan/questions.ts');
     const q = (id: string, category: string) => ({ id, category }) as never;
     const all = [q('gd-1', 'grounded-direct'), q('gd-2', 'grounded-direct'), q('adv-1', 'adversarial')];
     expect(sliceCoverage(all, all.slice(0, 2), 'first')).toBe(

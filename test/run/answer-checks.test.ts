@@ -1,5 +1,5 @@
 /**
- * An answer's checks stored beside it (issue 53, src/run/answer-checks.ts): the checks stage stores every
+ * An answer's checks stored beside it (issue 53, src/run/stages/answer-checks.ts): the checks stage stores every
  * stored answer's checks and evidence recall, a warm case row read with them equals, field for field and
  * byte for byte, the row computed without them (cold), and a record of other rules (another
  * `CHECKS_VERSION`), question or passages is not read: the stage computes it again. The fixture run
@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS_VERSION } from '../../src/checks/index.ts';
-import { type CaseRow, caseRow } from '../../src/run/case.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { type CaseRow, caseRow } from '../../src/run/case/case.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { CheckRecord, checkKey } from '../../src/store/cells.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { fixtureQuestionsPerCategory, openTestRun } from '../helpers/open-run.ts';

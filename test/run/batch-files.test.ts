@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runStages } from '../../src/run/stages.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { batchesDir, customIdPrefix, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { runRge } from '../helpers/cli.ts';

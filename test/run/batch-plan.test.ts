@@ -1,11 +1,11 @@
 /**
- * The batch plan (src/run/batch-plan.ts): the sizing rule of a batch run under the cap, on made-up
+ * The batch plan (src/run/batch/plan.ts): the sizing rule of a batch run under the cap, on made-up
  * calls. Each batch reserves its items' worst case and holds what the cap leaves room for; what does
  * not fit waits for a later wave, once the wave before has settled (at the expected cost); answers
  * first, then verdicts; a provider's item and byte limits split batches too.
  */
 import { describe, expect, it } from 'vitest';
-import { batchHead, type PlanLane, planBatches } from '../../src/run/batch-plan.ts';
+import { batchHead, type PlanLane, planBatches } from '../../src/run/batch/plan.ts';
 
 const WIDE = { items: 1000, bytes: 1e9 };
 

@@ -4,9 +4,9 @@
  * so an hour-long batch says a few lines, not one per poll.
  */
 import { describe, expect, it } from 'vitest';
-import { type BatchGroup, poll } from '../../src/run/batch-calls.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { StageContext, type StageOutput } from '../../src/run/stage-context.ts';
+import { type BatchGroup, poll } from '../../src/run/batch/calls.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import { StageContext, type StageOutput } from '../../src/run/sync/stage-context.ts';
 import type { BatchRecord } from '../../src/store/batch-records.ts';
 
 /** The polls of one batch of 10 items: in progress with 0, 4 and 9 done, then ended with 10. */

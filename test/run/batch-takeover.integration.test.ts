@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runStages } from '../../src/run/stages.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { CellLeases } from '../../src/store/leases.ts';
 import { cellCounts, liveEnv, liveOverrides, root, serverKeys } from '../helpers/live.ts';

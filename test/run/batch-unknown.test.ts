@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { type BatchRecord, batchesDir, loadBatchRecords } from '../../src/store/batch-records.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { captureIO } from '../helpers/cli.ts';

@@ -16,8 +16,8 @@ import {
   RunConfigError,
   type RunConfigIssue,
   resolveRunPaths,
-} from '../../src/run/config.ts';
-import { CONFIG_PATH_FIELDS, configPaths } from '../../src/run/config-paths.ts';
+} from '../../src/run/config/config.ts';
+import { CONFIG_PATH_FIELDS, configPaths } from '../../src/run/config/paths.ts';
 import { runRge } from '../helpers/cli.ts';
 
 const ROOT = join(import.meta.dirname, '../..');

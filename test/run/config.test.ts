@@ -14,8 +14,8 @@ import {
   RunConfigError,
   type RunConfigIssue,
   resolveRunPaths,
-} from '../../src/run/config.ts';
-import { runConfigJsonSchemaText } from '../../src/run/config-schema.ts';
+} from '../../src/run/config/config.ts';
+import { runConfigJsonSchemaText } from '../../src/run/config/schema.ts';
 import { sha256 } from '../../src/util/fs.ts';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -17,8 +17,12 @@ import {
   withCorpus as corpusOf,
   loadRunConfig,
   type RunConfig,
-} from '../../src/run/config.ts';
-import { ensureCorpusIndex, expectedIndex, indexIdentityDifferences } from '../../src/run/corpus-index.ts';
+} from '../../src/run/config/config.ts';
+import {
+  ensureCorpusIndex,
+  expectedIndex,
+  indexIdentityDifferences,
+} from '../../src/run/config/corpus-index.ts';
 import { RgeError } from '../../src/util/errors.ts';
 import { runRge } from '../helpers/cli.ts';
 import { makeTextPdf } from '../helpers/make-pdf.ts';

@@ -3,7 +3,7 @@
  * the table (`formatEstimate`) has a line per model and role, the totals and what they assume.
  */
 import { describe, expect, it } from 'vitest';
-import { estimateLine, formatEstimate } from '../../src/run/estimate-format.ts';
+import { estimateLine, formatEstimate } from '../../src/run/estimate/format.ts';
 import type { Estimate } from '../../src/store/run-state.ts';
 
 const line = (role: string, model: string, calls: number, expectedUsd: number, worstUsd: number) => ({

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
-import { type CaseRow, caseRow } from '../../src/run/case.ts';
-import { estimateRun } from '../../src/run/estimate.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { type CaseRow, caseRow } from '../../src/run/case/case.ts';
+import { estimateRun } from '../../src/run/estimate/estimate.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { worldOverrides, worldSetArgs } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
 

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { isRefusal } from '../../src/analysis/index.ts';
-import { caseRow } from '../../src/run/case.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { caseRow } from '../../src/run/case/case.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';
 

@@ -1,6 +1,6 @@
 /**
  * A verdict's request hash computed without rendering each answer's judge request (issue 53,
- * src/run/judge-request-hash.ts) is the rendered request's, bit for bit: for every cell of the fixture
+ * src/run/session/judge-request-hash.ts) is the rendered request's, bit for bit: for every cell of the fixture
  * world (200 questions, both subjects) under both prompt versions, and for answers that JSON escapes or
  * that try to close their fence. The verdicts the stages stored are found under the rendered keys, so a
  * store filled before this change stays valid.
@@ -11,10 +11,19 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { builtInJudgePrompt, type JudgePrompt, renderJudgeRequest } from '../../src/judging/prompt.ts';
-import { type JudgeInputOf, JudgeRequestHashes, judgeRequestHash } from '../../src/run/judge-request-hash.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
-import { answerIdentityFor, judgeInputFor, type SubjectCell, verdictCellOf } from '../../src/run/work.ts';
+import {
+  type JudgeInputOf,
+  JudgeRequestHashes,
+  judgeRequestHash,
+} from '../../src/run/session/judge-request-hash.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import {
+  answerIdentityFor,
+  judgeInputFor,
+  type SubjectCell,
+  verdictCellOf,
+} from '../../src/run/session/work.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { promptHash } from '../../src/subject/prompt.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { openTestRun } from '../helpers/open-run.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSession } from '../../src/run/open.ts';
-import { MIN_CALLS_FOR_ETA, StageContext, type StageOutput } from '../../src/run/stage-context.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import { MIN_CALLS_FOR_ETA, StageContext, type StageOutput } from '../../src/run/sync/stage-context.ts';
 
 /** a StageContext on a clock the test moves by hand, its lines collected */
 function context(output?: StageOutput) {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CliIO } from '../../src/cli/io.ts';
 import { main } from '../../src/cli/main.ts';
-import { usd } from '../../src/run/estimate-format.ts';
+import { usd } from '../../src/run/estimate/format.ts';
 import type { Estimate } from '../../src/store/run-state.ts';
 
 const root = join(import.meta.dirname, '../..');

@@ -4,7 +4,7 @@
  * evals`) it came from; 0 questions or 0 runs is an error, never a run of nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { parseRunRequest, requestFromEnv } from '../../src/run/request.ts';
+import { parseRunRequest, requestFromEnv } from '../../src/run/plan/request.ts';
 import { UsageError } from '../../src/util/errors.ts';
 
 function usageError(f: () => unknown): UsageError {

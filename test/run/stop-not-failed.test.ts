@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RunSession } from '../../src/run/open.ts';
-import { StageContext } from '../../src/run/stage-context.ts';
-import { syncAnswer } from '../../src/run/sync.ts';
-import type { SubjectCell } from '../../src/run/work.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import type { SubjectCell } from '../../src/run/session/work.ts';
+import { StageContext } from '../../src/run/sync/stage-context.ts';
+import { syncAnswer } from '../../src/run/sync/sync.ts';
 
 /** a run whose subject's call rejects as an aborted call does, before it is sent */
 function abortingRun(): RunSession {

@@ -16,9 +16,9 @@ import { FAILING_BELOW, failureCause } from '../../src/report/evidence.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import { type Index, openIndex } from '../../src/retrieval/index.ts';
-import { caseRow, failedBySubject } from '../../src/run/case.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
+import { caseRow, failedBySubject } from '../../src/run/case/case.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import { BudgetLedger } from '../../src/store/ledger.ts';
 import { Reruns } from '../../src/store/reruns.ts';
 import type { SystemAnswerInput } from '../../src/system/contract.ts';
@@ -377,7 +377,7 @@ describe('a config whose subjects are all systems (issue 51)', () => {
     expect(existsSync(corpus)).toBe(false);
     expect(logs.filter((l) => /building|rebuilding/.test(l))).toEqual([]);
     // the estimate counts its cells without an index: every one stored now
-    const { estimateRun } = await import('../../src/run/estimate.ts');
+    const { estimateRun } = await import('../../src/run/estimate/estimate.ts');
     const estimate = await estimateRun(run);
     expect(estimate.cells).toMatchObject({ total: 3, stored: 3 });
     expect(estimate.assumptions.contextBounded).toBe(false);

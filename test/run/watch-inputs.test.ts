@@ -1,18 +1,18 @@
 /**
- * What `rge eval watch` watches of a plan (src/run/watch-inputs.ts) and how it reads a change: the
+ * What `rge eval watch` watches of a plan (src/run/watch/inputs.ts) and how it reads a change: the
  * config, the question file, the subject prompt only when a model subject reads it, each system's module
  * and version files (a folder with what it holds); a system that declares its version is marked, and a
  * change of its files is said to change no cell. And which cases changed between two runs
- * (src/run/watch-changes.ts `caseChanges`), said in a few lines (src/cli/watch-lines.ts).
+ * (src/run/watch/changes.ts `caseChanges`), said in a few lines (src/cli/watch-lines.ts).
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changeLines } from '../../src/cli/watch-lines.ts';
-import type { RunPlan } from '../../src/run/plan.ts';
-import { type CaseDigest, caseChanges, type RunDigest } from '../../src/run/watch-changes.ts';
-import { changesCells, declaredChanges, watchedInputs } from '../../src/run/watch-inputs.ts';
+import type { RunPlan } from '../../src/run/plan/plan.ts';
+import { type CaseDigest, caseChanges, type RunDigest } from '../../src/run/watch/changes.ts';
+import { changesCells, declaredChanges, watchedInputs } from '../../src/run/watch/inputs.ts';
 
 /** The parts of a plan the inputs are read from. */
 function planOf(subjects: Record<string, unknown>[], prompt: string | null = 'prompts/subject.md'): RunPlan {

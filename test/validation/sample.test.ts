@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runResponses, sampleCommand, startReviewing } from '../../src/cli/labelling.ts';
 import { QUESTION_CATEGORIES } from '../../src/questions/schema.ts';
-import type { CaseRow } from '../../src/run/case.ts';
-import type { RunSession } from '../../src/run/open.ts';
-import { runStages } from '../../src/run/stages.ts';
-import type { SubjectCell } from '../../src/run/work.ts';
+import type { CaseRow } from '../../src/run/case/case.ts';
+import type { RunSession } from '../../src/run/session/open.ts';
+import type { SubjectCell } from '../../src/run/session/work.ts';
+import { runStages } from '../../src/run/stages/stages.ts';
 import {
   type CompletedResponse,
   ContestedReview,

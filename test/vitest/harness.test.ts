@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JudgeOutcome } from '../../src/judging/verdict.ts';
-import type { CaseRow } from '../../src/run/case.ts';
+import type { CaseRow } from '../../src/run/case/case.ts';
 import { dimensionScore, gatingNote, gfsScore, headlineGfs } from '../../src/vitest/evals-harness.ts';
 
 const dimension = (score: 0 | 1 | 2, rationale: string) => ({

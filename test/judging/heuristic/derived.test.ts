@@ -17,7 +17,7 @@ import { lexicalVerdict, numericVerdict } from '../../../src/judging/heuristic/i
 import type { ContextChunk } from '../../../src/providers/types.ts';
 import { parseQuestionLines } from '../../../src/questions/load.ts';
 import type { Question } from '../../../src/questions/schema.ts';
-import { judgeInputFor } from '../../../src/run/work.ts';
+import { judgeInputFor } from '../../../src/run/session/work.ts';
 import { contextChunkOf } from '../../../src/system/contexts.ts';
 
 const QUESTIONS = new Map(

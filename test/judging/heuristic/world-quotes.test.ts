@@ -20,9 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractQuantities, type Quantity, stripCitations } from '../../../src/analysis/index.ts';
 import type { ContextChunk } from '../../../src/providers/types.ts';
-import { type CaseRow, caseRow } from '../../../src/run/case.ts';
-import { runStages } from '../../../src/run/stages.ts';
-import { contextsOf } from '../../../src/run/work.ts';
+import { type CaseRow, caseRow } from '../../../src/run/case/case.ts';
+import { contextsOf } from '../../../src/run/session/work.ts';
+import { runStages } from '../../../src/run/stages/stages.ts';
 import { worldOverrides } from '../../helpers/fixture-world.ts';
 import { openTestRun } from '../../helpers/open-run.ts';
 

@@ -4,7 +4,7 @@
  * points and starts it again. Settings come as JSON in RGE_CHILD.
  */
 
-import { runStages } from '../../../src/run/stages.ts';
+import { runStages } from '../../../src/run/stages/stages.ts';
 import { openTestRun } from '../../helpers/open-run.ts';
 
 interface ChildSettings {
