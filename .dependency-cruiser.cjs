@@ -6,6 +6,10 @@
  * nothing of ours). A file may import its own folder and any folder on a lower row; never a folder on
  * its own row or a higher one. Together with no-circular this keeps every arrow pointing down the
  * pipeline.
+ *
+ * RUN_LAYERS does the same inside src/run, whose sub-folders follow a run (docs/adr/0039-run-folders.md):
+ * a file of src/run/<folder> imports its own folder and the sub-folders of src/run on lower rows only,
+ * and every file of src/run is in one of them.
  */
 const LAYERS = [
   ['cli'], // the rge command
@@ -27,26 +31,46 @@ const LAYERS = [
   ['util'], // errors, files, JSONL, locks
 ];
 
+/**
+ * The sub-folders of src/run, from the top (what the front doors call last) to the bottom (what a run is
+ * made from first): read from the bottom up, the way a run goes.
+ */
+const RUN_LAYERS = [
+  ['case', 'watch'], // a case row from the stores; watch mode's inputs and the changes between two runs
+  ['stages'], // the stages in their order (pre-flight, answers, verdicts), the checks stage
+  ['estimate'], // what a run would call and cost, its printed lines
+  ['batch'], // batch mode: groups, waves, calls, lookups, the provider's files, orphans, the batch plan
+  ['sync'], // sync calls, a cell's lease, the context every stage shares
+  ['session'], // a plan opened (index, stores, providers, subjects) and its work (cells and their keys)
+  ['plan'], // the request, loading its inputs, the plan (pure)
+  ['config'], // the run config (schema, rules across fields, paths), the index it names
+];
+
 /** dependency-cruiser's kinds of package import (declared in package.json or not). */
 const NPM_TYPES = ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'];
 
-const rank = new Map(LAYERS.flatMap((row, i) => row.map((folder) => [folder, i])));
 const alternation = (folders) => folders.join('|');
+const rankOf = (layers) => new Map(layers.flatMap((row, i) => row.map((folder) => [folder, i])));
+const rank = rankOf(LAYERS);
+const runRank = rankOf(RUN_LAYERS);
 
-/** For each folder: no import of a folder on its row or above it. */
-const layerRules = [...rank.keys()].flatMap((folder) => {
-  const above = [...rank.keys()].filter((other) => other !== folder && rank.get(other) <= rank.get(folder));
-  if (above.length === 0) return [];
-  return [
-    {
-      name: `layer-${folder}`,
-      comment: `src/${folder} imports only folders on lower rows of LAYERS (.dependency-cruiser.cjs)`,
-      severity: 'error',
-      from: { path: `^src/${folder}/` },
-      to: { path: `^src/(${alternation(above)})/` },
-    },
-  ];
-});
+/** For each folder of `base`: no import of a folder of `base` on its row or above it. */
+const layerRulesOf = (base, ranks, name, list) =>
+  [...ranks.keys()].flatMap((folder) => {
+    const above = [...ranks.keys()].filter((other) => other !== folder && ranks.get(other) <= ranks.get(folder));
+    if (above.length === 0) return [];
+    return [
+      {
+        name: `${name}-${folder}`,
+        comment: `${base}${folder} imports only folders on lower rows of ${list} (.dependency-cruiser.cjs)`,
+        severity: 'error',
+        from: { path: `^${base}${folder}/` },
+        to: { path: `^${base}(${alternation(above)})/` },
+      },
+    ];
+  });
+const layerRules = layerRulesOf('src/', rank, 'layer', 'LAYERS');
+const runLayerRules = layerRulesOf('src/run/', runRank, 'run-layer', 'RUN_LAYERS');
 
 module.exports = {
   forbidden: [
@@ -65,6 +89,14 @@ module.exports = {
       to: {},
     },
     ...layerRules,
+    {
+      name: 'run-no-unknown-folder',
+      comment: 'every file of src/run is in a sub-folder that has its row in RUN_LAYERS (.dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { path: `^src/run/(?!(${alternation([...runRank.keys()])})/)` },
+      to: {},
+    },
+    ...runLayerRules,
     {
       name: 'vitest-only-in-src-vitest',
       comment: 'only src/vitest imports vitest',
@@ -111,3 +143,4 @@ module.exports = {
 };
 // not part of dependency-cruiser's schema: read by the layout test and the ADR
 Object.defineProperty(module.exports, 'LAYERS', { value: LAYERS, enumerable: false });
+Object.defineProperty(module.exports, 'RUN_LAYERS', { value: RUN_LAYERS, enumerable: false });

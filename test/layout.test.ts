@@ -2,9 +2,9 @@
  * The import graph of src/ has no circle and no arrow from a lower stage to a higher one: the rules of
  * .dependency-cruiser.cjs (docs/adr/0015-layout.md), checked with dependency-cruiser over the real tree,
  * and shown to fail on a planted circle, an upward import, a folder without a row and an import from
- * outside src/.
+ * outside src/; inside src/run, the same for its sub-folders (RUN_LAYERS, docs/adr/0039-run-folders.md).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,7 +15,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
-const config = require(join(root, '.dependency-cruiser.cjs')) as IConfiguration & { LAYERS: string[][] };
+const config = require(join(root, '.dependency-cruiser.cjs')) as IConfiguration & {
+  LAYERS: string[][];
+  RUN_LAYERS: string[][];
+};
 
 async function violations(baseDir: string, tsConfig?: string): Promise<string[]> {
   const previous = process.cwd();
@@ -72,6 +75,13 @@ describe('the import graph of src/', () => {
       "import { readFileSync } from 'node:fs';\nimport { planted } from 'planted-package';\n" +
         "import { z } from 'zod';\nexport const p = [readFileSync, planted, z];\n",
     );
+    // inside src/run: an upward import, an import of a sibling on its row, a file in no sub-folder
+    write('src/run/plan/plan.ts', "import { c } from '../config/config.ts';\nexport const p = c;\n");
+    write('src/run/plan/types.ts', 'export const t = 1;\n');
+    write('src/run/config/config.ts', "import { t } from '../plan/types.ts';\nexport const c = t;\n");
+    write('src/run/case/case.ts', "import { w } from '../watch/inputs.ts';\nexport const k = w;\n");
+    write('src/run/watch/inputs.ts', 'export const w = 1;\n');
+    write('src/run/loose.ts', "import { w } from './watch/inputs.ts';\nexport const l = w;\n");
 
     it('a circle, an upward import, a stats import of ours, a folder without a row and an import from outside src', async () => {
       const found = await violations(planted);
@@ -82,8 +92,13 @@ describe('the import graph of src/', () => {
           'stats-imports-nothing-of-ours: src/stats/mean.ts -> src/util/a.ts',
           'no-unknown-folder: src/elsewhere/x.ts -> src/util/a.ts',
           'src-imports-nothing-outside-src: src/util/tool.ts -> scripts/tool.mjs',
+          'run-layer-config: src/run/config/config.ts -> src/run/plan/types.ts',
+          'run-layer-case: src/run/case/case.ts -> src/run/watch/inputs.ts',
+          'run-no-unknown-folder: src/run/loose.ts -> src/run/watch/inputs.ts',
         ]),
       );
+      // the import down the sub-folders of src/run is allowed
+      expect(found.filter((v) => v.includes('src/run/plan/plan.ts ->'))).toEqual([]);
       // a node builtin and packages are not outside src: one installed, one not (zod: unresolved here)
       expect(found.filter((v) => v.includes('src/util/packages.ts'))).toEqual([]);
     });
@@ -92,5 +107,13 @@ describe('the import graph of src/', () => {
   it('every folder of src/ has one row', () => {
     const folders = config.LAYERS.flat();
     expect(new Set(folders).size).toBe(folders.length);
+  });
+
+  it('every sub-folder of src/run has one row, and src/run holds no file outside them', () => {
+    const rows = config.RUN_LAYERS.flat();
+    expect(new Set(rows).size).toBe(rows.length);
+    const entries = readdirSync(join(root, 'src/run'), { withFileTypes: true });
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    expect(entries.map((e) => e.name).sort()).toEqual([...rows].sort());
   });
 });
