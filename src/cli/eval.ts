@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { RunConfig } from '../run/config/config.ts';
-import type { RunPlan } from '../run/plan/plan.ts';
-import type { RunRequest } from '../run/plan/request.ts';
-import type { RunSession } from '../run/session/open.ts';
-import type { StageOutput } from '../run/sync/stage-context.ts';
+import type { RunPlan, RunRequest } from '../run/plan/index.ts';
+import type { RunSession } from '../run/session/index.ts';
+import type { StageOutput } from '../run/stages/stages.ts';
 import type { RunState } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
@@ -80,7 +79,7 @@ function passRate(value: string | undefined): number | undefined {
 
 /** The run request of `rge eval run`'s flags (a bad one is a usage error naming the flag). */
 async function evalRequest(flags: EvalFlags): Promise<RunRequest> {
-  const { parseRunRequest } = await import('../run/plan/request.ts');
+  const { parseRunRequest } = await import('../run/plan/index.ts');
   return parseRunRequest(
     {
       config: flags.config,
@@ -130,10 +129,8 @@ async function dryRun(
   io: CliIO,
   ctx: { log: (line: string) => void; scratch: string },
 ): Promise<void> {
-  const { RunSession } = await import('../run/session/open.ts');
-  const { estimateRun } = await import('../run/estimate/estimate.ts');
-  const { leftForRun } = await import('../run/batch/plan.ts');
-  const { formatEstimate } = await import('../run/estimate/format.ts');
+  const { RunSession } = await import('../run/session/index.ts');
+  const { estimateRun, formatEstimate, leftForRun } = await import('../run/estimate/index.ts');
   const { log, scratch } = ctx;
   const env = io.env ?? process.env;
   const run = await RunSession.open(plan, { root: io.cwd, log, dryRun: true, env, scratch });
@@ -262,8 +259,7 @@ async function recordReruns(
   io: CliIO,
   dryRun: boolean,
 ): Promise<string[]> {
-  const { loadRequestConfig } = await import('../run/plan/load.ts');
-  const { resolveFrom } = await import('../run/plan/plan.ts');
+  const { loadRequestConfig, resolveFrom } = await import('../run/plan/index.ts');
   const { Reruns } = await import('../store/reruns.ts');
   const { config } = await loadRequestConfig(request, io.cwd);
   const wanted = ids.flatMap((v) => v.split(',')).map((v) => v.trim());
@@ -294,7 +290,7 @@ async function evalRun(flags: EvalFlags, io: CliIO): Promise<void> {
   setHeapGrowth(io.env ?? process.env);
   passRate(flags.minPassRate);
   const assumeReruns = flags.rerun ? await recordReruns(request, flags.rerun, io, flags.dryRun === true) : [];
-  const { planFromRequest } = await import('../run/plan/load.ts');
+  const { planFromRequest } = await import('../run/plan/index.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const output = evalOutput(flags.quiet, io);
   const terminal = casesOutput(flags, output, io);
@@ -353,7 +349,7 @@ async function stagedRun(
   log: (line: string) => void,
   output: StageOutput,
 ): Promise<Staged | null> {
-  const { RunSession } = await import('../run/session/open.ts');
+  const { RunSession } = await import('../run/session/index.ts');
   const run = await RunSession.open(plan, { root: io.cwd, log, env: io.env ?? process.env });
   const { state, stopped } = await stagesOf(run, log, output).finally(() => run.close());
   if (stopped) {

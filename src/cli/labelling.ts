@@ -12,10 +12,8 @@ import { userInfo } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { QUESTION_CATEGORIES } from '../questions/schema.ts';
 import { type CaseRow, caseRow } from '../run/case/case.ts';
-import { usesIndex } from '../run/plan/plan.ts';
-import { parseRunRequest } from '../run/plan/request.ts';
-import { openRun, type RunSession } from '../run/session/open.ts';
-import { contextsOf, type SubjectCell } from '../run/session/work.ts';
+import { parseRunRequest, usesIndex } from '../run/plan/index.ts';
+import { contextsOf, openRun, type RunSession, type SubjectCell } from '../run/session/index.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 import { writeFileAtomic } from '../util/fs.ts';
 import {

@@ -107,9 +107,9 @@ async function cancelOrphans(io: CliIO, report: OrphanReport, batchFor: BatchFor
 
 /** `--collect`: the orphans stored in the cells of the run of `--config`, nothing asked again. */
 async function collect(io: CliIO, dir: string, flags: BatchesFlags & { config: string }): Promise<void> {
-  const { parseRunRequest } = await import('../run/plan/request.ts');
-  const { openRun } = await import('../run/session/open.ts');
-  const { StageContext } = await import('../run/sync/stage-context.ts');
+  const { parseRunRequest } = await import('../run/plan/index.ts');
+  const { openRun } = await import('../run/session/index.ts');
+  const { StageContext } = await import('../run/stages/stages.ts');
   const { batchesOfRun, collectOrphans, findOrphans } = await import('../run/batch/orphans.ts');
   const log = (line: string) => io.err(`${line}\n`);
   const request = parseRunRequest(

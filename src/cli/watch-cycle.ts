@@ -12,11 +12,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadContext } from '../run/plan/load.ts';
-import type { RunPlan } from '../run/plan/plan.ts';
-import type { RunRequest } from '../run/plan/request.ts';
-import type { RunSession } from '../run/session/open.ts';
-import type { StageOutput } from '../run/sync/stage-context.ts';
+import type { LoadContext, RunPlan, RunRequest } from '../run/plan/index.ts';
+import type { RunSession } from '../run/session/index.ts';
+import type { StageOutput } from '../run/stages/stages.ts';
 import type { RunDigest } from '../run/watch/changes.ts';
 import type { WatchedInputs } from '../run/watch/inputs.ts';
 import type { Estimate, RunState } from '../store/run-state.ts';
@@ -194,7 +192,7 @@ async function casesOf(s: WatchSettings, plan: RunPlan): Promise<EvalRunOutcome>
 
 /** The plan of the request from the files as they are now; null (said) when they do not plan. */
 async function planNow(s: WatchSettings, memory: WatchMemory, first: boolean): Promise<RunPlan | null> {
-  const { planFromRequest } = await import('../run/plan/load.ts');
+  const { planFromRequest } = await import('../run/plan/index.ts');
   const { watchedInputs } = await import('../run/watch/inputs.ts');
   try {
     const plan = await planFromRequest(s.request, s.load);
@@ -215,8 +213,8 @@ async function planNow(s: WatchSettings, memory: WatchMemory, first: boolean): P
 
 /** What to watch when not even the first plan could be made: the config and the files it names. */
 async function fallbackInputs(s: WatchSettings): Promise<WatchedInputs> {
-  const { loadRequestConfig } = await import('../run/plan/load.ts');
-  const { resolveFrom } = await import('../run/plan/plan.ts');
+  const { loadRequestConfig } = await import('../run/plan/index.ts');
+  const { resolveFrom } = await import('../run/plan/index.ts');
   const configFile = resolveFrom(s.io.cwd, s.request.config);
   try {
     const { config } = await loadRequestConfig(s.request, s.io.cwd);
@@ -242,7 +240,7 @@ export async function watchCycle(s: WatchSettings, memory: WatchMemory, first: b
     s.io.out(`no cell's identity changed (the same run, ${plan.info.runId}): nothing to run\n`);
     return { kind: 'nothing' };
   }
-  const { RunSession } = await import('../run/session/open.ts');
+  const { RunSession } = await import('../run/session/index.ts');
   let run: RunSession;
   try {
     run = await RunSession.open(plan, { root: s.io.cwd, log: s.load.log, env: s.io.env ?? process.env });

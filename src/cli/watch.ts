@@ -66,7 +66,7 @@ async function settingsOf(
   io: CliIO,
   keys: KeySource,
 ): Promise<WatchSettings & { debounceMs: number }> {
-  const { parseRunRequest } = await import('../run/plan/request.ts');
+  const { parseRunRequest } = await import('../run/plan/index.ts');
   const request = parseRunRequest(
     {
       config: flags.config,

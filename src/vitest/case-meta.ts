@@ -10,7 +10,7 @@
  */
 import type { TaskMeta } from 'vitest';
 import type { CaseRow } from '../run/case/case.ts';
-import type { SubjectCell } from '../run/session/work.ts';
+import type { SubjectCell } from '../run/session/index.ts';
 import { resultsFile } from '../store/rows.ts';
 import type { RgeCaseFailure, RgeCaseMeta, RgeRunInfo } from './meta.ts';
 import type { Shared } from './shared-values.ts';

@@ -18,9 +18,8 @@ import type { Harness, Judge, JudgeContext, JudgeResult } from 'vitest-evals';
 import { createHarness } from 'vitest-evals';
 import { DIMENSIONS, type Dimension, type JudgeOutcome } from '../judging/verdict.ts';
 import { type CaseRow, caseRow } from '../run/case/case.ts';
-import type { PlannedSubject } from '../run/plan/plan.ts';
-import type { RunSession } from '../run/session/open.ts';
-import { contextsOf, type SubjectCell } from '../run/session/work.ts';
+import type { PlannedSubject } from '../run/plan/index.ts';
+import { contextsOf, type RunSession, type SubjectCell } from '../run/session/index.ts';
 import type { AnswerRecord } from '../store/cells.ts';
 import type { RunState } from '../store/run-state.ts';
 

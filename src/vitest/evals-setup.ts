@@ -8,8 +8,7 @@
  * the run's input files, planning again before every rerun (evals-watch.ts).
  */
 import type { TestProject } from 'vitest/node';
-import { type LoadContext, planFromRequest } from '../run/plan/load.ts';
-import { requestFromEnv } from '../run/plan/request.ts';
+import { type LoadContext, planFromRequest, requestFromEnv } from '../run/plan/index.ts';
 import { RgeError } from '../util/errors.ts';
 import { watchEvalInputs } from './evals-watch.ts';
 import { HANDOFF_KEY } from './handoff.ts';

@@ -11,9 +11,8 @@
  * merge` uses too).
  */
 
-import type { RunPlan } from '../run/plan/plan.ts';
-import type { RunSession } from '../run/session/open.ts';
-import type { SubjectCell } from '../run/session/work.ts';
+import type { RunPlan } from '../run/plan/index.ts';
+import type { RunSession, SubjectCell } from '../run/session/index.ts';
 import { type RunState, type Slice, sliceStateFile } from '../store/run-state.ts';
 import { UsageError } from '../util/errors.ts';
 

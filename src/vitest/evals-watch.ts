@@ -13,9 +13,7 @@
  */
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { type LoadContext, planFromRequest } from '../run/plan/load.ts';
-import type { RunPlan } from '../run/plan/plan.ts';
-import type { RunRequest } from '../run/plan/request.ts';
+import { type LoadContext, planFromRequest, type RunPlan, type RunRequest } from '../run/plan/index.ts';
 import { changesCells, watchedInputs } from '../run/watch/inputs.ts';
 import { RgeError } from '../util/errors.ts';
 import { HANDOFF_KEY } from './handoff.ts';

@@ -5,8 +5,7 @@
  * evals`, the evals project's global setup (evals-setup.ts) from the RGE_* variables. The eval files
  * never read those variables again and never plan again.
  */
-import type { RunPlan } from '../run/plan/plan.ts';
-import type { RunRequest } from '../run/plan/request.ts';
+import type { RunPlan, RunRequest } from '../run/plan/index.ts';
 
 export interface RgeRunHandoff {
   request: RunRequest;

@@ -8,7 +8,7 @@
  *   report can attribute it (a subject's own failure scores 0 in the ranking and the gate);
  * - on the case's file (`rgeModule`), once: the run it belongs to, what gates it, and who planned it.
  */
-import type { RunInfo } from '../run/plan/plan.ts';
+import type { RunInfo } from '../run/plan/index.ts';
 
 /** The run a case belongs to (src/run/plan/plan.ts). */
 export type RgeRunInfo = RunInfo;
