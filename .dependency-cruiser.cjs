@@ -57,7 +57,9 @@ const runRank = rankOf(RUN_LAYERS);
 /** For each folder of `base`: no import of a folder of `base` on its row or above it. */
 const layerRulesOf = (base, ranks, name, list) =>
   [...ranks.keys()].flatMap((folder) => {
-    const above = [...ranks.keys()].filter((other) => other !== folder && ranks.get(other) <= ranks.get(folder));
+    const above = [...ranks.keys()].filter(
+      (other) => other !== folder && ranks.get(other) <= ranks.get(folder),
+    );
     if (above.length === 0) return [];
     return [
       {
@@ -91,7 +93,8 @@ module.exports = {
     ...layerRules,
     {
       name: 'run-no-unknown-folder',
-      comment: 'every file of src/run is in a sub-folder that has its row in RUN_LAYERS (.dependency-cruiser.cjs)',
+      comment:
+        'every file of src/run is in a sub-folder that has its row in RUN_LAYERS (.dependency-cruiser.cjs)',
       severity: 'error',
       from: { path: `^src/run/(?!(${alternation([...runRank.keys()])})/)` },
       to: {},
