@@ -173,11 +173,21 @@ describe('rge eval watch (offline subjects)', () => {
     await watch.until(/^changed: /m, (changes as number) + 1); // its run starts
     await comment('two');
     await new Promise((resolve) => setTimeout(resolve, 400)); // settles while the run goes on
+    // On a loaded machine the first run can end before the third save (nothing is asked again: a
+    // comment): the third save may then come after the second's run started, and make a run of its own.
+    // Either way no save is lost and none is run twice: a run per 'changed' line, each ending 'watching'.
+    const endedBeforeThree = watch.count(/^watching /) > (watching as number);
     await comment('three');
     await watch.until(/^watching /m, (watching as number) + 2);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(watch.count(/^changed: /)).toBe((changes as number) + 2);
-    expect(watch.count(/^run ci-/)).toBe((runs as number) + 2);
+    for (let seen = -1; seen !== watch.output.length; ) {
+      seen = watch.output.length;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
+    const made = watch.count(/^changed: /) - (changes as number);
+    if (endedBeforeThree) expect([2, 3]).toContain(made);
+    else expect(made).toBe(2);
+    expect(watch.count(/^run ci-/)).toBe((runs as number) + made);
+    expect(watch.count(/^watching /)).toBe((watching as number) + made);
     expect(await readFile(prompt, 'utf8')).toMatch(/^<!-- three\. two\. one\./);
   }, 600_000);
 
