@@ -77,8 +77,23 @@ function passRate(value: string | undefined): number | undefined {
   return x;
 }
 
+/** The flags that make a run request, shared by `rge eval run` and `rge eval watch`. */
+export type RunRequestFlags = Pick<
+  EvalFlags,
+  | 'config'
+  | 'set'
+  | 'subjects'
+  | 'questions'
+  | 'sample'
+  | 'case'
+  | 'runs'
+  | 'mode'
+  | 'resultsDir'
+  | 'reportsDir'
+>;
+
 /** The run request of `rge eval run`'s flags (a bad one is a usage error naming the flag). */
-async function evalRequest(flags: EvalFlags): Promise<RunRequest> {
+export async function evalRequest(flags: RunRequestFlags): Promise<RunRequest> {
   const { parseRunRequest } = await import('../run/plan/index.ts');
   return parseRunRequest(
     {

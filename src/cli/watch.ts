@@ -19,7 +19,7 @@ import type { WatchedInputs } from '../run/watch/inputs.ts';
 import { UsageError } from '../util/errors.ts';
 import type { InputWatcher } from '../util/file-watch.ts';
 import { STOP_EXIT_CODES, STOP_SIGNALS, type StopSignal, signalName } from '../util/stop-signal.ts';
-import { evalOutput } from './eval.ts';
+import { evalOutput, evalRequest } from './eval.ts';
 import { type CliIO, existingPath, nonNegativeInteger } from './io.ts';
 import { forbidDownloads, OFFLINE_FLAG, OFFLINE_HELP } from './offline.ts';
 import type { WatchMemory, WatchSettings } from './watch-cycle.ts';
@@ -66,22 +66,7 @@ async function settingsOf(
   io: CliIO,
   keys: KeySource,
 ): Promise<WatchSettings & { debounceMs: number }> {
-  const { parseRunRequest } = await import('../run/plan/index.ts');
-  const request = parseRunRequest(
-    {
-      config: flags.config,
-      overrides: flags.set,
-      subjects: flags.subjects,
-      questions: flags.questions,
-      sample: flags.sample,
-      cases: flags.case && flags.case.length > 0 ? flags.case : undefined,
-      runs: flags.runs,
-      mode: flags.mode,
-      resultsDir: flags.resultsDir,
-      reportsDir: flags.reportsDir,
-    },
-    'flags',
-  );
+  const request = await evalRequest(flags);
   const confirmAbove = numberFlag('confirm-above', flags.confirmAbove, 'a non-negative amount of US dollars');
   const minPassRate = numberFlag('min-pass-rate', flags.minPassRate, 'a number in [0, 1]', 1.000001);
   const minEffect = numberFlag('min-effect', flags.minEffect, 'a number in [0, 1)', 1) ?? DEFAULT_MIN_EFFECT;
