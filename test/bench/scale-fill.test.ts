@@ -8,42 +8,19 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { multiplyRuns } from '../../bench/scale-fill.ts';
-import { caseRow } from '../../src/run/case/case.ts';
-import { runStages } from '../../src/run/stages/stages.ts';
-import { worldOverrides } from '../helpers/fixture-world.ts';
-import { openTestRun } from '../helpers/open-run.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const quiet = () => {};
-
-/** The stages of a fixture run of 5 questions x `runs` on the bm25 world; its counts and its cases' rows. */
-async function evalRun(resultsDir: string, runs: number) {
-  const run = await openTestRun({
-    config: 'configs/fixture.yaml',
-    root,
-    resultsDir,
-    overrides: await worldOverrides('bm25'),
-    log: quiet,
-    questions: 5,
-    runs,
-  });
-  const { state } = await runStages(run, { log: quiet });
-  const rows = (await run.work.cells()).map((cell) => caseRow(run, cell, state));
-  return { counts: state.counts, rows };
-}
+import { fixtureStages } from './fixture-stages.ts';
 
 describe('multiplyRuns', () => {
   it('replays runs that the warm run reuses whole: every cell found, nothing computed', async () => {
     const resultsDir = join(await mkdtemp(join(tmpdir(), 'rge-scale-fill-')), 'results');
-    const cold = await evalRun(resultsDir, 2);
+    const cold = await fixtureStages(resultsDir, 2);
     expect(cold.rows).toHaveLength(20);
     expect(cold.counts.answers).toEqual({ computed: 20, reused: 0, failed: 0 });
     expect(cold.counts.verdicts).toEqual({ computed: 40, reused: 0, failed: 0 });
     expect(multiplyRuns(resultsDir, { from: 2, to: 6 })).toBe(2 * 5 * 4);
-    const warm = await evalRun(resultsDir, 6);
+    const warm = await fixtureStages(resultsDir, 6);
     expect(warm.rows).toHaveLength(60);
     expect(warm.counts.answers).toEqual({ computed: 0, reused: 60, failed: 0 });
     expect(warm.counts.verdicts).toEqual({ computed: 0, reused: 120, failed: 0 });

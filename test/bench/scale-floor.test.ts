@@ -9,36 +9,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { multiplyRuns } from '../../bench/scale-fill.ts';
 import { floorRun } from '../../bench/scale-floor.ts';
-import { type CaseRow, caseRow } from '../../src/run/case/case.ts';
-import { runStages } from '../../src/run/stages/stages.ts';
-import type { RunState } from '../../src/store/run-state.ts';
-import { worldOverrides } from '../helpers/fixture-world.ts';
-import { openTestRun } from '../helpers/open-run.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const quiet = () => {};
-
-/** The stages of a fixture run of 5 questions x `runs` on the bm25 world; its counts and its cases' rows. */
-async function stagesOf(
-  resultsDir: string,
-  runs: number,
-): Promise<{ counts: RunState['counts']; rows: CaseRow[] }> {
-  const run = await openTestRun({
-    config: 'configs/fixture.yaml',
-    root,
-    resultsDir,
-    overrides: await worldOverrides('bm25'),
-    log: quiet,
-    questions: 5,
-    runs,
-  });
-  const { state } = await runStages(run, { log: quiet });
-  return { counts: state.counts, rows: (await run.work.cells()).map((cell) => caseRow(run, cell, state)) };
-}
+import { fixtureStages } from './fixture-stages.ts';
 
 /** The records of the folder's check stores (the checks stage's, src/run/stages/answer-checks.ts). */
 function checkRecords(resultsDir: string): number {
@@ -51,15 +25,15 @@ function checkRecords(resultsDir: string): number {
 describe("the scale bench's folder and its floor", () => {
   let results: string;
   const checks = { cold: 0, filled: 0, warm: 0 };
-  let warm: Awaited<ReturnType<typeof stagesOf>>;
+  let warm: Awaited<ReturnType<typeof fixtureStages>>;
 
   beforeAll(async () => {
     results = join(await mkdtemp(join(tmpdir(), 'rge-scale-floor-')), 'results');
-    await stagesOf(results, 2);
+    await fixtureStages(results, 2);
     checks.cold = checkRecords(results);
     multiplyRuns(results, { from: 2, to: 6 });
     checks.filled = checkRecords(results);
-    warm = await stagesOf(results, 6);
+    warm = await fixtureStages(results, 6);
     checks.warm = checkRecords(results);
   }, 300_000);
 
