@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRge } from '../helpers/cli.ts';
-import { moduleApp, ROOT, storedAnswers, WatchChild, watchWorld } from './watch/child.ts';
+import { appAndExtractiveWorld, ROOT, storedAnswers, WatchChild } from './watch/child.ts';
 
 /** What the watch said for its i-th run (0-based): from after the (i-1)-th `watching` line to the i-th. */
 function segment(output: string, i: number): string {
@@ -35,18 +35,7 @@ describe('rge eval watch (offline subjects)', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rge-eval-watch-'));
-    await writeFile(join(dir, 'app.mjs'), moduleApp());
-    const config = await watchWorld(dir, [
-      {
-        id: 'extractive',
-        provider: 'offline',
-        model: 'extractive',
-        family: 'rge-offline-extractive',
-        temperature: 0.7,
-        max_tokens: 512,
-      },
-      { id: 'app', provider: 'module', module: 'app.mjs', version: '1', model: 'app', family: 'test-app' },
-    ]);
+    const config = await appAndExtractiveWorld(dir);
     watch = new WatchChild([
       '--config',
       config,

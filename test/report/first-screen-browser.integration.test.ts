@@ -10,7 +10,7 @@
  * temporary folder (and to RGE_SCREENSHOTS when it names a folder, to look at them).
  * Skipped, with the reason in the test name, when /usr/bin/chromium is absent (`.ci/run` installs it).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,23 +18,10 @@ import { marked } from 'marked';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnVitest } from '../ci/vitest-child.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumTitle, hasChromium } from '../helpers/chromium.ts';
 import { worldOverrides } from '../helpers/fixture-world.ts';
 import { type LoopbackServer, startLoopbackServer } from '../helpers/http-server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const title = (what: string) =>
-  `${what}${hasChromium ? '' : ` (skipped: ${CHROMIUM} is absent; apt-get install -y chromium)`}`;
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREEN = { width: 1280, height: 800 };
 const CASES = ['gd', 'gm', 'adv', 'ood'].flatMap((c) => [1, 2, 3].map((i) => `${c}-00${i}`));
 
@@ -158,7 +145,7 @@ describe('the report in a headless browser at 1280x800', () => {
       );
     const svg = readFileSync(join(report, 'gfs.svg'));
     server.route('/gfs.svg', (_req, res) => res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(svg));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 600_000);
   afterAll(async () => {
     await browser?.close();
@@ -176,7 +163,9 @@ describe('the report in a headless browser at 1280x800', () => {
   }
 
   it.skipIf(!hasChromium)(
-    title('shows the ranking, its intervals and significance in the first 800 px, the provenance below'),
+    chromiumTitle(
+      'shows the ranking, its intervals and significance in the first 800 px, the provenance below',
+    ),
     async () => {
       const p = await open('light');
       try {
@@ -211,7 +200,7 @@ describe('the report in a headless browser at 1280x800', () => {
   );
 
   it.skipIf(!hasChromium)(
-    title('draws the chart on its own opaque background, so it reads on a dark page'),
+    chromiumTitle('draws the chart on its own opaque background, so it reads on a dark page'),
     async () => {
       const p = await open('dark');
       try {
@@ -236,7 +225,7 @@ describe('the report in a headless browser at 1280x800', () => {
     },
   );
 
-  it.skipIf(!hasChromium)(title('writes the screenshots it took'), () => {
+  it.skipIf(!hasChromium)(chromiumTitle('writes the screenshots it took'), () => {
     for (const theme of ['light', 'dark'])
       expect(
         readFileSync(join(dir, `first-screen-${theme}.png`))

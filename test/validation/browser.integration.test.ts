@@ -5,7 +5,7 @@
  * labelled; a reload resumes where the labeller stopped; the labels file holds what was given.
  * Skipped, with the reason in the test name, when /usr/bin/chromium is absent (`.ci/run` installs it).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,23 +24,8 @@ import {
   startValidationServer,
   ValidationSample,
 } from '../../src/validation/index.ts';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumTitle, hasChromium } from '../helpers/chromium.ts';
 import { handItem, handSample, JUDGE_MARK, judgeOutcome, longItem, writeHandSample } from './hand-sample.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
-const title = (what: string) =>
-  `${what}${hasChromium ? '' : ` (skipped: ${CHROMIUM} is absent; apt-get install -y chromium)`}`;
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 function quietIO(cwd: string): CliIO {
   return { cwd, exitCode: 0, out: () => {}, err: () => {} };
@@ -77,14 +62,16 @@ describe('the labelling page in a headless browser', () => {
   let browser: Browser | undefined;
 
   beforeAll(async () => {
-    if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    if (hasChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
 
   it.skipIf(!hasChromium)(
-    title('labels five responses by keyboard only, hides the judges until labelled, and resumes at item 6'),
+    chromiumTitle(
+      'labels five responses by keyboard only, hides the judges until labelled, and resumes at item 6',
+    ),
     async () => {
       const dir = await mkdtemp(join(tmpdir(), 'rge-browser-'));
       const sample = await writeHandSample(dir, 8);
@@ -173,7 +160,7 @@ describe('the labelling page in a headless browser', () => {
   );
 
   it.skipIf(!hasChromium)(
-    title(
+    chromiumTitle(
       'fits 1280x800: Save, the rationale, the key hints and the cited sentence in view after load and after a citation is pressed',
     ),
     async () => {
@@ -242,7 +229,7 @@ describe('the labelling page in a headless browser', () => {
   );
 
   it.skipIf(!hasChromium)(
-    title('review mode: shows both verdicts from the start and records an outcome by keyboard'),
+    chromiumTitle('review mode: shows both verdicts from the start and records an outcome by keyboard'),
     async () => {
       const dir = await mkdtemp(join(tmpdir(), 'rge-browser-review-'));
       const item = handItem(3, [judgeOutcome('judge-a', [2, 0, 2]), judgeOutcome('judge-b', [2, 2, 1])]);

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { moduleApp, storedAnswers, WatchChild, watchWorld } from '../cli/watch/child.ts';
+import { appAndExtractiveWorld, storedAnswers, WatchChild } from '../cli/watch/child.ts';
 
 /** The parent's environment without its own Vitest's and rge's variables. */
 function unsetParents(): Record<string, undefined> {
@@ -31,18 +31,7 @@ describe('npx vitest evals --watch', () => {
 
   it('reruns on an edit of the subject prompt, planned again, asking only the cells it changed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-vitest-watch-'));
-    await writeFile(join(dir, 'app.mjs'), moduleApp());
-    const config = await watchWorld(dir, [
-      {
-        id: 'extractive',
-        provider: 'offline',
-        model: 'extractive',
-        family: 'rge-offline-extractive',
-        temperature: 0.7,
-        max_tokens: 512,
-      },
-      { id: 'app', provider: 'module', module: 'app.mjs', version: '1', model: 'app', family: 'test-app' },
-    ]);
+    const config = await appAndExtractiveWorld(dir);
     const env = {
       ...unsetParents(),
       RGE_CONFIG: config,

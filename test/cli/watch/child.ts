@@ -114,6 +114,25 @@ export default async function answer(question, { signal }) {
 }
 
 /**
+ * The watch tests' usual world in `dir`: a module system (`app.mjs`, its version declared) beside the
+ * offline extractive subject; returns the config's path.
+ */
+export async function appAndExtractiveWorld(dir: string): Promise<string> {
+  await writeFile(join(dir, 'app.mjs'), moduleApp());
+  return watchWorld(dir, [
+    {
+      id: 'extractive',
+      provider: 'offline',
+      model: 'extractive',
+      family: 'rge-offline-extractive',
+      temperature: 0.7,
+      max_tokens: 512,
+    },
+    { id: 'app', provider: 'module', module: 'app.mjs', version: '1', model: 'app', family: 'test-app' },
+  ]);
+}
+
+/**
  * A watch world in `dir`: configs/ci.yaml on the tests' fixture index, one run per question, with its
  * own question file and subject prompt (copies, to edit) and `subjects` as its subjects.
  */
