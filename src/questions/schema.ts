@@ -137,7 +137,7 @@ export type Distractor = z.infer<typeof Distractor>;
  * else the id rge derived.
  */
 export const QuestionSource = z.strictObject({
-  dataset: z.enum(['rge-fixture', 'financebench', 'erc', 'golden']),
+  dataset: z.enum(['rge-fixture', 'financebench', 'erc', 'golden', 'generated']),
   ref: z.string().min(1),
 });
 export type QuestionSource = z.infer<typeof QuestionSource>;
@@ -213,8 +213,46 @@ export const GoldQuoteLocation = z.strictObject({
   page: z.number().int().positive().nullable(),
   /** true: found in the document at import; false: kept as given (imported without `--documents`) */
   resolved: z.boolean(),
+  /** the heading the quote is printed under (a Markdown or HTML section, a report's heading), when known */
+  section: z.string().nullable().optional(),
+  /**
+   * where the quote is in the text rge extracted: character offsets [start, end) of the page's text
+   * (of the whole file for a text, Markdown or HTML document), when it was located (generated questions)
+   */
+  span: z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).optional(),
 });
 export type GoldQuoteLocation = z.infer<typeof GoldQuoteLocation>;
+
+/** How a generated question was made: enough to make it again, and to tell a seed set from a model's. */
+export const GeneratorRef = z.strictObject({
+  /** `offline/extractive`, or the registry model's `provider/model` */
+  id: z.string().min(1),
+  /** the model family (self-preference: a subject of this family is warned about in the report) */
+  family: z.string().min(1),
+  kind: z.enum(['offline', 'model']),
+  /** the generator's prompt (model) or template version (offline), hashed */
+  prompt_hash: z.string().min(1),
+  seed: z.string().min(1),
+});
+export type GeneratorRef = z.infer<typeof GeneratorRef>;
+
+/**
+ * A generated question's provenance (`rge questions generate`): its generator, the candidate it was,
+ * the checks it passed, what verification flagged, and whether a person reviewed it. A question of the
+ * offline generator is a seed set's (`seed_set`): extractive and templated, never a person's judgement.
+ */
+export const QuestionProvenance = z.strictObject({
+  generator: GeneratorRef,
+  candidate: z.string().min(1),
+  seed_set: z.boolean(),
+  /** the verification checks it passed, in order */
+  checks: z.array(z.string().min(1)),
+  /** what verification noted without rejecting it */
+  flags: z.array(z.string().min(1)),
+  /** unreviewed until a person accepted it (as generated) or edited it (re-verified on save) */
+  review: z.enum(['unreviewed', 'accepted', 'edited']),
+});
+export type QuestionProvenance = z.infer<typeof QuestionProvenance>;
 
 const Slug = z
   .string()
@@ -271,6 +309,8 @@ export const Question = z
     absent_facts: z.array(z.string().min(1)).optional(),
     /** a golden set's gold quotes: where each is printed in the user's documents (one per quote) */
     gold_quote_locations: z.array(GoldQuoteLocation).optional(),
+    /** a generated question's provenance (source.dataset 'generated') */
+    provenance: QuestionProvenance.optional(),
   })
   .superRefine((q, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
