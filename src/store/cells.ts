@@ -17,29 +17,17 @@
  * checks computed from each answer (`CheckRecord`), so that a warm case reads them.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import canonicalizeModule from 'canonicalize';
 import { z } from 'zod';
 import { AnswerChecks, EvidenceRecall } from '../checks/schema.ts';
 import { JudgeOutcome } from '../judging/verdict.ts';
 import { CallCharge, StopInfo, Usage } from '../providers/types.ts';
 import { SystemContext, SystemToolCall } from '../system/contract.ts';
-import { sha256 } from '../util/fs.ts';
+import { canonicalJson, identityHash } from '../util/canonical.ts';
 import { Journal, type LineAt, LineFile } from './jsonl.ts';
 import { type CellKind, type ResultsLayout, resultsLayout, safeName } from './layout.ts';
 import { LineIndex } from './line-index.ts';
 
-// canonicalize is CommonJS (`module.exports = fn`) but declares an ES default export.
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
-
-/** A JSON value as RFC 8785 canonical JSON (what `identityHash` hashes). */
-export function canonicalJson(value: unknown): string {
-  return canonicalize(value) ?? 'null';
-}
-
-/** A stable hash of a JSON value (RFC 8785 canonical JSON, then SHA-256). */
-export function identityHash(value: unknown): string {
-  return sha256(canonicalJson(value));
-}
+export { canonicalJson, identityHash };
 
 /** The model a cell's record comes from: provider and model, and the version of rge's code or data for it. */
 const CellModel = {

@@ -8,6 +8,7 @@
  * a page or section and a character span, and resolves it to the chunks of the index.
  */
 import { z } from 'zod';
+import { identityHash } from '../../util/canonical.ts';
 import { DistractorKind, ExpectedBehavior, GeneratorRef, NumericGold, QuestionCategory } from '../schema.ts';
 
 export { GeneratorRef };
@@ -50,6 +51,8 @@ export const Candidate = z.strictObject({
   id: z.string().regex(/^cand-[0-9a-f]{12}$/),
   body: CandidateBody,
   generator: GeneratorRef,
+  /** the document the generator was shown (`Chunk.source`); coverage and language are counted by it */
+  document: z.string().min(1),
   /** the chunks the generator was shown (the cell's identity); empty for out-of-domain templates */
   source_chunk_ids: z.array(z.string().min(1)),
 });
@@ -64,9 +67,9 @@ export const VERIFY_CHECKS = [
   'no-leak',
   'multihop-chunks',
   'premise-or-absence',
+  'language',
   'near-duplicate',
   'coverage',
-  'language',
   'judge',
 ] as const;
 export type VerifyCheck = (typeof VERIFY_CHECKS)[number];
@@ -89,6 +92,7 @@ export const REJECTION_REASONS = {
   'out-of-domain-answerable': 'premise-or-absence',
   'near-duplicate': 'near-duplicate',
   'over-share': 'coverage',
+  'surplus': 'coverage',
   'wrong-language': 'language',
   'judge-rejected': 'judge',
 } as const satisfies Record<string, VerifyCheck>;
@@ -100,3 +104,8 @@ export const Rejection = z.strictObject({
   message: z.string().min(1),
 });
 export type Rejection = z.infer<typeof Rejection>;
+
+/** A candidate's id: `cand-` and the first 12 hex digits of the sha256 of its body and source chunks. */
+export function candidateId(body: CandidateBody, sourceChunkIds: readonly string[]): string {
+  return `cand-${identityHash({ body, source_chunk_ids: sourceChunkIds }).slice(0, 12)}`;
+}

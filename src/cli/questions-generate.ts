@@ -1,0 +1,190 @@
+/**
+ * `rge questions generate`: candidate questions from a folder of documents or a built index, each
+ * verified against the documents before it is kept (src/questions/generate/). Writes the questions
+ * (which `rge questions validate` passes), the rejections with their reasons, and the generation report;
+ * when nothing is kept it writes no questions file and exits non-zero with the counts by reason.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { RgeError, UsageError } from '../util/errors.ts';
+import { writeFileAtomic } from '../util/fs.ts';
+import { type CliIO, existingPath, positiveInteger } from './io.ts';
+
+export interface GenerateFlags {
+  documents?: string;
+  index?: string;
+  out: string;
+  generator: string;
+  config?: string;
+  count: string;
+  mix?: string;
+  seed: string;
+  maxShare?: string;
+  perTask?: string;
+  similarity: string;
+  indexDir?: string;
+  cacheDir: string;
+  resultsDir: string;
+  capUsd?: string;
+  dryRun?: boolean;
+}
+
+export function registerGenerateCommand(questions: Command, io: CliIO): void {
+  questions
+    .command('generate')
+    .description(
+      'generate candidate questions from your own documents (a folder of PDF, Markdown, HTML and text, ' +
+        'or a built index) and keep only those verified against the documents: quotes found and resolved ' +
+        'to chunks, answers supported, no leak, multihop over two chunks, premises contradicted, ' +
+        'out-of-domain terms absent from the top k, no near-duplicates, coverage across documents, language',
+    )
+    .option('--documents <dir>', 'folder of documents (PDF, .md, .html, .txt); an index of them is built')
+    .option('--index <dir>', 'a built rge index instead of a documents folder')
+    .requiredOption('--out <file>', 'questions JSONL to write (the report and rejections are written beside it)')
+    .option('--generator <id>', "offline (no key: a seed set), or a model id of --config's models", 'offline')
+    .option('--config <file>', 'run config: its models (for --generator), budget cap and subjects (self-preference)')
+    .option('--count <n>', 'questions to keep', '40')
+    .option('--mix <weights>', 'categories: direct=N,multihop=N,adversarial=N,ood=N (default the methodology\'s 45/45/65/45)')
+    .option('--seed <seed>', 'seed of the plan and the offline templates (recorded)', 'rge-generate-v1')
+    .option('--max-share <f>', 'a document keeps at most this share of a category (default: twice an equal share)')
+    .option('--per-task <n>', 'candidates asked of a generator per task (default 2 for a model, 3 offline)')
+    .option('--similarity <kind>', 'near-duplicates by use-lite embeddings and words, or lexical (words only)', 'use-lite')
+    .option('--index-dir <dir>', 'with --documents: where to build the index (default: beside --out)')
+    .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', '.cache/rge')
+    .option('--results-dir <dir>', "a model generator's stored calls and ledger", '.rge/generate')
+    .option('--cap-usd <usd>', "a model generator's spending cap (default: the config's budget.cap_usd)")
+    .option('--dry-run', "a model generator: print the tasks and the estimate; call nothing")
+    .action((flags: GenerateFlags) => generateAction(io, flags));
+}
+
+/** The number `--max-share` gives, in (0, 1]. */
+function parseShare(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const x = Number(value);
+  if (!(x > 0 && x <= 1)) throw new UsageError(`--max-share must be a number in (0, 1], got ${value}`);
+  return x;
+}
+
+/** Where the report and the rejections go: beside the questions, named after them. */
+export function besideOut(out: string): { report: string; reportJson: string; rejected: string } {
+  const stem = join(dirname(out), basename(out, extname(out)));
+  return { report: `${stem}.report.md`, reportJson: `${stem}.report.json`, rejected: `${stem}.rejected.jsonl` };
+}
+
+async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
+  if ((flags.documents === undefined) === (flags.index === undefined))
+    throw new UsageError('generate from a documents folder (--documents DIR) or a built index (--index DIR): one of them');
+  if (!['use-lite', 'lexical'].includes(flags.similarity))
+    throw new UsageError(`--similarity must be use-lite or lexical, got ${flags.similarity}`);
+  const { categoryTargets, DEFAULT_MIX, parseMix } = await import('../questions/generate/plan.ts');
+  const count = positiveInteger('count', flags.count) as number;
+  const targets = categoryTargets(count, parseMix(flags.mix ?? DEFAULT_MIX));
+  const maxShare = parseShare(flags.maxShare);
+  const out = resolve(io.cwd, flags.out);
+  const source = await openSource(io, flags, out);
+  const { generator, perTask, overGenerate, warnings } = await openGenerator(io, flags);
+  const { generateQuestions } = await import('../questions/generate/run.ts');
+  const result = await generateQuestions({
+    chunks: source.chunks,
+    indexChecksum: source.checksum,
+    generator,
+    targets,
+    seed: flags.seed,
+    perTask: positiveInteger('per-task', flags.perTask) ?? perTask,
+    overGenerate,
+    maxShare,
+    retrievers: source.retrievers,
+    ...(source.pages ? { pages: source.pages } : {}),
+    ...(source.pageless ? { pageless: source.pageless } : {}),
+    ...(source.languages ? { languages: source.languages } : {}),
+    ...(source.detectLanguage ? { detectLanguage: source.detectLanguage } : {}),
+    ...(flags.similarity === 'use-lite' ? { embed: await sentenceEmbedder() } : {}),
+    warnings: [...warnings, ...source.warnings],
+    onTask: (o, done, total) => {
+      if (o.problem) io.err(`rge: ${o.problem.task}: ${o.problem.message}\n`);
+      if (done === total || done % 50 === 0) io.err(`rge: generated ${done}/${total} tasks\n`);
+    },
+  });
+  await writeOutputs(io, out, result);
+}
+
+/** A use-lite sentence embedder for the near-duplicate rule (loaded once, offline). */
+async function sentenceEmbedder(): Promise<(texts: readonly string[]) => Promise<Float32Array[]>> {
+  const { createEmbedder } = await import('../retrieval/index.ts');
+  const e = await createEmbedder('use-lite');
+  if (e.kind !== 'dense') throw new Error('use-lite is a dense embedder');
+  return (texts) => e.embedPassages(texts);
+}
+
+type Result = Awaited<ReturnType<typeof import('../questions/generate/run.ts').generateQuestions>>;
+
+/** The questions (only when some are kept and all validate), the rejections and the report. */
+async function writeOutputs(io: CliIO, out: string, result: Result): Promise<void> {
+  const { formatGenerationReport, formatReasons } = await import('../questions/generate/report.ts');
+  const files = besideOut(out);
+  const shown = (p: string) => relative(io.cwd, p) || p;
+  await writeFileAtomic(files.rejected, result.rejections.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  await writeFileAtomic(files.reportJson, `${JSON.stringify(result.report, null, 2)}\n`);
+  await writeFileAtomic(files.report, formatGenerationReport(result.report));
+  const r = result.report;
+  io.out(
+    `candidates ${r.candidates}, kept ${r.kept}, rejected ${r.rejected} (${formatReasons(r.byReason)}); report ${shown(files.report)}\n`,
+  );
+  if (result.invalid.length > 0) {
+    const first = result.invalid[0];
+    throw new RgeError(
+      `${result.invalid.length} generated question(s) fail the validator (first: line ${first?.line}: ${first?.field}: ${first?.message}); nothing written to ${shown(out)}`,
+    );
+  }
+  if (result.questions.length === 0)
+    throw new RgeError(
+      `no question kept of ${r.candidates} candidate(s) from ${r.tasks} task(s): rejected ${formatReasons(r.byReason)}` +
+        `${r.problems.length > 0 ? `; ${r.problems.length} task(s) without candidates` : ''}; no questions file written (see ${shown(files.report)})`,
+    );
+  await writeFileAtomic(out, result.questions.map((q) => `${JSON.stringify(q)}\n`).join(''));
+  io.out(`wrote ${result.questions.length} question(s) to ${shown(out)}\n`);
+  for (const w of r.warnings) io.err(`rge: warning: ${w}\n`);
+}
+
+/** The chunks to generate from, their documents' pages and languages when read here, and the retrievers. */
+interface Source {
+  chunks: import('../corpus/schema.ts').Chunk[];
+  checksum: string | null;
+  retrievers: import('../questions/generate/verify/checks.ts').TopK[];
+  pages?: Map<string, { page: number; text: string }[]>;
+  pageless?: (source: string) => boolean;
+  languages?: Map<string, string | null>;
+  detectLanguage?: (text: string) => { language: string | null; reliable: boolean };
+  warnings: string[];
+}
+
+async function openSource(io: CliIO, flags: GenerateFlags, _out: string): Promise<Source> {
+  if (flags.documents !== undefined) throw new UsageError('--documents is not wired yet');
+  const dir = existingPath(io.cwd, '--index', flags.index as string, 'folder');
+  if (!existsSync(join(dir, 'manifest.json'))) throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
+  const { openIndex } = await import('../retrieval/store.ts');
+  const { loadIndexChunks } = await import('../questions/load.ts');
+  const { bm25TopK, indexTopK } = await import('../questions/generate/retrievers.ts');
+  const index = await openIndex(dir);
+  const chunks = await loadIndexChunks(dir);
+  const retrievers = [bm25TopK(chunks)];
+  if (index.manifest.embedder?.name !== 'bm25') retrievers.push(indexTopK(index));
+  return { chunks, checksum: index.checksum, retrievers, warnings: [] };
+}
+
+async function openGenerator(
+  _io: CliIO,
+  flags: GenerateFlags,
+): Promise<{ generator: import('../questions/generate/generator.ts').QuestionGenerator; perTask: number; overGenerate: number; warnings: string[] }> {
+  if (flags.generator === 'offline') {
+    const { OfflineGenerator } = await import('../questions/generate/offline.ts');
+    return {
+      generator: new OfflineGenerator(flags.seed),
+      perTask: 3,
+      overGenerate: 8,
+      warnings: ['the offline generator writes a seed set (extractive, templated): review it before it gates anything'],
+    };
+  }
+  throw new UsageError(`--generator ${flags.generator}: model generators are not wired yet`);
+}

@@ -1,0 +1,120 @@
+/**
+ * What the offline generator writes questions from: facts of a chunk, found by rule. A table row with
+ * one figure (or a figure under a column header), a sentence stating one figure, and a definition
+ * ("X is a ...", "X means ..."). Each keeps its line or sentence verbatim as the gold quote and a label
+ * (what the figure is, in the document's words). Pure and deterministic.
+ */
+import { basename, extname } from 'node:path';
+import { extractQuantities, type Quantity } from '../../analysis/numbers.ts';
+import { sentences } from '../../analysis/sentences.ts';
+import type { Chunk } from '../../corpus/schema.ts';
+import type { NumericUnit } from '../schema.ts';
+
+export interface FigureFact {
+  kind: 'row' | 'sentence';
+  chunk: Chunk;
+  /** the line or sentence, as the chunk prints it */
+  quote: string;
+  /** what the figure is, e.g. "Team plan price per user per month" */
+  label: string;
+  figure: Quantity;
+}
+
+export interface DefinitionFact {
+  kind: 'definition';
+  chunk: Chunk;
+  quote: string;
+  term: string;
+}
+
+export type Fact = FigureFact | DefinitionFact;
+
+const MIN_SENTENCE = 30;
+const MAX_SENTENCE = 320;
+const MAX_LABEL_WORDS = 9;
+
+/** "the pricing document" for pricing.md; "the Reliance Industries AR FY24 document" for its PDF. */
+export function documentName(source: string): string {
+  const stem = basename(source, extname(source)).replace(/[-_]+/g, ' ').trim();
+  return `the ${stem || source} document`;
+}
+
+/** A figure in a numeric gold's unit, when it has one of them. */
+export function goldOf(q: Quantity): { value: number; unit: NumericUnit } | null {
+  if (q.unit === '%') return { value: q.value, unit: '%' };
+  if (q.unit === 'INR' && q.scale === 1e7) return { value: q.value / 1e7, unit: 'INR crore' };
+  if (q.unit === 'USD' && q.scale === 1e6) return { value: q.value / 1e6, unit: 'USD million' };
+  if (q.unit === 'per-share') return { value: q.value, unit: 'INR per share' };
+  if (q.unit === 'tCO2e') return { value: q.value, unit: 'tCO2e' };
+  if (q.unit === null && q.scale === 1) return { value: q.value, unit: 'count' };
+  return null;
+}
+
+/** Words of a label: letters in them, at most `max` from the end. */
+function cleanLabel(text: string, max = MAX_LABEL_WORDS): string | null {
+  const words = text
+    .replace(/[()[\]{}:;"“”'‘’*_#|]/g, ' ')
+    .split(/\s+/)
+    .filter((w) => w !== '' && !/^[-–—,.]+$/.test(w));
+  const tail = words.slice(-max);
+  while (tail.length > 0 && /^(?:the|a|an|of|and|is|was|are|were|at|to|for|in|by|with|on|as)$/i.test(tail[0] as string)) tail.shift();
+  const label = tail.join(' ').replace(/[,.]$/, '');
+  const letters = label.replace(/[^\p{L}]/gu, '').length;
+  return tail.length >= 2 && letters >= 6 ? label : null;
+}
+
+/** A table row's label cells and its one figure (with the column header when the row has several). */
+function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFact[] {
+  const cells = line.split('\t').map((c) => c.trim());
+  const figureCells = cells
+    .map((c, i) => ({ c, i, qs: extractQuantities(c) }))
+    .filter((x) => x.qs.length === 1 && (x.qs[0] as Quantity).raw.length >= x.c.replace(/\s/g, '').length - 2);
+  const labelCells = cells.filter((c, i) => !figureCells.some((f) => f.i === i) && /\p{L}{2}/u.test(c));
+  const label = cleanLabel(labelCells.join(' '));
+  if (!label || figureCells.length === 0) return [];
+  const first = figureCells[0] as { c: string; i: number; qs: Quantity[] };
+  if (figureCells.length === 1) return [{ kind: 'row', chunk, quote: line, label, figure: first.qs[0] as Quantity }];
+  const column = header && header.length === cells.length ? header[first.i] : undefined;
+  if (!column || !/\p{L}|\d{4}/u.test(column)) return [];
+  return [{ kind: 'row', chunk, quote: line, label: `${label} (${column.trim()})`, figure: first.qs[0] as Quantity }];
+}
+
+/** A sentence with one figure: what precedes it is the label. */
+function sentenceFact(chunk: Chunk, sentence: string): FigureFact | null {
+  if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE || sentence.includes('\t')) return null;
+  const qs = extractQuantities(sentence);
+  if (qs.length !== 1) return null;
+  const q = qs[0] as Quantity;
+  const label = cleanLabel(sentence.slice(0, q.start));
+  return label ? { kind: 'sentence', chunk, quote: sentence, label, figure: q } : null;
+}
+
+const DEFINITION = /^(?:An?\s+|The\s+)?([A-Z][\p{L}\p{N} -]{2,40}?)\s+(?:is|are|means|refers to)\s+(?:an?|the)\s+\p{L}/u;
+
+function definitionFact(chunk: Chunk, sentence: string): DefinitionFact | null {
+  if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE) return null;
+  const m = DEFINITION.exec(sentence);
+  if (!m || extractQuantities(sentence).length > 0) return null;
+  const term = (m[1] as string).trim();
+  return term.split(/\s+/).length <= 5 ? { kind: 'definition', chunk, quote: sentence, term } : null;
+}
+
+/** The facts of a chunk, in the order the chunk prints them. */
+export function chunkFacts(chunk: Chunk): Fact[] {
+  const out: Fact[] = [];
+  let header: string[] | null = null;
+  const prose: string[] = [];
+  for (const line of chunk.text.split('\n')) {
+    if (line.includes('\t')) {
+      const cells = line.split('\t');
+      const figures = cells.filter((c) => extractQuantities(c).length > 0).length;
+      if (figures === 0) header = cells;
+      else out.push(...rowFacts(chunk, line.trim(), header));
+    } else prose.push(line);
+  }
+  for (const s of sentences(prose.join('\n'))) {
+    const fact = sentenceFact(chunk, s) ?? definitionFact(chunk, s);
+    if (fact) out.push(fact);
+  }
+  return out;
+}
