@@ -65,13 +65,14 @@ function cleanLabel(text: string, max = MAX_LABEL_WORDS): string | null {
 
 /** A table row's label cells and its one figure (with the column header when the row has several). */
 function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFact[] {
-  const cells = line.split('\t').map((c) => c.trim());
+  const cells = cellsOf(line);
   const figureCells = cells
     .map((c, i) => ({ c, i, qs: extractQuantities(c) }))
     .filter((x) => x.qs.length === 1 && (x.qs[0] as Quantity).raw.length >= x.c.replace(/\s/g, '').length - 2);
   const labelCells = cells.filter((c, i) => !figureCells.some((f) => f.i === i) && /\p{L}{2}/u.test(c));
   const label = cleanLabel(labelCells.join(' '));
-  if (!label || figureCells.length === 0) return [];
+  if (!label || CHATTY.test(label) || figureCells.length === 0) return [];
+  if (!standsAlone((figureCells[0] as { qs: Quantity[] }).qs[0] as Quantity)) return [];
   const first = figureCells[0] as { c: string; i: number; qs: Quantity[] };
   if (figureCells.length === 1) return [{ kind: 'row', chunk, quote: line, label, figure: first.qs[0] as Quantity }];
   const column = header && header.length === cells.length ? header[first.i] : undefined;
@@ -79,13 +80,36 @@ function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFa
   return [{ kind: 'row', chunk, quote: line, label: `${label} (${column.trim()})`, figure: first.qs[0] as Quantity }];
 }
 
-/** A sentence with one figure: what precedes it is the label. */
+/**
+ * Whether a figure can carry a question on its own: a unit, a scale word, grouping or decimals. A bare
+ * small integer ("2 Independent Directors", "Section 102") is too often a count of the sentence's own
+ * words, a list number or a reference.
+ */
+export function standsAlone(q: Quantity): boolean {
+  return q.unit !== null || q.scale !== 1 || /\d,\d|\d\.\d/.test(q.raw);
+}
+
+/** Words a spoken or conversational clause starts with: no label of a figure begins with them. */
+const CHATTY = /^(?:so|and|but|we|i|you|it|this|that|these|those|there|here|yes|no|okay|ok|well|maybe|also|just|like|now|then|because)\b/i;
+
+/** The clause before a figure, back to a clause boundary, as the figure's label. */
+function clauseBefore(sentence: string, at: number): string | null {
+  const before = sentence.slice(0, at);
+  const clauses = before.split(/[;:,()]|\s[-–—]\s/);
+  let label = (clauses.pop() ?? '').trim();
+  while (label.split(/\s+/).length < 3 && clauses.length > 0) label = `${(clauses.pop() ?? '').trim()} ${label}`.trim();
+  const clean = cleanLabel(label);
+  return clean && !CHATTY.test(clean) && !/^\d/.test(clean) ? clean : null;
+}
+
+/** A sentence with one figure that stands alone: the clause before it is the label. */
 function sentenceFact(chunk: Chunk, sentence: string): FigureFact | null {
-  if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE || sentence.includes('\t')) return null;
+  if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE || CELL.test(sentence)) return null;
   const qs = extractQuantities(sentence);
   if (qs.length !== 1) return null;
   const q = qs[0] as Quantity;
-  const label = cleanLabel(sentence.slice(0, q.start));
+  if (!standsAlone(q)) return null;
+  const label = clauseBefore(sentence, q.start);
   return label ? { kind: 'sentence', chunk, quote: sentence, label, figure: q } : null;
 }
 
@@ -99,14 +123,20 @@ function definitionFact(chunk: Chunk, sentence: string): DefinitionFact | null {
   return term.split(/\s+/).length <= 5 ? { kind: 'definition', chunk, quote: sentence, term } : null;
 }
 
+/** A table row's cells: the layout path separates them with " | ", plain text with tabs. */
+const CELL = /\t| \| /;
+function cellsOf(line: string): string[] {
+  return line.split(CELL).map((c) => c.trim());
+}
+
 /** The facts of a chunk, in the order the chunk prints them. */
 export function chunkFacts(chunk: Chunk): Fact[] {
   const out: Fact[] = [];
   let header: string[] | null = null;
   const prose: string[] = [];
   for (const line of chunk.text.split('\n')) {
-    if (line.includes('\t')) {
-      const cells = line.split('\t');
+    if (CELL.test(line)) {
+      const cells = cellsOf(line);
       const figures = cells.filter((c) => extractQuantities(c).length > 0).length;
       if (figures === 0) header = cells;
       else out.push(...rowFacts(chunk, line.trim(), header));

@@ -67,8 +67,8 @@ function direct(fact: Fact, doc: string): CandidateBodyInput {
   const gold = goldOf(fact.figure);
   return {
     category: 'grounded-direct',
-    text: `According to ${doc}, what is the figure for ${fact.label}?`,
-    gold_answer: `${fact.figure.raw.trim()} (${fact.label})`,
+    text: `What figure does ${doc} give for "${fact.label}"?`,
+    gold_answer: `${fact.figure.raw.trim()}: ${doc} prints "${fact.quote}"`,
     gold_quotes: quote,
     expected_behavior: 'answer',
     numeric_gold: gold ? [{ label: fact.label, ...gold }] : [],
@@ -84,7 +84,7 @@ function multihop(a: FigureFact, b: FigureFact, doc: string): CandidateBodyInput
   const shown = value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
   return {
     category: 'grounded-multihop',
-    text: `In ${doc}, what is the ${a.label} minus the ${b.label}?`,
+    text: `In ${doc}, what is "${a.label}" minus "${b.label}"?`,
     gold_answer: `${shown} (${a.figure.raw.trim()} minus ${b.figure.raw.trim()})`,
     gold_quotes: [
       { document: a.chunk.source, text: a.quote },
@@ -112,11 +112,11 @@ function adversarial(fact: FigureFact, doc: string): CandidateBodyInput {
   const wrong = rewritten(fact.figure.raw.trim(), fact.figure.value / fact.figure.scale * 1.5);
   return {
     category: 'adversarial',
-    text: `Why does ${doc} put the ${fact.label} at ${wrong}?`,
-    gold_answer: `It does not: ${doc} gives ${fact.figure.raw.trim()} for the ${fact.label}, not ${wrong}.`,
+    text: `Why does ${doc} give ${wrong} for "${fact.label}"?`,
+    gold_answer: `It does not: ${doc} gives ${fact.figure.raw.trim()} for "${fact.label}", not ${wrong}.`,
     gold_quotes: [{ document: fact.chunk.source, text: fact.quote }],
     expected_behavior: 'answer-with-caveat',
-    false_premise: `the ${fact.label} is ${wrong}`,
+    false_premise: `${fact.label} ${wrong}`,
     distractor_kind: 'unit-or-period-near-duplicate',
   };
 }

@@ -24,6 +24,8 @@ export interface DuplicateItem {
   text: string;
   answer: string;
   chunkIds: readonly string[];
+  /** words the comparison leaves out: the document's name, which questions about it repeat */
+  ignore?: ReadonlySet<string>;
 }
 
 export interface DuplicateOf {
@@ -63,7 +65,7 @@ export function nearDuplicates(
 ): Map<string, DuplicateOf> {
   const out = new Map<string, DuplicateOf>();
   const kept = new Map<string, number[]>();
-  const words = items.map((it) => new Set(contentWords(it.text)));
+  const words = items.map((it) => new Set(contentWords(it.text).filter((w) => !it.ignore?.has(w))));
   const answers = items.map((it) => normaliseQuote(it.answer));
   items.forEach((it, i) => {
     const group = kept.get(it.group) ?? [];

@@ -6,6 +6,7 @@
  * confirmed, 9 language; then over the survivors 7 near-duplicates, 8 coverage, and 10 the optional
  * judge. A rejection names the first check a candidate fails.
  */
+import { contentWords } from '../../../analysis/tokens.ts';
 import type { QuestionCategory } from '../../schema.ts';
 import type { Candidate, Rejection, RejectionReason, VerifyCheck } from '../candidate.ts';
 import {
@@ -195,6 +196,7 @@ async function withoutDuplicates(
     text: v.candidate.body.text,
     answer: v.candidate.body.gold_answer,
     chunkIds: v.quotes.flatMap((q) => q.chunkIds),
+    ignore: nameWords(v.candidate.document),
   }));
   const vectors = input.embed ? await input.embed(items.map((i) => i.text)) : undefined;
   const dups = nearDuplicates(items, vectors);
@@ -212,6 +214,17 @@ async function withoutDuplicates(
       );
   }
   return out;
+}
+
+const nameWordsCache = new Map<string, Set<string>>();
+/** The content words of a document's file name ("Infosys_Q4FY24_FS.pdf": infosys, q4fy24, fs, pdf). */
+function nameWords(source: string): Set<string> {
+  let words = nameWordsCache.get(source);
+  if (!words) {
+    words = new Set(contentWords(source.replace(/[-_./\\]+/g, ' ')));
+    nameWordsCache.set(source, words);
+  }
+  return words;
 }
 
 /** Check 8: each category's target shared over the documents. */
