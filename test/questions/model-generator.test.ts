@@ -129,7 +129,10 @@ describe('a generator over a model of the registry', () => {
 
   it('a rerun reuses every cell: nothing is asked, nothing paid, the same candidates', async () => {
     const spent = ledgerOf(dir).summary().spentUsd;
-    const again = await (await generator(s, GPT, dir)).generate(tasks);
+    const g = await generator(s, GPT, dir);
+    expect(g.estimate(tasks)).toMatchObject({ calls: 0, usd: 0, worstUsd: 0 });
+    expect(g.estimate(generationTasks(9, 2)).calls).toBe(1);
+    const again = await g.generate(tasks);
     expect(s.calls).toHaveLength(8);
     expect(again.every((o) => o.reused && o.costUsd === 0)).toBe(true);
     expect(again.map((o) => o.candidates)).toEqual(first.map((o) => o.candidates));

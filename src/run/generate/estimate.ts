@@ -17,7 +17,7 @@ import { requestTokens } from '../../providers/metered.ts';
 import type { GenerationTask } from '../../questions/generate/generator.ts';
 import { type GeneratorPrompt, readGeneratorPrompt } from '../../questions/generate/model-prompt.ts';
 import type { QuestionCategory } from '../../questions/schema.ts';
-import { cellWorstUsd, type GenerationCell, generationCells } from './model-generator.ts';
+import { cellWorstUsd, type GenerationCell, generationCells } from './cells.ts';
 
 /**
  * Output tokens (cl100k) of one candidate written to the wire schema, by category: a multihop candidate

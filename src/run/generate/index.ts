@@ -2,6 +2,8 @@
  * Question generation by a model of the registry (`rge questions generate`): the generator over a live
  * model entry of the run config, its cells, and the cost estimate of a plan's tasks.
  */
+
+export { cellWorstUsd, type GenerationCell, generationCells } from './cells.ts';
 export {
   EXPECTED_CANDIDATE_TOKENS,
   estimateCells,
@@ -11,10 +13,7 @@ export {
 } from './estimate.ts';
 export {
   candidatesOf,
-  cellWorstUsd,
-  type GenerationCell,
   type GeneratorFromConfig,
-  generationCells,
   ModelGenerator,
   type ModelGeneratorOptions,
   modelGeneratorFromConfig,

@@ -12,13 +12,10 @@
  * more candidates than it keeps.
  */
 
-import { createProvider, isLiveProvider, LIVE_ADAPTER_VERSION, priceOf } from '../../models/registry.ts';
+import { createProvider, isLiveProvider } from '../../models/registry.ts';
 import type { ModelSpec, RegistryContext } from '../../models/spec.ts';
-import { worstCaseUsd } from '../../providers/catalogue.ts';
-import { outputLimit, resolveParameters } from '../../providers/contract.ts';
 import { environment } from '../../providers/credentials.ts';
-import { requestTokens } from '../../providers/metered.ts';
-import type { ModelReply, ModelRequest, Provider } from '../../providers/types.ts';
+import type { ModelReply, Provider } from '../../providers/types.ts';
 import { type Candidate, CandidateBody } from '../../questions/generate/candidate.ts';
 import { candidateId } from '../../questions/generate/candidate-id.ts';
 import type {
@@ -31,33 +28,17 @@ import type {
 import {
   candidateBodyOf,
   type GeneratorPrompt,
-  generationMaxTokens,
   readGenerationReply,
   readGeneratorPrompt,
-  renderGenerationRequest,
 } from '../../questions/generate/model-prompt.ts';
 import type { GeneratorRef } from '../../questions/schema.ts';
 import type { CellStore } from '../../store/cells.ts';
-import { identityHash } from '../../store/cells.ts';
-import {
-  type GenerationIdentity,
-  type GenerationRecord,
-  generationKey,
-  generationStore,
-  recoverGenerationLedger,
-} from '../../store/generations.ts';
+import { type GenerationRecord, generationStore, recoverGenerationLedger } from '../../store/generations.ts';
 import { BudgetExceededError, BudgetLedger } from '../../store/ledger.ts';
 import { errorMessage, RgeError, UsageError } from '../../util/errors.ts';
-import { sha256 } from '../../util/fs.ts';
 import type { RunConfig } from '../config/config.ts';
-
-/** One task as a cell: the request it sends, what it is, its key. */
-export interface GenerationCell {
-  task: GenerationTask;
-  request: ModelRequest;
-  identity: GenerationIdentity;
-  key: string;
-}
+import { cellWorstUsd, type GenerationCell, generationCells } from './cells.ts';
+import { estimateCells, type GenerationEstimate } from './estimate.ts';
 
 /** What a model generator is built from. */
 export interface ModelGeneratorOptions {
@@ -73,51 +54,6 @@ export interface ModelGeneratorOptions {
   registry: Omit<RegistryContext, 'spender' | 'requireKeys'>;
   /** the prompt; default the packaged prompts/question-generator.md */
   prompt?: GeneratorPrompt;
-}
-
-/** The provider seed of a cell (sent when the entry asks for one): 31 bits of SHA-256 over seed and task. */
-function cellSeed(seed: string, task: GenerationTask): number {
-  const what = `${seed}:${task.category}:${task.count}:${task.chunks.map((c) => c.id).join(',')}`;
-  return Number.parseInt(sha256(what).slice(0, 8), 16) & 0x7fffffff;
-}
-
-/** The cells of tasks for a model entry and prompt: pure, shared by the generator and the estimate. */
-export function generationCells(
-  tasks: readonly GenerationTask[],
-  spec: ModelSpec,
-  prompt: GeneratorPrompt,
-  seed: string,
-): GenerationCell[] {
-  const parameters = resolveParameters(spec.provider, spec.model, spec);
-  return tasks.map((task) => {
-    const request = renderGenerationRequest(task, {
-      model: spec.model,
-      prompt,
-      parameters,
-      maxTokens: outputLimit(spec.provider, spec.model, generationMaxTokens(task.count)),
-      seed: cellSeed(seed, task),
-    });
-    const identity: GenerationIdentity = {
-      generator: `${spec.provider}/${spec.model}`,
-      ...(spec.provider === 'openai-compatible' && spec.base_url ? { endpoint: spec.base_url } : {}),
-      adapter_version: LIVE_ADAPTER_VERSION,
-      prompt_hash: prompt.sha256,
-      request_hash: identityHash({
-        system: request.system,
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-        parameters: request.parameters,
-        max_tokens: request.maxTokens,
-        json_schema: request.jsonSchema,
-        ...(request.parameters.seed ? { seed: request.seed } : {}),
-      }),
-      category: task.category,
-      count: task.count,
-      source_chunk_ids: task.chunks.map((c) => c.id),
-      language: task.language,
-      seed,
-    };
-    return { task, request, identity, key: generationKey(identity) };
-  });
 }
 
 /** The candidates of a reply's items, and a problem per item that is not one (its index and field). */
@@ -169,14 +105,10 @@ function notGenerated(task: GenerationTask, err: unknown): TaskOutcome {
   return { task, candidates: [], problem: { task: task.id, message: why }, costUsd: 0, reused: false };
 }
 
-/** The worst case of one call of a cell, at the model's prices (what the ledger reserves for it). */
-export function cellWorstUsd(cell: GenerationCell, spec: ModelSpec): number {
-  const priced = priceOf(spec, `generator ${spec.id}`);
-  return worstCaseUsd(priced, requestTokens(cell.request), cell.request.maxTokens, { batch: false });
-}
-
 export class ModelGenerator implements QuestionGenerator {
   readonly ref: GeneratorRef;
+  /** the model entry it was built from (what `estimateGeneration` prices) */
+  readonly spec: ModelSpec;
   private readonly store: CellStore<GenerationRecord>;
 
   constructor(
@@ -184,6 +116,7 @@ export class ModelGenerator implements QuestionGenerator {
     private readonly provider: Provider,
   ) {
     const { spec } = opts;
+    this.spec = spec;
     this.ref = {
       id: `${spec.provider}/${spec.model}`,
       family: spec.family,
@@ -197,6 +130,15 @@ export class ModelGenerator implements QuestionGenerator {
   /** The cells of tasks, as this generator asks them. */
   cells(tasks: readonly GenerationTask[]): GenerationCell[] {
     return generationCells(tasks, this.opts.spec, this.opts.prompt, this.opts.seed);
+  }
+
+  /** What generating the tasks still costs: the estimate of the cells not stored (a rerun's cost nothing). */
+  estimate(tasks: readonly GenerationTask[]): GenerationEstimate {
+    this.store.refresh();
+    return estimateCells(
+      this.cells(tasks).filter((c) => !this.store.has(c.key)),
+      this.spec,
+    );
   }
 
   /** Whether a cell is stored (a run would reuse it and pay nothing). */
