@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Judge } from '../../src/judging/config.ts';
 import type { ModelSpec } from '../../src/models/spec.ts';
 import { costUsd, findModel } from '../../src/providers/catalogue.ts';
 import type { ProviderSettings } from '../../src/providers/config.ts';
@@ -281,6 +282,37 @@ describe('every vendor', () => {
       expect(again.every((o) => o.reused)).toBe(true);
       expect(s.calls).toHaveLength(4);
     });
+});
+
+describe('an OpenAI-compatible server', () => {
+  it('is its own generator: its endpoint in every cell, its key from its variable, its prices from its entry', async () => {
+    const s = await server('openai', scriptedGeneration);
+    const dir = await results();
+    const spec = Judge.parse({
+      id: 'local',
+      provider: 'openai-compatible',
+      model: 'qwen3-32b',
+      family: 'qwen',
+      base_url: s.url,
+      api_key_env: 'LOCAL_LLM_KEY',
+      prices: { input: 0.5, output: 1.5, cache_read: 0.05, cache_write: 0.5, batch_discount: 0 },
+    });
+    const g = await openModelGenerator({
+      spec,
+      resultsDir: dir,
+      seed: 'gen-test',
+      ledger: ledgerOf(dir),
+      registry: { root: dir, env: { LOCAL_LLM_KEY: KEYS.openai }, settings: {} },
+    });
+    const outcomes = await g.generate(generationTasks(2, 1));
+    expect(outcomes.map((o) => o.problem)).toEqual([null, null]);
+    expect(g.ref.id).toBe('openai-compatible/qwen3-32b');
+    const [record] = generationStore(dir, 'openai-compatible', 'qwen3-32b').records();
+    expect(record?.identity.endpoint).toBe(s.url);
+    expect(ledgerOf(dir).summary().byPayer).toMatchObject([
+      { provider: 'openai-compatible', model: 'qwen3-32b', role: 'generator', calls: 2 },
+    ]);
+  });
 });
 
 describe('the prompt', () => {
