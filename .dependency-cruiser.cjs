@@ -36,7 +36,7 @@ const LAYERS = [
  * made from first): read from the bottom up, the way a run goes.
  */
 const RUN_LAYERS = [
-  ['case', 'watch'], // a case row from the stores; watch mode's inputs and the changes between two runs
+  ['case', 'watch', 'generate'], // a case row from the stores; watch mode's inputs and the changes between two runs; question generation by a model
   ['stages'], // the stages in their order (pre-flight, answers, verdicts), the checks stage
   ['estimate'], // what a run would call and cost, its printed lines
   ['batch'], // batch mode: groups, waves, calls, lookups, the provider's files, orphans, the batch plan

@@ -17,7 +17,12 @@ export type JudgeProviderName = Judge['provider'];
 /** Every provider name a run config may give a subject or a judge: the keys of the table of kinds. */
 export type ProviderName = SubjectProviderName | JudgeProviderName;
 
-export type Role = 'subject' | 'judge';
+/**
+ * What a model entry is built for: a subject answers, a judge judges, a generator writes candidate
+ * questions (`rge questions generate`). The ledger books each call under its role, so what question
+ * generation cost is never counted as a subject's answers.
+ */
+export type Role = 'subject' | 'judge' | 'generator';
 
 /** A model entry of the run config (a subject or a judge), with the parameters it states. */
 export type ModelSpec = Subject | Judge;

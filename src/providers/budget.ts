@@ -13,7 +13,7 @@ import type { ModelRequest } from './types.ts';
 export interface Payer {
   provider: string;
   model: string;
-  role: 'subject' | 'judge';
+  role: 'subject' | 'judge' | 'generator';
 }
 
 /** The budget as a provider sees it (implemented by run/ledger.ts). */

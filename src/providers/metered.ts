@@ -143,7 +143,7 @@ export interface MeteredOptions {
   id: string;
   family: string;
   version: string;
-  role: 'subject' | 'judge';
+  role: Payer['role'];
   adapter: LiveAdapter;
   priced: PricedModel;
   limiter: ProviderLimiter;

@@ -18,7 +18,7 @@ export const BatchRecord = z.strictObject({
   run_id: z.string(),
   provider: z.string(),
   model: z.string(),
-  role: z.enum(['subject', 'judge']),
+  role: z.enum(['subject', 'judge', 'generator']),
   /**
    * submitting: recorded, its create being sent; submitted: its provider's batch id known, polled until
    * it ends; unknown: its create failed without an answer that refused it (a timeout, a lost

@@ -6,6 +6,7 @@
  *   cells/verdicts/<provider>__<model>.jsonl  verdicts, likewise
  *   cells/attempts/<provider>__<model>.jsonl  judges' paid first replies kept for their retry (cells.ts)
  *   cells/checks/<provider>__<model>.jsonl    what the checks computed from each answer (cells.ts)
+ *   cells/generations/<provider>__<model>.jsonl  what a generator model wrote per task (generations.ts)
  *   cells/.inbox/<host>_<pid>_<token>.jsonl   replies a process received, before they are stored (inbox.ts)
  *   .leases.jsonl, .leases/owners/            who holds which cell and batch; owners' heartbeats (leases.ts)
  *   .batches/<id>.json                        batch records (batch-records.ts)
@@ -21,7 +22,7 @@ export const LEDGER_SUMMARY = '.budget_ledger.json';
 export const LEASES_JOURNAL = '.leases.jsonl';
 export const RERUNS_JOURNAL = '.reruns.jsonl';
 /** The folders of the cell stores under `cells/`. */
-export const CELL_KINDS = ['answers', 'verdicts', 'attempts', 'checks'] as const;
+export const CELL_KINDS = ['answers', 'verdicts', 'attempts', 'checks', 'generations'] as const;
 export type CellKind = (typeof CELL_KINDS)[number];
 
 /** A file-name-safe form of a name (`provider/model`, a subject id). */

@@ -15,7 +15,7 @@ export type Owner = z.infer<typeof Owner>;
 export const Payer = z.strictObject({
   provider: z.string(),
   model: z.string(),
-  role: z.enum(['subject', 'judge']),
+  role: z.enum(['subject', 'judge', 'generator']),
 });
 export type Payer = z.infer<typeof Payer>;
 

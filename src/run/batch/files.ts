@@ -88,6 +88,8 @@ export async function deleteBatchFiles(
 /** The metered batch API of a record's model in this run, or null (the run does not call that model). */
 export function batchOfRecord(ctx: StageContext, record: BatchRecord): MeteredBatch | null {
   const run = ctx.run;
+  // a run's batches are its subjects' and judges'; a generator's is no run's
+  if (record.role === 'generator') return null;
   const planned = record.role === 'subject' ? run.plan.subjects : run.plan.judges;
   for (const m of planned) {
     if (m.provider !== record.provider || m.model !== record.model) continue;
