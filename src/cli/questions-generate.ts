@@ -83,6 +83,13 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
   const maxShare = parseShare(flags.maxShare);
   const out = resolve(io.cwd, flags.out);
   const source = await openSource(io, flags, out);
+  if (flags.dryRun)
+    return dryRun(io, flags, source, {
+      targets,
+      seed: flags.seed,
+      perTask: positiveInteger('per-task', flags.perTask) ?? 2,
+      overGenerate: 2,
+    });
   const { generator, perTask, overGenerate, warnings } = await openGenerator(io, flags);
   const { generateQuestions } = await import('../questions/generate/run.ts');
   const result = await generateQuestions({
@@ -147,6 +154,14 @@ async function writeOutputs(io: CliIO, out: string, result: Result): Promise<voi
   for (const w of r.warnings) io.err(`rge: warning: ${w}\n`);
 }
 
+/** What a plan needs besides the chunks. */
+interface PlanInput {
+  targets: Record<import('../questions/schema.ts').QuestionCategory, number>;
+  seed: string;
+  perTask: number;
+  overGenerate: number;
+}
+
 /** The chunks to generate from, their documents' pages and languages when read here, and the retrievers. */
 interface Source {
   chunks: import('../corpus/schema.ts').Chunk[];
@@ -173,10 +188,34 @@ async function openSource(io: CliIO, flags: GenerateFlags, _out: string): Promis
   return { chunks, checksum: index.checksum, retrievers, warnings: [] };
 }
 
-async function openGenerator(
-  _io: CliIO,
-  flags: GenerateFlags,
-): Promise<{ generator: import('../questions/generate/generator.ts').QuestionGenerator; perTask: number; overGenerate: number; warnings: string[] }> {
+interface OpenedGenerator {
+  generator: import('../questions/generate/generator.ts').QuestionGenerator;
+  perTask: number;
+  overGenerate: number;
+  warnings: string[];
+}
+
+/** The run config `--config` names (required for a model generator). */
+async function loadConfig(io: CliIO, flags: GenerateFlags) {
+  if (flags.config === undefined) return null;
+  const { loadRunConfig } = await import('../run/config/config.ts');
+  const file = existingPath(io.cwd, '--config', flags.config, 'file');
+  return { config: await loadRunConfig(file, { root: io.cwd }), file };
+}
+
+/** Self-preference: the subjects of the config of the generator's family. */
+function selfPreference(family: string, subjects: readonly { id: string; family: string }[]): string[] {
+  const same = subjects.filter((s) => s.family === family);
+  return same.length === 0
+    ? []
+    : [
+        `the generator is of the ${family} family, like the subject(s) ${same.map((s) => s.id).join(', ')}: a model may prefer questions of its own family (self-preference); compare them with a generator of another family`,
+      ];
+}
+
+async function openGenerator(io: CliIO, flags: GenerateFlags): Promise<OpenedGenerator> {
+  const loaded = await loadConfig(io, flags);
+  const subjects = loaded?.config.subjects ?? [];
   if (flags.generator === 'offline') {
     const { OfflineGenerator } = await import('../questions/generate/offline.ts');
     return {
@@ -186,5 +225,34 @@ async function openGenerator(
       warnings: ['the offline generator writes a seed set (extractive, templated): review it before it gates anything'],
     };
   }
-  throw new UsageError(`--generator ${flags.generator}: model generators are not wired yet`);
+  if (!loaded) throw new UsageError(`--generator ${flags.generator} is a model id: pass --config FILE, whose subjects or judges name it`);
+  const { modelGeneratorFromConfig } = await import('../run/generate/index.ts');
+  const capUsd = flags.capUsd === undefined ? undefined : Number(flags.capUsd);
+  if (capUsd !== undefined && !(capUsd >= 0)) throw new UsageError(`--cap-usd must be a non-negative number, got ${flags.capUsd}`);
+  const generator = await modelGeneratorFromConfig(loaded.config, flags.generator, {
+    root: io.cwd,
+    resultsDir: resolve(io.cwd, flags.resultsDir),
+    configFile: relative(io.cwd, loaded.file) || loaded.file,
+    ...(capUsd !== undefined ? { capUsd } : {}),
+    ...(io.env ? { env: io.env } : {}),
+    log: (line: string) => io.err(`rge: ${line}\n`),
+  });
+  return { generator, perTask: 2, overGenerate: 2, warnings: selfPreference(generator.ref.family, subjects) };
+}
+
+/** `--dry-run`: the tasks a model generator would be asked and what they would cost; nothing is called. */
+async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: PlanInput): Promise<void> {
+  const loaded = await loadConfig(io, flags);
+  if (flags.generator === 'offline' || !loaded)
+    throw new UsageError('--dry-run estimates a model generator: pass --generator MODEL_ID --config FILE');
+  const spec = [...loaded.config.subjects, ...loaded.config.judges].find((e) => e.id === flags.generator);
+  if (!spec) throw new UsageError(`--generator ${flags.generator} is not a subject or judge of ${flags.config}`);
+  const { planTasks } = await import('../questions/generate/plan.ts');
+  const { estimateGeneration } = await import('../run/generate/index.ts');
+  const tasks = planTasks({ chunks: source.chunks, ...plan, ...(source.languages ? { languages: source.languages } : {}) });
+  const e = estimateGeneration(tasks, spec, { seed: loaded.config.seed });
+  io.out(
+    `dry run: ${tasks.length} task(s), ${e.calls} call(s) to ${spec.provider}/${spec.model}: about ${e.inputTokens} input and ${e.outputTokens} output tokens, ` +
+      `$${e.usd.toFixed(4)} expected, $${e.worstUsd.toFixed(4)} at worst (the cap holds the worst case); nothing called\n`,
+  );
 }

@@ -48,11 +48,19 @@ export interface GenerationResult {
   invalid: JsonlIssue[];
 }
 
-/** Candidates of every outcome, each id once (two tasks may write one candidate). */
-function candidatesOf(outcomes: readonly TaskOutcome[]): Candidate[] {
+/**
+ * Candidates of every outcome, each id once, and a near-duplicate rejection for every exact copy (one
+ * reply writing a question twice, or two tasks writing the same one from the same chunks).
+ */
+export function distinctCandidates(outcomes: readonly TaskOutcome[]): { candidates: Candidate[]; copies: Rejection[] } {
   const seen = new Map<string, Candidate>();
-  for (const o of outcomes) for (const c of o.candidates) if (!seen.has(c.id)) seen.set(c.id, c);
-  return [...seen.values()];
+  const copies: Rejection[] = [];
+  for (const o of outcomes)
+    for (const c of o.candidates) {
+      if (!seen.has(c.id)) seen.set(c.id, c);
+      else copies.push({ candidate: c.id, reason: 'near-duplicate', message: `an exact copy of ${c.id} (from ${o.task.id})` });
+    }
+  return { candidates: [...seen.values()], copies };
 }
 
 export async function generateQuestions(input: GenerationInput): Promise<GenerationResult> {
@@ -70,7 +78,7 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
     ...(input.signal ? { signal: input.signal } : {}),
     onTask: (o) => input.onTask?.(o, ++done, tasks.length),
   });
-  const candidates = candidatesOf(outcomes);
+  const { candidates, copies } = distinctCandidates(outcomes);
   const problems: GenerationProblem[] = outcomes.flatMap((o) => (o.problem ? [o.problem] : []));
   const quotes = new QuoteIndex(input.chunks, {
     ...(input.pages ? { pages: input.pages } : {}),
@@ -87,6 +95,7 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
     target: input.targets,
     maxShare: input.maxShare,
   });
+  rejections.push(...copies);
   const firstChunk = new Map<string, Chunk>();
   for (const c of input.chunks) if (!firstChunk.has(c.source)) firstChunk.set(c.source, c);
   const questions = toQuestions(kept, (source) => firstChunk.get(source) ?? null, input.indexChecksum);

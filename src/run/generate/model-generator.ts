@@ -17,7 +17,7 @@ import type { ModelSpec, RegistryContext } from '../../models/spec.ts';
 import { environment } from '../../providers/credentials.ts';
 import type { ModelReply, Provider } from '../../providers/types.ts';
 import { type Candidate, CandidateBody } from '../../questions/generate/candidate.ts';
-import { candidateId } from '../../questions/generate/candidate-id.ts';
+import { candidateId } from '../../questions/generate/candidate.ts';
 import type {
   GenerateOptions,
   GenerationProblem,
@@ -78,9 +78,9 @@ export function candidatesOf(
       problems.push(`candidate ${i + 1}: category: ${parsed.data.category}, not the task's ${task.category}`);
       continue;
     }
+    // an exact copy is kept: verification counts it as a duplicate (run.ts), so the report shows it
     const id = candidateId(parsed.data, sourceChunkIds);
-    if (candidates.some((c) => c.id === id)) continue;
-    candidates.push({ id, body: parsed.data, generator, source_chunk_ids: sourceChunkIds });
+    candidates.push({ id, body: parsed.data, generator, document: task.document, source_chunk_ids: sourceChunkIds });
   }
   if (items.length === 0) problems.push('the reply has no candidates');
   return { candidates, problems };
