@@ -87,7 +87,10 @@ class HtmlLines {
     }
     if (node.nodeType !== ELEMENT_NODE) return;
     const name = node.nodeName.toUpperCase();
-    if (name === 'BR') return this.flush();
+    if (name === 'BR') {
+      this.flush();
+      return;
+    }
     if (HEADINGS.has(name)) {
       this.flush();
       this.lines.addHeading(node.textContent ?? '');

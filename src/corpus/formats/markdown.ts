@@ -59,9 +59,8 @@ function addBlock(lines: PageLines, node: RootContent): void {
       for (const row of node.children) addRow(lines, row);
       return;
     case 'list':
-      node.children.forEach((item, i) =>
-        addListItem(lines, item, node.ordered ? `${(node.start ?? 1) + i}. ` : ''),
-      );
+      for (const [i, item] of node.children.entries())
+        addListItem(lines, item, node.ordered ? `${(node.start ?? 1) + i}. ` : '');
       return;
     case 'blockquote':
     case 'footnoteDefinition':
