@@ -2,7 +2,7 @@
  * An HTML page as one rge page: parsed by linkedom (a DOM over htmlparser2, which runs on Node 20),
  * its main content taken by Mozilla's Readability (Firefox's reader view) when the page has navigation
  * around it (nav, header, footer, aside), else its body; scripts, styles and templates dropped. Each
- * heading, paragraph and list item is one line, each table row one line of tab-separated cells, and the
+ * heading, paragraph and list item is one line, each table row one line of cells joined with ` | `, and the
  * article's title (Readability's) opens the page as a heading when the content does not print it.
  */
 import { Readability } from '@mozilla/readability';

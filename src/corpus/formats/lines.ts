@@ -1,8 +1,10 @@
 /**
  * The lines of a page read from a Markdown or HTML document, as the chunker takes them (chunk.ts): one
- * line per heading, paragraph, list item or table row (cells separated by a tab, as the PDF table path
- * writes them), with the heading lines marked (`PageText.headings`).
+ * line per heading, paragraph, list item or table row (cells joined with ` | `, as the PDF table path
+ * joins them: layout.ts COLUMN_SEPARATOR; the chunker folds a tab into a space, so a tab would not
+ * survive), with the heading lines marked (`PageText.headings`).
  */
+import { COLUMN_SEPARATOR } from '../layout.ts';
 import type { PageText } from '../schema.ts';
 
 /** Folds a run of whitespace (line ends of a wrapped paragraph too) into one space. */
@@ -28,10 +30,10 @@ export class PageLines {
     this.lines.push(line);
   }
 
-  /** A table row: its cells, each folded, separated by a tab. */
+  /** A table row: its cells, each folded, joined with ` | ` (a cell's own `|` stays as it is). */
   addRow(cells: readonly string[]): void {
     const row = cells.map(foldWhitespace);
-    if (row.some((c) => c !== '')) this.lines.push(row.join('\t'));
+    if (row.some((c) => c !== '')) this.lines.push(row.join(COLUMN_SEPARATOR));
   }
 
   /** Lines of preformatted text (a code block) as they stand, blank ones dropped. */

@@ -1,7 +1,7 @@
 /**
  * A Markdown file as one rge page, read by the unified project's parser (mdast-util-from-markdown, with
  * GitHub-flavoured tables, task lists, strikethrough and footnotes): each heading, paragraph and list
- * item one line, each table row one line of tab-separated cells, a code block's lines as they stand.
+ * item one line, each table row one line of cells joined with ` | `, a code block's lines as they stand.
  * A YAML front matter block is not text of the document and is dropped; so is raw HTML.
  */
 import type { Nodes, Parent, PhrasingContent, RootContent, TableRow } from 'mdast';

@@ -33,9 +33,9 @@ describe('markdownPage', () => {
     ]);
   });
 
-  it('keeps each table row one line, its cells separated by a tab', () => {
-    expect(lines).toContain('Plan\tMonthly price per member\tAnnual price per member\tMembers\tStorage');
-    expect(lines).toContain('Team\t$14\t$140\t50\t500 GB');
+  it('keeps each table row one line, its cells joined as the PDF table path joins them', () => {
+    expect(lines).toContain('Plan | Monthly price per member | Annual price per member | Members | Storage');
+    expect(lines).toContain('Team | $14 | $140 | 50 | 500 GB');
   });
 
   it('makes a wrapped paragraph one line, and a block quote its own', () => {
@@ -84,7 +84,7 @@ describe('htmlPage', () => {
       'Approval flow for journals',
     ]);
     const lines = page.text.split('\n');
-    expect(lines).toContain('Entities per workspace (Business)\t5\t25');
+    expect(lines).toContain('Entities per workspace (Business) | 5 | 25');
     expect(lines).toContain('Approvers are notified by email and in the app.');
   });
 
