@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/corpus/chunk.ts';
 import { extractMany } from '../../src/corpus/workers.ts';
+import { ingest } from '../../src/ingest/ingest.ts';
 import {
   companySlugs,
   NO_TEXT_LAYER,
@@ -154,5 +155,26 @@ describe('ingestSourceFolder', () => {
     expect(again.report.index?.checksum).toBe(report.index?.checksum);
     // every document's pages in the page cache: the second call extracted and read nothing again
     expect((await readdir(join(out, 'cache', 'pages'))).length).toBe(documents.length);
+  });
+
+  it('lets ingest read a text document itself, cached by its sha256 and the readers version', async () => {
+    const out = scratch();
+    const doc = {
+      path: join(FIXTURES, 'security.md'),
+      company: 'security',
+      fy: null,
+      source: 'security.md',
+      kind: 'markdown' as const,
+    };
+    const opts = { indexDir: join(out, 'index'), cacheDir: join(out, 'cache'), embedder: 'bm25' as const };
+    const first = await ingest([doc], opts);
+    const second = await ingest([doc], opts);
+    expect(first.documents[0]).toMatchObject({ status: 'ok', pages: 1, fromCache: false });
+    expect(second.documents[0]).toMatchObject({ status: 'ok', pages: 1, fromCache: true });
+    expect(second.index?.checksum).toBe(first.index?.checksum);
+    const empty = join(out, 'empty.html');
+    await writeFile(empty, '<html><body><script>x()</script></body></html>');
+    const failed = await ingest([{ ...doc, path: empty, kind: 'html', source: 'empty.html' }], opts);
+    expect(failed.documents[0]?.error).toMatch(/empty\.html: no text/);
   });
 });
