@@ -61,7 +61,50 @@ function splitLongLine(text: string, max: number): string[] {
   return pieces.filter((p) => p !== '');
 }
 
-/** The content lines of a document: furniture removed, headings tracked, long lines split. */
+/** A line of a page, its whitespace folded, and whether the page marks it a heading (`PageText.headings`). */
+interface PageLine {
+  text: string;
+  marked: boolean;
+}
+
+/**
+ * A page's content lines: a page that marks its headings keeps every non-empty line (a Markdown or HTML
+ * document has no running headers or page numbers); a PDF page loses its furniture (headings.ts).
+ */
+function contentLines(page: PageText, lines: string[], furniture: ReadonlySet<string>): PageLine[] {
+  const fold = (raw: string) => raw.replace(/[ \t\u00a0]+/g, ' ').trim();
+  if (page.headings !== undefined) {
+    const marked = new Set(page.headings);
+    return lines.map((raw, i) => ({ text: fold(raw), marked: marked.has(i) })).filter((l) => l.text !== '');
+  }
+  return stripFurniture(lines, furniture)
+    .map((raw) => ({ text: fold(raw), marked: false }))
+    .filter((l) => l.text !== '');
+}
+
+/** Appends a line to `lines`, cut into pieces when it is longer than `maxTokens`. */
+function pushLine(
+  lines: Line[],
+  text: string,
+  page: number,
+  heading: string | null,
+  maxTokens: number,
+): void {
+  const tokens = lineTokens(text);
+  if (tokens <= maxTokens) {
+    lines.push({ text, page, tokens, heading });
+    return;
+  }
+  for (const piece of splitLongLine(text, maxTokens)) {
+    lines.push({ text: piece, page, tokens: lineTokens(piece), heading });
+  }
+}
+
+/**
+ * The content lines of a document: furniture removed, headings tracked, long lines split. A page that
+ * marks its headings (`PageText.headings`, a Markdown or HTML document) has those lines for headings;
+ * on the others (PDF pages) headings are found by the heuristics of headings.ts.
+ */
 export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKENS): Line[] {
   const pageLines = pages.map((p) => p.text.split(/\r?\n/));
   const furniture = detectFurniture(pageLines);
@@ -69,10 +112,13 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
   let heading: string | null = null;
   let previousWasCapsHeading: boolean = false;
   for (const [i, page] of pages.entries()) {
-    const content = stripFurniture(pageLines[i] as string[], furniture)
-      .map((raw) => raw.replace(/[ \t\u00a0]+/g, ' ').trim())
-      .filter((t) => t !== '');
-    for (const [j, text] of content.entries()) {
+    const content = contentLines(page, pageLines[i] as string[], furniture);
+    for (const [j, { text, marked }] of content.entries()) {
+      if (page.headings !== undefined) {
+        if (marked) heading = cleanHeading(text);
+        pushLine(lines, text, page.page, heading, maxTokens);
+        continue;
+      }
       const continues: boolean =
         previousWasCapsHeading &&
         isCapitalised(text) &&
@@ -80,20 +126,13 @@ export function documentLines(pages: readonly PageText[], maxTokens = CHUNK_TOKE
         !isTableLabel(text) && // "LARSEN & TOUBRO LIMITED" then "CIN : L99999MH1946PLC004768"
         text.length <= 90;
       const headingLine: boolean =
-        continues || opensSection(text, content[j - 1] ?? null, content[j + 1] ?? null);
+        continues || opensSection(text, content[j - 1]?.text ?? null, content[j + 1]?.text ?? null);
       if (headingLine) {
         // A capitalised heading that wraps onto a second line continues, rather than replaces, the first.
         heading = continues && heading ? cleanHeading(`${heading} ${text}`) : cleanHeading(text);
       }
       previousWasCapsHeading = headingLine && isCapitalised(text) && !previousWasCapsHeading;
-      const tokens = lineTokens(text);
-      if (tokens <= maxTokens) {
-        lines.push({ text, page: page.page, tokens, heading });
-        continue;
-      }
-      for (const piece of splitLongLine(text, maxTokens)) {
-        lines.push({ text: piece, page: page.page, tokens: lineTokens(piece), heading });
-      }
+      pushLine(lines, text, page.page, heading, maxTokens);
     }
   }
   return lines;

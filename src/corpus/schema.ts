@@ -46,11 +46,21 @@ export type SourcesFile = z.infer<typeof SourcesFile>;
 export const ExtractionMethod = z.enum(['text', 'table']);
 export type ExtractionMethod = z.infer<typeof ExtractionMethod>;
 
-/** The text of one PDF page; `page` is 1-indexed. */
+/**
+ * The text of one page; `page` is 1-indexed. A PDF page has one line per visual line (or table row); a
+ * Markdown, HTML or text file is one page with one line per paragraph, list item or table row
+ * (corpus/formats/).
+ */
 export const PageText = z.object({
   page: z.number().int().positive(),
   text: z.string(),
   method: ExtractionMethod,
+  /**
+   * The lines of `text` (0-based, split at line ends) that are headings, when the document says so
+   * (a Markdown `#`, an HTML `<h2>`): the chunker takes these and only these as headings, and strips no
+   * page furniture. Absent for a PDF page, whose headings the chunker finds by heuristics (headings.ts).
+   */
+  headings: z.array(z.number().int().nonnegative()).optional(),
 });
 export type PageText = z.infer<typeof PageText>;
 

@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { COMPANIES_FILE, loadCompanyMap } from '../corpus/companies.ts';
+import type { DocumentKind } from '../corpus/formats/index.ts';
 import { documentIdentity } from '../corpus/naming.ts';
-import type { SourceDocument } from '../corpus/schema.ts';
+import type { PageText, SourceDocument } from '../corpus/schema.ts';
 import { pinnedPdfSha256 } from '../corpus/sources.ts';
 import { RgeError, UsageError } from '../util/errors.ts';
 
@@ -20,6 +21,10 @@ export interface IngestDocument {
   source: string;
   /** the pinned sha256, verified before ingest when present */
   sha256?: string | null;
+  /** what the file is (default pdf): a Markdown, HTML or text file is read by corpus/formats */
+  kind?: DocumentKind;
+  /** its pages when they were read already (source-documents.ts), with `sha256` the file's: not read again */
+  pages?: PageText[];
 }
 /** The documents of a sources.yaml whose PDFs sit in `pdfDir`. */
 export function documentsFromSources(docs: readonly SourceDocument[], pdfDir: string): IngestDocument[] {

@@ -1,9 +1,9 @@
 /**
- * Ingest: PDFs -> pages -> chunks -> embeddings -> index. Orchestrates the corpus and retrieval stages.
+ * Ingest: documents (PDFs; Markdown, HTML and text files) -> pages -> chunks -> embeddings -> index. Orchestrates the corpus and retrieval stages.
  *
  * A document that cannot be read (missing, corrupt, encrypted, text-less) is reported with its file
  * name and skipped; the others still ingest. Extracted pages are cached by the PDF's sha256 and the
- * extractor settings, embeddings by (embedder, chunk id), so re-ingesting an unchanged corpus only
+ * extractor settings (a text document's by its sha256 and the readers' version, page-cache.ts), embeddings by (embedder, chunk id), so re-ingesting an unchanged corpus only
  * re-chunks and rewrites the index.
  *
  * Which documents an ingest reads (a sources.yaml's, a folder's PDFs) is documents.ts's.
@@ -13,7 +13,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChunkOptions, DocumentMeta } from '../corpus/chunk.ts';
 import { CHUNK_TOKENS, OVERLAP_TOKENS } from '../corpus/chunk-size.ts';
-import { type Chunk, PageText } from '../corpus/schema.ts';
+import { readTextDocument } from '../corpus/formats/index.ts';
+import type { Chunk, PageText } from '../corpus/schema.ts';
 import { chunkerId, EXTRACTOR_VERSION } from '../corpus/version.ts';
 import { CorpusWorkers, type ExtractManyResult, extractEach } from '../corpus/workers.ts';
 import {
@@ -24,8 +25,9 @@ import {
   type IndexProvenance,
 } from '../retrieval/index.ts';
 import { errorMessage } from '../util/errors.ts';
-import { sha256File, writeFileAtomic } from '../util/fs.ts';
+import { sha256, sha256File } from '../util/fs.ts';
 import type { IngestDocument } from './documents.ts';
+import { pageCachePath, readPageCache, writePageCache } from './page-cache.ts';
 
 export { EXTRACTOR_VERSION };
 
@@ -68,19 +70,6 @@ export interface IngestReport {
   duplicateChunks: number;
   index: { dir: string; checksum: string; embedder: string; embedded: number; cached: number } | null;
   timings: IngestTimings;
-}
-
-function pageCachePath(cacheDir: string, hash: string, tables: TablesMode): string {
-  return join(cacheDir, 'pages', `${hash}-v${EXTRACTOR_VERSION}-${tables}.json`);
-}
-
-async function readPageCache(path: string): Promise<PageText[] | null> {
-  if (!existsSync(path)) return null;
-  try {
-    return PageText.array().parse(JSON.parse(await readFile(path, 'utf8')));
-  } catch {
-    return null; // a damaged cache entry is re-extracted, not trusted
-  }
 }
 
 /** Where an ingest's time went, in milliseconds. */
@@ -132,8 +121,27 @@ interface ExtractionPlan {
   toExtract: number[];
 }
 
+/** A Markdown, HTML or text document's page by its reader (corpus/formats), its page cache written; or why not. */
+async function readTextPages(
+  doc: IngestDocument,
+  hash: string,
+  cacheFile: string,
+): Promise<PageText[] | { error: string }> {
+  try {
+    const bytes = await readFile(doc.path);
+    if (sha256(bytes) !== hash) return { error: `${doc.path}: changed while it was read` };
+    const page = readTextDocument(doc.kind as Exclude<IngestDocument['kind'], 'pdf' | undefined>, bytes);
+    if (page.text.trim() === '') return { error: `${doc.path}: no text (an empty ${doc.kind} file?)` };
+    await writePageCache(cacheFile, [page]);
+    return [page];
+  } catch (err) {
+    return { error: `${doc.path}: cannot be read as ${doc.kind}: ${errorMessage(err)}` };
+  }
+}
+
 /**
- * Hashes each document and reads its page cache; a missing file, or one whose sha256 is not the pinned
+ * Hashes each document and reads its page cache (a text document's pages are read here, a PDF's
+ * extracted later on the workers; pages in hand are taken as they are); a missing file, or one whose sha256 is not the pinned
  * one, is an error of its slot. `extracted` is told of each document done here (in the cache, or failed).
  */
 async function planExtraction(
@@ -148,6 +156,14 @@ async function planExtraction(
   const toExtract: number[] = [];
   for (const [i, doc] of docs.entries()) {
     const slot = results[i] as Prepared;
+    if (doc.pages !== undefined) {
+      // read already (source-documents.ts): its pages in hand, its sha256 the one they were read from
+      hashes.push(doc.sha256 ?? null);
+      if (doc.sha256) slot.sha256 = doc.sha256;
+      cached.set(i, doc.pages);
+      extracted(doc.source);
+      continue;
+    }
     if (!existsSync(doc.path)) {
       slot.error = `${doc.path}: file not found${doc.sha256 !== undefined ? ' (run `rge corpus fetch` first)' : ''}`;
       hashes.push(null);
@@ -162,14 +178,22 @@ async function planExtraction(
       extracted(doc.source);
       continue;
     }
-    const pages = await readPageCache(pageCachePath(cacheDir, hash, tables));
+    const kind = doc.kind ?? 'pdf';
+    const pages = await readPageCache(pageCachePath(cacheDir, hash, kind, tables));
     if (pages) {
       cached.set(i, pages);
       slot.fromCache = true;
       extracted(doc.source);
       continue;
     }
-    toExtract.push(i);
+    if (kind === 'pdf') {
+      toExtract.push(i);
+      continue;
+    }
+    const read = await readTextPages(doc, hash, pageCachePath(cacheDir, hash, kind, tables));
+    if (Array.isArray(read)) cached.set(i, read);
+    else slot.error = read.error;
+    extracted(doc.source);
   }
   return { hashes, cached, toExtract };
 }
@@ -213,7 +237,7 @@ async function keepExtracted(
   timings.parseMs += r.timings?.parseMs ?? 0;
   timings.layoutMs += r.timings?.layoutMs ?? 0;
   const pages = r.result.pages;
-  await writeFileAtomic(cacheFile, JSON.stringify(pages));
+  await writePageCache(cacheFile, pages);
   countPages(slot, pages);
   chunkFrom(cacheFile);
 }
@@ -286,7 +310,7 @@ async function extractAndChunk(
           onDocument: (r, j) => {
             const i = plan.toExtract[j] as number;
             opts.onStage?.('extract', ++done, docs.length);
-            const cacheFile = pageCachePath(opts.cacheDir, plan.hashes[i] as string, tables);
+            const cacheFile = pageCachePath(opts.cacheDir, plan.hashes[i] as string, 'pdf', tables);
             const w = keepExtracted(r, results[i] as Prepared, cacheFile, timings, (file) =>
               toChunk.set(i, file),
             );

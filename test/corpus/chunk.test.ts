@@ -122,6 +122,35 @@ describe('chunkDocument', () => {
   });
 });
 
+describe('chunkDocument on a page that marks its headings', () => {
+  const text = [
+    'Billing and plans',
+    'Every workspace starts on the Free plan.',
+    'Team plan',
+    'The Team plan costs $12 per user per month.',
+    'SEAT LIMITS APPLY',
+    '1',
+  ].join('\n');
+
+  it('takes the marked lines, and only those, for headings', () => {
+    const [chunk] = chunkDocument([{ page: 1, method: 'text', text, headings: [0, 2] }], meta);
+    expect(chunk?.heading).toBe('Billing and plans');
+    expect(chunk?.headings).toEqual(['Billing and plans', 'Team plan']);
+  });
+
+  it('keeps every line, a lone number too (no furniture on a Markdown page)', () => {
+    const [chunk] = chunkDocument([{ page: 1, method: 'text', text, headings: [] }], meta);
+    expect(chunk?.text).toBe(text);
+    expect(chunk?.heading).toBeNull();
+  });
+
+  it('finds headings by heuristics on the same page without marks', () => {
+    const [chunk] = chunkDocument([{ page: 1, method: 'text', text }], meta);
+    expect(chunk?.text).not.toContain('\n1');
+    expect(chunk?.headings).toContain('SEAT LIMITS APPLY');
+  });
+});
+
 describe('document identity from a file name', () => {
   it.each([
     ['3M_2022_10K.pdf', '3m-2022-10k', 'FY22'],
