@@ -8,6 +8,7 @@ import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
 import { type CliIO, existingPath } from './io.ts';
+import { registerQuestionReviewCommand } from './questions-review.ts';
 
 const DEFAULTS = {
   questions: 'fixtures/questions.jsonl',
@@ -20,6 +21,7 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
   registerValidateCommand(questions, io);
   registerImportCommand(questions, io);
   registerAuthorCommand(questions, io);
+  registerQuestionReviewCommand(questions, io);
 }
 
 interface ValidateFlags {
