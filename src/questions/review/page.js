@@ -110,7 +110,7 @@ function quoteCard(qv, i) {
 
 function renderQuestion(view) {
   const q = view.question;
-  $('question').replaceChildren(
+  const cards = [
     card(
       `${view.id} · ${q.category} · expects ${q.expected_behavior} · ${q.difficulty}`,
       el('p', { class: 'question-text', text: q.text }),
@@ -124,7 +124,8 @@ function renderQuestion(view) {
     numericGold(q),
     provenance(q),
     ...view.quotes.map(quoteCard),
-  );
+  ].filter((node) => node !== null);
+  $('question').replaceChildren(...cards);
   for (const box of document.querySelectorAll('.page-text')) {
     const mark = box.querySelector('mark');
     if (mark) box.scrollTop = Math.max(0, mark.offsetTop - box.offsetTop - 40);
