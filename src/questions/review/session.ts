@@ -112,6 +112,30 @@ export function appliedEdits(
   return current.provenance ? { ...edited, provenance: { ...current.provenance, review: 'edited' } } : edited;
 }
 
+/** What the page needs to resume, from the standing decisions. */
+function reviewState(
+  ids: string[],
+  decided: ReadonlyMap<string, LedgerDecision>,
+  stale: number,
+  opts: Pick<QuestionReviewOptions, 'order' | 'title'>,
+): ReviewState {
+  const summary = reviewSummary({ order: ids, decided, reviewOrder: opts.order, stale });
+  const first = ids.findIndex((id) => !decided.has(id));
+  return {
+    title: opts.title ?? 'generated questions',
+    total: ids.length,
+    ids,
+    decided: Object.fromEntries(
+      [...decided].map(([id, d]) => [id, { decision: d.decision, reason: d.reason ?? null }]),
+    ),
+    start: Math.max(first, 0),
+    order: opts.order,
+    reasons: REJECT_REASONS,
+    summary,
+    summary_lines: formatReviewSummary(summary),
+  };
+}
+
 /** A review session over questions whose ids are unique (the caller checks). */
 export function questionReviewSession(opts: QuestionReviewOptions): QuestionReviewSession {
   const byId = new Map(opts.questions.map((q) => [q.id, q]));
@@ -155,21 +179,7 @@ export function questionReviewSession(opts: QuestionReviewOptions): QuestionRevi
     file: opts.file,
     async state() {
       const { decided, stale } = await decisions();
-      const summary = reviewSummary({ order: ids, decided, reviewOrder: opts.order, stale: stale.length });
-      const first = ids.findIndex((id) => !decided.has(id));
-      return {
-        title: opts.title ?? 'generated questions',
-        total: ids.length,
-        ids,
-        decided: Object.fromEntries(
-          [...decided].map(([id, d]) => [id, { decision: d.decision, reason: d.reason ?? null }]),
-        ),
-        start: Math.max(first, 0),
-        order: opts.order,
-        reasons: REJECT_REASONS,
-        summary,
-        summary_lines: formatReviewSummary(summary),
-      };
+      return reviewState(ids, decided, stale.length, opts);
     },
     async view(index) {
       const id = Number.isInteger(index) ? ids[index] : undefined;
