@@ -81,3 +81,16 @@ export async function whileStoppable<T>(
     stopListening();
   }
 }
+
+/** Resolves on Ctrl-C (SIGINT) or SIGTERM: how a command that serves a local page waits to be stopped. */
+export function untilInterrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -33,6 +33,7 @@ import {
   type ValidationSample,
   type ValidationServer,
 } from '../validation/index.ts';
+import { untilInterrupted } from './interrupt.ts';
 import { type CliIO, existingPath, positiveInteger } from './io.ts';
 
 interface RunFlags {
@@ -244,19 +245,6 @@ export async function startReviewing(flags: ReviewFlags, io: CliIO): Promise<Val
       `open ${server.url}  (Ctrl-C stops)\n`,
   );
   return server;
-}
-
-/** Resolves on Ctrl-C (SIGINT) or SIGTERM. */
-export function untilInterrupted(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
 }
 
 export async function serveUntilInterrupted(server: ValidationServer | null, io: CliIO): Promise<void> {

@@ -9,6 +9,7 @@ import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
 import { type CliIO, existingPath } from './io.ts';
 import { registerGenerateCommand } from './questions-generate.ts';
+import { registerQuestionReviewCommand } from './questions-review.ts';
 
 const DEFAULTS = {
   questions: 'fixtures/questions.jsonl',
@@ -22,6 +23,7 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
   registerImportCommand(questions, io);
   registerAuthorCommand(questions, io);
   registerGenerateCommand(questions, io);
+  registerQuestionReviewCommand(questions, io);
 }
 
 interface ValidateFlags {

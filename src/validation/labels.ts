@@ -8,15 +8,18 @@
  * writers and `rge validation label`; a bad line anywhere else is an error naming file:line. Join labels and reviews to a run's case rows by `answer_key`.
  */
 import { existsSync } from 'node:fs';
-import { appendFile, readdir, readFile, stat, truncate } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import canonicalizeModule from 'canonicalize';
 import type { JudgeOutcome } from '../judging/verdict.ts';
 import { RgeError } from '../util/errors.ts';
 import { readTextFile, sha256 } from '../util/fs.ts';
 import { parseJsonlLines, readJsonl } from '../util/jsonl.ts';
-import { withFileLock } from '../util/lock.ts';
+import { tornTail } from '../util/jsonl-append.ts';
 import { ContestedReview, HumanLabel, ValidationSample } from './schema.ts';
+
+// the append-only helpers live in util (question review appends the same way); re-exported for callers here
+export { appendRecord, setAsideTornTail, tornFile, tornTail } from '../util/jsonl-append.ts';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
@@ -71,21 +74,6 @@ function lastPerKey<T>(records: readonly T[], key: (r: T) => string): T[] {
   return [...last.values()];
 }
 
-/**
- * The torn last line of a JSONL text: the bytes after its last newline when they are not whole JSON (a
- * writer killed mid-line), with its 1-based line; null when the text ends in a newline or a whole record.
- */
-export function tornTail(text: string): { at: number; line: number; bytes: number } | null {
-  if (text === '' || text.endsWith('\n')) return null;
-  const at = text.lastIndexOf('\n') + 1;
-  try {
-    JSON.parse(text.slice(at));
-    return null;
-  } catch {
-    return { at, line: text.slice(0, at).split('\n').length, bytes: Buffer.byteLength(text.slice(at)) };
-  }
-}
-
 const LINE_REMEDY =
   'fix or delete that line (one label per line; a later label of the same item replaces an earlier one)';
 
@@ -113,29 +101,6 @@ export async function readLabelsFile(file: string): Promise<HumanLabel[]> {
   return lastPerKey(records, (l) => `${l.sample_id}\u0000${l.labeller}\u0000${l.item_id}`);
 }
 
-/** Where `setAsideTornTail` keeps the torn last lines it cut from `file`. */
-export const tornFile = (file: string) => `${file}.torn`;
-
-/** Cuts a torn last line off `file` into `<file>.torn` (the caller holds the file's lock); what it cut. */
-async function cutTornTail(file: string): Promise<{ line: number; bytes: number } | null> {
-  if (!existsSync(file)) return null;
-  const text = await readFile(file, 'utf8');
-  const torn = tornTail(text);
-  if (!torn) return null;
-  await appendFile(tornFile(file), `${text.slice(torn.at)}\n`);
-  await truncate(file, Buffer.byteLength(text.slice(0, torn.at)));
-  return { line: torn.line, bytes: torn.bytes };
-}
-
-/**
- * Repairs a JSONL file a crash left with a torn last line, as the cell stores do (src/store/jsonl.ts):
- * under the file's lock the torn line is cut off and kept in `<file>.torn`. Returns what was cut, or null.
- */
-export async function setAsideTornTail(file: string): Promise<{ line: number; bytes: number } | null> {
-  if (!existsSync(file) || !tornTail(await readFile(file, 'utf8'))) return null;
-  return withFileLock(file, () => cutTornTail(file));
-}
-
 /**
  * Every human label of the labels folder (each `labels-*.jsonl`): the last label per
  * (sample, labeller, item_id) wins. [] when the folder does not exist.
@@ -157,22 +122,6 @@ export async function readReviews(labelsDir: string): Promise<ContestedReview[]>
   if (!existsSync(file)) return [];
   const records = (await readJsonl(file, ContestedReview)).map((r) => r.value);
   return lastPerKey(records, (r) => `${r.reviewer}\u0000${r.answer_key}`);
-}
-
-/**
- * Appends one record as one line (under the file's lock). A torn last line left by a crash is first cut
- * off into `<file>.torn`; a last line that is whole JSON without its newline gets one.
- */
-export async function appendRecord(file: string, record: unknown): Promise<void> {
-  await withFileLock(file, async () => {
-    await cutTornTail(file);
-    let prefix = '';
-    if (existsSync(file)) {
-      const text = await readFile(file, 'utf8');
-      if (text.length > 0 && !text.endsWith('\n')) prefix = '\n';
-    }
-    await appendFile(file, `${prefix}${JSON.stringify(record)}\n`);
-  });
 }
 
 /**
