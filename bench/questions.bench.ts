@@ -17,7 +17,12 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import seedrandom from 'seedrandom';
 import { chunkId } from '../src/corpus/chunk.ts';
 import type { Chunk } from '../src/corpus/schema.ts';
-import { type Candidate, type CandidateBodyInput, CandidateBody, candidateId } from '../src/questions/generate/candidate.ts';
+import {
+  type Candidate,
+  CandidateBody,
+  type CandidateBodyInput,
+  candidateId,
+} from '../src/questions/generate/candidate.ts';
 import { bm25TopK } from '../src/questions/generate/retrievers.ts';
 import { QuoteIndex } from '../src/questions/generate/verify/quote-index.ts';
 import { verifyCandidates } from '../src/questions/generate/verify/verify.ts';
@@ -60,34 +65,100 @@ function seededChunks(documents: number, perDocument: number): Chunk[] {
 const pick = <T>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)] as T;
 
 /** One seeded candidate: good (about two thirds) or one of the planted kinds. */
-function seededBody(rng: () => number, chunks: readonly Chunk[], byDoc: Map<string, Chunk[]>): CandidateBodyInput {
+function seededBody(
+  rng: () => number,
+  chunks: readonly Chunk[],
+  byDoc: Map<string, Chunk[]>,
+): CandidateBodyInput {
   const c = pick(rng, chunks);
   const siblings = byDoc.get(c.source) as Chunk[];
   const lines = c.text.split('\n');
   const line = pick(rng, lines);
   const figure = /₹?[\d,]+(?:\.\d+)?%?(?: crore)?/.exec(line)?.[0] ?? '0';
   const quote = [{ document: c.source, text: line }];
-  const base = { category: 'grounded-direct' as const, expected_behavior: 'answer' as const, gold_quotes: quote };
+  const base = {
+    category: 'grounded-direct' as const,
+    expected_behavior: 'answer' as const,
+    gold_quotes: quote,
+  };
   const ask = `What does ${c.source} report: ${line.split(/[₹\d]/)[0]?.trim().split(' ').slice(0, 6).join(' ')}?`;
   const u = rng();
   if (u < 0.4) return { ...base, text: ask, gold_answer: figure };
   if (u < 0.5) {
-    const other = pick(rng, siblings.filter((x) => x !== c));
+    const other = pick(
+      rng,
+      siblings.filter((x) => x !== c),
+    );
     const second = pick(rng, other.text.split('\n').slice(1));
-    return { ...base, category: 'grounded-multihop', text: `${ask} And the other one?`, gold_answer: figure, gold_quotes: [...quote, { document: c.source, text: second }] };
+    return {
+      ...base,
+      category: 'grounded-multihop',
+      text: `${ask} And the other one?`,
+      gold_answer: figure,
+      gold_quotes: [...quote, { document: c.source, text: second }],
+    };
   }
   if (u < 0.6)
-    return { category: 'out-of-domain', text: `What does ${c.source} say about its lunar mining licence?`, gold_answer: 'Nothing.', gold_quotes: [], expected_behavior: 'refuse', absent_terms: ['lunar mining licence'] };
-  if (u < 0.65) return { ...base, text: ask, gold_answer: figure, gold_quotes: [{ document: c.source, text: 'The company signed a binding agreement to acquire a shipyard in Norway.' }] };
-  if (u < 0.7) return { ...base, text: ask, gold_answer: figure, gold_quotes: [{ document: c.source, text: line.split(' ').reverse().join(' ') }] };
+    return {
+      category: 'out-of-domain',
+      text: `What does ${c.source} say about its lunar mining licence?`,
+      gold_answer: 'Nothing.',
+      gold_quotes: [],
+      expected_behavior: 'refuse',
+      absent_terms: ['lunar mining licence'],
+    };
+  if (u < 0.65)
+    return {
+      ...base,
+      text: ask,
+      gold_answer: figure,
+      gold_quotes: [
+        {
+          document: c.source,
+          text: 'The company signed a binding agreement to acquire a shipyard in Norway.',
+        },
+      ],
+    };
+  if (u < 0.7)
+    return {
+      ...base,
+      text: ask,
+      gold_answer: figure,
+      gold_quotes: [{ document: c.source, text: line.split(' ').reverse().join(' ') }],
+    };
   if (u < 0.75) return { ...base, text: ask, gold_answer: '₹ 12,34,567.89 crore' };
   if (u < 0.8) return { ...base, text: `${ask} (${figure})`, gold_answer: figure };
-  if (u < 0.85) return { ...base, category: 'grounded-multihop', text: ask, gold_answer: figure, gold_quotes: [...quote, ...quote] };
-  if (u < 0.9) return { category: 'out-of-domain', text: `What does ${c.source} say about revenue from operations?`, gold_answer: 'Nothing.', gold_quotes: [], expected_behavior: 'refuse', absent_terms: ['revenue from operations'] };
+  if (u < 0.85)
+    return {
+      ...base,
+      category: 'grounded-multihop',
+      text: ask,
+      gold_answer: figure,
+      gold_quotes: [...quote, ...quote],
+    };
+  if (u < 0.9)
+    return {
+      category: 'out-of-domain',
+      text: `What does ${c.source} say about revenue from operations?`,
+      gold_answer: 'Nothing.',
+      gold_quotes: [],
+      expected_behavior: 'refuse',
+      absent_terms: ['revenue from operations'],
+    };
   if (u < 0.95) {
     const i = siblings.indexOf(c);
     const next = siblings[i + 1] ?? c;
-    return { ...base, text: ask, gold_answer: figure, gold_quotes: [{ document: c.source, text: `${lines[lines.length - 2]} ${lines[lines.length - 1]} ${next.text.split('\n')[1]}` }] };
+    return {
+      ...base,
+      text: ask,
+      gold_answer: figure,
+      gold_quotes: [
+        {
+          document: c.source,
+          text: `${lines[lines.length - 2]} ${lines[lines.length - 1]} ${next.text.split('\n')[1]}`,
+        },
+      ],
+    };
   }
   return { ...base, text: 'What does the report say about revenue from operations?', gold_answer: figure };
 }
@@ -96,7 +167,13 @@ function seededCandidates(chunks: readonly Chunk[], n: number): Candidate[] {
   const rng = seedrandom('questions-bench-candidates');
   const byDoc = new Map<string, Chunk[]>();
   for (const c of chunks) byDoc.set(c.source, [...(byDoc.get(c.source) ?? []), c]);
-  const generator = { id: 'bench/seeded', family: 'bench', kind: 'model' as const, prompt_hash: 'bench', seed: 'questions-bench-candidates' };
+  const generator = {
+    id: 'bench/seeded',
+    family: 'bench',
+    kind: 'model' as const,
+    prompt_hash: 'bench',
+    seed: 'questions-bench-candidates',
+  };
   return Array.from({ length: n }, (_, i) => {
     const body = CandidateBody.parse(seededBody(rng, chunks, byDoc));
     const document = body.gold_quotes[0]?.document ?? (chunks[i % chunks.length] as Chunk).source;
@@ -138,7 +215,13 @@ async function verificationRows(ctx: BenchContext): Promise<BenchRow[]> {
   for (const r of result.rejections) reasons.set(r.reason, (reasons.get(r.reason) ?? 0) + 1);
   const note = `${seconds.toFixed(2)} s for ${n.toLocaleString('en')} candidates against ${chunks.length.toLocaleString('en')} chunks (goal at full size: <= 10 s); kept ${result.kept.length}; rejected ${[...reasons].map(([r, k]) => `${r} ${k}`).join(', ')}`;
   const rows = [
-    throughputRow('question verification (checks 1-9, lexical duplicates, BM25 top-k)', 'candidates/s', n / seconds, { name: `naive quote scan over every chunk (first ${NAIVE})`, value: naivePerSecond }, note),
+    throughputRow(
+      'question verification (checks 1-9, lexical duplicates, BM25 top-k)',
+      'candidates/s',
+      n / seconds,
+      { name: `naive quote scan over every chunk (first ${NAIVE})`, value: naivePerSecond },
+      note,
+    ),
   ];
   const { createEmbedder } = await import('../src/retrieval/index.ts');
   const e = await createEmbedder('use-lite');
@@ -147,7 +230,15 @@ async function verificationRows(ctx: BenchContext): Promise<BenchRow[]> {
     const t2 = performance.now();
     await e.embedPassages(texts);
     const embedSeconds = (performance.now() - t2) / 1000;
-    rows.push(latencyRow('use-lite embedding of the questions (embedding duplicate rule)', 's', embedSeconds, { name: 'verification itself', value: seconds }, `${n.toLocaleString('en')} questions; verification with it: ${(seconds + embedSeconds).toFixed(2)} s`));
+    rows.push(
+      latencyRow(
+        'use-lite embedding of the questions (embedding duplicate rule)',
+        's',
+        embedSeconds,
+        { name: 'verification itself', value: seconds },
+        `${n.toLocaleString('en')} questions; verification with it: ${(seconds + embedSeconds).toFixed(2)} s`,
+      ),
+    );
   }
   return rows;
 }
@@ -158,7 +249,9 @@ async function estimateRow(ctx: BenchContext): Promise<BenchRow> {
   const { costUsd, findModel } = await import('../src/providers/catalogue.ts');
   const { estimateGeneration, openModelGenerator } = await import('../src/run/generate/index.ts');
   const { BudgetLedger } = await import('../src/store/ledger.ts');
-  const { generationTasks, liveSpec, loopbackSettings, scriptedGeneration } = await import('../test/helpers/generation.ts');
+  const { generationTasks, liveSpec, loopbackSettings, scriptedGeneration } = await import(
+    '../test/helpers/generation.ts'
+  );
   const { startOpenAIServer } = await import('../test/loopback/index.ts');
   const server = await startOpenAIServer({ apiKey: 'sk-bench-0123', respond: scriptedGeneration });
   try {
@@ -171,7 +264,11 @@ async function estimateRow(ctx: BenchContext): Promise<BenchRow> {
       resultsDir: dir,
       seed: 'bench',
       ledger: new BudgetLedger(dir, { capUsd: 50, warnUsd: 0, configFile: 'bench' }),
-      registry: { root: dir, env: { OPENAI_API_KEY: 'sk-bench-0123' }, settings: { openai: loopbackSettings(server.url) } },
+      registry: {
+        root: dir,
+        env: { OPENAI_API_KEY: 'sk-bench-0123' },
+        settings: { openai: loopbackSettings(server.url) },
+      },
     });
     await generator.generate(tasks);
     const billed = server.billed.reduce((usd, b) => {

@@ -41,20 +41,36 @@ export function registerGenerateCommand(questions: Command, io: CliIO): void {
     )
     .option('--documents <dir>', 'folder of documents (PDF, .md, .html, .txt); an index of them is built')
     .option('--index <dir>', 'a built rge index instead of a documents folder')
-    .requiredOption('--out <file>', 'questions JSONL to write (the report and rejections are written beside it)')
+    .requiredOption(
+      '--out <file>',
+      'questions JSONL to write (the report and rejections are written beside it)',
+    )
     .option('--generator <id>', "offline (no key: a seed set), or a model id of --config's models", 'offline')
-    .option('--config <file>', 'run config: its models (for --generator), budget cap and subjects (self-preference)')
+    .option(
+      '--config <file>',
+      'run config: its models (for --generator), budget cap and subjects (self-preference)',
+    )
     .option('--count <n>', 'questions to keep', '40')
-    .option('--mix <weights>', 'categories: direct=N,multihop=N,adversarial=N,ood=N (default the methodology\'s 45/45/65/45)')
+    .option(
+      '--mix <weights>',
+      "categories: direct=N,multihop=N,adversarial=N,ood=N (default the methodology's 45/45/65/45)",
+    )
     .option('--seed <seed>', 'seed of the plan and the offline templates (recorded)', 'rge-generate-v1')
-    .option('--max-share <f>', 'a document keeps at most this share of a category (default: twice an equal share)')
+    .option(
+      '--max-share <f>',
+      'a document keeps at most this share of a category (default: twice an equal share)',
+    )
     .option('--per-task <n>', 'candidates asked of a generator per task (default 2 for a model, 3 offline)')
-    .option('--similarity <kind>', 'near-duplicates by use-lite embeddings and words, or lexical (words only)', 'use-lite')
+    .option(
+      '--similarity <kind>',
+      'near-duplicates by use-lite embeddings and words, or lexical (words only)',
+      'use-lite',
+    )
     .option('--index-dir <dir>', 'with --documents: where to build the index (default: beside --out)')
     .option('--cache-dir <dir>', 'cache of extracted pages and embeddings', '.cache/rge')
     .option('--results-dir <dir>', "a model generator's stored calls and ledger", '.rge/generate')
     .option('--cap-usd <usd>', "a model generator's spending cap (default: the config's budget.cap_usd)")
-    .option('--dry-run', "a model generator: print the tasks and the estimate; call nothing")
+    .option('--dry-run', 'a model generator: print the tasks and the estimate; call nothing')
     .action((flags: GenerateFlags) => generateAction(io, flags));
 }
 
@@ -69,12 +85,18 @@ function parseShare(value: string | undefined): number | null {
 /** Where the report and the rejections go: beside the questions, named after them. */
 export function besideOut(out: string): { report: string; reportJson: string; rejected: string } {
   const stem = join(dirname(out), basename(out, extname(out)));
-  return { report: `${stem}.report.md`, reportJson: `${stem}.report.json`, rejected: `${stem}.rejected.jsonl` };
+  return {
+    report: `${stem}.report.md`,
+    reportJson: `${stem}.report.json`,
+    rejected: `${stem}.rejected.jsonl`,
+  };
 }
 
 async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
   if ((flags.documents === undefined) === (flags.index === undefined))
-    throw new UsageError('generate from a documents folder (--documents DIR) or a built index (--index DIR): one of them');
+    throw new UsageError(
+      'generate from a documents folder (--documents DIR) or a built index (--index DIR): one of them',
+    );
   if (!['use-lite', 'lexical'].includes(flags.similarity))
     throw new UsageError(`--similarity must be use-lite or lexical, got ${flags.similarity}`);
   const { categoryTargets, DEFAULT_MIX, parseMix } = await import('../questions/generate/plan.ts');
@@ -177,7 +199,8 @@ interface Source {
 async function openSource(io: CliIO, flags: GenerateFlags, _out: string): Promise<Source> {
   if (flags.documents !== undefined) throw new UsageError('--documents is not wired yet');
   const dir = existingPath(io.cwd, '--index', flags.index as string, 'folder');
-  if (!existsSync(join(dir, 'manifest.json'))) throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
+  if (!existsSync(join(dir, 'manifest.json')))
+    throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
   const { openIndex } = await import('../retrieval/store.ts');
   const { loadIndexChunks } = await import('../questions/load.ts');
   const { bm25TopK, indexTopK } = await import('../questions/generate/retrievers.ts');
@@ -222,13 +245,19 @@ async function openGenerator(io: CliIO, flags: GenerateFlags): Promise<OpenedGen
       generator: new OfflineGenerator(flags.seed),
       perTask: 3,
       overGenerate: 8,
-      warnings: ['the offline generator writes a seed set (extractive, templated): review it before it gates anything'],
+      warnings: [
+        'the offline generator writes a seed set (extractive, templated): review it before it gates anything',
+      ],
     };
   }
-  if (!loaded) throw new UsageError(`--generator ${flags.generator} is a model id: pass --config FILE, whose subjects or judges name it`);
+  if (!loaded)
+    throw new UsageError(
+      `--generator ${flags.generator} is a model id: pass --config FILE, whose subjects or judges name it`,
+    );
   const { modelGeneratorFromConfig } = await import('../run/generate/index.ts');
   const capUsd = flags.capUsd === undefined ? undefined : Number(flags.capUsd);
-  if (capUsd !== undefined && !(capUsd >= 0)) throw new UsageError(`--cap-usd must be a non-negative number, got ${flags.capUsd}`);
+  if (capUsd !== undefined && !(capUsd >= 0))
+    throw new UsageError(`--cap-usd must be a non-negative number, got ${flags.capUsd}`);
   const generator = await modelGeneratorFromConfig(loaded.config, flags.generator, {
     root: io.cwd,
     resultsDir: resolve(io.cwd, flags.resultsDir),
@@ -246,10 +275,15 @@ async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: Pla
   if (flags.generator === 'offline' || !loaded)
     throw new UsageError('--dry-run estimates a model generator: pass --generator MODEL_ID --config FILE');
   const spec = [...loaded.config.subjects, ...loaded.config.judges].find((e) => e.id === flags.generator);
-  if (!spec) throw new UsageError(`--generator ${flags.generator} is not a subject or judge of ${flags.config}`);
+  if (!spec)
+    throw new UsageError(`--generator ${flags.generator} is not a subject or judge of ${flags.config}`);
   const { planTasks } = await import('../questions/generate/plan.ts');
   const { estimateGeneration } = await import('../run/generate/index.ts');
-  const tasks = planTasks({ chunks: source.chunks, ...plan, ...(source.languages ? { languages: source.languages } : {}) });
+  const tasks = planTasks({
+    chunks: source.chunks,
+    ...plan,
+    ...(source.languages ? { languages: source.languages } : {}),
+  });
   const e = estimateGeneration(tasks, spec, { seed: loaded.config.seed });
   io.out(
     `dry run: ${tasks.length} task(s), ${e.calls} call(s) to ${spec.provider}/${spec.model}: about ${e.inputTokens} input and ${e.outputTokens} output tokens, ` +

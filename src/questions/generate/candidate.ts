@@ -92,7 +92,7 @@ export const REJECTION_REASONS = {
   'out-of-domain-answerable': 'premise-or-absence',
   'near-duplicate': 'near-duplicate',
   'over-share': 'coverage',
-  'surplus': 'coverage',
+  surplus: 'coverage',
   'wrong-language': 'language',
   'judge-rejected': 'judge',
 } as const satisfies Record<string, VerifyCheck>;

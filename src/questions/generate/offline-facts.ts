@@ -57,7 +57,11 @@ function cleanLabel(text: string, max = MAX_LABEL_WORDS): string | null {
     .split(/\s+/)
     .filter((w) => w !== '' && !/^[-–—,.]+$/.test(w));
   const tail = words.slice(-max);
-  while (tail.length > 0 && /^(?:the|a|an|of|and|is|was|are|were|at|to|for|in|by|with|on|as)$/i.test(tail[0] as string)) tail.shift();
+  while (
+    tail.length > 0 &&
+    /^(?:the|a|an|of|and|is|was|are|were|at|to|for|in|by|with|on|as)$/i.test(tail[0] as string)
+  )
+    tail.shift();
   const label = tail.join(' ').replace(/[,.]$/, '');
   const letters = label.replace(/[^\p{L}]/gu, '').length;
   return tail.length >= 2 && letters >= 6 ? label : null;
@@ -68,16 +72,27 @@ function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFa
   const cells = cellsOf(line);
   const figureCells = cells
     .map((c, i) => ({ c, i, qs: extractQuantities(c) }))
-    .filter((x) => x.qs.length === 1 && (x.qs[0] as Quantity).raw.length >= x.c.replace(/\s/g, '').length - 2);
+    .filter(
+      (x) => x.qs.length === 1 && (x.qs[0] as Quantity).raw.length >= x.c.replace(/\s/g, '').length - 2,
+    );
   const labelCells = cells.filter((c, i) => !figureCells.some((f) => f.i === i) && /\p{L}{2}/u.test(c));
   const label = cleanLabel(labelCells.join(' '));
   if (!label || CHATTY.test(label) || figureCells.length === 0) return [];
   if (!standsAlone((figureCells[0] as { qs: Quantity[] }).qs[0] as Quantity)) return [];
   const first = figureCells[0] as { c: string; i: number; qs: Quantity[] };
-  if (figureCells.length === 1) return [{ kind: 'row', chunk, quote: line, label, figure: first.qs[0] as Quantity }];
+  if (figureCells.length === 1)
+    return [{ kind: 'row', chunk, quote: line, label, figure: first.qs[0] as Quantity }];
   const column = header && header.length === cells.length ? header[first.i] : undefined;
   if (!column || !/\p{L}|\d{4}/u.test(column)) return [];
-  return [{ kind: 'row', chunk, quote: line, label: `${label} (${column.trim()})`, figure: first.qs[0] as Quantity }];
+  return [
+    {
+      kind: 'row',
+      chunk,
+      quote: line,
+      label: `${label} (${column.trim()})`,
+      figure: first.qs[0] as Quantity,
+    },
+  ];
 }
 
 /**
@@ -90,14 +105,16 @@ export function standsAlone(q: Quantity): boolean {
 }
 
 /** Words a spoken or conversational clause starts with: no label of a figure begins with them. */
-const CHATTY = /^(?:so|and|but|we|i|you|it|this|that|these|those|there|here|yes|no|okay|ok|well|maybe|also|just|like|now|then|because)\b/i;
+const CHATTY =
+  /^(?:so|and|but|we|i|you|it|this|that|these|those|there|here|yes|no|okay|ok|well|maybe|also|just|like|now|then|because)\b/i;
 
 /** The clause before a figure, back to a clause boundary, as the figure's label. */
 function clauseBefore(sentence: string, at: number): string | null {
   const before = sentence.slice(0, at);
   const clauses = before.split(/[;:,()]|\s[-–—]\s/);
   let label = (clauses.pop() ?? '').trim();
-  while (label.split(/\s+/).length < 3 && clauses.length > 0) label = `${(clauses.pop() ?? '').trim()} ${label}`.trim();
+  while (label.split(/\s+/).length < 3 && clauses.length > 0)
+    label = `${(clauses.pop() ?? '').trim()} ${label}`.trim();
   const clean = cleanLabel(label);
   return clean && !CHATTY.test(clean) && !/^\d/.test(clean) ? clean : null;
 }
@@ -113,7 +130,8 @@ function sentenceFact(chunk: Chunk, sentence: string): FigureFact | null {
   return label ? { kind: 'sentence', chunk, quote: sentence, label, figure: q } : null;
 }
 
-const DEFINITION = /^(?:An?\s+|The\s+)?([A-Z][\p{L}\p{N} -]{2,40}?)\s+(?:is|are|means|refers to)\s+(?:an?|the)\s+\p{L}/u;
+const DEFINITION =
+  /^(?:An?\s+|The\s+)?([A-Z][\p{L}\p{N} -]{2,40}?)\s+(?:is|are|means|refers to)\s+(?:an?|the)\s+\p{L}/u;
 
 function definitionFact(chunk: Chunk, sentence: string): DefinitionFact | null {
   if (sentence.length < MIN_SENTENCE || sentence.length > MAX_SENTENCE) return null;

@@ -11,9 +11,16 @@ import seedrandom from 'seedrandom';
 import { sha256 } from '../../util/fs.ts';
 import { shuffle } from '../../util/shuffle.ts';
 import type { GeneratorRef } from '../schema.ts';
-import { type Candidate, type CandidateBodyInput, CandidateBody, candidateId } from './candidate.ts';
-import { type DefinitionFact, type Fact, type FigureFact, chunkFacts, documentName, goldOf } from './offline-facts.ts';
+import { type Candidate, CandidateBody, type CandidateBodyInput, candidateId } from './candidate.ts';
 import type { GenerateOptions, GenerationTask, QuestionGenerator, TaskOutcome } from './generator.ts';
+import {
+  chunkFacts,
+  type DefinitionFact,
+  documentName,
+  type Fact,
+  type FigureFact,
+  goldOf,
+} from './offline-facts.ts';
 
 /** Changes when a template changes: part of the generator's identity (prompt_hash). */
 export const OFFLINE_TEMPLATES_VERSION = 'offline-extractive-v1';
@@ -81,7 +88,10 @@ function multihop(a: FigureFact, b: FigureFact, doc: string): CandidateBodyInput
   if (!ga || !gb || ga.unit !== gb.unit || ga.value === gb.value) return null;
   const decimals = Math.max(decimalsOf(a.figure.raw), decimalsOf(b.figure.raw));
   const value = Number((ga.value - gb.value).toFixed(decimals));
-  const shown = value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+  const shown = value.toLocaleString('en-US', {
+    minimumFractionDigits: decimals,
+    maximumFractionDigits: decimals,
+  });
   return {
     category: 'grounded-multihop',
     text: `In ${doc}, what is "${a.label}" minus "${b.label}"?`,
@@ -109,7 +119,7 @@ function multihop(a: FigureFact, b: FigureFact, doc: string): CandidateBodyInput
 }
 
 function adversarial(fact: FigureFact, doc: string): CandidateBodyInput {
-  const wrong = rewritten(fact.figure.raw.trim(), fact.figure.value / fact.figure.scale * 1.5);
+  const wrong = rewritten(fact.figure.raw.trim(), (fact.figure.value / fact.figure.scale) * 1.5);
   return {
     category: 'adversarial',
     text: `Why does ${doc} give ${wrong} for "${fact.label}"?`,
@@ -143,16 +153,20 @@ function bodiesOf(task: GenerationTask, random: () => number): CandidateBodyInpu
     case 'grounded-direct':
       return first.map((f) => direct(f, doc));
     case 'adversarial':
-      return first.filter(isFigure).filter((f) => f.figure.value !== 0).map((f) => adversarial(f, doc));
+      return first
+        .filter(isFigure)
+        .filter((f) => f.figure.value !== 0)
+        .map((f) => adversarial(f, doc));
     case 'grounded-multihop': {
       const a = first.filter(isFigure);
       const b = (facts[1] ?? []).filter(isFigure);
       const out: CandidateBodyInput[] = [];
-      for (const x of a) for (const y of b) {
-        const body = multihop(x, y, doc);
-        if (body) out.push(body);
-        if (out.length >= task.count) return out;
-      }
+      for (const x of a)
+        for (const y of b) {
+          const body = multihop(x, y, doc);
+          if (body) out.push(body);
+          if (out.length >= task.count) return out;
+        }
       return out;
     }
     case 'out-of-domain':
@@ -200,7 +214,13 @@ export class OfflineGenerator implements QuestionGenerator {
       .slice(0, task.count)
       .map((input) => {
         const body = CandidateBody.parse(input);
-        return { id: candidateId(body, sourceIds), body, generator: this.ref, document: task.document, source_chunk_ids: sourceIds };
+        return {
+          id: candidateId(body, sourceIds),
+          body,
+          generator: this.ref,
+          document: task.document,
+          source_chunk_ids: sourceIds,
+        };
       });
     return { ...none, candidates, problem: null };
   }

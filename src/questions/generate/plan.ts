@@ -29,7 +29,10 @@ export const DEFAULT_MIX = 'direct=45,multihop=45,adversarial=65,ood=45';
 /** `direct=40,multihop=30,adversarial=20,ood=10`: weights per category (any scale; absent = 0). */
 export function parseMix(text: string): Record<QuestionCategory, number> {
   const mix = Object.fromEntries(QUESTION_CATEGORIES.map((c) => [c, 0])) as Record<QuestionCategory, number>;
-  for (const part of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const m = /^([a-z-]+)\s*=\s*(\d+(?:\.\d+)?)$/.exec(part);
     const category = m ? MIX_NAMES[m[1] as string] : undefined;
     if (!m || !category)
@@ -43,12 +46,18 @@ export function parseMix(text: string): Record<QuestionCategory, number> {
 }
 
 /** How many questions of each category `count` makes under the mix (largest remainder). */
-export function categoryTargets(count: number, mix: Record<QuestionCategory, number>): Record<QuestionCategory, number> {
+export function categoryTargets(
+  count: number,
+  mix: Record<QuestionCategory, number>,
+): Record<QuestionCategory, number> {
   const shares = largestRemainder(
     count,
     QUESTION_CATEGORIES.map((c) => mix[c]),
   );
-  return Object.fromEntries(QUESTION_CATEGORIES.map((c, i) => [c, shares[i] ?? 0])) as Record<QuestionCategory, number>;
+  return Object.fromEntries(QUESTION_CATEGORIES.map((c, i) => [c, shares[i] ?? 0])) as Record<
+    QuestionCategory,
+    number
+  >;
 }
 
 export interface PlanOptions {
@@ -91,7 +100,10 @@ export function planTasks(opts: PlanOptions): GenerationTask[] {
     const wanted = Math.ceil(opts.targets[category] * opts.overGenerate);
     if (wanted === 0) continue;
     const random = seedrandom(`${opts.seed}:${category}`);
-    const queues = [...docs.entries()].map(([doc, chunks]) => ({ doc, windows: windows(chunks, category, random) }));
+    const queues = [...docs.entries()].map(([doc, chunks]) => ({
+      doc,
+      windows: windows(chunks, category, random),
+    }));
     let asked = 0;
     while (asked < wanted && queues.some((q) => q.windows.length > 0))
       for (const q of queues) {

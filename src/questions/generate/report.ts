@@ -114,7 +114,8 @@ export function formatGenerationReport(r: GenerationReport): string {
     '| category | target | kept | rejected |',
     '|---|---:|---:|---:|',
     ...QUESTION_CATEGORIES.map(
-      (c) => `| ${c} | ${r.targets ? r.targets[c] : '-'} | ${r.byCategory[c].kept} | ${r.byCategory[c].rejected} |`,
+      (c) =>
+        `| ${c} | ${r.targets ? r.targets[c] : '-'} | ${r.byCategory[c].kept} | ${r.byCategory[c].rejected} |`,
     ),
     '',
     '## By document (kept per category, and rejected)',

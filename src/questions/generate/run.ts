@@ -52,13 +52,21 @@ export interface GenerationResult {
  * Candidates of every outcome, each id once, and a near-duplicate rejection for every exact copy (one
  * reply writing a question twice, or two tasks writing the same one from the same chunks).
  */
-export function distinctCandidates(outcomes: readonly TaskOutcome[]): { candidates: Candidate[]; copies: Rejection[] } {
+export function distinctCandidates(outcomes: readonly TaskOutcome[]): {
+  candidates: Candidate[];
+  copies: Rejection[];
+} {
   const seen = new Map<string, Candidate>();
   const copies: Rejection[] = [];
   for (const o of outcomes)
     for (const c of o.candidates) {
       if (!seen.has(c.id)) seen.set(c.id, c);
-      else copies.push({ candidate: c.id, reason: 'near-duplicate', message: `an exact copy of ${c.id} (from ${o.task.id})` });
+      else
+        copies.push({
+          candidate: c.id,
+          reason: 'near-duplicate',
+          message: `an exact copy of ${c.id} (from ${o.task.id})`,
+        });
     }
   return { candidates: [...seen.values()], copies };
 }

@@ -26,7 +26,11 @@ const DIFFICULTY: Record<QuestionCategory, Difficulty> = {
 export type DocumentOf = (source: string) => Pick<Chunk, 'company' | 'fy'> | null;
 
 /** The questions of the kept candidates, numbered per category in order (gd-001, ...). */
-export function toQuestions(kept: readonly Verified[], documentOf: DocumentOf, indexChecksum: string | null): QuestionInput[] {
+export function toQuestions(
+  kept: readonly Verified[],
+  documentOf: DocumentOf,
+  indexChecksum: string | null,
+): QuestionInput[] {
   const numbers = new Map<QuestionCategory, number>();
   return kept.map((v) => {
     const category = v.candidate.body.category;
@@ -43,7 +47,12 @@ function distractorOf(v: Verified): QuestionInput['distractor'] {
   return { kind, description: `false premise: ${body.false_premise ?? ''}` };
 }
 
-export function toQuestion(v: Verified, id: string, documentOf: DocumentOf, indexChecksum: string | null): QuestionInput {
+export function toQuestion(
+  v: Verified,
+  id: string,
+  documentOf: DocumentOf,
+  indexChecksum: string | null,
+): QuestionInput {
   const { candidate: c } = v;
   const body = c.body;
   const docs = [...new Set([c.document, ...v.quotes.map((q) => q.document)])].map(documentOf);

@@ -16,8 +16,7 @@ import { createProvider, isLiveProvider } from '../../models/registry.ts';
 import type { ModelSpec, RegistryContext } from '../../models/spec.ts';
 import { environment } from '../../providers/credentials.ts';
 import type { ModelReply, Provider } from '../../providers/types.ts';
-import { type Candidate, CandidateBody } from '../../questions/generate/candidate.ts';
-import { candidateId } from '../../questions/generate/candidate.ts';
+import { type Candidate, CandidateBody, candidateId } from '../../questions/generate/candidate.ts';
 import type {
   GenerateOptions,
   GenerationProblem,
@@ -80,7 +79,13 @@ export function candidatesOf(
     }
     // an exact copy is kept: verification counts it as a duplicate (run.ts), so the report shows it
     const id = candidateId(parsed.data, sourceChunkIds);
-    candidates.push({ id, body: parsed.data, generator, document: task.document, source_chunk_ids: sourceChunkIds });
+    candidates.push({
+      id,
+      body: parsed.data,
+      generator,
+      document: task.document,
+      source_chunk_ids: sourceChunkIds,
+    });
   }
   if (items.length === 0) problems.push('the reply has no candidates');
   return { candidates, problems };

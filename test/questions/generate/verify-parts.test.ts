@@ -9,16 +9,31 @@ import type { Chunk } from '../../../src/corpus/schema.ts';
 import { categoryTargets, parseMix } from '../../../src/questions/generate/plan.ts';
 import { coverCategory } from '../../../src/questions/generate/verify/coverage.ts';
 import { nearDuplicates } from '../../../src/questions/generate/verify/duplicates.ts';
-import { normaliseQuote, normaliseWithMap, originalSpan } from '../../../src/questions/generate/verify/normalise.ts';
+import {
+  normaliseQuote,
+  normaliseWithMap,
+  originalSpan,
+} from '../../../src/questions/generate/verify/normalise.ts';
 import { QuoteIndex } from '../../../src/questions/generate/verify/quote-index.ts';
 
 function chunk(text: string, pages: [number, number] = [1, 1]): Chunk {
-  return { id: chunkId('doc', 'FY24', text), company: 'doc', fy: 'FY24', source: 'doc.pdf', heading: 'Notes', pages, tokens: 10, text };
+  return {
+    id: chunkId('doc', 'FY24', text),
+    company: 'doc',
+    fy: 'FY24',
+    source: 'doc.pdf',
+    heading: 'Notes',
+    pages,
+    tokens: 10,
+    text,
+  };
 }
 
 describe('the normal form of a quote', () => {
   it('folds case, ligatures, curly quotes, dashes, hyphenation and whitespace', () => {
-    expect(normaliseQuote('The ﬁnal “self-\nservice”  plan –  ₹25')).toBe(normaliseQuote('the final "selfservice" plan - ₹25'));
+    expect(normaliseQuote('The ﬁnal “self-\nservice”  plan –  ₹25')).toBe(
+      normaliseQuote('the final "selfservice" plan - ₹25'),
+    );
     expect(normaliseQuote('self- service')).toBe('selfservice');
     // a hyphen between digits is kept: 2023-24 is not 202324
     expect(normaliseQuote('FY 2023-24')).toBe('fy 2023-24');
@@ -36,13 +51,19 @@ describe('the normal form of a quote', () => {
 });
 
 describe('the quote index', () => {
-  const a = chunk('Segment results\nRevenue from operations was ₹ 120 crore.\nThe order book stood at ₹ 450 crore.', [3, 3]);
+  const a = chunk(
+    'Segment results\nRevenue from operations was ₹ 120 crore.\nThe order book stood at ₹ 450 crore.',
+    [3, 3],
+  );
   const b = chunk('The order book stood at ₹ 450 crore.\nExports rose to ₹ 80 crore in the year.', [3, 4]);
   const pages = new Map([
     [
       'doc.pdf',
       [
-        { page: 3, text: 'ANNUAL REPORT 2024\nSegment results\nRevenue from operations was ₹ 120 crore.\nThe order book stood at ₹ 450 crore.' },
+        {
+          page: 3,
+          text: 'ANNUAL REPORT 2024\nSegment results\nRevenue from operations was ₹ 120 crore.\nThe order book stood at ₹ 450 crore.',
+        },
         { page: 4, text: 'Exports rose to ₹ 80 crore in the year.' },
       ],
     ],
@@ -51,13 +72,21 @@ describe('the quote index', () => {
 
   it('finds a quote with its chunks, the text as the chunk prints it, the page and the span', () => {
     const hit = index.locate('doc.pdf', 'the order book stood at ₹ 450 crore');
-    expect(hit).toMatchObject({ kind: 'found', chunkIds: [a.id, b.id], text: 'The order book stood at ₹ 450 crore', page: 3, section: 'Notes' });
+    expect(hit).toMatchObject({
+      kind: 'found',
+      chunkIds: [a.id, b.id],
+      text: 'The order book stood at ₹ 450 crore',
+      page: 3,
+      section: 'Notes',
+    });
     if (hit.kind !== 'found' || !hit.span) throw new Error('no span');
     expect(pages.get('doc.pdf')?.[0]?.text.slice(...hit.span)).toBe('The order book stood at ₹ 450 crore');
   });
 
   it('flags a quote across the boundary of two chunks, counting the overlap once', () => {
-    expect(index.locate('doc.pdf', 'was ₹ 120 crore. The order book stood at ₹ 450 crore. Exports rose')).toEqual({
+    expect(
+      index.locate('doc.pdf', 'was ₹ 120 crore. The order book stood at ₹ 450 crore. Exports rose'),
+    ).toEqual({
       kind: 'across',
       chunkIds: [a.id, b.id],
     });
@@ -72,7 +101,8 @@ describe('the quote index', () => {
 });
 
 describe('coverage', () => {
-  const items = (doc: string, n: number) => Array.from({ length: n }, (_, i) => ({ id: `${doc}-${i}`, document: doc }));
+  const items = (doc: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ id: `${doc}-${i}`, document: doc }));
 
   it('shares a target max-min fairly: what a document cannot fill goes to the others', () => {
     const a = coverCategory([...items('a', 10), ...items('b', 1), ...items('c', 10)], 9, null);
@@ -90,7 +120,13 @@ describe('coverage', () => {
 });
 
 describe('near-duplicates', () => {
-  const item = (id: string, text: string, chunkIds = ['c1'], answer = '$25') => ({ id, group: 'doc', text, answer, chunkIds });
+  const item = (id: string, text: string, chunkIds = ['c1'], answer = '$25') => ({
+    id,
+    group: 'doc',
+    text,
+    answer,
+    chunkIds,
+  });
 
   it('keeps the first of lexical duplicates, not questions that differ in a year', () => {
     const dups = nearDuplicates([
@@ -103,9 +139,17 @@ describe('near-duplicates', () => {
   });
 
   it('calls close embeddings duplicates only when the evidence is the same', () => {
-    const v = [[1, 0], [0.99, 0.14], [0.99, 0.14]];
+    const v = [
+      [1, 0],
+      [0.99, 0.14],
+      [0.99, 0.14],
+    ];
     const dups = nearDuplicates(
-      [item('q1', 'How much is the Team plan?'), item('q2', 'What does the Team tier cost?'), item('q3', 'What does a seat cost?', ['c9'], '$30')],
+      [
+        item('q1', 'How much is the Team plan?'),
+        item('q2', 'What does the Team tier cost?'),
+        item('q3', 'What does a seat cost?', ['c9'], '$30'),
+      ],
       v,
     );
     expect([...dups.keys()]).toEqual(['q2']);

@@ -14,10 +14,17 @@
  *    document does not print the premise. Out-of-domain: it names the facts it asks about, and no chunk
  *    any retriever ranks in its top k for the question holds one of them.
  */
-import { contentWords } from '../../../analysis/tokens.ts';
+
 import { derivedFromPassages, printedOperands } from '../../../analysis/derivation.ts';
-import { extractQuantities, type Quantity, samePrinted, sameQuantity, unitsCompatible } from '../../../analysis/numbers.ts';
+import {
+  extractQuantities,
+  type Quantity,
+  samePrinted,
+  sameQuantity,
+  unitsCompatible,
+} from '../../../analysis/numbers.ts';
 import { figureReader } from '../../../analysis/printed-figures.ts';
+import { contentWords } from '../../../analysis/tokens.ts';
 import { shortQuote } from '../../load.ts';
 import type { CandidateBody, RejectionReason } from '../candidate.ts';
 import { normaliseQuote } from './normalise.ts';
@@ -61,7 +68,10 @@ export function answerSupported(body: CandidateBody, quotes: readonly LocatedQuo
         );
       }
     } else if (reader(g.value, g.unit).length === 0)
-      return fail('figure-not-in-quotes', `numeric gold "${g.label}" (${g.value} ${g.unit}) is printed in no quote`);
+      return fail(
+        'figure-not-in-quotes',
+        `numeric gold "${g.label}" (${g.value} ${g.unit}) is printed in no quote`,
+      );
   }
   const quoted = extractQuantities(joined);
   const premise = body.false_premise ? extractQuantities(body.false_premise) : [];
@@ -88,7 +98,8 @@ export function noLeak(body: CandidateBody, quotes: readonly LocatedQuote[]): Fa
   const premise = body.false_premise ? extractQuantities(body.false_premise) : [];
   const answerFigures = extractQuantities(body.gold_answer).filter((q) => !printedIn(q, premise));
   for (const q of answerFigures)
-    if (printedIn(q, asked)) return fail('answer-leaked', `the question states the answer's figure "${q.raw}"`);
+    if (printedIn(q, asked))
+      return fail('answer-leaked', `the question states the answer's figure "${q.raw}"`);
   for (const g of body.numeric_gold) {
     const hit = figureReader(body.text)(g.value, g.unit)[0];
     if (hit && !premise.some((p) => p.raw === hit.raw))
@@ -130,7 +141,8 @@ export function premiseContradicted(
   const premise = body.false_premise;
   if (!premise) return fail('premise-not-contradicted', 'an adversarial candidate states no false premise');
   if (quotes.length === 0) return fail('premise-not-contradicted', 'no quote to contradict the premise');
-  if (printed(premise)) return fail('premise-not-contradicted', `the document prints the premise "${shortQuote(premise)}"`);
+  if (printed(premise))
+    return fail('premise-not-contradicted', `the document prints the premise "${shortQuote(premise)}"`);
   const joined = quotes.map((q) => q.text).join('\n');
   const claimed = extractQuantities(premise);
   if (claimed.length > 0) return figurePremise(body, claimed, extractQuantities(joined));
@@ -138,44 +150,77 @@ export function premiseContradicted(
   const words = [...new Set(contentWords(premise))];
   const distinct = words.filter((w) => !said.has(w));
   if (distinct.length === 0)
-    return fail('premise-not-contradicted', `the quotes say every word of the premise "${shortQuote(premise)}"`);
+    return fail(
+      'premise-not-contradicted',
+      `the quotes say every word of the premise "${shortQuote(premise)}"`,
+    );
   if ((words.length - distinct.length) / words.length < PREMISE_TOPIC)
     return fail('premise-not-contradicted', `no quote is about the premise "${shortQuote(premise)}"`);
   const asked = new Set(contentWords(body.text));
   if (!distinct.some((w) => asked.has(w)))
-    return fail('premise-not-contradicted', `the question does not make its premise "${shortQuote(premise)}"`);
+    return fail(
+      'premise-not-contradicted',
+      `the question does not make its premise "${shortQuote(premise)}"`,
+    );
   return null;
 }
 
 /** A premise with figures: the question states one, no quote prints it, a quote prints one of its kind. */
-function figurePremise(body: CandidateBody, claimed: readonly Quantity[], quoted: readonly Quantity[]): Failure | null {
+function figurePremise(
+  body: CandidateBody,
+  claimed: readonly Quantity[],
+  quoted: readonly Quantity[],
+): Failure | null {
   const asked = extractQuantities(body.text);
   if (!claimed.some((c) => printedIn(c, asked)))
-    return fail('premise-not-contradicted', `the question does not state the premise's figure "${claimed[0]?.raw}"`);
+    return fail(
+      'premise-not-contradicted',
+      `the question does not state the premise's figure "${claimed[0]?.raw}"`,
+    );
   const true_ = claimed.find((c) => printedIn(c, quoted));
-  if (true_) return fail('premise-not-contradicted', `a quote prints the premise's figure "${true_.raw}": the premise is true`);
-  if (!claimed.some((c) => quoted.some((q) => unitsCompatible(c.unit, q.unit) && (c.unit !== null || q.unit === null))))
-    return fail('premise-not-contradicted', "no quote prints a figure of the premise's kind to contradict it");
+  if (true_)
+    return fail(
+      'premise-not-contradicted',
+      `a quote prints the premise's figure "${true_.raw}": the premise is true`,
+    );
+  if (
+    !claimed.some((c) =>
+      quoted.some((q) => unitsCompatible(c.unit, q.unit) && (c.unit !== null || q.unit === null)),
+    )
+  )
+    return fail(
+      'premise-not-contradicted',
+      "no quote prints a figure of the premise's kind to contradict it",
+    );
   return null;
 }
 
 /** A retriever of the config, as verification asks it: the top k chunks for a question. */
 export interface TopK {
   name: string;
-  top(question: string): Promise<readonly { id: string; text: string }[]> | readonly { id: string; text: string }[];
+  top(
+    question: string,
+  ): Promise<readonly { id: string; text: string }[]> | readonly { id: string; text: string }[];
 }
 
 /** Check 6, out-of-domain: no top-k chunk of any retriever holds a fact the question asks about. */
-export async function outOfDomainAbsent(body: CandidateBody, retrievers: readonly TopK[]): Promise<Failure | null> {
+export async function outOfDomainAbsent(
+  body: CandidateBody,
+  retrievers: readonly TopK[],
+): Promise<Failure | null> {
   if (body.category !== 'out-of-domain') return null;
   const terms = (body.absent_terms ?? []).map(normaliseQuote).filter((t) => t !== '');
   if (terms.length === 0)
-    return fail('out-of-domain-answerable', 'it names no absent terms (the facts the documents must not hold)');
+    return fail(
+      'out-of-domain-answerable',
+      'it names no absent terms (the facts the documents must not hold)',
+    );
   for (const r of retrievers)
     for (const chunk of await r.top(body.text)) {
       const text = normaliseQuote(chunk.text);
       const held = terms.find((t) => text.includes(t));
-      if (held) return fail('out-of-domain-answerable', `${r.name} retrieves ${chunk.id}, which holds "${held}"`);
+      if (held)
+        return fail('out-of-domain-answerable', `${r.name} retrieves ${chunk.id}, which holds "${held}"`);
     }
   return null;
 }

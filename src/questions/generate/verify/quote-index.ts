@@ -13,9 +13,11 @@
  * indexed by the words of their normal form, and a quote is compared only with the chunks holding its
  * rarest word (and their neighbours, for a boundary).
  */
+
+import { contentWords } from '../../../analysis/tokens.ts';
 import type { Chunk } from '../../../corpus/schema.ts';
 import { locateEvidence } from '../../evidence-page.ts';
-import { normaliseQuote, normaliseWithMap, type Normalised, originalSpan } from './normalise.ts';
+import { type Normalised, normaliseQuote, normaliseWithMap, originalSpan } from './normalise.ts';
 
 /** A page of a document's extracted text (1-based), as rge's extractors give it. */
 export interface DocumentPage {
@@ -40,6 +42,7 @@ export type QuoteHit =
   | { kind: 'across'; chunkIds: [string, string] }
   | { kind: 'not-in-index'; page: number | null }
   | { kind: 'no-document' }
+  /** `nearest.overlap`: the share of the quote's content words the nearest page holds */
   | { kind: 'not-found'; nearest: { page: number | null; overlap: number } | null };
 
 interface DocumentChunks {
@@ -134,7 +137,11 @@ export class QuoteIndex {
   }
 
   /** The page of the chunk's range that prints the quote, and its span there. */
-  private onPage(source: string, chunk: Chunk, needle: string): { page: number; span: [number, number] } | null {
+  private onPage(
+    source: string,
+    chunk: Chunk,
+    needle: string,
+  ): { page: number; span: [number, number] } | null {
     const pages = this.opts.pages?.get(source);
     if (!pages) return null;
     for (const p of pages) {
@@ -161,15 +168,22 @@ export class QuoteIndex {
     const pageless = this.opts.pageless?.(source) ?? false;
     if (pages) {
       for (const p of pages)
-        if (this.pageForm(p).text.includes(needle)) return { kind: 'not-in-index', page: pageless ? null : p.page };
+        if (this.pageForm(p).text.includes(needle))
+          return { kind: 'not-in-index', page: pageless ? null : p.page };
     }
     const texts = pages ?? (this.bySource.get(source) ?? []).map((c) => ({ page: c.pages[0], text: c.text }));
     const near = locateEvidence(quote, texts);
     const best = near.page !== null ? { page: near.page, score: near.score } : near.candidates[0];
-    return {
-      kind: 'not-found',
-      nearest: best ? { page: pageless ? null : best.page, overlap: best.score } : null,
-    };
+    if (!best) return { kind: 'not-found', nearest: null };
+    // the passage (page, or chunk when there are no pages) holding most of the quote's words
+    const words = [...new Set(contentWords(quote))];
+    let share = 0;
+    for (const t of texts) {
+      if (t.page !== best.page || words.length === 0) continue;
+      const held = new Set(contentWords(t.text));
+      share = Math.max(share, words.filter((w) => held.has(w)).length / words.length);
+    }
+    return { kind: 'not-found', nearest: { page: pageless ? null : best.page, overlap: share } };
   }
 }
 

@@ -82,7 +82,10 @@ function locateQuotes(c: Candidate, index: QuoteIndex): VerifiedQuote[] | Failur
         out.push({ ...hit, document: q.document });
         break;
       case 'no-document':
-        return { reason: 'quote-not-found', message: `${which}: ${q.document} is not a document of the index` };
+        return {
+          reason: 'quote-not-found',
+          message: `${which}: ${q.document} is not a document of the index`,
+        };
       case 'across':
         return {
           reason: 'quote-across-chunks',
@@ -96,7 +99,7 @@ function locateQuotes(c: Candidate, index: QuoteIndex): VerifiedQuote[] | Failur
       case 'not-found': {
         const near = hit.nearest;
         const nearest = near
-          ? ` (nearest${near.page !== null ? `: page ${near.page},` : ':'} word overlap ${near.overlap.toFixed(2)}${near.overlap >= 0.6 ? ', paraphrased?' : ''})`
+          ? ` (nearest${near.page !== null ? `: page ${near.page},` : ':'} holds ${Math.round(near.overlap * 100)}% of its words${near.overlap >= 0.5 ? ': paraphrased?' : ''})`
           : '';
         return { reason: 'quote-not-found', message: `${which} is not in ${q.document}${nearest}` };
       }
@@ -239,5 +242,7 @@ function covered(passed: readonly Verified[], input: VerifyInput, rejections: Re
     for (const id of allocation.kept) keep.add(id);
     for (const d of allocation.dropped) rejections.push(reject(d.id, d.reason, d.message));
   }
-  return passed.filter((v) => keep.has(v.candidate.id)).map((v) => ({ ...v, checks: [...v.checks, 'coverage'] }));
+  return passed
+    .filter((v) => keep.has(v.candidate.id))
+    .map((v) => ({ ...v, checks: [...v.checks, 'coverage'] }));
 }
