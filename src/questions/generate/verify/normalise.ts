@@ -17,7 +17,6 @@ const QUOTES: Record<string, string> = {
   '\u201b': "'",
   '\u2032': "'",
   '\u00b4': "'",
-  '`': "'",
   '\u201c': '"',
   '\u201d': '"',
   '\u201e': '"',
@@ -39,13 +38,18 @@ const LETTER = /\p{L}/u;
 
 /** One character in its normal form (possibly several characters, possibly none). */
 function fold(c: string): string {
+  const code = c.charCodeAt(0);
+  if (code < 128) {
+    // ASCII needs no compatibility decomposition: whitespace, the backtick, case
+    if (code === 32 || (code >= 9 && code <= 13)) return ' ';
+    if (code === 96) return "'";
+    return code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : c;
+  }
   if (DROPPED.test(c)) return '';
   const q = QUOTES[c];
   if (q !== undefined) return q;
   if (SPACE.test(c)) return ' ';
-  const code = c.charCodeAt(0);
-  // ASCII needs no compatibility decomposition: only case
-  return code < 128 ? c.toLowerCase() : c.normalize('NFKC').toLowerCase();
+  return c.normalize('NFKC').toLowerCase();
 }
 
 export interface Normalised {

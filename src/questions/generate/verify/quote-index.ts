@@ -42,7 +42,7 @@ export type QuoteHit =
   | { kind: 'across'; chunkIds: [string, string] }
   | { kind: 'not-in-index'; page: number | null }
   | { kind: 'no-document' }
-  /** `nearest.overlap`: the share of the quote's content words the nearest page holds */
+  /** `nearest.overlap`: the share of the quote's words (3 letters or more, figures) the nearest chunk holds */
   | { kind: 'not-found'; nearest: { page: number | null; overlap: number } | null };
 
 interface DocumentChunks {
@@ -52,6 +52,8 @@ interface DocumentChunks {
   words: Map<string, number[]>;
   /** chunk i and i + 1 joined, in normal form (built when a quote is looked for across them) */
   joined: Map<number, string>;
+  /** chunk i's normal form with its map back to the text (built when a quote is found in it) */
+  mapped: Map<number, Normalised>;
 }
 
 export interface QuoteIndexOptions {
@@ -100,7 +102,7 @@ export class QuoteIndex {
         else words.set(w, [i]);
       }
     });
-    const d = { chunks, normal, words, joined: new Map<number, string>() };
+    const d = { chunks, normal, words, joined: new Map<number, string>(), mapped: new Map<number, Normalised>() };
     this.built.set(source, d);
     return d;
   }
@@ -116,12 +118,16 @@ export class QuoteIndex {
     if (holding.length > 0) return this.found(document, d, holding, needle);
     const across = acrossBoundary(d, near, needle);
     if (across) return { kind: 'across', chunkIds: across };
-    return this.missing(document, quote, needle);
+    return this.missing(document, needle);
   }
 
   private found(source: string, d: DocumentChunks, holding: number[], needle: string): QuoteHit {
     const first = d.chunks[holding[0] as number] as Chunk;
-    const form = normaliseWithMap(first.text, true);
+    let form = d.mapped.get(holding[0] as number);
+    if (!form) {
+      form = normaliseWithMap(first.text, true);
+      d.mapped.set(holding[0] as number, form);
+    }
     const at = form.text.indexOf(needle);
     const [s, e] = originalSpan(form, at, at + needle.length, first.text);
     const where = this.onPage(source, first, needle);
@@ -163,27 +169,23 @@ export class QuoteIndex {
   }
 
   /** A quote in no chunk: printed on a page (then the chunker dropped it), or not in the document. */
-  private missing(source: string, quote: string, needle: string): QuoteHit {
+  private missing(source: string, needle: string): QuoteHit {
     const pages = this.opts.pages?.get(source);
     const pageless = this.opts.pageless?.(source) ?? false;
     if (pages) {
       for (const p of pages)
-        if (this.pageForm(p).text.includes(needle))
-          return { kind: 'not-in-index', page: pageless ? null : p.page };
+        if (this.pageForm(p).text.includes(needle)) return { kind: 'not-in-index', page: pageless ? null : p.page };
     }
-    const texts = pages ?? (this.bySource.get(source) ?? []).map((c) => ({ page: c.pages[0], text: c.text }));
-    const near = locateEvidence(quote, texts);
-    const best = near.page !== null ? { page: near.page, score: near.score } : near.candidates[0];
+    const d = this.doc(source) as DocumentChunks;
+    // the chunk holding most of the quote's words (of three letters or more, or figures), by the word index
+    const words = [...new Set(needle.split(' '))].filter((w) => /\p{L}{3}|\p{N}/u.test(w));
+    const counts = new Map<number, number>();
+    for (const w of words) for (const i of d.words.get(w) ?? []) counts.set(i, (counts.get(i) ?? 0) + 1);
+    let best: [number, number] | null = null;
+    for (const [i, n] of counts) if (!best || n > best[1] || (n === best[1] && i < best[0])) best = [i, n];
     if (!best) return { kind: 'not-found', nearest: null };
-    // the passage (page, or chunk when there are no pages) holding most of the quote's words
-    const words = [...new Set(contentWords(quote))];
-    let share = 0;
-    for (const t of texts) {
-      if (t.page !== best.page || words.length === 0) continue;
-      const held = new Set(contentWords(t.text));
-      share = Math.max(share, words.filter((w) => held.has(w)).length / words.length);
-    }
-    return { kind: 'not-found', nearest: { page: pageless ? null : best.page, overlap: share } };
+    const chunk = d.chunks[best[0]] as Chunk;
+    return { kind: 'not-found', nearest: { page: pageless ? null : chunk.pages[0], overlap: best[1] / words.length } };
   }
 }
 
