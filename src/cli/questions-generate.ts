@@ -196,8 +196,8 @@ interface Source {
   warnings: string[];
 }
 
-async function openSource(io: CliIO, flags: GenerateFlags, _out: string): Promise<Source> {
-  if (flags.documents !== undefined) throw new UsageError('--documents is not wired yet');
+async function openSource(io: CliIO, flags: GenerateFlags, out: string): Promise<Source> {
+  if (flags.documents !== undefined) return documentsSource(io, flags, out);
   const dir = existingPath(io.cwd, '--index', flags.index as string, 'folder');
   if (!existsSync(join(dir, 'manifest.json')))
     throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
@@ -209,6 +209,54 @@ async function openSource(io: CliIO, flags: GenerateFlags, _out: string): Promis
   const retrievers = [bm25TopK(chunks)];
   if (index.manifest.embedder?.name !== 'bm25') retrievers.push(indexTopK(index));
   return { chunks, checksum: index.checksum, retrievers, warnings: [] };
+}
+
+/**
+ * A documents folder: read (PDF, Markdown, HTML, text; each file left out named on stderr), indexed
+ * with BM25 in `--index-dir` (default beside the questions), with each document's pages and language.
+ */
+async function documentsSource(io: CliIO, flags: GenerateFlags, out: string): Promise<Source> {
+  const dir = existingPath(io.cwd, '--documents', flags.documents as string, 'folder');
+  const { ingestSourceFolder } = await import('../ingest/source-folder.ts');
+  const { detectLanguage } = await import('../corpus/formats/language.ts');
+  const { loadIndexChunks } = await import('../questions/load.ts');
+  const { bm25TopK } = await import('../questions/generate/retrievers.ts');
+  const indexDir = resolve(
+    io.cwd,
+    flags.indexDir ?? join(dirname(out), `${basename(out, extname(out))}.index`),
+  );
+  const { report, documents, problems } = await ingestSourceFolder(dir, {
+    indexDir,
+    embedder: 'bm25',
+    cacheDir: resolve(io.cwd, flags.cacheDir),
+  });
+  for (const p of problems) io.err(`rge: ${join(flags.documents as string, p.file)}: ${p.message}\n`);
+  for (const d of report.documents.filter((x) => x.status === 'failed'))
+    io.err(`rge: ${join(flags.documents as string, d.source)}: ${d.error ?? 'not ingested'}\n`);
+  if (!report.index) throw new RgeError(`no document of ${flags.documents} could be indexed`);
+  const chunks = await loadIndexChunks(indexDir);
+  const kinds = new Map(documents.map((d) => [d.source, d.kind]));
+  io.err(
+    `rge: ${documents.length} document(s), ${chunks.length} chunks indexed in ${relative(io.cwd, indexDir) || indexDir}\n`,
+  );
+  const warnings: string[] = [];
+  const languages = new Map(documents.map((d) => [d.source, d.language]));
+  const distinct = [...new Set([...languages.values()].filter((l) => l !== null))];
+  if (distinct.length > 1)
+    warnings.push(
+      `the documents are in ${distinct.length} languages (${distinct.join(', ')}): each question is checked against its own document's`,
+    );
+  if (documents.length === 1) warnings.push('one document: coverage across documents cannot be shown');
+  return {
+    chunks,
+    checksum: report.index.checksum,
+    retrievers: [bm25TopK(chunks)],
+    pages: new Map(documents.map((d) => [d.source, d.pages])),
+    pageless: (source) => kinds.get(source) !== 'pdf',
+    languages,
+    detectLanguage,
+    warnings,
+  };
 }
 
 interface OpenedGenerator {

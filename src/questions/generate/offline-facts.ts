@@ -67,7 +67,10 @@ function cleanLabel(text: string, max = MAX_LABEL_WORDS): string | null {
   return tail.length >= 2 && letters >= 6 ? label : null;
 }
 
-/** A table row's label cells and its one figure (with the column header when the row has several). */
+/**
+ * A table row's facts: with a header row of as many cells, one per figure cell that stands alone,
+ * labelled "row label (column header)"; without one, the row's figure when it has only one.
+ */
 function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFact[] {
   const cells = cellsOf(line);
   const figureCells = cells
@@ -75,24 +78,28 @@ function rowFacts(chunk: Chunk, line: string, header: string[] | null): FigureFa
     .filter(
       (x) => x.qs.length === 1 && (x.qs[0] as Quantity).raw.length >= x.c.replace(/\s/g, '').length - 2,
     );
-  const labelCells = cells.filter((c, i) => !figureCells.some((f) => f.i === i) && /\p{L}{2}/u.test(c));
-  const label = cleanLabel(labelCells.join(' '));
-  if (!label || CHATTY.test(label) || figureCells.length === 0) return [];
-  if (!standsAlone((figureCells[0] as { qs: Quantity[] }).qs[0] as Quantity)) return [];
-  const first = figureCells[0] as { c: string; i: number; qs: Quantity[] };
-  if (figureCells.length === 1)
-    return [{ kind: 'row', chunk, quote: line, label, figure: first.qs[0] as Quantity }];
-  const column = header && header.length === cells.length ? header[first.i] : undefined;
-  if (!column || !/\p{L}|\d{4}/u.test(column)) return [];
-  return [
-    {
-      kind: 'row',
-      chunk,
-      quote: line,
-      label: `${label} (${column.trim()})`,
-      figure: first.qs[0] as Quantity,
-    },
-  ];
+  const rowLabel = cells
+    .filter((c, i) => !figureCells.some((f) => f.i === i) && /\p{L}{2}/u.test(c))
+    .join(' ');
+  if (figureCells.length === 0 || rowLabel === '' || CHATTY.test(rowLabel)) return [];
+  const out: FigureFact[] = [];
+  const columns = header && header.length === cells.length ? header : null;
+  for (const f of figureCells) {
+    const q = f.qs[0] as Quantity;
+    if (!standsAlone(q)) continue;
+    const column = columns?.[f.i]?.trim();
+    if (figureCells.length > 1 && (!column || !/\p{L}|\d{4}/u.test(column))) continue;
+    const label = cleanLabel(column ? `${rowLabel} (${column})` : rowLabel, MAX_LABEL_WORDS + 6);
+    if (label)
+      out.push({
+        kind: 'row',
+        chunk,
+        quote: line,
+        label: column ? `${rowLabel.trim()}, ${column}` : label,
+        figure: q,
+      });
+  }
+  return out;
 }
 
 /**

@@ -82,7 +82,11 @@ function direct(fact: Fact, doc: string): CandidateBodyInput {
   };
 }
 
-function multihop(a: FigureFact, b: FigureFact, doc: string): CandidateBodyInput | null {
+function multihop(a: FigureFact, b: FigureFact): CandidateBodyInput | null {
+  const doc =
+    a.chunk.source === b.chunk.source
+      ? documentName(a.chunk.source)
+      : `${documentName(a.chunk.source)} and ${documentName(b.chunk.source)}`;
   const ga = goldOf(a.figure);
   const gb = goldOf(b.figure);
   if (!ga || !gb || ga.unit !== gb.unit || ga.value === gb.value) return null;
@@ -163,7 +167,7 @@ function bodiesOf(task: GenerationTask, random: () => number): CandidateBodyInpu
       const out: CandidateBodyInput[] = [];
       for (const x of a)
         for (const y of b) {
-          const body = multihop(x, y, doc);
+          const body = multihop(x, y);
           if (body) out.push(body);
           if (out.length >= task.count) return out;
         }

@@ -92,9 +92,29 @@ function windows(chunks: readonly Chunk[], category: QuestionCategory, random: (
   });
 }
 
+/**
+ * Multihop windows for a document of one chunk: its chunk with the first chunk of each other document
+ * (nearest first), as a question about two files needs; none when there is one document.
+ */
+function acrossDocuments(docs: Map<string, Chunk[]>): Map<string, Chunk[][]> {
+  const names = [...docs.keys()];
+  const out = new Map<string, Chunk[][]>();
+  names.forEach((name, i) => {
+    const own = docs.get(name) as Chunk[];
+    if (own.length !== 1 || names.length < 2) return;
+    const others = names.map((_, k) => names[(i + 1 + k) % names.length] as string).filter((n) => n !== name);
+    out.set(
+      name,
+      others.map((n) => [own[0] as Chunk, (docs.get(n) as Chunk[])[0] as Chunk]),
+    );
+  });
+  return out;
+}
+
 /** The generation's tasks, category by category, round-robin over the documents. */
 export function planTasks(opts: PlanOptions): GenerationTask[] {
   const docs = byDocument(opts.chunks);
+  const pairs = acrossDocuments(docs);
   const tasks: GenerationTask[] = [];
   for (const category of QUESTION_CATEGORIES) {
     const wanted = Math.ceil(opts.targets[category] * opts.overGenerate);
@@ -102,7 +122,10 @@ export function planTasks(opts: PlanOptions): GenerationTask[] {
     const random = seedrandom(`${opts.seed}:${category}`);
     const queues = [...docs.entries()].map(([doc, chunks]) => ({
       doc,
-      windows: windows(chunks, category, random),
+      windows:
+        category === 'grounded-multihop' && pairs.has(doc)
+          ? [...(pairs.get(doc) as Chunk[][])]
+          : windows(chunks, category, random),
     }));
     let asked = 0;
     while (asked < wanted && queues.some((q) => q.windows.length > 0))

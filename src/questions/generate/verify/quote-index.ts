@@ -102,7 +102,13 @@ export class QuoteIndex {
         else words.set(w, [i]);
       }
     });
-    const d = { chunks, normal, words, joined: new Map<number, string>(), mapped: new Map<number, Normalised>() };
+    const d = {
+      chunks,
+      normal,
+      words,
+      joined: new Map<number, string>(),
+      mapped: new Map<number, Normalised>(),
+    };
     this.built.set(source, d);
     return d;
   }
@@ -174,7 +180,8 @@ export class QuoteIndex {
     const pageless = this.opts.pageless?.(source) ?? false;
     if (pages) {
       for (const p of pages)
-        if (this.pageForm(p).text.includes(needle)) return { kind: 'not-in-index', page: pageless ? null : p.page };
+        if (this.pageForm(p).text.includes(needle))
+          return { kind: 'not-in-index', page: pageless ? null : p.page };
     }
     const d = this.doc(source) as DocumentChunks;
     // the chunk holding most of the quote's words (of three letters or more, or figures), by the word index
@@ -185,7 +192,10 @@ export class QuoteIndex {
     for (const [i, n] of counts) if (!best || n > best[1] || (n === best[1] && i < best[0])) best = [i, n];
     if (!best) return { kind: 'not-found', nearest: null };
     const chunk = d.chunks[best[0]] as Chunk;
-    return { kind: 'not-found', nearest: { page: pageless ? null : chunk.pages[0], overlap: best[1] / words.length } };
+    return {
+      kind: 'not-found',
+      nearest: { page: pageless ? null : chunk.pages[0], overlap: best[1] / words.length },
+    };
   }
 }
 
