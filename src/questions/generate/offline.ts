@@ -13,14 +13,7 @@ import { shuffle } from '../../util/shuffle.ts';
 import type { GeneratorRef } from '../schema.ts';
 import { type Candidate, CandidateBody, type CandidateBodyInput, candidateId } from './candidate.ts';
 import type { GenerateOptions, GenerationTask, QuestionGenerator, TaskOutcome } from './generator.ts';
-import {
-  chunkFacts,
-  type DefinitionFact,
-  documentName,
-  type Fact,
-  type FigureFact,
-  goldOf,
-} from './offline-facts.ts';
+import { chunkFacts, documentName, type Fact, type FigureFact, goldOf } from './offline-facts.ts';
 
 /** Changes when a template changes: part of the generator's identity (prompt_hash). */
 export const OFFLINE_TEMPLATES_VERSION = 'offline-extractive-v1';

@@ -32,7 +32,8 @@ const QUOTES: Record<string, string> = {
   '\u2015': '-',
   '\u2212': '-',
 };
-const DROPPED = /[\u00ad\u200b\u200c\u200d\u2060\ufeff]/;
+/** soft hyphen, zero-width space, non-joiner, joiner, word joiner, byte-order mark */
+const DROPPED = new Set(['\u00ad', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff']);
 const SPACE = /\s/;
 const LETTER = /\p{L}/u;
 
@@ -45,7 +46,7 @@ function fold(c: string): string {
     if (code === 96) return "'";
     return code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : c;
   }
-  if (DROPPED.test(c)) return '';
+  if (DROPPED.has(c)) return '';
   const q = QUOTES[c];
   if (q !== undefined) return q;
   if (SPACE.test(c)) return ' ';

@@ -14,9 +14,7 @@
  * rarest word (and their neighbours, for a boundary).
  */
 
-import { contentWords } from '../../../analysis/tokens.ts';
 import type { Chunk } from '../../../corpus/schema.ts';
-import { locateEvidence } from '../../evidence-page.ts';
 import { type Normalised, normaliseQuote, normaliseWithMap, originalSpan } from './normalise.ts';
 
 /** A page of a document's extracted text (1-based), as rge's extractors give it. */
