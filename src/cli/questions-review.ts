@@ -30,6 +30,7 @@ export interface QuestionReviewFlags {
   summary?: boolean;
   order?: string;
   seed?: string;
+  index?: string;
 }
 
 /** What a test or a wiring of the generator's verification injects: the re-verification of an edit. */
@@ -47,6 +48,10 @@ export function registerQuestionReviewCommand(questions: Command, io: CliIO): vo
     )
     .requiredOption('--questions <file>', 'the generated questions (JSONL)')
     .option('--documents <dir>', 'the documents folder the gold quotes are in (to serve the page)')
+    .option(
+      '--index <dir>',
+      'the index the questions were generated on: an edit is verified again as a candidate is (default: <questions>.index beside the file, when there; else only its quotes are checked in the documents)',
+    )
     .option('--order <order>', 'random (seeded, the default: the reviewed ones are a random sample) | file')
     .option('--seed <seed>', "the random order's seed (default: a fresh one, recorded in the review file)")
     .option('--port <n>', 'port on 127.0.0.1 (0: any free port)', '0')
@@ -111,6 +116,53 @@ async function orderOf(flags: QuestionReviewFlags, recorded: { order: string; se
   return { order, seed: order === 'random' ? (flags.seed ?? freshSeed()) : null, fresh: true };
 }
 
+/**
+ * The generator's verification over the index the questions were generated on (`--index`, else
+ * `<questions>.index` beside the file), or null when there is none (then the page checks quotes only).
+ */
+async function indexReverify(
+  io: CliIO,
+  flags: QuestionReviewFlags,
+  questionsFile: string,
+): Promise<Reverify | null> {
+  const { existsSync } = await import('node:fs');
+  const { basename, dirname, extname, join } = await import('node:path');
+  const dir =
+    flags.index !== undefined
+      ? existingPath(io.cwd, '--index', flags.index, 'folder')
+      : join(dirname(questionsFile), `${basename(questionsFile, extname(questionsFile))}.index`);
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    if (flags.index !== undefined)
+      throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
+    return null;
+  }
+  const { loadIndexChunks } = await import('../questions/load.ts');
+  const { readIndexManifest } = await import('../retrieval/store.ts');
+  const { QuoteIndex } = await import('../questions/generate/verify/quote-index.ts');
+  const { bm25TopK } = await import('../questions/generate/retrievers.ts');
+  const { verificationReverify } = await import('../questions/generate/reverify.ts');
+  const { detectLanguage, documentLanguage } = await import('../corpus/formats/language.ts');
+  const chunks = await loadIndexChunks(dir);
+  const bySource = new Map<string, typeof chunks>();
+  for (const c of chunks) bySource.set(c.source, [...(bySource.get(c.source) ?? []), c]);
+  const languages = new Map(
+    [...bySource].map(([source, cs]) => {
+      const l = documentLanguage(cs);
+      return [source, l.reliable ? l.language : null] as const;
+    }),
+  );
+  io.err(
+    `rge questions review: edits are verified again against ${shown(io, dir)} (${chunks.length} chunks)\n`,
+  );
+  return verificationReverify({
+    quotes: new QuoteIndex(chunks, { pageless: (source) => !source.toLowerCase().endsWith('.pdf') }),
+    retrievers: [bm25TopK(chunks)],
+    language: { detect: detectLanguage, documents: languages },
+    documentOf: (source) => bySource.get(source)?.[0] ?? null,
+    indexChecksum: (await readIndexManifest(dir))?.checksum ?? null,
+  });
+}
+
 /** `rge questions review` without the wait: starts the page's server over the questions and prints its URL. */
 export async function startQuestionReview(
   flags: QuestionReviewFlags,
@@ -140,7 +192,8 @@ export async function startQuestionReview(
     file,
     order,
     read,
-    reverify: deps.reverify ?? review.quotesInDocuments(read),
+    reverify:
+      deps.reverify ?? (await indexReverify(io, flags, questionsFile)) ?? review.quotesInDocuments(read),
     title: shown(io, questionsFile),
   });
   const server = await review.startQuestionReviewServer(session, {

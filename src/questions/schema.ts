@@ -251,6 +251,8 @@ export const QuestionProvenance = z.strictObject({
   flags: z.array(z.string().min(1)),
   /** unreviewed until a person accepted it (as generated) or edited it (re-verified on save) */
   review: z.enum(['unreviewed', 'accepted', 'edited']),
+  /** adversarial: the false premise the question makes (verification checks a quote contradicts it) */
+  false_premise: z.string().min(1).optional(),
 });
 export type QuestionProvenance = z.infer<typeof QuestionProvenance>;
 

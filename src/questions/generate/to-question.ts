@@ -93,6 +93,7 @@ export function toQuestion(
       checks: v.checks,
       flags: v.flags,
       review: 'unreviewed',
+      ...(body.false_premise ? { false_premise: body.false_premise } : {}),
     },
   };
 }

@@ -68,7 +68,7 @@ export interface VerifyResult {
   rejections: Rejection[];
 }
 
-type Outcome = { ok: Verified } | { failed: Failure };
+export type Outcome = { ok: Verified } | { failed: Failure };
 
 /** Checks 1 and 2: each quote found in its document and resolved to chunks. */
 function locateQuotes(c: Candidate, index: QuoteIndex): VerifiedQuote[] | Failure {
@@ -113,8 +113,11 @@ function short(text: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 
-/** Checks 1-6 and 9 of one candidate. */
-async function checkOne(c: Candidate, input: VerifyInput): Promise<Outcome> {
+/** Checks 1-6 and 9 of one candidate (what an edit on the review page is verified by again). */
+export async function verifyOne(
+  c: Candidate,
+  input: Pick<VerifyInput, 'quotes' | 'retrievers' | 'language'>,
+): Promise<Outcome> {
   const located = locateQuotes(c, input.quotes);
   if (!Array.isArray(located)) return { failed: located };
   const checks: VerifyCheck[] = ['schema', 'quote-found', 'quote-in-chunks'];
@@ -169,7 +172,7 @@ export async function verifyCandidates(input: VerifyInput): Promise<VerifyResult
   const rejections: Rejection[] = [];
   let passed: Verified[] = [];
   for (const c of input.candidates) {
-    const o = await checkOne(c, input);
+    const o = await verifyOne(c, input);
     if ('failed' in o) rejections.push(reject(c.id, o.failed.reason, o.failed.message));
     else passed.push(o.ok);
   }
