@@ -23,10 +23,10 @@ import {
   type CandidateBodyInput,
   candidateId,
 } from '../src/questions/generate/candidate.ts';
-import { bm25TopK } from '../src/questions/generate/retrievers.ts';
 import { QuoteIndex } from '../src/questions/generate/verify/quote-index.ts';
 import { verifyCandidates } from '../src/questions/generate/verify/verify.ts';
 import { normaliseWhitespace } from '../src/questions/load.ts';
+import { bm25TopK } from '../src/run/generate/retrievers.ts';
 import { type Bench, type BenchContext, type BenchRow, latencyRow, throughputRow } from './harness.ts';
 import { reportSentences } from './synthetic-corpus.ts';
 

@@ -203,7 +203,7 @@ async function openSource(io: CliIO, flags: GenerateFlags, out: string): Promise
     throw new UsageError('not a built index (no manifest.json)', { file: flags.index });
   const { openIndex } = await import('../retrieval/store.ts');
   const { loadIndexChunks } = await import('../questions/load.ts');
-  const { bm25TopK, indexTopK } = await import('../questions/generate/retrievers.ts');
+  const { bm25TopK, indexTopK } = await import('../run/generate/retrievers.ts');
   const index = await openIndex(dir);
   const chunks = await loadIndexChunks(dir);
   const retrievers = [bm25TopK(chunks)];
@@ -220,7 +220,7 @@ async function documentsSource(io: CliIO, flags: GenerateFlags, out: string): Pr
   const { ingestSourceFolder } = await import('../ingest/source-folder.ts');
   const { detectLanguage } = await import('../corpus/formats/language.ts');
   const { loadIndexChunks } = await import('../questions/load.ts');
-  const { bm25TopK } = await import('../questions/generate/retrievers.ts');
+  const { bm25TopK } = await import('../run/generate/retrievers.ts');
   const indexDir = resolve(
     io.cwd,
     flags.indexDir ?? join(dirname(out), `${basename(out, extname(out))}.index`),

@@ -139,7 +139,7 @@ async function indexReverify(
   const { loadIndexChunks } = await import('../questions/load.ts');
   const { readIndexManifest } = await import('../retrieval/store.ts');
   const { QuoteIndex } = await import('../questions/generate/verify/quote-index.ts');
-  const { bm25TopK } = await import('../questions/generate/retrievers.ts');
+  const { bm25TopK } = await import('../run/generate/retrievers.ts');
   const { verificationReverify } = await import('../questions/generate/reverify.ts');
   const { detectLanguage, documentLanguage } = await import('../corpus/formats/language.ts');
   const chunks = await loadIndexChunks(dir);

@@ -154,22 +154,29 @@ function cellsOf(line: string): string[] {
   return line.split(CELL).map((c) => c.trim());
 }
 
+/** A heading line ("6. DIVIDENDS", "RISK MANAGEMENT"): it ends a run of prose, never opens a sentence. */
+const HEADING_LINE = /^(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][A-Z0-9 &,'’()/-]{2,}$/;
+
 /** The facts of a chunk, in the order the chunk prints them. */
 export function chunkFacts(chunk: Chunk): Fact[] {
   const out: Fact[] = [];
   let header: string[] | null = null;
-  const prose: string[] = [];
+  // runs of prose lines between table rows: a sentence never spans a row the chunk prints between
+  const blocks: string[][] = [[]];
   for (const line of chunk.text.split('\n')) {
     if (CELL.test(line)) {
       const cells = cellsOf(line);
       const figures = cells.filter((c) => extractQuantities(c).length > 0).length;
       if (figures === 0) header = cells;
       else out.push(...rowFacts(chunk, line.trim(), header));
-    } else prose.push(line);
+      blocks.push([]);
+    } else if (HEADING_LINE.test(line.trim())) blocks.push([]);
+    else (blocks[blocks.length - 1] as string[]).push(line);
   }
-  for (const s of sentences(prose.join('\n'))) {
-    const fact = sentenceFact(chunk, s) ?? definitionFact(chunk, s);
-    if (fact) out.push(fact);
-  }
+  for (const block of blocks)
+    for (const s of sentences(block.join('\n'))) {
+      const fact = sentenceFact(chunk, s) ?? definitionFact(chunk, s);
+      if (fact) out.push(fact);
+    }
   return out;
 }

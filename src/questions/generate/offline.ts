@@ -68,7 +68,7 @@ function direct(fact: Fact, doc: string): CandidateBodyInput {
   return {
     category: 'grounded-direct',
     text: `What figure does ${doc} give for "${fact.label}"?`,
-    gold_answer: `${fact.figure.raw.trim()}: ${doc} prints "${fact.quote}"`,
+    gold_answer: `${fact.figure.raw.trim()}, for "${fact.label}" in ${doc}`,
     gold_quotes: quote,
     expected_behavior: 'answer',
     numeric_gold: gold ? [{ label: fact.label, ...gold }] : [],

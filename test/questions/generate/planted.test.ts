@@ -14,7 +14,6 @@ import { chunkId } from '../../../src/corpus/chunk.ts';
 import { detectLanguage } from '../../../src/corpus/formats/language.ts';
 import type { Chunk } from '../../../src/corpus/schema.ts';
 import type { GenerationTask } from '../../../src/questions/generate/generator.ts';
-import { bm25TopK } from '../../../src/questions/generate/retrievers.ts';
 import { distinctCandidates } from '../../../src/questions/generate/run.ts';
 import { toQuestions } from '../../../src/questions/generate/to-question.ts';
 import { QuoteIndex } from '../../../src/questions/generate/verify/quote-index.ts';
@@ -22,6 +21,7 @@ import { type VerifyResult, verifyCandidates } from '../../../src/questions/gene
 import { parseQuestionLines } from '../../../src/questions/load.ts';
 import { validateQuestions } from '../../../src/questions/validate.ts';
 import { openModelGenerator } from '../../../src/run/generate/index.ts';
+import { bm25TopK } from '../../../src/run/generate/retrievers.ts';
 import { BudgetLedger } from '../../../src/store/ledger.ts';
 import { liveSpec, loopbackSettings } from '../../helpers/generation.ts';
 import { type LoopbackServer, startOpenAIServer } from '../../loopback/index.ts';

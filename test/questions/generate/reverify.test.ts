@@ -8,12 +8,12 @@ import { chunkId } from '../../../src/corpus/chunk.ts';
 import { detectLanguage } from '../../../src/corpus/formats/language.ts';
 import type { Chunk } from '../../../src/corpus/schema.ts';
 import { CandidateBody, candidateId } from '../../../src/questions/generate/candidate.ts';
-import { bm25TopK } from '../../../src/questions/generate/retrievers.ts';
 import { verificationReverify } from '../../../src/questions/generate/reverify.ts';
 import { toQuestion } from '../../../src/questions/generate/to-question.ts';
 import { QuoteIndex } from '../../../src/questions/generate/verify/quote-index.ts';
 import { verifyOne } from '../../../src/questions/generate/verify/verify.ts';
 import { Question } from '../../../src/questions/schema.ts';
+import { bm25TopK } from '../../../src/run/generate/retrievers.ts';
 
 const DOC = 'pricing.md';
 const chunk = (text: string): Chunk => ({

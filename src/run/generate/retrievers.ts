@@ -5,9 +5,9 @@
  * one. Each gives the top k = 5 chunks for the question, as a run retrieves them.
  */
 import type { Chunk } from '../../corpus/schema.ts';
+import type { TopK } from '../../questions/generate/verify/checks.ts';
 import { bm25Scores, buildBm25Stats, termCounts } from '../../retrieval/bm25.ts';
 import { DEFAULT_K, type Index } from '../../retrieval/store.ts';
-import type { TopK } from './verify/checks.ts';
 
 /** BM25 (k1 1.2, b 0.75) over the chunks' texts, top k. */
 export function bm25TopK(chunks: readonly Chunk[], k = DEFAULT_K): TopK {
