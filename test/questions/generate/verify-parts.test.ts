@@ -168,3 +168,25 @@ describe('the mix', () => {
     expect(() => parseMix('direct=4,trivia=2')).toThrow(/"trivia=2" is not NAME=WEIGHT/);
   });
 });
+
+describe('an answer in a list', () => {
+  it("reads a dash first on a line as the list's, not a minus sign", async () => {
+    const { answerSupported } = await import('../../../src/questions/generate/verify/checks.ts');
+    const body = {
+      category: 'grounded-direct' as const,
+      text: 'What did the company acquire?',
+      gold_answer: 'Acquisitions:\n-100% equity interest of a flexibles manufacturer',
+      gold_quotes: [],
+      expected_behavior: 'answer' as const,
+      numeric_gold: [],
+    };
+    const quotes = [
+      { text: 'the Company acquired 100% equity interest of a flexibles manufacturer', chunkIds: ['c1'] },
+    ];
+    expect(answerSupported(body, quotes)).toBeNull();
+    // a minus inside a sentence is a sign: -100% is not 100%
+    expect(answerSupported({ ...body, gold_answer: 'a change of -100% in the stake' }, quotes)?.reason).toBe(
+      'figure-not-in-quotes',
+    );
+  });
+});

@@ -51,6 +51,11 @@ function printedIn(q: Quantity, quoted: readonly Quantity[]): boolean {
   return quoted.some((x) => samePrinted(q, x) || sameQuantity(q, x, 0.001));
 }
 
+/** A figure whose minus sign is a list's dash: "-" first on its line ("\n-100% equity interest"). */
+function bulleted(text: string, q: Quantity): boolean {
+  return q.value < 0 && q.raw.startsWith('-') && /(?:^|\n)[ \t]*$/.test(text.slice(0, q.start));
+}
+
 /** Check 3: the answer's figures and the numeric gold are printed in the quotes or derived from them. */
 export function answerSupported(body: CandidateBody, quotes: readonly LocatedQuote[]): Failure | null {
   if (body.category === 'out-of-domain') return null;
@@ -77,6 +82,7 @@ export function answerSupported(body: CandidateBody, quotes: readonly LocatedQuo
   const premise = body.false_premise ? extractQuantities(body.false_premise) : [];
   for (const q of extractQuantities(body.gold_answer)) {
     if (printedIn(q, quoted) || printedIn(q, premise)) continue;
+    if (bulleted(body.gold_answer, q) && printedIn({ ...q, value: -q.value }, quoted)) continue;
     if (derivedFromPassages(q, body.numeric_gold, passages)) continue;
     return fail('figure-not-in-quotes', `the answer's figure "${q.raw}" is printed in no quote`);
   }
