@@ -1,12 +1,14 @@
 /**
  * The documents a generated question's gold quotes are printed in, read for review: a text, Markdown or
- * HTML file as one page of its raw text (the text the generator quoted and the span offsets count in),
+ * HTML file as one page of the text rge's readers make of it (corpus/formats: what the index was built
+ * from, which the generator quoted and the span offsets count in),
  * a PDF as its pages as rge extracts them (corpus/workers.ts). And where a quote is in a page's text: by
  * its recorded span when the span still holds it, else by a search with whitespace normalised.
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve } from 'node:path';
+import { documentKind, readTextDocument } from '../../corpus/formats/index.ts';
 import { extractMany } from '../../corpus/workers.ts';
 import { normaliseWhitespace } from '../load.ts';
 
@@ -44,7 +46,11 @@ function documentPath(dir: string, name: string): { path: string; pdf: boolean }
 export async function readReviewDocument(dir: string, name: string): Promise<ReviewDocument> {
   const where = documentPath(dir, name);
   if ('error' in where) return where;
-  if (!where.pdf) return { pages: [{ page: null, text: await readFile(where.path, 'utf8') }] };
+  if (!where.pdf) {
+    const kind = documentKind(where.path);
+    if (kind === null || kind === 'pdf') return { error: `${name}: not a kind rge reads` };
+    return { pages: [{ page: null, text: readTextDocument(kind, await readFile(where.path)).text }] };
+  }
   const [r] = await extractMany([where.path], { concurrency: 1 });
   if (!r?.result) return { error: `${name}: ${r?.error?.detail ?? 'not extracted'}` };
   return { pages: r.result.pages.map((p) => ({ page: p.page, text: p.text })) };

@@ -88,6 +88,10 @@ describe('htmlPage', () => {
     expect(lines).toContain('Approvers are notified by email and in the app.');
   });
 
+  it('reads a fragment saved as .html (no <html> or <body>) as its text', () => {
+    expect(htmlPage('<p>Revenue   was\n<b>Rs 10</b></p>').text).toBe('Revenue was Rs 10');
+  });
+
   it('reads the body of a page without navigation, a <br> ending a line', () => {
     const plain = htmlPage(
       '<html><body><h2>Limits</h2><p>Uploads up to <b>250 MB</b>.<br>Tokens expire.</p></body></html>',

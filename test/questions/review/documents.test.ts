@@ -25,11 +25,15 @@ describe('readReviewDocument', () => {
     expect(text.slice(...(found?.span ?? [0, 0]))).toBe('Net profit was Rs 512.3 crore');
   }, 30_000);
 
-  it('reads a text, Markdown or HTML file as one page of its raw text', async () => {
+  it('reads a text, Markdown or HTML file as one page of the text the index was built from', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rge-review-docs-'));
     await writeFile(join(dir, 'a.html'), '<p>Revenue   was\n<b>Rs 10</b></p>');
+    await writeFile(join(dir, 'b.md'), '# Plans\n\nThe **Team** plan costs $14.\n');
     expect(await readReviewDocument(dir, 'a.html')).toEqual({
-      pages: [{ page: null, text: '<p>Revenue   was\n<b>Rs 10</b></p>' }],
+      pages: [{ page: null, text: 'Revenue was Rs 10' }],
+    });
+    expect(await readReviewDocument(dir, 'b.md')).toEqual({
+      pages: [{ page: null, text: 'Plans\nThe Team plan costs $14.' }],
     });
   });
 

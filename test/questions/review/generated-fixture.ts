@@ -1,11 +1,13 @@
 /**
  * A small generated-questions fixture for the review tests: two Markdown documents in a temporary
  * documents folder and four generated questions over them (`source.dataset` 'generated', provenance
- * unreviewed), each gold quote located by its span in its document's raw text.
+ * unreviewed), each gold quote located by its span in the text rge's Markdown reader makes of its document
+ * (what the index is built from).
  */
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { markdownPage } from '../../../src/corpus/formats/markdown.ts';
 import { Question, type QuestionInput } from '../../../src/questions/schema.ts';
 
 export const DOCUMENTS: Record<string, string> = {
@@ -114,7 +116,7 @@ export function generatedQuestion(i: number, spec: Spec = SPECS[i] as Spec): Que
         page: null,
         resolved: true,
         section: sectionAt(DOCUMENTS[spec.document] as string, spec.quote),
-        span: spanOf(DOCUMENTS[spec.document] as string, spec.quote),
+        span: spanOf(markdownPage(DOCUMENTS[spec.document] as string).text, spec.quote),
       },
     ],
     provenance: {
