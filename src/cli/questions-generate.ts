@@ -325,7 +325,7 @@ async function openGenerator(io: CliIO, flags: GenerateFlags): Promise<OpenedGen
   return { generator, perTask: 2, overGenerate: 2, warnings: selfPreference(generator.ref.family, subjects) };
 }
 
-/** `--dry-run`: the tasks a model generator would be asked and what they would cost; nothing is called. */
+/** `--dry-run`: the tasks a model generator would be asked (those not stored) and what they would cost; nothing is called. */
 async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: PlanInput): Promise<void> {
   const loaded = await loadConfig(io, flags);
   if (!loaded) throw new Error('assertGeneratorFlags: a dry run has --config');
@@ -333,13 +333,17 @@ async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: Pla
   if (!spec)
     throw new UsageError(`--generator ${flags.generator} is not a subject or judge of ${flags.config}`);
   const { planTasks } = await import('../questions/generate/plan.ts');
-  const { estimateGeneration } = await import('../run/generate/index.ts');
+  const { estimateGeneration, storedGeneration } = await import('../run/generate/index.ts');
   const tasks = planTasks({
     chunks: source.chunks,
     ...plan,
     ...(source.languages ? { languages: source.languages } : {}),
   });
-  const e = estimateGeneration(tasks, spec, { seed: loaded.config.seed });
+  // a cell an earlier run stored is reused, not asked: only the others are estimated
+  const e = estimateGeneration(tasks, spec, {
+    seed: loaded.config.seed,
+    isStored: storedGeneration(resolve(io.cwd, flags.resultsDir), spec),
+  });
   io.out(
     `dry run: ${tasks.length} task(s), ${e.calls} call(s) to ${spec.provider}/${spec.model}: about ${e.inputTokens} input and ${e.outputTokens} output tokens, ` +
       `$${e.usd.toFixed(4)} expected, $${e.worstUsd.toFixed(4)} at worst (the cap holds the worst case); nothing called\n`,

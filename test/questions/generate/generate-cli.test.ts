@@ -478,6 +478,21 @@ describe('a model generator through the CLI (the OpenAI loopback server)', () =>
     const two = await outputs(join(cwd, 'two/q.jsonl'));
     expect(two.report).toMatchObject({ reusedTasks: one.report?.tasks, costUsd: 0 });
     expect(two.questionsText).toBe(one.questionsText);
+    // a dry run after the run: every cell is stored, so nothing is left to pay for
+    const after = await generateWith(
+      cwd,
+      env,
+      ...common,
+      '--config',
+      file,
+      '--out',
+      'dry2/q.jsonl',
+      '--dry-run',
+    );
+    expect(after.out).toMatch(
+      /^dry run: \d+ task\(s\), 0 call\(s\) to openai\/gpt-5\.4: .*\$0\.0000 expected, \$0\.0000 at worst/,
+    );
+    expect(s.calls).toHaveLength(asked);
   });
 
   it('a model replying prose to every request: no questions file, a non-zero exit, each task a problem', async () => {
