@@ -82,6 +82,16 @@ function parseShare(value: string | undefined): number | null {
   return x;
 }
 
+/** A model generator needs `--config`, and only a model generator has a dry run: said before any document is read. */
+function assertGeneratorFlags(flags: GenerateFlags): void {
+  if (flags.dryRun && (flags.generator === 'offline' || flags.config === undefined))
+    throw new UsageError('--dry-run estimates a model generator: pass --generator MODEL_ID --config FILE');
+  if (flags.generator !== 'offline' && flags.config === undefined)
+    throw new UsageError(
+      `--generator ${flags.generator} is a model id: pass --config FILE, whose subjects or judges name it`,
+    );
+}
+
 /** Where the report and the rejections go: beside the questions, named after them. */
 export function besideOut(out: string): { report: string; reportJson: string; rejected: string } {
   const stem = join(dirname(out), basename(out, extname(out)));
@@ -103,6 +113,7 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
   const count = positiveInteger('count', flags.count) as number;
   const targets = categoryTargets(count, parseMix(flags.mix ?? DEFAULT_MIX));
   const maxShare = parseShare(flags.maxShare);
+  assertGeneratorFlags(flags);
   const out = resolve(io.cwd, flags.out);
   const source = await openSource(io, flags, out);
   if (flags.dryRun)
@@ -298,10 +309,7 @@ async function openGenerator(io: CliIO, flags: GenerateFlags): Promise<OpenedGen
       ],
     };
   }
-  if (!loaded)
-    throw new UsageError(
-      `--generator ${flags.generator} is a model id: pass --config FILE, whose subjects or judges name it`,
-    );
+  if (!loaded) throw new Error('assertGeneratorFlags: a model generator has --config');
   const { modelGeneratorFromConfig } = await import('../run/generate/index.ts');
   const capUsd = flags.capUsd === undefined ? undefined : Number(flags.capUsd);
   if (capUsd !== undefined && !(capUsd >= 0))
@@ -317,22 +325,25 @@ async function openGenerator(io: CliIO, flags: GenerateFlags): Promise<OpenedGen
   return { generator, perTask: 2, overGenerate: 2, warnings: selfPreference(generator.ref.family, subjects) };
 }
 
-/** `--dry-run`: the tasks a model generator would be asked and what they would cost; nothing is called. */
+/** `--dry-run`: the tasks a model generator would be asked (those not stored) and what they would cost; nothing is called. */
 async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: PlanInput): Promise<void> {
   const loaded = await loadConfig(io, flags);
-  if (flags.generator === 'offline' || !loaded)
-    throw new UsageError('--dry-run estimates a model generator: pass --generator MODEL_ID --config FILE');
+  if (!loaded) throw new Error('assertGeneratorFlags: a dry run has --config');
   const spec = [...loaded.config.subjects, ...loaded.config.judges].find((e) => e.id === flags.generator);
   if (!spec)
     throw new UsageError(`--generator ${flags.generator} is not a subject or judge of ${flags.config}`);
   const { planTasks } = await import('../questions/generate/plan.ts');
-  const { estimateGeneration } = await import('../run/generate/index.ts');
+  const { estimateGeneration, storedGeneration } = await import('../run/generate/index.ts');
   const tasks = planTasks({
     chunks: source.chunks,
     ...plan,
     ...(source.languages ? { languages: source.languages } : {}),
   });
-  const e = estimateGeneration(tasks, spec, { seed: loaded.config.seed });
+  // a cell an earlier run stored is reused, not asked: only the others are estimated
+  const e = estimateGeneration(tasks, spec, {
+    seed: loaded.config.seed,
+    isStored: storedGeneration(resolve(io.cwd, flags.resultsDir), spec),
+  });
   io.out(
     `dry run: ${tasks.length} task(s), ${e.calls} call(s) to ${spec.provider}/${spec.model}: about ${e.inputTokens} input and ${e.outputTokens} output tokens, ` +
       `$${e.usd.toFixed(4)} expected, $${e.worstUsd.toFixed(4)} at worst (the cap holds the worst case); nothing called\n`,

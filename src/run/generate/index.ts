@@ -18,4 +18,5 @@ export {
   type ModelGeneratorOptions,
   modelGeneratorFromConfig,
   openModelGenerator,
+  storedGeneration,
 } from './model-generator.ts';

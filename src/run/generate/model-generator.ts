@@ -248,6 +248,12 @@ export async function openModelGenerator(opts: ModelGeneratorOptions): Promise<M
   return new ModelGenerator({ ...opts, prompt: opts.prompt ?? readGeneratorPrompt() }, provider);
 }
 
+/** Whether a model entry's generation cell is stored in `resultsDir` (a run reuses it, paying nothing). */
+export function storedGeneration(resultsDir: string, spec: ModelSpec): (cell: GenerationCell) => boolean {
+  const store = generationStore(resultsDir, spec.provider, spec.model);
+  return (cell) => store.has(cell.key);
+}
+
 /** What a command gives to build a generator from a run config. */
 export interface GeneratorFromConfig {
   /** the repository or working folder: relative files, `.env` */
