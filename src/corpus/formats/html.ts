@@ -131,7 +131,9 @@ function mainContent(document: DomDocument): { root: DomNode | null; title: stri
 export function htmlPage(source: string): PageText {
   const text = source.replace(/^\uFEFF/, '');
   // a fragment (no <html> or <body>: a snippet saved as .html) gets the body linkedom does not give it
-  const { document } = parseHTML(/<(?:html|body)[\s>]/i.test(text) ? text : `<html><body>${text}</body></html>`);
+  const { document } = parseHTML(
+    /<(?:html|body)[\s>]/i.test(text) ? text : `<html><body>${text}</body></html>`,
+  );
   const dom = document as unknown as DomDocument;
   for (const dropped of Array.from(dom.querySelectorAll(DROPPED))) dropped.remove();
   const { root, title } = mainContent(dom);
