@@ -28,6 +28,7 @@ export interface GenerateFlags {
   resultsDir: string;
   capUsd?: string;
   dryRun?: boolean;
+  judge?: string;
 }
 
 export function registerGenerateCommand(questions: Command, io: CliIO): void {
@@ -140,6 +141,7 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
     ...(source.languages ? { languages: source.languages } : {}),
     ...(source.detectLanguage ? { detectLanguage: source.detectLanguage } : {}),
     ...(flags.similarity === 'use-lite' ? { embed: await sentenceEmbedder() } : {}),
+    ...(flags.judge !== undefined ? { judge: await openJudge(io, flags, generator.ref.family) } : {}),
     warnings: [...warnings, ...source.warnings],
     onTask: (o, done, total) => {
       if (o.problem) io.err(`rge: ${o.problem.task}: ${o.problem.message}\n`);
@@ -348,4 +350,52 @@ async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: Pla
     `dry run: ${tasks.length} task(s), ${e.calls} call(s) to ${spec.provider}/${spec.model}: about ${e.inputTokens} input and ${e.outputTokens} output tokens, ` +
       `$${e.usd.toFixed(4)} expected, $${e.worstUsd.toFixed(4)} at worst (the cap holds the worst case); nothing called\n`,
   );
+}
+
+/** `--judge ID`: the confirmation judge, a live model of the config of another family than the generator. */
+async function openJudge(
+  io: CliIO,
+  flags: GenerateFlags,
+  generatorFamily: string,
+): Promise<
+  (
+    v: import('../questions/generate/verify/verify.ts').Verified,
+  ) => Promise<import('../questions/generate/verify/checks.ts').Failure | null>
+> {
+  const loaded = await loadConfig(io, flags);
+  if (!loaded) throw new UsageError('--judge ID names a model of the config: pass --config FILE');
+  const spec = [...loaded.config.judges, ...loaded.config.subjects].find((e) => e.id === flags.judge);
+  if (!spec) throw new UsageError(`--judge ${flags.judge} is not a judge or subject of ${flags.config}`);
+  const { openConfirmationJudge } = await import('../run/generate/confirm.ts');
+  const { BudgetLedger } = await import('../store/ledger.ts');
+  const { environment } = await import('../providers/credentials.ts');
+  const capUsd = flags.capUsd === undefined ? loaded.config.budget.cap_usd : Number(flags.capUsd);
+  const resultsDir = resolve(io.cwd, flags.resultsDir);
+  const ledger = new BudgetLedger(resultsDir, {
+    capUsd,
+    warnUsd: Math.min(loaded.config.budget.warn_usd, capUsd),
+    configFile: relative(io.cwd, loaded.file) || loaded.file,
+    onWarn: (m) => io.err(`rge: ${m}\n`),
+  });
+  const judge = await openConfirmationJudge(
+    {
+      spec,
+      resultsDir,
+      ledger,
+      registry: {
+        root: io.cwd,
+        env: io.env ?? environment(io.cwd),
+        settings: loaded.config.providers,
+        onRetry: (m) => io.err(`rge: ${m}\n`),
+      },
+    },
+    generatorFamily,
+  );
+  return async (v) => {
+    try {
+      return await judge.confirm(v);
+    } finally {
+      await ledger.writeSummary();
+    }
+  };
 }

@@ -76,6 +76,58 @@ export const GenerationRecord = z.strictObject({
 });
 export type GenerationRecord = z.infer<typeof GenerationRecord>;
 
+/** What a confirmation cell is: the judge, its prompt and request, and the question as it was verified. */
+export const ConfirmationIdentity = z.strictObject({
+  judge: z.string().min(1),
+  endpoint: z.string().optional(),
+  adapter_version: z.string().min(1),
+  prompt_hash: z.string().min(1),
+  request_hash: z.string().min(1),
+});
+export type ConfirmationIdentity = z.infer<typeof ConfirmationIdentity>;
+
+/**
+ * A judge's confirmation of one verified question (`--judge`): its verdict on the three questions of
+ * prompts/question-confirmation.md, or null when the reply could not be read (kept as data, with its raw
+ * text; the question is then not confirmed), and what the call cost.
+ */
+export const ConfirmationRecord = z.strictObject({
+  kind: z.literal('confirmation'),
+  key: z.string(),
+  identity: ConfirmationIdentity,
+  candidate: z.string(),
+  text: z.string(),
+  verdict: z
+    .strictObject({
+      answerable: z.boolean(),
+      unambiguous: z.boolean(),
+      answer_correct: z.boolean(),
+      reason: z.string(),
+    })
+    .nullable(),
+  usage: Usage,
+  latency_ms: z.number().min(0),
+  cost_usd: z.number().min(0),
+  charges: z.array(CallCharge),
+  created_at: z.string(),
+});
+export type ConfirmationRecord = z.infer<typeof ConfirmationRecord>;
+
+/** The file name suffix of a judge's confirmation store, beside the generation stores. */
+const CONFIRMATIONS = '__confirmations';
+
+/** The confirmation store of one judge model in a results folder. */
+export function confirmationStore(
+  resultsDir: string,
+  provider: string,
+  model: string,
+): CellStore<ConfirmationRecord> {
+  return new CellStore(
+    resultsLayout(resultsDir).cellStore('generations', `${storeName(provider, model)}${CONFIRMATIONS}`),
+    ConfirmationRecord,
+  );
+}
+
 /** The generation store of one generator model in a results folder. */
 export function generationStore(
   resultsDir: string,
@@ -89,15 +141,19 @@ export function generationStore(
 }
 
 /** Every generation store of a results folder. */
-function allGenerationStores(resultsDir: string): CellStore<GenerationRecord>[] {
+function allGenerationStores(resultsDir: string): CellStore<GenerationRecord | ConfirmationRecord>[] {
   const layout = resultsLayout(resultsDir);
   const dir = layout.cells('generations');
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
-    .map(
-      (f) => new CellStore(layout.cellStore('generations', f.slice(0, -'.jsonl'.length)), GenerationRecord),
-    );
+    .map((f) => {
+      const name = f.slice(0, -'.jsonl'.length);
+      const file = layout.cellStore('generations', name);
+      return name.endsWith(CONFIRMATIONS)
+        ? new CellStore<GenerationRecord | ConfirmationRecord>(file, ConfirmationRecord)
+        : new CellStore<GenerationRecord | ConfirmationRecord>(file, GenerationRecord);
+    });
 }
 
 /**

@@ -33,6 +33,8 @@ export interface GenerationInput {
   languages?: ReadonlyMap<string, string | null>;
   detectLanguage?: LanguageCheck['detect'];
   embed?: (texts: readonly string[]) => Promise<ArrayLike<number>[]>;
+  /** check 10: a judge of another family confirms each kept question */
+  judge?: (v: import('./verify/verify.ts').Verified) => Promise<import('./verify/checks.ts').Failure | null>;
   warnings?: string[];
   signal?: AbortSignal;
   onTask?: (outcome: TaskOutcome, done: number, total: number) => void;
@@ -102,6 +104,7 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
       : {}),
     target: input.targets,
     maxShare: input.maxShare,
+    ...(input.judge ? { judge: input.judge } : {}),
   });
   rejections.push(...copies);
   const firstChunk = new Map<string, Chunk>();

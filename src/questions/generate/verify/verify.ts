@@ -179,12 +179,15 @@ export async function verifyCandidates(input: VerifyInput): Promise<VerifyResult
   passed = await withoutDuplicates(passed, input, rejections);
   passed = covered(passed, input, rejections);
   if (input.judge) {
+    // asked together (a live judge's limiter spaces the calls), read in order
+    const judge = input.judge;
+    const failures = await Promise.all(passed.map((v) => judge(v)));
     const judged: Verified[] = [];
-    for (const v of passed) {
-      const failed = await input.judge(v);
+    passed.forEach((v, i) => {
+      const failed = failures[i];
       if (failed) rejections.push(reject(v.candidate.id, failed.reason, failed.message));
       else judged.push({ ...v, checks: [...v.checks, 'judge'] });
-    }
+    });
     passed = judged;
   }
   return { kept: passed, rejections };
