@@ -17,6 +17,7 @@ import {
 } from '../providers/types.ts';
 import { RgeError } from '../util/errors.ts';
 import { sha256 } from '../util/fs.ts';
+import { promptFileParts } from '../util/prompt-file.ts';
 
 export const SUBJECT_PROMPT_VERSION = 'v1';
 
@@ -103,17 +104,7 @@ export function renderSubjectUserMessage(
  * {{question}} and {{context}}, is an error naming the file.
  */
 export function parseSubjectPrompt(text: string, file: string): SubjectPrompt {
-  const body = text.replace(/<!--[\s\S]*?-->/g, '');
-  const version = /^#\s+Subject prompt\s+(\S+)\s*$/im.exec(body)?.[1];
-  const section = (name: string) => {
-    const m = new RegExp(`^##\\s+${name}\\s*$`, 'im').exec(body);
-    if (!m) return null;
-    const rest = body.slice(m.index + m[0].length);
-    const next = /^##\s+/m.exec(rest);
-    return (next ? rest.slice(0, next.index) : rest).replace(/^\s*\n/, '').replace(/\s+$/, '');
-  };
-  const system = section('System');
-  const template = section('User');
+  const { version, system, template } = promptFileParts(text, 'Subject prompt');
   const where = { file };
   if (!version) throw new RgeError('no "# Subject prompt <version>" title', where);
   if (!system) throw new RgeError('no "## System" section (the system prompt)', where);

@@ -20,6 +20,7 @@ import type { Chunk } from '../../corpus/schema.ts';
 import type { ModelRequest, RequestParameters, StopInfo } from '../../providers/types.ts';
 import { RgeError } from '../../util/errors.ts';
 import { sha256 } from '../../util/fs.ts';
+import { promptFileParts } from '../../util/prompt-file.ts';
 import { DistractorKind, ExpectedBehavior, QUESTION_CATEGORIES } from '../schema.ts';
 import type { GenerationTask } from './generator.ts';
 
@@ -46,17 +47,7 @@ const PLACEHOLDERS = ['count', 'category', 'language', 'chunk_count', 'chunks'] 
  * documentation. A file without them is an error naming it.
  */
 export function parseGeneratorPrompt(text: string, file: string): GeneratorPrompt {
-  const body = text.replace(/<!--[\s\S]*?-->/g, '');
-  const version = /^#\s+Question generator prompt\s+(\S+)\s*$/im.exec(body)?.[1];
-  const section = (name: string) => {
-    const m = new RegExp(`^##\\s+${name}\\s*$`, 'im').exec(body);
-    if (!m) return null;
-    const rest = body.slice(m.index + m[0].length);
-    const next = /^##\s+/m.exec(rest);
-    return (next ? rest.slice(0, next.index) : rest).replace(/^\s*\n/, '').replace(/\s+$/, '');
-  };
-  const system = section('System');
-  const template = section('User');
+  const { version, system, template } = promptFileParts(text, 'Question generator prompt');
   const where = { file };
   if (!version) throw new RgeError('no "# Question generator prompt <version>" title', where);
   if (!system) throw new RgeError('no "## System" section (the system prompt)', where);

@@ -28,6 +28,7 @@ import {
 import type { BudgetLedger } from '../../store/ledger.ts';
 import { errorMessage, RgeError, UsageError } from '../../util/errors.ts';
 import { sha256 } from '../../util/fs.ts';
+import { promptFileParts } from '../../util/prompt-file.ts';
 
 export const CONFIRMATION_PROMPT_FILE = fileURLToPath(
   new URL('../../../prompts/question-confirmation.md', import.meta.url),
@@ -44,15 +45,11 @@ interface ConfirmationPrompt {
 /** The prompt file's "## System" and "## User" sections (comments are documentation). */
 export function readConfirmationPrompt(file = CONFIRMATION_PROMPT_FILE): ConfirmationPrompt {
   const text = readFileSync(file, 'utf8');
-  const body = text.replace(/<!--[\s\S]*?-->/g, '');
-  const section = (name: string) => {
-    const m = new RegExp(`^##\\s+${name}\\s*$`, 'im').exec(body);
-    if (!m) throw new RgeError(`no "## ${name}" section`, { file });
-    const rest = body.slice(m.index + m[0].length);
-    const next = /^##\s+/m.exec(rest);
-    return (next ? rest.slice(0, next.index) : rest).trim();
-  };
-  return { system: section('System'), template: section('User'), sha256: sha256(text) };
+  const { version, system, template } = promptFileParts(text, 'Question confirmation prompt');
+  if (!version) throw new RgeError('no "# Question confirmation prompt <version>" title', { file });
+  if (!system) throw new RgeError('no "## System" section', { file });
+  if (!template) throw new RgeError('no "## User" section', { file });
+  return { system, template, sha256: sha256(text) };
 }
 
 const VERDICT_SCHEMA = {
