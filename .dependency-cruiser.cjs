@@ -22,6 +22,7 @@ const LAYERS = [
   ['validation'], // judges against people: sample, labelling page, agreement, audit, their report section
   ['scoring'], // GFS from verdicts
   ['judging', 'checks'], // the judges (prompt, parse, panel, calls, heuristic judges); deterministic checks
+  ['traces'], // logged traces: import (OTLP, OpenInference, contract JSON Lines) into cases, drift between windows
   ['subject', 'system'], // the subject prompt; the system-under-test contract and its ways in (module, http, command)
   ['ingest'], // sources -> pages -> chunks -> index; retrieval recall against evidence pages
   ['retrieval', 'questions'], // embedders, index, top-k; the question sets
