@@ -72,6 +72,10 @@ export function registerGenerateCommand(questions: Command, io: CliIO): void {
     .option('--results-dir <dir>', "a model generator's stored calls and ledger", '.rge/generate')
     .option('--cap-usd <usd>', "a model generator's spending cap (default: the config's budget.cap_usd)")
     .option('--dry-run', 'a model generator: print the tasks and the estimate; call nothing')
+    .option(
+      '--judge <id>',
+      'a live judge or subject of --config, of another family than the generator: it confirms each kept question is answerable from its quotes, unambiguous and answered correctly (the optional last check)',
+    )
     .action((flags: GenerateFlags) => generateAction(io, flags));
 }
 

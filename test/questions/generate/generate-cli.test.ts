@@ -526,6 +526,76 @@ describe('a model generator through the CLI (the OpenAI loopback server)', () =>
     );
   });
 
+  it('--judge: the offline set confirmed by a judge of another family; one it doubts is rejected with its reason; a rerun asks nothing', async () => {
+    let doubted = '';
+    const s = await server((call) => {
+      const text = call.messages.map((m) => m.text).join('\n');
+      const question = /Question: (.+)/.exec(text)?.[1] ?? '';
+      // the judge doubts the first question it is asked about, confirms the others
+      if (doubted === '' || question === doubted) {
+        doubted = question;
+        return {
+          text: JSON.stringify({
+            answerable: false,
+            unambiguous: true,
+            answer_correct: true,
+            reason: 'the quotes do not name the plan',
+          }),
+        };
+      }
+      return {
+        text: JSON.stringify({ answerable: true, unambiguous: true, answer_correct: true, reason: 'ok' }),
+      };
+    });
+    const file = await config('judged.yaml', s.url);
+    const args = [
+      '--documents',
+      'docs',
+      '--count',
+      '8',
+      '--config',
+      file,
+      '--judge',
+      'gpt-gen',
+      '--results-dir',
+      'judged-results',
+    ];
+    const r = await generateWith(cwd, env, ...args, '--out', 'judged/q.jsonl');
+    expect(r.code).toBe(0);
+    const asked = posts(s);
+    const { questions, rejected } = await outputs(join(cwd, 'judged/q.jsonl'));
+    expect(questions.length).toBeGreaterThan(0);
+    expect(questions.every((q) => q.provenance?.checks.at(-1) === 'judge')).toBe(true);
+    const judged = rejected.filter((x) => x.reason === 'judge-rejected');
+    expect(judged).toHaveLength(1);
+    expect(judged[0]?.message).toMatch(/openai\/gpt-5\.4: not answerable: the quotes do not name the plan/);
+    expect(asked).toBe(questions.length + 1);
+    // a rerun asks the judge nothing and keeps the same questions
+    const again = await generateWith(cwd, env, ...args, '--out', 'judged2/q.jsonl');
+    expect(again.code).toBe(0);
+    expect(posts(s)).toBe(asked);
+    expect(await readFile(join(cwd, 'judged2/q.jsonl'), 'utf8')).toBe(
+      await readFile(join(cwd, 'judged/q.jsonl'), 'utf8'),
+    );
+    // a judge of the generator's family is refused
+    const same = await generateWith(
+      cwd,
+      env,
+      '--documents',
+      'docs',
+      '--generator',
+      'gpt-gen',
+      '--judge',
+      'gpt-gen',
+      '--config',
+      file,
+      '--out',
+      'same/q.jsonl',
+    );
+    expect(same.code).toBe(2);
+    expect(same.err).toMatch(/--judge gpt-gen is of the openai family, like the generator/);
+  });
+
   it('a --cap-usd below the worst case of one call is refused before anything is sent', async () => {
     const s = await server(offlineModel(chunks));
     const file = await config('capped.yaml', s.url);
