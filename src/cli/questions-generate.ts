@@ -156,17 +156,17 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
 }
 
 /** A use-lite sentence embedder for the near-duplicate rule (loaded once, offline). */
-async function sentenceEmbedder(): Promise<(texts: readonly string[]) => Promise<Float32Array[]>> {
+export async function sentenceEmbedder(): Promise<(texts: readonly string[]) => Promise<Float32Array[]>> {
   const { createEmbedder } = await import('../retrieval/index.ts');
   const e = await createEmbedder('use-lite');
   if (e.kind !== 'dense') throw new Error('use-lite is a dense embedder');
   return (texts) => e.embedPassages(texts);
 }
 
-type Result = Awaited<ReturnType<typeof import('../questions/generate/run.ts').generateQuestions>>;
+export type Result = Awaited<ReturnType<typeof import('../questions/generate/run.ts').generateQuestions>>;
 
 /** The questions (only when some are kept and all validate), the rejections and the report. */
-async function writeOutputs(io: CliIO, out: string, result: Result): Promise<void> {
+export async function writeOutputs(io: CliIO, out: string, result: Result): Promise<void> {
   const { formatGenerationReport, formatReasons } = await import('../questions/generate/report.ts');
   const files = besideOut(out);
   const shown = (p: string) => relative(io.cwd, p) || p;
@@ -202,7 +202,7 @@ interface PlanInput {
 }
 
 /** The chunks to generate from, their documents' pages and languages when read here, and the retrievers. */
-interface Source {
+export interface Source {
   chunks: import('../corpus/schema.ts').Chunk[];
   checksum: string | null;
   retrievers: import('../questions/generate/verify/checks.ts').TopK[];
@@ -213,7 +213,7 @@ interface Source {
   warnings: string[];
 }
 
-async function openSource(io: CliIO, flags: GenerateFlags, out: string): Promise<Source> {
+export async function openSource(io: CliIO, flags: GenerateFlags, out: string): Promise<Source> {
   if (flags.documents !== undefined) return documentsSource(io, flags, out);
   const dir = existingPath(io.cwd, '--index', flags.index as string, 'folder');
   if (!existsSync(join(dir, 'manifest.json')))

@@ -8,6 +8,7 @@ import { RgeError, UsageError } from '../util/errors.ts';
 import { readTextFile, writeFileAtomic } from '../util/fs.ts';
 import { formatIssues, type JsonlIssue } from '../util/jsonl.ts';
 import { type CliIO, existingPath } from './io.ts';
+import { registerFromTracesCommand } from './questions-from-traces.ts';
 import { registerGenerateCommand } from './questions-generate.ts';
 import { registerQuestionReviewCommand } from './questions-review.ts';
 
@@ -23,6 +24,7 @@ export function registerQuestionCommands(program: Command, io: CliIO): void {
   registerImportCommand(questions, io);
   registerAuthorCommand(questions, io);
   registerGenerateCommand(questions, io);
+  registerFromTracesCommand(questions, io);
   registerQuestionReviewCommand(questions, io);
 }
 

@@ -225,11 +225,12 @@ export type GoldQuoteLocation = z.infer<typeof GoldQuoteLocation>;
 
 /** How a generated question was made: enough to make it again, and to tell a seed set from a model's. */
 export const GeneratorRef = z.strictObject({
-  /** `offline/extractive`, or the registry model's `provider/model` */
+  /** `offline/extractive`, the registry model's `provider/model`, or `logged-traces/<file>` */
   id: z.string().min(1),
   /** the model family (self-preference: a subject of this family is warned about in the report) */
   family: z.string().min(1),
-  kind: z.enum(['offline', 'model']),
+  /** offline: rge's templates (a seed set); model: a model of the registry; logged: a logged trace's question and answer */
+  kind: z.enum(['offline', 'model', 'logged']),
   /** the generator's prompt (model) or template version (offline), hashed */
   prompt_hash: z.string().min(1),
   seed: z.string().min(1),

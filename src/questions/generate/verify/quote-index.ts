@@ -82,6 +82,12 @@ export class QuoteIndex {
     return [...this.bySource.keys()];
   }
 
+  /** The first document (in index order) whose chunks hold the quote whole, or null. */
+  documentOf(quote: string): string | null {
+    for (const source of this.bySource.keys()) if (this.locate(source, quote).kind === 'found') return source;
+    return null;
+  }
+
   chunksOf(source: string): readonly Chunk[] {
     return this.bySource.get(source) ?? [];
   }
