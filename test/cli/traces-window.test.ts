@@ -77,7 +77,12 @@ describe('rge traces judge', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('golden matches: 1 exact, 1 near-duplicate');
     const rows = await judged(dir);
-    expect(rows.map((x) => x.question_id)).toEqual(['trace-00001', 'trace-00002', 'trace-00003', 'trace-00004']);
+    expect(rows.map((x) => x.question_id)).toEqual([
+      'trace-00001',
+      'trace-00002',
+      'trace-00003',
+      'trace-00004',
+    ]);
     expect(rows[0]?.trace_id).toBe(cases[0]?.trace_id);
     expect(rows[0]?.golden).toBeNull();
     expect(rows[0]?.scores.correctness).toBeNull();
