@@ -2,7 +2,8 @@
  * Statistics for rge's reports: agreement (Cohen's kappa), paired tests (McNemar), multiple
  * comparisons (Bonferroni, Holm), bootstrap confidence intervals (percentile and BCa; one-sample,
  * paired, clustered), the split of score variance within and between questions, the prediction-powered
- * mean (ppi_py), power and the minimal detectable difference of a clustered mean, and bootstrap ranks.
+ * mean (ppi_py), power and the minimal detectable difference of a clustered mean, bootstrap ranks, and
+ * the two-sample permutation test of drift between two windows of logged traffic.
  * Each function follows a named reference (scikit-learn 1.2.1, statsmodels 0.13.5, scipy 1.10.1, numpy
  * 1.24, ppi_py) and is checked against vectors those libraries produced
  * (`test/stats/reference-vectors.json`, `../shared/oracle/ppi.json`). Pure TypeScript; imports nothing
@@ -26,6 +27,14 @@ export {
   pairedBootstrapCI,
 } from './bootstrap.ts';
 export { binomialHalfCdf, chiSquare1Survival, normalCdf, normalQuantile } from './distributions.ts';
+export {
+  type DriftMethod,
+  type DriftOptions,
+  type DriftResult,
+  type DriftVerdict,
+  driftVerdict,
+  permutationDrift,
+} from './drift.ts';
 export { type BcaIntervalResult, bcaInterval, percentileInterval } from './intervals.ts';
 export {
   type AgreementFigure,

@@ -34,11 +34,21 @@ export interface DuplicateOf {
   similarity: number;
 }
 
-function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+/**
+ * The lexical rule's similarity of two questions' content-word sets (`questionWords`): their Jaccard
+ * similarity, a duplicate at LEXICAL_DUPLICATE or more. Exported for the logged-trace subject, which
+ * matches a logged question to the golden set by the same rule (src/traces/golden.ts).
+ */
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   let shared = 0;
   for (const w of a) if (b.has(w)) shared++;
   return shared / (a.size + b.size - shared);
+}
+
+/** A question's content words as the lexical rule compares them, less the words it leaves out. */
+export function questionWords(text: string, ignore?: ReadonlySet<string>): Set<string> {
+  return new Set(contentWords(text).filter((w) => !ignore?.has(w)));
 }
 
 function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
@@ -65,7 +75,7 @@ export function nearDuplicates(
 ): Map<string, DuplicateOf> {
   const out = new Map<string, DuplicateOf>();
   const kept = new Map<string, number[]>();
-  const words = items.map((it) => new Set(contentWords(it.text).filter((w) => !it.ignore?.has(w))));
+  const words = items.map((it) => questionWords(it.text, it.ignore));
   const answers = items.map((it) => normaliseQuote(it.answer));
   items.forEach((it, i) => {
     const group = kept.get(it.group) ?? [];
