@@ -43,9 +43,11 @@ const FIELD_MAX = 200;
 
 export class TraceGroups {
   private readonly traces = new Map<string, TraceSummary>();
-  /** spans read, and spans left out for want of a trace id */
+  /** spans read */
   spans = 0;
-  readonly leftOut: LeftOut[] = [];
+
+  /** `leftOut` receives the spans left out for want of a trace id, as they are read. */
+  constructor(private readonly leftOut: LeftOut[]) {}
 
   /** Adds one span to its trace's summary (a span with no trace id is left out, named). */
   add(span: LoggedSpan, origin: SpanOrigin): void {
@@ -159,9 +161,14 @@ function caseOf(t: TraceSummary): { case: TraceCase } | { leftOut: LeftOut } {
     leftOut: { trace_id: t.traceId, problem, message, file: t.origin.file, line: t.origin.line },
   });
   const root = t.root;
-  const question = root?.input ?? root?.userMessage ?? t.firstLlm?.question ?? null;
-  const answer = root?.output ?? root?.outputMessage ?? t.lastLlm?.answer ?? null;
-  const spans = `${t.spans} span${t.spans === 1 ? '' : 's'}${root ? '' : ', no root span'}`;
+  if (root === null)
+    return left(
+      'unreadable',
+      `incomplete: no root span among its ${t.spans} span(s) (in a file cut short, or in a file not given)`,
+    );
+  const question = root.input ?? root.userMessage ?? t.firstLlm?.question ?? null;
+  const answer = root.output ?? root.outputMessage ?? t.lastLlm?.answer ?? null;
+  const spans = `${t.spans} span${t.spans === 1 ? '' : 's'}`;
   if (question === null || question.trim() === '')
     return t.schemaProblem
       ? left('unknown-schema', `no question read (${spans}); ${t.schemaProblem}`)
@@ -180,10 +187,10 @@ function caseOf(t: TraceSummary): { case: TraceCase } | { leftOut: LeftOut } {
           ? `the retriever spans' documents were not read: ${t.schemaProblem}`
           : `the ${t.retrievers} retriever span(s) logged no documents`,
     );
-  const startMs = root?.startMs ?? t.earliestMs;
+  const startMs = root.startMs ?? t.earliestMs;
   const startedAt = startMs === null ? null : new Date(startMs).toISOString();
-  const model = t.lastLlm?.model ?? root?.model ?? null;
-  const latency = root && root.startMs !== null && root.endMs !== null ? root.endMs - root.startMs : null;
+  const model = t.lastLlm?.model ?? root.model ?? null;
+  const latency = root.startMs !== null && root.endMs !== null ? root.endMs - root.startMs : null;
   return {
     case: {
       trace_id: t.traceId,

@@ -142,9 +142,10 @@ export async function* importTraces(
   const name = opts.name ?? ((f: string) => f);
   const given = opts.format && opts.format !== 'auto' ? opts.format : null;
   let cases = 0;
+  const leftOut: LeftOut[] = [];
   const state: ImportState = {
-    groups: new TraceGroups(),
-    leftOut: [],
+    groups: new TraceGroups(leftOut),
+    leftOut,
     contractLines: 0,
     valid: (c, origin) => {
       const parsed = TraceCase.safeParse(c);
