@@ -26,7 +26,7 @@ const SECRET_SHAPES: readonly RegExp[] = [
 /** `text` with every secret rge holds and every well-known key or token shape replaced by `[redacted]`. */
 export function redactLogged(text: string): string {
   let out = redactSecrets(text);
-  if (!/(?:Bearer|Basic|Token|sk-|AIza|gh|xox|hf_|AKIA|key|token|secret|password)/i.test(out)) return out;
+  if (!/Bearer|Basic|Token|sk-|AIza|gh[pousr]_|xox|hf_|AKIA|key|secret|password/i.test(out)) return out;
   for (const shape of SECRET_SHAPES)
     out = out.replace(shape, (match, ...groups) => {
       const first = groups[0];

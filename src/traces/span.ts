@@ -221,7 +221,9 @@ export function readSpan(
   times: { startMs: number | null; endMs: number | null },
 ): LoggedSpan {
   const role = roleOf(attrs);
-  const messages = messagesOf(attrs, events);
+  // a retriever's input is its query, not the user's messages
+  const messages =
+    role === 'retriever' ? { input: [], output: [], problem: null } : messagesOf(attrs, events);
   const docs = role === 'retriever' ? documentsOf(attrs, ids.spanId) : null;
   const llm = role === 'llm';
   return {
