@@ -16,6 +16,7 @@ import { registerPlanCommands } from './plan.ts';
 import { registerQuestionCommands } from './questions.ts';
 import { registerResultsCommands } from './results-commands.ts';
 import { registerRetrievalCommands } from './retrieval.ts';
+import { registerTracesCommands } from './traces.ts';
 import { registerTraceWindowCommands } from './traces-window-commands.ts';
 import { registerWatchCommand } from './watch.ts';
 
@@ -47,6 +48,7 @@ export function buildProgram(io: CliIO): Command {
   registerResultsCommands(program, io);
   registerGateCommands(program, io);
   registerPlanCommands(program, io);
+  registerTracesCommands(program, io);
   registerTraceWindowCommands(program, io);
   // Every subcommand inherits exitOverride and the output streams.
   for (const cmd of allCommands(program)) cmd.exitOverride().configureOutput(output);
