@@ -10,6 +10,7 @@
  */
 import { context, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
   type IdGenerator,
@@ -132,6 +133,8 @@ function fixedIds(turns: readonly LoggedTurn[]): IdGenerator {
 export async function otlpJsonLines(turns: readonly LoggedTurn[], lines = 2): Promise<string> {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
+    // a service name of its own: the SDK's default names the node executable's path, which differs by machine
+    resource: resourceFromAttributes({ 'service.name': 'rag-app' }),
     idGenerator: fixedIds(turns),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
