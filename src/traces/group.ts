@@ -113,7 +113,7 @@ function summarise(t: TraceSummary, span: LoggedSpan): void {
     const question = span.userMessage;
     if (question !== null && (t.firstLlm === null || start < t.firstLlm.startMs))
       t.firstLlm = { startMs: start, question };
-    const answer = span.outputMessage ?? span.output;
+    const answer = span.outputMessage ?? span.output ?? span.outputJson;
     if (answer !== null && (t.lastLlm === null || end >= t.lastLlm.endMs))
       t.lastLlm = { endMs: end, answer, model: span.model };
     t.inputTokens = add(t.inputTokens, span.inputTokens);
@@ -166,8 +166,10 @@ function caseOf(t: TraceSummary): { case: TraceCase } | { leftOut: LeftOut } {
       'unreadable',
       `incomplete: no root span among its ${t.spans} span(s) (in a file cut short, or in a file not given)`,
     );
-  const question = root.input ?? root.userMessage ?? t.firstLlm?.question ?? null;
-  const answer = root.output ?? root.outputMessage ?? t.lastLlm?.answer ?? null;
+  // a root input or output that is JSON with no question or answer field in it (a traced function's
+  // arguments as a JSON array) is the last resort: the LLM spans' messages say it better
+  const question = root.input ?? root.userMessage ?? t.firstLlm?.question ?? root.inputJson;
+  const answer = root.output ?? root.outputMessage ?? t.lastLlm?.answer ?? root.outputJson;
   const spans = `${t.spans} span${t.spans === 1 ? '' : 's'}`;
   if (question === null || question.trim() === '')
     return t.schemaProblem

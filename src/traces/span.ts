@@ -65,6 +65,13 @@ export interface LoggedSpan {
   /** `input.value` / `output.value` (the text of a JSON input's question or answer field) */
   input: string | null;
   output: string | null;
+  /**
+   * `input.value` / `output.value` as logged when they are JSON with no such field (a function's
+   * arguments as a JSON array, a whole request or response): read only when nothing else in the trace
+   * says the question or answer
+   */
+  inputJson: string | null;
+  outputJson: string | null;
   /** the last user message of its input messages; the last message of its output messages */
   userMessage: string | null;
   outputMessage: string | null;
@@ -105,22 +112,30 @@ function roleOf(attrs: Attributes): SpanRole {
   return 'other';
 }
 
-/** A JSON input or output's text: the first of its usual fields that is a string, else the JSON as logged. */
-function plainText(value: string | null, mime: string | null, keys: readonly string[]): string | null {
-  if (value === null) return null;
+/**
+ * A JSON input or output's text: the first of its usual fields that is a string (`text`), else the JSON as
+ * logged (`json`); a value that is not JSON is its own text.
+ */
+function plainText(
+  value: string | null,
+  mime: string | null,
+  keys: readonly string[],
+): { text: string | null; json: string | null } {
+  if (value === null) return { text: null, json: null };
   const t = value.trimStart();
-  if (!(mime?.includes('json') || t.startsWith('{'))) return value;
+  if (!(mime?.includes('json') || t.startsWith('{') || t.startsWith('['))) return { text: value, json: null };
   try {
     const parsed: unknown = JSON.parse(t);
-    if (typeof parsed === 'string') return parsed;
+    if (typeof parsed === 'string') return { text: parsed, json: null };
     for (const k of keys) {
       const v = field(parsed, k);
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string') return { text: v, json: null };
     }
   } catch {
     // not JSON after all: the text as logged
+    return { text: value, json: null };
   }
-  return value;
+  return { text: null, json: value };
 }
 
 const QUESTION_KEYS = ['question', 'query', 'input', 'text', 'message', 'user_input'];
@@ -226,12 +241,16 @@ export function readSpan(
     role === 'retriever' ? { input: [], output: [], problem: null } : messagesOf(attrs, events);
   const docs = role === 'retriever' ? documentsOf(attrs, ids.spanId) : null;
   const llm = role === 'llm';
+  const input = plainText(stringAt(attrs, INPUT_VALUE), stringAt(attrs, INPUT_MIME_TYPE), QUESTION_KEYS);
+  const output = plainText(stringAt(attrs, OUTPUT_VALUE), stringAt(attrs, OUTPUT_MIME_TYPE), ANSWER_KEYS);
   return {
     ...ids,
     ...times,
     role,
-    input: plainText(stringAt(attrs, INPUT_VALUE), stringAt(attrs, INPUT_MIME_TYPE), QUESTION_KEYS),
-    output: plainText(stringAt(attrs, OUTPUT_VALUE), stringAt(attrs, OUTPUT_MIME_TYPE), ANSWER_KEYS),
+    input: input.text,
+    output: output.text,
+    inputJson: input.json,
+    outputJson: output.json,
     userMessage: lastOf(messages.input, 'user'),
     outputMessage: lastOf(messages.output, null),
     documents: docs?.documents ?? null,

@@ -124,6 +124,80 @@ describe('the same traffic in three forms', () => {
     expect((await imported([array])).cases).toHaveLength(3);
     expect((await imported([wrapped])).cases).toHaveLength(3);
   });
+
+  it("a root span's input and output that are a traced function's arguments and result as JSON with no question or answer field: the LLM span's messages say them", async () => {
+    // openinference-core's traceChain records a call of two arguments as a JSON array of them
+    const span = (id: string, parent: string | null, attributes: Record<string, unknown>) =>
+      JSON.stringify({
+        name: id,
+        context: { trace_id: 'abc123', span_id: id },
+        parent_id: parent,
+        start_time: '2025-06-02T09:00:00Z',
+        end_time: '2025-06-02T09:00:01Z',
+        attributes,
+      });
+    const file = await written(
+      'oi-args.jsonl',
+      [
+        span('root', null, {
+          'openinference.span.kind': 'CHAIN',
+          'input.value': '["What was revenue?",{"topK":2}]',
+          'input.mime_type': 'application/json',
+          'output.value': '[{"reply":"Rs 1,234 crore [d1]."},["d1"]]',
+          'output.mime_type': 'application/json',
+        }),
+        span('ret', 'root', {
+          'openinference.span.kind': 'RETRIEVER',
+          'retrieval.documents.0.document.id': 'd1',
+          'retrieval.documents.0.document.content': 'Revenue: Rs 1,234 crore.',
+        }),
+        span('llm', 'root', {
+          'openinference.span.kind': 'LLM',
+          'input.value': '{"model":"m","messages":[{"role":"user","content":"What was revenue?"}]}',
+          'input.mime_type': 'application/json',
+          'llm.input_messages.0.message.role': 'user',
+          'llm.input_messages.0.message.content': 'What was revenue?',
+          'llm.output_messages.0.message.role': 'assistant',
+          'llm.output_messages.0.message.content': 'Rs 1,234 crore [d1].',
+        }),
+      ].join('\n'),
+    );
+    const { cases } = await imported([file]);
+    expect(cases.map((c) => [c.question, c.answer.answer])).toEqual([
+      ['What was revenue?', 'Rs 1,234 crore [d1].'],
+    ]);
+  });
+
+  it('a root input that is JSON with no question field and no LLM message to say better is kept as logged', async () => {
+    const file = await written(
+      'oi-json-only.jsonl',
+      [
+        JSON.stringify({
+          name: 'root',
+          context: { trace_id: 'abc124', span_id: 'root' },
+          parent_id: null,
+          attributes: {
+            'openinference.span.kind': 'CHAIN',
+            'input.value': '["What was revenue?",{"topK":2}]',
+            'input.mime_type': 'application/json',
+            'output.value': 'Rs 1,234 crore [d1].',
+          },
+        }),
+        JSON.stringify({
+          name: 'ret',
+          context: { trace_id: 'abc124', span_id: 'ret' },
+          parent_id: 'root',
+          attributes: {
+            'openinference.span.kind': 'RETRIEVER',
+            'retrieval.documents.0.document.id': 'd1',
+            'retrieval.documents.0.document.content': 'Revenue: Rs 1,234 crore.',
+          },
+        }),
+      ].join('\n'),
+    );
+    const { cases } = await imported([file]);
+    expect(cases.map((c) => c.question)).toEqual(['["What was revenue?",{"topK":2}]']);
+  });
 });
 
 /** An OTLP line of one span. */
