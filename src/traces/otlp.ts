@@ -22,13 +22,17 @@ export function otlpId(id: unknown): string | null {
   return /^0*$/.test(hex) ? null : hex;
 }
 
+/** Whole nanoseconds as milliseconds, split so that the millisecond survives (a 19-digit count is past 2^53). */
+const bigNanosToMs = (n: bigint): number => Number(n / 1_000_000n) + Number(n % 1_000_000n) / 1e6;
+
 /** Nanoseconds since the epoch (a decimal string, a number, or protobuf's {low, high}) as milliseconds. */
 export function nanosToMs(t: unknown): number | null {
+  if (typeof t === 'string' && /^\d+$/.test(t)) return bigNanosToMs(BigInt(t));
   if (typeof t === 'string' && t !== '') return Number(t) / 1e6;
   if (typeof t === 'number') return t / 1e6;
   if (t !== null && typeof t === 'object' && 'low' in t && 'high' in t) {
     const { low, high } = t as { low: number; high: number };
-    return ((high >>> 0) * 2 ** 32 + (low >>> 0)) / 1e6;
+    return bigNanosToMs((BigInt(high >>> 0) << 32n) | BigInt(low >>> 0));
   }
   return null;
 }
