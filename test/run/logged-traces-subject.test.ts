@@ -172,7 +172,9 @@ describe('logged traces as a subject of rge eval run', () => {
     const md = renderMarkdown(
       summarise(rows, { seed: 's', resamples: 10, run: run.plan.info, describe: run.plan.info.describe }),
     );
-    expect(md).toContain('prod-week-49');
+    // the report's GFS is over the cases that have one: trace-00001's alone, not diluted by zeros
+    expect(md).toMatch(/\*\*prod-week-49\*\* ranks first, GFS 1\.000/);
+    expect(md).toMatch(/\| trace-00003 \| prod-week-49 \| 0 \| [^|]* \| n\/a \/ 0 \//);
   });
 
   it("asks an unchanged window nothing again; a new import is a new answer (its version the cases file's sha256)", async () => {
