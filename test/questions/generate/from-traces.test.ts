@@ -32,8 +32,12 @@ async function run(cwd: string, ...args: string[]) {
     stderr: '',
     cwd,
     exitCode: 0,
-    out: (t: string) => void (io.stdout += t),
-    err: (t: string) => void (io.stderr += t),
+    out: (t: string) => {
+      io.stdout += t;
+    },
+    err: (t: string) => {
+      io.stderr += t;
+    },
   };
   const code = await main(['node', 'rge', 'questions', ...args], io);
   return { code, out: io.stdout, err: io.stderr };
