@@ -174,6 +174,9 @@ describe('logged traces as a subject of rge eval run', () => {
     );
     // the report's GFS is over the cases that have one: trace-00001's alone, not diluted by zeros
     expect(md).toMatch(/\*\*prod-week-49\*\* ranks first, GFS 1\.000/);
+    expect(md).toContain(
+      'Gold answer: none (a logged trace no golden question matched: correctness not judged)',
+    );
     expect(md).toMatch(/\| trace-00003 \| prod-week-49 \| 0 \| [^|]* \| n\/a \/ 0 \//);
   });
 
