@@ -17,6 +17,7 @@ import { Question } from '../../src/questions/schema.ts';
 import { renderMarkdown } from '../../src/report/markdown.ts';
 import { summarise } from '../../src/report/summary.ts';
 import { type CaseRow, caseRow } from '../../src/run/case/case.ts';
+import { parseRunConfig } from '../../src/run/config/config.ts';
 import type { RunSession } from '../../src/run/session/open.ts';
 import { runStages } from '../../src/run/stages/stages.ts';
 import type { TraceCase } from '../../src/traces/case.ts';
@@ -212,6 +213,22 @@ describe('logged traces as a subject of rge eval run', () => {
     const { state } = await runStages(other, { log: quiet });
     expect(Object.values(state.errors).join('\n')).toMatch(
       /trace-00001: the question asked is not the one logged/,
+    );
+  });
+
+  it('is refused without its cases, and with a version of its own or a field of another way in', async () => {
+    const text = await readFile(config, 'utf8');
+    const entry = '    cases: cases.jsonl\n';
+    expect(text).toContain(entry);
+    const refused = (t: string) => () => parseRunConfig(t, config, [], ROOT);
+    expect(refused(text.replace(entry, ''))).toThrow(
+      /subjects\[0\]\.cases: required when provider is logged-traces/,
+    );
+    expect(refused(text.replace(entry, `${entry}    version: v2\n`))).toThrow(
+      /subjects\[0\]\.version: a logged-traces subject is asked nothing and its version is its cases file's sha256/,
+    );
+    expect(refused(text.replace(entry, `${entry}    module: app.ts\n`))).toThrow(
+      /only a module subject takes module/,
     );
   });
 });
