@@ -1,13 +1,14 @@
 /**
- * The `rge traces` commands over windows of logged cases (`judge`, `drift`): their names, options and
+ * The `rge traces` commands over windows of logged cases (`judge`, `questions`, `drift`): their names, options and
  * help. Like every command module it loads no judge, provider or schema (docs/adr/0012-cli-start-up.md);
- * each action imports its implementation (traces-judge.ts, traces-drift.ts) when it runs. The `traces`
+ * each action imports its implementation (traces-judge.ts, traces-questions.ts, traces-drift.ts) when it runs. The `traces`
  * command itself is shared with `rge traces import`: it is found, or made, here.
  */
 import type { Command } from 'commander';
 import type { CliIO } from './io.ts';
 import type { TracesDriftFlags } from './traces-drift.ts';
 import type { TracesJudgeFlags } from './traces-judge.ts';
+import type { TracesQuestionsFlags } from './traces-questions.ts';
 
 /** The `traces` command of the program (made when no other module has made it). */
 export function tracesCommand(program: Command): Command {
@@ -47,6 +48,22 @@ export function registerTraceWindowCommands(program: Command, io: CliIO): void {
     .action(async (flags: TracesJudgeFlags) => {
       const { tracesJudgeAction } = await import('./traces-judge.ts');
       await tracesJudgeAction(flags, io);
+    });
+  traces
+    .command('questions')
+    .description(
+      'the logged cases of a window as the questions file of a run whose subject is `provider: logged-traces`: ' +
+        'trace-00001... in file order, with gold only where the question matches a golden question (else correctness is not judged)',
+    )
+    .requiredOption('--cases <file>', 'the cases of one window (DIR/cases.jsonl)')
+    .requiredOption('--out <file>', 'the questions file to write (JSON Lines)')
+    .option(
+      '--golden <file>',
+      'the golden set (a questions file) whose gold applies where a logged question matches',
+    )
+    .action(async (flags: TracesQuestionsFlags) => {
+      const { tracesQuestionsAction } = await import('./traces-questions.ts');
+      await tracesQuestionsAction(flags, io);
     });
   traces
     .command('drift')

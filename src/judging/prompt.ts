@@ -204,7 +204,7 @@ function casePartsV1(input: JudgeInput): [string, string] {
   const shared = [
     `QUESTION (${input.questionId}, category ${input.category}):\n${input.question}`,
     `EXPECTED BEHAVIOUR: ${input.expectedBehavior}`,
-    `GOLD ANSWER:\n${input.goldAnswer}`,
+    `GOLD ANSWER:\n${goldAnswerText(input.goldAnswer)}`,
     input.goldQuotes.length > 0
       ? `GOLD QUOTES:\n${input.goldQuotes.map((q) => `- ${q}`).join('\n')}`
       : 'GOLD QUOTES: none',
@@ -214,6 +214,13 @@ function casePartsV1(input: JudgeInput): [string, string] {
   ].join('\n\n');
   return [shared, renderJudgeAnswerPart(input.answer, 'v1')];
 }
+
+/**
+ * The gold answer as the judge reads it: a question with none (a logged trace no golden question
+ * matched) says so, and its correctness score is not used (src/scoring/gfs.ts `withoutCorrectness`).
+ */
+const goldAnswerText = (gold: string) =>
+  gold === '' ? '(none: this question has no gold answer; its correctness is not scored)' : gold;
 
 /**
  * A fence tag written inside untrusted text is escaped ("<" becomes "&lt;"), so a chunk or an answer
@@ -246,7 +253,7 @@ function casePartsV2(input: JudgeInput): [string, string] {
     `QUESTION (${input.questionId}, category ${input.category}):\n${input.question}`,
     `EXPECTED BEHAVIOUR: ${input.expectedBehavior}`,
     '== FOR CORRECTNESS ONLY: the gold (the assistant did not see it) ==',
-    `GOLD ANSWER:\n${input.goldAnswer}`,
+    `GOLD ANSWER:\n${goldAnswerText(input.goldAnswer)}`,
     input.goldQuotes.length > 0
       ? `GOLD EVIDENCE (quotes from the reports):\n${input.goldQuotes.map((q) => `- ${q}`).join('\n')}`
       : 'GOLD EVIDENCE: none',

@@ -4,7 +4,7 @@
  * - its **kind**: `offline` (rge's own code: an offline baseline subject, a heuristic judge), `replay`
  *   (answers recorded in a file), `live` (a vendor's API), `openai-compatible` (any server that speaks
  *   OpenAI's chat completions) or `system` (a user's own RAG system: a module's function, an HTTP
- *   endpoint, a command);
+ *   endpoint, a command, or its logged traces, answered from the log with no call);
  * - its **roles**: subject, judge or both (the config's enums say which; the table's type holds it to them);
  * - its **identity**: what identifies its stored answers besides the question, run index and seed;
  * - its **builder**, which imports its module only when a run has such a model (a vendor's SDK takes
@@ -190,6 +190,7 @@ export const KINDS = {
   module: system(async (spec, ctx) => (await import('./systems.ts')).moduleWay(spec, ctx)),
   http: system(async (spec, ctx) => (await import('./systems.ts')).httpWay(spec, ctx)),
   command: system(async (spec, ctx) => (await import('./systems.ts')).commandWay(spec, ctx)),
+  'logged-traces': system(async (spec, ctx) => (await import('./systems.ts')).loggedTracesWay(spec, ctx)),
 } satisfies KindTable;
 
 /** The entry of a provider name of the run config. */

@@ -1,7 +1,8 @@
 /**
  * A user's system as rge calls it (src/system), one builder per way in (the `system` entries of the
- * table of kinds, kinds.ts): a module's function, an HTTP endpoint, a command. Each is checked before
- * the first question (a module is loaded and its export found, an endpoint answers, a program exists),
+ * table of kinds, kinds.ts): a module's function, an HTTP endpoint, a command, logged traces. Each is
+ * checked before the first question (a module is loaded and its export found, an endpoint answers, a
+ * program exists, a cases file is read),
  * and each failure names the subject. `systemVersion` is the version the run's identity records.
  */
 import { access } from 'node:fs/promises';
@@ -55,7 +56,7 @@ function modulePath(file: string, root: string): string {
 }
 
 /**
- * The version of a system subject: the config's `version`; else the sha256 over its `version_files`
+ * The version of a system subject: a logged-traces subject's is its cases file's sha256; else the config's `version`; else the sha256 over its `version_files`
  * and, for a module, its file (src/system/version.ts); a module alone is its file's sha256. An http or
  * command system with neither is '' (declare one to have a changed system asked again, or run
  * `rge eval run --rerun SUBJECT`). (Only a module subject has a `module`: the config's rules.)
@@ -63,6 +64,13 @@ function modulePath(file: string, root: string): string {
 export async function systemVersion(spec: SystemSpec, root: string): Promise<string> {
   if (spec.version !== undefined) return spec.version;
   const who = `subject ${spec.id}`;
+  if (spec.provider === 'logged-traces') {
+    // a new import is a new answer
+    const cases = modulePath(spec.cases as string, root);
+    if (!(await exists(cases))) throw new RgeError(`${who}: no cases file at ${cases}`);
+    const { sha256File } = await import('../util/fs.ts');
+    return sha256File(cases);
+  }
   const module = spec.module !== undefined ? modulePath(spec.module, root) : null;
   if (module !== null && !(await exists(module))) throw new RgeError(`${who}: no module at ${module}`);
   if (spec.version_files !== undefined) {
@@ -116,6 +124,16 @@ export async function httpWay(spec: SystemSpec, ctx: SystemBuildContext): Promis
     rpm: limits.rpm,
     ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
   });
+}
+
+/** `provider: logged-traces`: the cases file is read (each bad line an error naming it); nothing is called. */
+export async function loggedTracesWay(spec: SystemSpec, ctx: SystemBuildContext): Promise<SystemUnderTest> {
+  const { openLoggedTraces } = await import('../traces/subject.ts');
+  const file = modulePath(spec.cases as string, ctx.root);
+  await preflight(ctx.who, async () => {
+    if (!(await exists(file))) throw new RgeError(`no cases file at ${file}`);
+  });
+  return openLoggedTraces(file);
 }
 
 /** `provider: command`: the program exists; it runs in its `cwd`, else its config's folder. */

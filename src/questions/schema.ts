@@ -134,10 +134,12 @@ export type Distractor = z.infer<typeof Distractor>;
 /**
  * Where an imported question came from: the dataset and its own id for the question. `golden` is a
  * user's own question set (`rge questions import --format golden`): its ref is the row's id as given,
- * else the id rge derived.
+ * else the id rge derived. `logged` is a question a user asked the application, as its traces logged it
+ * (`rge traces questions`): its ref is the trace id; it has gold only where it matched a golden question
+ * (then that question's gold), else an empty gold answer and no correctness (`hasGold`).
  */
 export const QuestionSource = z.strictObject({
-  dataset: z.enum(['rge-fixture', 'financebench', 'erc', 'golden', 'generated']),
+  dataset: z.enum(['rge-fixture', 'financebench', 'erc', 'golden', 'generated', 'logged']),
   ref: z.string().min(1),
 });
 export type QuestionSource = z.infer<typeof QuestionSource>;
@@ -272,8 +274,11 @@ export const Question = z
     category: QuestionCategory,
     /** the question as the subject sees it */
     text: z.string().min(1),
-    /** the reference answer; for out-of-domain questions, why the corpus cannot answer it */
-    gold_answer: z.string().min(1),
+    /**
+     * the reference answer; for out-of-domain questions, why the corpus cannot answer it; empty only for a
+     * logged question no golden question matched (source.dataset 'logged'), whose correctness is not judged
+     */
+    gold_answer: z.string(),
     /** ids of the chunks that hold the answer ({company}-{fy}-{sha1[:8]}); empty for out-of-domain */
     gold_chunk_ids: z.array(z.string().min(1)),
     /** verbatim passages (whitespace aside) of the gold chunks that support the answer */
@@ -334,14 +339,24 @@ export const Question = z
       else if (q.resolved_on !== null && q.gold_chunk_ids.length === 0)
         issue('gold_chunk_ids', `resolved on ${q.resolved_on} but no gold chunk ids`);
       if (q.companies.length === 0) issue('companies', `${q.category} needs at least one company`);
-    } else if (q.source?.dataset !== 'golden') {
-      // (a user's golden set is scored on the contexts the user's system returns, not on rge's index:
+    } else if (q.source?.dataset !== 'golden' && q.source?.dataset !== 'logged') {
+      // (a user's golden set, and a logged question, is scored on the contexts the user's system returns, not on rge's index:
       // it needs no gold chunk, quote or company; its gold quotes are located in the user's documents)
       if (q.gold_chunk_ids.length === 0)
         issue('gold_chunk_ids', `${q.category} needs at least one gold chunk id`);
       if (q.gold_quotes.length === 0) issue('gold_quotes', `${q.category} needs at least one gold quote`);
       if (q.companies.length === 0) issue('companies', `${q.category} needs at least one company`);
     }
+    if (q.gold_answer === '' && q.source?.dataset !== 'logged')
+      issue(
+        'gold_answer',
+        'a gold answer is required (only a logged question with no golden match has none)',
+      );
+    if (
+      q.gold_answer === '' &&
+      (q.gold_quotes.length > 0 || q.numeric_gold.length > 0 || q.must_include.length > 0)
+    )
+      issue('gold_answer', 'a question with no gold answer has no gold quotes, figures or required strings');
     if (q.category === 'adversarial' && q.distractor === null)
       issue('distractor', 'adversarial questions must name the distractor they plant');
     if (q.category !== 'out-of-domain' && q.absent_facts !== undefined)
@@ -364,5 +379,11 @@ export const Question = z
       );
   });
 export type Question = z.infer<typeof Question>;
+
+/**
+ * Whether a question has gold, so that its correctness (and the GFS, which weighs it) can be judged: all
+ * but a logged question no golden question matched. Without gold, correctness is null, never 0.
+ */
+export const hasGold = (q: Pick<Question, 'gold_answer'>): boolean => q.gold_answer !== '';
 /** A question as written in JSON (tolerance may be omitted). */
 export type QuestionInput = z.input<typeof Question>;

@@ -25,9 +25,11 @@ export function rankProbabilities(
 ): RankProbabilities | null {
   const rows = (pick: (r: CaseRowView) => number | null) =>
     [...bySubject].flatMap(([subject, mine]) =>
-      mine
-        .filter((r) => !r.scores.unscored)
-        .map((r) => ({ group: subject, cluster: r.question_id, value: pick(r) ?? 0 })),
+      // a case with no gold has no GFS: left out, never counted 0
+      mine.flatMap((r) => {
+        const value = r.scores.unscored ? null : pick(r);
+        return value === null ? [] : [{ group: subject, cluster: r.question_id, value }];
+      }),
     );
   const primaryRows = rows((r) => r.scores.gfsPrimary);
   if (new Set(primaryRows.map((r) => r.group)).size < 2) return null;

@@ -125,16 +125,26 @@ export const intervalSeed = (seed: string, column: string, weighting: 'primary' 
 const byQuestion = (rows: readonly CaseRowView[]) =>
   [...rows].sort((a, b) => (a.question_id < b.question_id ? -1 : a.question_id > b.question_id ? 1 : 0));
 
+/**
+ * The scored rows that have a value of `pick`: a case with no gold (a logged trace no golden question
+ * matched) has no correctness and no GFS, and is left out of their figures, never counted 0.
+ */
+const valuedOf = (rows: readonly CaseRowView[], pick: (r: CaseRowView) => number | null) =>
+  scoredOf(rows).flatMap((r) => {
+    const value = pick(r);
+    return value === null ? [] : [{ row: r, value }];
+  });
+
 function interval(
   rows: readonly CaseRowView[],
-  pick: (r: CaseRowView) => number,
+  pick: (r: CaseRowView) => number | null,
   seed: string,
   resamples: number,
 ): Interval | null {
-  const scored = byQuestion(scoredOf(rows));
+  const scored = valuedOf(byQuestion(rows), pick);
   if (scored.length === 0) return null;
   const ci = clusterBootstrapCI(
-    scored.map((r) => ({ cluster: r.question_id, value: pick(r) })),
+    scored.map(({ row, value }) => ({ cluster: row.question_id, value })),
     { method: 'bca', resamples, seed },
   );
   return {
@@ -146,9 +156,9 @@ function interval(
   };
 }
 
-function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number): number {
-  const scored = scoredOf(rows);
-  return scored.length === 0 ? Number.NaN : scored.reduce((s, r) => s + pick(r), 0) / scored.length;
+function meanBy(rows: readonly CaseRowView[], pick: (r: CaseRowView) => number | null): number {
+  const scored = valuedOf(rows, pick);
+  return scored.length === 0 ? Number.NaN : scored.reduce((s, v) => s + v.value, 0) / scored.length;
 }
 
 /** A case's (question, run) cell. */
@@ -197,8 +207,8 @@ export function gfsTable(
             ? mine.filter((r) => !r.gold_untraced)
             : mine.filter((r) => r.category === c);
       table[c] = {
-        primary: interval(cell, (r) => r.scores.gfsPrimary ?? 0, intervalSeed(seed, c, 'primary'), resamples),
-        equal: interval(cell, (r) => r.scores.gfsEqual ?? 0, intervalSeed(seed, c, 'equal'), resamples),
+        primary: interval(cell, (r) => r.scores.gfsPrimary, intervalSeed(seed, c, 'primary'), resamples),
+        equal: interval(cell, (r) => r.scores.gfsEqual, intervalSeed(seed, c, 'equal'), resamples),
       };
     }
     gfs[m] = table;
@@ -208,13 +218,13 @@ export function gfsTable(
 
 export function ranking(bySubject: RowsBySubject, gfs: GfsTable): Ranking {
   const models = [...bySubject.keys()];
-  const order = (pick: (r: CaseRowView) => number) =>
+  const order = (pick: (r: CaseRowView) => number | null) =>
     [...models].sort(
       (a, b) =>
         meanBy(bySubject.get(b) ?? [], pick) - meanBy(bySubject.get(a) ?? [], pick) || a.localeCompare(b),
     );
-  const primary = order((r) => r.scores.gfsPrimary ?? 0);
-  const equal = order((r) => r.scores.gfsEqual ?? 0);
+  const primary = order((r) => r.scores.gfsPrimary);
+  const equal = order((r) => r.scores.gfsEqual);
   const sameOrder = primary.join() === equal.join();
   const overlapping = primary.slice(1).filter((m, i) => {
     const upper = gfs[primary[i] as string]?.[ALL]?.primary;
@@ -333,15 +343,15 @@ export function pairwise(
 export function variance(bySubject: RowsBySubject): VarianceTable {
   const out: VarianceTable = {};
   for (const [m, mine] of bySubject) {
-    const scored = scoredOf(mine);
+    const scored = valuedOf(mine, (r) => r.scores.gfsPrimary);
     if (scored.length === 0) continue;
     const v = varianceDecomposition(
-      scored.map((r) => ({ question: r.question_id, run: r.run_index, value: r.scores.gfsPrimary ?? 0 })),
+      scored.map(({ row, value }) => ({ question: row.question_id, run: row.run_index, value })),
     );
     out[m] = {
       withinQuestionSD: v.withinQuestionSD,
       betweenQuestionVariance: v.betweenQuestionVariance,
-      runs: new Set(scored.map((r) => r.run_index)).size,
+      runs: new Set(scored.map(({ row }) => row.run_index)).size,
     };
   }
   return out;

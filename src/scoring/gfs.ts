@@ -133,3 +133,20 @@ export function caseScores(
     contestedDimensions,
   };
 }
+
+/**
+ * A case's scores with no correctness: a question without gold (a logged trace no golden question
+ * matched) is judged on grounding and calibration only. Correctness, and the GFS that weighs it, are
+ * null, never 0 (a failure to have gold is not a wrong answer); a contest on correctness is dropped.
+ */
+export function withoutCorrectness(scores: CaseScores): CaseScores {
+  const contestedDimensions = scores.contestedDimensions.filter((d) => d !== 'correctness');
+  return {
+    ...scores,
+    correctness: null,
+    gfsPrimary: null,
+    gfsEqual: null,
+    contested: contestedDimensions.length > 0,
+    contestedDimensions,
+  };
+}

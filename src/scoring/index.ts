@@ -9,4 +9,5 @@ export {
   gfsPrimary,
   MAX_DIMENSION_SCORE,
   PRIMARY_WEIGHTS,
+  withoutCorrectness,
 } from './gfs.ts';

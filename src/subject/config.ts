@@ -7,8 +7,12 @@ import { LIVE_PROVIDERS } from '../providers/catalogue.ts';
 import { liveFields, modelEntryFields } from '../providers/config.ts';
 import { type AddIssue, Path } from '../util/config-fields.ts';
 
-/** A user's own RAG system as the subject (src/system): a module's function, an HTTP endpoint, a command. */
-export const SYSTEM_PROVIDERS = ['module', 'http', 'command'] as const;
+/**
+ * A user's own RAG system as the subject (src/system): a module's function, an HTTP endpoint, a command,
+ * or its logged traces (src/traces/subject.ts: each question's answer and contexts as the application
+ * logged them, nothing called).
+ */
+export const SYSTEM_PROVIDERS = ['module', 'http', 'command', 'logged-traces'] as const;
 export type SystemProvider = (typeof SYSTEM_PROVIDERS)[number];
 
 export const SUBJECT_PROVIDERS = ['offline', 'replay', ...LIVE_PROVIDERS, ...SYSTEM_PROVIDERS] as const;
@@ -42,6 +46,9 @@ const systemFields = {
     .nullable()
     .optional()
     .describe('command: N long-lived processes speaking JSON Lines; null or absent: a process per question'),
+  cases: Path.optional().describe(
+    'logged-traces: the logged cases (cases.jsonl of `rge traces import`); the questions file must hold their questions (`rge traces questions`)',
+  ),
   version: z
     .string()
     .min(1)
@@ -88,10 +95,11 @@ export const SubjectPromptSettings = z
   .describe('what every subject is told and shown: the system text and the user message template');
 
 /** Which system field each system provider needs; the others are its alone. */
-const SYSTEM_FIELD: Record<SystemProvider, 'module' | 'url' | 'command'> = {
+const SYSTEM_FIELD: Record<SystemProvider, 'module' | 'url' | 'command' | 'cases'> = {
   module: 'module',
   http: 'url',
   command: 'command',
+  'logged-traces': 'cases',
 };
 const SYSTEM_ONLY = [
   'export',
@@ -118,7 +126,14 @@ function systemIssues(i: number, s: Record<string, unknown>, issue: AddIssue): v
   }
   for (const field of SYSTEM_ONLY)
     if (provider === null && s[field] !== undefined)
-      issue(['subjects', i, field], `only a system subject (module, http, command) takes ${field}`);
+      issue(['subjects', i, field], `only a system subject (${SYSTEM_PROVIDERS.join(', ')}) takes ${field}`);
+  if (provider === 'logged-traces')
+    for (const field of ['version', 'version_files', 'timeout_ms'])
+      if (s[field] !== undefined)
+        issue(
+          ['subjects', i, field],
+          `a logged-traces subject is asked nothing and its version is its cases file's sha256: it takes no ${field}`,
+        );
   if (s.version !== undefined && s.version_files !== undefined)
     issue(['subjects', i, 'version_files'], 'give version or version_files, not both');
   if (provider !== 'module' && s.export !== undefined)

@@ -88,6 +88,14 @@ describe('judge prompt v2', () => {
     expect(v1.indexOf('GOLD QUOTES')).toBeLessThan(v1.indexOf('RETRIEVED CHUNKS'));
   });
 
+  it('says a question with no gold answer has none, and that its correctness is not scored (a logged trace)', () => {
+    const noGold = { ...input, goldAnswer: '', goldQuotes: [], numericGold: [] };
+    for (const version of ['v1', 'v2'] as const)
+      expect(renderJudgeCase(noGold, version)).toContain(
+        'GOLD ANSWER:\n(none: this question has no gold answer; its correctness is not scored)',
+      );
+  });
+
   it('keeps a planted instruction and planted tags inside their fence', () => {
     const rendered = renderJudgeCase(input, 'v2');
     const chunks = fenced(rendered, 'retrieved_chunk');

@@ -61,6 +61,13 @@ function configWithEveryPath(): Record<string, unknown> {
         command: ['node', 'answer.mjs'],
         cwd: 'app',
       },
+      {
+        id: 'logged',
+        provider: 'logged-traces',
+        model: 'app',
+        family: 'f-app',
+        cases: 'traces/cases.jsonl',
+      },
     ],
     judges: [
       { id: 'numeric', provider: 'heuristic', model: 'numeric', family: 'h-numeric', temperature: 0 },

@@ -23,7 +23,9 @@ export function questionLines(q: NonNullable<FailureExample['question']>): strin
   return [
     `Question: ${oneLine(q.text)} Expected: ${q.expected_behavior}.`,
     '',
-    `Gold answer: ${oneLine(q.gold_answer)}`,
+    q.gold_answer === ''
+      ? 'Gold answer: none (a logged trace no golden question matched: correctness not judged)'
+      : `Gold answer: ${oneLine(q.gold_answer)}`,
     '',
     ...(q.gold_quotes.length > 0
       ? ['Gold quotes:', '', ...q.gold_quotes.map((x) => `- "${oneLine(x)}"`), '']

@@ -9,7 +9,8 @@ import { latencyCheck, withLatency } from '../../checks/index.ts';
 import type { JudgeOutcome } from '../../judging/verdict.ts';
 import { type ModelPrices, uncachedCostUsd } from '../../providers/catalogue.ts';
 import { addUsage, COMPLETE, type Usage, ZERO_USAGE } from '../../providers/types.ts';
-import { caseScores } from '../../scoring/index.ts';
+import { hasGold } from '../../questions/schema.ts';
+import { caseScores, withoutCorrectness } from '../../scoring/index.ts';
 import { type AnswerRecord, isJudgeable } from '../../store/cells.ts';
 import type { CaseRow } from '../../store/rows.ts';
 import type { RunState } from '../../store/run-state.ts';
@@ -116,11 +117,7 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
     uncached_cost_usd: uncached(cell.subject.priced.prices, answer.usage, answer.batch) + panel.uncachedCost,
     batch: answer.batch,
     verdicts: panel.verdicts,
-    scores: caseScores(panel.verdicts, {
-      grounding: weights.grounding,
-      correctness: weights.correctness,
-      calibration: weights.calibration,
-    }),
+    scores: scoresOf(cell, panel.verdicts, weights),
     checks: withLatency(
       checked.checks,
       latencyCheck({
@@ -129,6 +126,20 @@ export function caseRow(run: RunSession, cell: SubjectCell, state: RunState | nu
       }),
     ),
   };
+}
+
+/** The panel's scores; without correctness (null, not 0) for a question with no gold (a logged trace). */
+function scoresOf(
+  cell: SubjectCell,
+  verdicts: readonly JudgeOutcome[],
+  weights: RunSession['plan']['config']['gfs_weights'],
+) {
+  const scores = caseScores(verdicts, {
+    grounding: weights.grounding,
+    correctness: weights.correctness,
+    calibration: weights.calibration,
+  });
+  return hasGold(cell.question) ? scores : withoutCorrectness(scores);
 }
 
 function uncached(prices: ModelPrices, usage: Usage, batch: boolean): number {

@@ -35,6 +35,7 @@ export const CONFIG_PATH_FIELDS: readonly (readonly string[])[] = [
   ['subjects', '*', 'module'],
   ['subjects', '*', 'version_files', '*'],
   ['subjects', '*', 'cwd'],
+  ['subjects', '*', 'cases'],
 ];
 
 /** A path a config gives, where it is (`subjects`, 0, `module`) and what it says. */
