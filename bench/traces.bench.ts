@@ -97,7 +97,7 @@ function traceSpans(rng: () => number, i: number, t0: number): object[] {
 }
 
 /** A seeded export of `spans` spans as OTLP JSON Lines; written request by request. */
-async function writeExport(file: string, spans: number): Promise<void> {
+export async function writeExport(file: string, spans: number): Promise<void> {
   const rng = seedrandom('traces-bench');
   const out = createWriteStream(file);
   const lines: { length: number } = { length: 0 };
