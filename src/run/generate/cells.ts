@@ -54,14 +54,7 @@ export function generationCells(
       ...(spec.provider === 'openai-compatible' && spec.base_url ? { endpoint: spec.base_url } : {}),
       adapter_version: LIVE_ADAPTER_VERSION,
       prompt_hash: prompt.sha256,
-      request_hash: identityHash({
-        system: request.system,
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-        parameters: request.parameters,
-        max_tokens: request.maxTokens,
-        json_schema: request.jsonSchema,
-        ...(request.parameters.seed ? { seed: request.seed } : {}),
-      }),
+      request_hash: requestHash(request),
       category: task.category,
       count: task.count,
       source_chunk_ids: task.chunks.map((c) => c.id),
@@ -76,4 +69,16 @@ export function generationCells(
 export function cellWorstUsd(cell: GenerationCell, spec: ModelSpec): number {
   const priced = priceOf(spec, `generator ${spec.id}`);
   return worstCaseUsd(priced, requestTokens(cell.request), cell.request.maxTokens, { batch: false });
+}
+
+/** The hash of what a request sends: system, messages, parameters, output limit, schema and (when sent) seed. */
+export function requestHash(request: ModelRequest): string {
+  return identityHash({
+    system: request.system,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    parameters: request.parameters,
+    max_tokens: request.maxTokens,
+    json_schema: request.jsonSchema,
+    ...(request.parameters.seed ? { seed: request.seed } : {}),
+  });
 }

@@ -29,6 +29,7 @@ import type { BudgetLedger } from '../../store/ledger.ts';
 import { errorMessage, RgeError, UsageError } from '../../util/errors.ts';
 import { sha256 } from '../../util/fs.ts';
 import { promptFileParts } from '../../util/prompt-file.ts';
+import { requestHash } from './cells.ts';
 
 export const CONFIRMATION_PROMPT_FILE = fileURLToPath(
   new URL('../../../prompts/question-confirmation.md', import.meta.url),
@@ -133,13 +134,7 @@ export class ConfirmationJudge {
       ...(spec.provider === 'openai-compatible' && spec.base_url ? { endpoint: spec.base_url } : {}),
       adapter_version: LIVE_ADAPTER_VERSION,
       prompt_hash: this.prompt.sha256,
-      request_hash: identityHash({
-        system: request.system,
-        messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-        parameters: request.parameters,
-        max_tokens: request.maxTokens,
-        json_schema: request.jsonSchema,
-      }),
+      request_hash: requestHash(request),
     };
   }
 

@@ -8,8 +8,8 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli/main.ts';
 import type { TraceCase } from '../../../src/traces/case.ts';
+import { runRge } from '../../helpers/cli.ts';
 import { scratchDirs } from '../../helpers/scratch.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -26,22 +26,7 @@ function trace(id: string, question: string, answer: string, contexts: string[])
   };
 }
 
-async function run(cwd: string, ...args: string[]) {
-  const io = {
-    stdout: '',
-    stderr: '',
-    cwd,
-    exitCode: 0,
-    out: (t: string) => {
-      io.stdout += t;
-    },
-    err: (t: string) => {
-      io.stderr += t;
-    },
-  };
-  const code = await main(['node', 'rge', 'questions', ...args], io);
-  return { code, out: io.stdout, err: io.stderr };
-}
+const run = (cwd: string, ...args: string[]) => runRge(cwd, 'questions', ...args);
 
 describe('rge questions from-traces', () => {
   it('turns a supported logged answer into a verified question, and names every trace it cannot use', async () => {
