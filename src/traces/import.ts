@@ -208,15 +208,22 @@ export async function importTracesTo(
   const target = join(dir, CASES_FILE);
   const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   let report: TraceImportReport | undefined;
+  // the cases' lines in pieces of about 1 MB: one write per case would be tens of thousands of writes
   async function* lines() {
     const it = importTraces(files, opts);
+    let piece = '';
     for (;;) {
       const next = await it.next();
       if (next.done) {
         report = next.value;
+        if (piece !== '') yield piece;
         return;
       }
-      yield `${JSON.stringify(next.value)}\n`;
+      piece += `${JSON.stringify(next.value)}\n`;
+      if (piece.length >= 1 << 20) {
+        yield piece;
+        piece = '';
+      }
     }
   }
   try {
