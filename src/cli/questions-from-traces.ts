@@ -63,10 +63,8 @@ async function fromTracesAction(io: CliIO, flags: FromTracesFlags): Promise<void
   const source = await openSource(io, generateFlags, out);
   const { QuoteIndex } = await import('../questions/generate/verify/quote-index.ts');
   const { traceCandidates } = await import('../run/generate/from-traces.ts');
-  const { verifyCandidates } = await import('../questions/generate/verify/verify.ts');
-  const { toQuestions } = await import('../questions/generate/to-question.ts');
-  const { generationReport } = await import('../questions/generate/report.ts');
-  const { parseQuestionLines, validateQuestions } = await import('../questions/index.ts');
+  const { verifiedQuestions } = await import('../questions/generate/run.ts');
+  // the candidates' quotes are looked for in every document (a trace does not say which it came from)
   const quotes = new QuoteIndex(source.chunks, {
     ...(source.pages ? { pages: source.pages } : {}),
     ...(source.pageless ? { pageless: source.pageless } : {}),
@@ -79,43 +77,33 @@ async function fromTracesAction(io: CliIO, flags: FromTracesFlags): Promise<void
     seed: 'none',
   };
   const { candidates, leftOut } = traceCandidates(cases, quotes, ref);
-  const embed = flags.similarity === 'use-lite' ? await sentenceEmbedder() : undefined;
-  const { kept, rejections } = await verifyCandidates({
-    candidates,
-    quotes,
-    retrievers: source.retrievers,
-    ...(embed ? { embed } : {}),
-    ...(source.detectLanguage && source.languages
-      ? { language: { detect: source.detectLanguage, documents: source.languages } }
-      : {}),
-    target: null,
-    maxShare: null,
-  });
-  const first = new Map<string, (typeof source.chunks)[number]>();
-  for (const c of source.chunks) if (!first.has(c.source)) first.set(c.source, c);
-  const questions = toQuestions(kept, (s) => first.get(s) ?? null, source.checksum);
-  const lines = parseQuestionLines(questions.map((q) => JSON.stringify(q)).join('\n'));
-  const invalid = validateQuestions(lines, {
-    chunks: source.chunks,
-    ...(source.checksum ? { indexChecksum: source.checksum } : {}),
-  }).issues;
-  const report = generationReport({
-    candidates,
-    kept,
-    rejections,
-    problems: leftOut.map((l) => ({ task: `trace ${l.trace_id}`, message: l.message })),
-    documents: [...first.keys()],
-    targets: null,
-    tasks: cases.length,
-    reusedTasks: 0,
-    costUsd: 0,
-    seconds: (performance.now() - started) / 1000,
-    seed: 'none',
-    warnings: [
-      ...source.warnings,
-      'a logged answer is what the application said, not the truth: review each question before it gates anything (rge questions review)',
-    ],
-  });
-  const result: Result = { tasks: [], candidates, questions, rejections, report, invalid };
+  const verified = await verifiedQuestions(
+    {
+      chunks: source.chunks,
+      indexChecksum: source.checksum,
+      seed: 'none',
+      targets: null,
+      maxShare: null,
+      retrievers: source.retrievers,
+      ...(source.languages ? { languages: source.languages } : {}),
+      ...(source.detectLanguage ? { detectLanguage: source.detectLanguage } : {}),
+      ...(flags.similarity === 'use-lite' ? { embed: await sentenceEmbedder() } : {}),
+      warnings: [
+        ...source.warnings,
+        'a logged answer is what the application said, not the truth: review each question before it gates anything (rge questions review)',
+      ],
+    },
+    {
+      candidates,
+      copies: [],
+      problems: leftOut.map((l) => ({ task: `trace ${l.trace_id}`, message: l.message })),
+      tasks: cases.length,
+      reusedTasks: 0,
+      costUsd: 0,
+      started,
+      quotes,
+    },
+  );
+  const result: Result = { tasks: [], ...verified };
   await writeOutputs(io, out, result);
 }

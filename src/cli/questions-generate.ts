@@ -130,6 +130,7 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
     });
   const { generator, perTask, overGenerate, warnings } = await openGenerator(io, flags);
   const { generateQuestions } = await import('../questions/generate/run.ts');
+  const judge = flags.judge !== undefined ? await openJudge(io, flags, generator.ref.family) : null;
   const result = await generateQuestions({
     chunks: source.chunks,
     indexChecksum: source.checksum,
@@ -145,13 +146,13 @@ async function generateAction(io: CliIO, flags: GenerateFlags): Promise<void> {
     ...(source.languages ? { languages: source.languages } : {}),
     ...(source.detectLanguage ? { detectLanguage: source.detectLanguage } : {}),
     ...(flags.similarity === 'use-lite' ? { embed: await sentenceEmbedder() } : {}),
-    ...(flags.judge !== undefined ? { judge: await openJudge(io, flags, generator.ref.family) } : {}),
+    ...(judge ? { judge: (v) => judge.confirm(v) } : {}),
     warnings: [...warnings, ...source.warnings],
     onTask: (o, done, total) => {
       if (o.problem) io.err(`rge: ${o.problem.task}: ${o.problem.message}\n`);
       if (done === total || done % 50 === 0) io.err(`rge: generated ${done}/${total} tasks\n`);
     },
-  });
+  }).finally(() => judge?.ledger.writeSummary());
   await writeOutputs(io, out, result);
 }
 
@@ -356,16 +357,15 @@ async function dryRun(io: CliIO, flags: GenerateFlags, source: Source, plan: Pla
   );
 }
 
+type ConfirmationJudge = import('../run/generate/confirm.ts').ConfirmationJudge;
+type BudgetLedgerType = import('../store/ledger.ts').BudgetLedger;
+
 /** `--judge ID`: the confirmation judge, a live model of the config of another family than the generator. */
 async function openJudge(
   io: CliIO,
   flags: GenerateFlags,
   generatorFamily: string,
-): Promise<
-  (
-    v: import('../questions/generate/verify/verify.ts').Verified,
-  ) => Promise<import('../questions/generate/verify/checks.ts').Failure | null>
-> {
+): Promise<{ confirm: ConfirmationJudge['confirm']; ledger: BudgetLedgerType }> {
   const loaded = await loadConfig(io, flags);
   if (!loaded) throw new UsageError('--judge ID names a model of the config: pass --config FILE');
   const spec = [...loaded.config.judges, ...loaded.config.subjects].find((e) => e.id === flags.judge);
@@ -395,11 +395,6 @@ async function openJudge(
     },
     generatorFamily,
   );
-  return async (v) => {
-    try {
-      return await judge.confirm(v);
-    } finally {
-      await ledger.writeSummary();
-    }
-  };
+  // its calls are settled one by one; the ledger's summary is written once, when the run ends
+  return { confirm: (v) => judge.confirm(v), ledger };
 }

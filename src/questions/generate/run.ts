@@ -89,13 +89,52 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
     onTask: (o) => input.onTask?.(o, ++done, tasks.length),
   });
   const { candidates, copies } = distinctCandidates(outcomes);
-  const problems: GenerationProblem[] = outcomes.flatMap((o) => (o.problem ? [o.problem] : []));
-  const quotes = new QuoteIndex(input.chunks, {
-    ...(input.pages ? { pages: input.pages } : {}),
-    ...(input.pageless ? { pageless: input.pageless } : {}),
-  });
-  const { kept, rejections } = await verifyCandidates({
+  const verified = await verifiedQuestions(input, {
     candidates,
+    copies,
+    problems: outcomes.flatMap((o) => (o.problem ? [o.problem] : [])),
+    tasks: tasks.length,
+    reusedTasks: outcomes.filter((o) => o.reused).length,
+    costUsd: outcomes.reduce((s, o) => s + o.costUsd, 0),
+    started,
+  });
+  return { tasks, ...verified };
+}
+
+/** What verification is given besides the index and its settings: the candidates and how they were made. */
+export interface CandidateSet {
+  candidates: Candidate[];
+  /** exact copies, rejected as near-duplicates before verification */
+  copies: Rejection[];
+  /** units of generation (tasks, logged traces) that gave no candidate, with the reason */
+  problems: GenerationProblem[];
+  tasks: number;
+  reusedTasks: number;
+  costUsd: number;
+  /** when the generation started (performance.now()), for the report's time */
+  started: number;
+  /** the quote index the candidates were made with, when they were (else one is built here) */
+  quotes?: QuoteIndex;
+}
+
+/**
+ * Every candidate verified against the index, the kept ones numbered as questions and checked with the
+ * question validator, and the report: what `rge questions generate` and `rge questions from-traces` share.
+ */
+export async function verifiedQuestions(
+  input: Omit<GenerationInput, 'generator' | 'perTask' | 'overGenerate' | 'targets'> & {
+    targets: GenerationInput['targets'] | null;
+  },
+  set: CandidateSet,
+): Promise<Omit<GenerationResult, 'tasks'>> {
+  const quotes =
+    set.quotes ??
+    new QuoteIndex(input.chunks, {
+      ...(input.pages ? { pages: input.pages } : {}),
+      ...(input.pageless ? { pageless: input.pageless } : {}),
+    });
+  const { kept, rejections } = await verifyCandidates({
+    candidates: set.candidates,
     quotes,
     retrievers: input.retrievers,
     ...(input.embed ? { embed: input.embed } : {}),
@@ -106,7 +145,7 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
     maxShare: input.maxShare,
     ...(input.judge ? { judge: input.judge } : {}),
   });
-  rejections.push(...copies);
+  rejections.push(...set.copies);
   const firstChunk = new Map<string, Chunk>();
   for (const c of input.chunks) if (!firstChunk.has(c.source)) firstChunk.set(c.source, c);
   const questions = toQuestions(kept, (source) => firstChunk.get(source) ?? null, input.indexChecksum);
@@ -116,18 +155,18 @@ export async function generateQuestions(input: GenerationInput): Promise<Generat
     ...(input.indexChecksum ? { indexChecksum: input.indexChecksum } : {}),
   }).issues;
   const report = generationReport({
-    candidates,
+    candidates: set.candidates,
     kept,
     rejections,
-    problems,
+    problems: set.problems,
     documents: [...firstChunk.keys()],
     targets: input.targets,
-    tasks: tasks.length,
-    reusedTasks: outcomes.filter((o) => o.reused).length,
-    costUsd: outcomes.reduce((s, o) => s + o.costUsd, 0),
-    seconds: (performance.now() - started) / 1000,
+    tasks: set.tasks,
+    reusedTasks: set.reusedTasks,
+    costUsd: set.costUsd,
+    seconds: (performance.now() - set.started) / 1000,
     seed: input.seed,
     warnings: input.warnings ?? [],
   });
-  return { tasks, candidates, questions, rejections, report, invalid };
+  return { candidates: set.candidates, questions, rejections, report, invalid };
 }
