@@ -21,6 +21,7 @@ export function validationPageHtml(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>rge: human validation</title>
 <style>
+${read('../util/page-base.css')}
 ${read('./page.css')}
 </style>
 </head>
@@ -55,6 +56,7 @@ ${read('./page.css')}
   </aside>
 </main>
 <script type="module">
+${read('../util/page-base.js')}
 ${read('./page.js')}
 </script>
 </body>

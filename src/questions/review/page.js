@@ -6,32 +6,6 @@
 
 const state = { review: null, index: 0, view: null, mode: 'browse', reason: null, busy: false };
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'class') node.className = value;
-    else if (key === 'text') node.textContent = value;
-    else if (key.startsWith('data-') || key.startsWith('aria-') || key === 'title')
-      node.setAttribute(key, String(value));
-    else node[key] = value;
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
-async function api(path, body) {
-  const init =
-    body === undefined
-      ? {}
-      : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
-  const res = await fetch(path, init);
-  const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
-  if (!res.ok) throw new Error(data.error ?? `${res.status} ${res.statusText}`);
-  return data;
-}
-
 function status(message, kind = '') {
   $('status').textContent = message;
   $('status').className = kind;

@@ -22,6 +22,7 @@ export function reviewPageHtml(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>rge: review generated questions</title>
 <style>
+${read('../../util/page-base.css')}
 ${read('./page.css')}
 </style>
 </head>
@@ -66,6 +67,7 @@ ${read('./page.css')}
   </aside>
 </main>
 <script type="module">
+${read('../../util/page-base.js')}
 ${read('./page.js')}
 </script>
 </body>
