@@ -77,19 +77,12 @@ export class QuoteIndex {
     }
   }
 
-  /** The documents of the index, by `Chunk.source`. */
-  documents(): string[] {
-    return [...this.bySource.keys()];
-  }
-
   /** The first document (in index order) whose chunks hold the quote whole, or null. */
   documentOf(quote: string): string | null {
-    for (const source of this.bySource.keys()) if (this.locate(source, quote).kind === 'found') return source;
+    const needle = normaliseQuote(quote);
+    for (const source of this.bySource.keys())
+      if (this.locateNormal(source, needle).kind === 'found') return source;
     return null;
-  }
-
-  chunksOf(source: string): readonly Chunk[] {
-    return this.bySource.get(source) ?? [];
   }
 
   private doc(source: string): DocumentChunks | null {
@@ -119,9 +112,13 @@ export class QuoteIndex {
 
   /** Where the quote is: found (chunks, text, page, span), split across two chunks, or not there. */
   locate(document: string, quote: string): QuoteHit {
+    return this.locateNormal(document, normaliseQuote(quote));
+  }
+
+  /** `locate` of a quote already in its normal form. */
+  private locateNormal(document: string, needle: string): QuoteHit {
     const d = this.doc(document);
     if (!d) return { kind: 'no-document' };
-    const needle = normaliseQuote(quote);
     if (needle === '') return { kind: 'not-found', nearest: null };
     const near = candidateChunks(d, needle);
     const holding = near.filter((i) => (d.normal[i] as string).includes(needle));
